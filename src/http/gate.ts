@@ -1,0 +1,87 @@
+/**
+ * The checks every /mcp request passes before any protocol work, on both
+ * lanes: Host and Origin allow-lists (DNS-rebinding protection), media types,
+ * and the body size limit.
+ */
+import type { Config } from "../config";
+import { ErrorCode } from "../mcp/errors";
+import { reject } from "./responses";
+
+/** "host[:port]" from a Host header or an origin URL, lower-cased. */
+function hostAllowed(hostPort: string, allowed: string[]): boolean {
+  const hp = hostPort.toLowerCase();
+  const host = hp.startsWith("[") ? hp.slice(0, hp.indexOf("]") + 1) : hp.split(":")[0]!;
+  // An entry with a port must match exactly; an entry without one allows any port.
+  return allowed.some((entry) => entry === hp || entry === host);
+}
+
+/** 403 unless the Host is allowed and a present Origin is allowed; returns the allowed origin (or null). */
+export function checkHostAndOrigin(request: Request, config: Config): Response | { origin: string | null } {
+  const host = request.headers.get("Host") ?? new URL(request.url).host;
+  if (!hostAllowed(host, config.allowedHosts)) {
+    return reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
+  }
+  const origin = request.headers.get("Origin");
+  if (origin === null) return { origin: null };
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return reject(403, ErrorCode.InvalidRequest, `Forbidden: Origin "${origin}" is not a valid origin`);
+  }
+  if (config.allowedOrigins.includes(origin.toLowerCase()) || hostAllowed(originHost, config.allowedHosts)) return { origin };
+  return reject(403, ErrorCode.InvalidRequest, `Forbidden: Origin "${origin}" is not allowed (ALLOWED_ORIGINS)`);
+}
+
+const accepts = (accept: string, type: string) => {
+  const [major] = type.split("/");
+  return accept.split(",").some((part) => {
+    const t = part.split(";")[0]!.trim().toLowerCase();
+    return t === type || t === "*/*" || t === `${major}/*`;
+  });
+};
+
+/** POST must send JSON and accept both JSON and SSE answers. */
+export function checkPostMediaTypes(request: Request): Response | null {
+  const type = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") {
+    return reject(415, ErrorCode.InvalidRequest, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  const accept = request.headers.get("Accept") ?? "";
+  if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+    return reject(406, ErrorCode.InvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream");
+  }
+  return null;
+}
+
+/** Reads the body as UTF-8 text, stopping at the limit (413) and rejecting invalid UTF-8 (400). */
+export async function readBody(request: Request, limit: number): Promise<Response | string> {
+  const tooLarge = () => reject(413, ErrorCode.InvalidRequest, `Payload Too Large: the body limit is ${limit} bytes`);
+  const declared = Number(request.headers.get("Content-Length") ?? "0");
+  if (declared > limit) return tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return reject(400, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8");
+  }
+}

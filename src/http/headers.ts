@@ -1,0 +1,63 @@
+/**
+ * The 2026-07-28 mirrored request headers: MCP-Protocol-Version, Mcp-Method,
+ * Mcp-Name and Mcp-Param-*. Values are trimmed (RFC 9110 OWS), decoded from
+ * `=?base64?…?=` when so marked, and compared case-sensitively with the body.
+ */
+import { ErrorCode, McpError } from "../mcp/errors";
+import type { CompiledTool } from "../mcp/registry";
+
+const mismatch = (message: string) => new McpError(ErrorCode.HeaderMismatch, message, undefined, 400);
+
+const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+// Visible ASCII plus space and tab; anything else must travel base64-encoded.
+const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
+
+/** The header's decoded value, undefined when absent; -32020 when it cannot be decoded. */
+export function headerValue(headers: Headers, name: string): string | undefined {
+  const raw = headers.get(name);
+  if (raw === null) return undefined;
+  const value = raw.trim();
+  const encoded = BASE64_VALUE.exec(value);
+  if (encoded) {
+    try {
+      const bin = atob(encoded[1]!);
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    } catch {
+      throw mismatch(`${name}: invalid base64 value`);
+    }
+  }
+  if (value.startsWith("=?base64?")) throw mismatch(`${name}: malformed base64 value`);
+  if (!PLAIN_VALUE.test(value)) throw mismatch(`${name}: invalid characters; non-ASCII values must be base64-encoded`);
+  return value;
+}
+
+/** Mcp-Method always; Mcp-Name for methods that target a name or URI. */
+export function checkRoutingHeaders(headers: Headers, method: string, params: Record<string, unknown>): void {
+  const m = headerValue(headers, "Mcp-Method");
+  if (m === undefined) throw mismatch("Missing Mcp-Method header");
+  if (m !== method) throw mismatch(`Mcp-Method header "${m}" does not match the body method "${method}"`);
+  const target = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  if (target === undefined) return;
+  const n = headerValue(headers, "Mcp-Name");
+  if (n === undefined) throw mismatch("Missing Mcp-Name header");
+  if (n !== target) throw mismatch(`Mcp-Name header does not match the body`);
+}
+
+/** Every argument a tool marks with x-mcp-header must be mirrored exactly in its Mcp-Param-* header. */
+export function checkParamHeaders(headers: Headers, tool: CompiledTool, args: unknown): void {
+  if (tool.headerParams.size === 0) return;
+  const values = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  for (const [prop, { header, type }] of tool.headerParams) {
+    const name = `Mcp-Param-${header}`;
+    const got = headerValue(headers, name);
+    const arg = values[prop];
+    if (arg === undefined || arg === null) {
+      if (got !== undefined) throw mismatch(`${name} is present but the argument ${prop} is not`);
+      continue;
+    }
+    if (got === undefined) throw mismatch(`Missing ${name} header for argument ${prop}`);
+    const same =
+      type === "integer" ? /^-?\d+$/.test(got) && Number(got) === arg : type === "boolean" ? got === String(arg) : got === arg;
+    if (!same) throw mismatch(`${name} header does not match the argument ${prop}`);
+  }
+}

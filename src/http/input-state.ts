@@ -1,0 +1,82 @@
+/**
+ * The 2026 side of take-or-require: turning a retry's requestState and
+ * inputResponses into the answers a handler sees, and an InputRequired
+ * signal into an InputRequiredResult with a freshly sealed state.
+ */
+import { invalidParams } from "../mcp/errors";
+import type { InputRequest, InputRequired } from "../mcp/input";
+import type { Json } from "../mcp/types";
+import { seal, unseal } from "./seal";
+
+export interface RoundInput {
+  answers: Record<string, unknown>;
+  state: Json | undefined;
+}
+
+export interface Binding {
+  method: string;
+  target: string;
+  principal: string;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Checks an answer has the shape of the result its input request asks for. */
+function checkAnswer(key: string, method: string | undefined, answer: unknown): void {
+  const bad = (what: string) => invalidParams(`inputResponses.${key}: ${what}`);
+  if (!isObject(answer)) throw bad("must be an object");
+  if (method === "elicitation/create") {
+    if (!["accept", "decline", "cancel"].includes(answer.action as string)) throw bad('action must be "accept", "decline" or "cancel"');
+    if (answer.content !== undefined && !isObject(answer.content)) throw bad("content must be an object");
+  } else if (method === "sampling/createMessage") {
+    if (typeof answer.model !== "string" || answer.content === undefined) throw bad("a sampling result needs role, content and model");
+  } else if (method === "roots/list") {
+    if (!Array.isArray(answer.roots)) throw bad("a roots result needs a roots array");
+  }
+}
+
+export async function openRound(params: Record<string, unknown>, bind: Binding, secret: string | undefined): Promise<RoundInput> {
+  let answers: Record<string, unknown> = {};
+  let state: Json | undefined;
+  let asked: Record<string, string> | undefined;
+  if (params.requestState !== undefined) {
+    const sealed = await unseal(params.requestState, bind, secret);
+    answers = { ...sealed.a };
+    state = sealed.s;
+    asked = sealed.k;
+  }
+  const responses = params.inputResponses;
+  if (responses !== undefined) {
+    if (!isObject(responses)) throw invalidParams("inputResponses must be an object keyed by input request");
+    for (const [key, answer] of Object.entries(responses)) {
+      // Keys the server did not ask for are ignored, as the spec recommends.
+      if (asked && !(key in asked)) continue;
+      checkAnswer(key, asked?.[key], answer);
+      answers[key] = answer;
+    }
+  }
+  return { answers, state };
+}
+
+export async function closeRound(
+  signal: InputRequired,
+  round: RoundInput,
+  bind: Binding,
+  secret: string | undefined,
+  ttlSeconds: number,
+): Promise<{ inputRequests: Record<string, InputRequest>; requestState: string }> {
+  const k = Object.fromEntries(Object.entries(signal.requests).map(([key, r]) => [key, r.method]));
+  const requestState = await seal(
+    {
+      m: bind.method,
+      t: bind.target,
+      p: bind.principal,
+      e: Math.floor(Date.now() / 1000) + ttlSeconds,
+      a: round.answers,
+      k,
+      ...(signal.state !== undefined ? { s: signal.state } : {}),
+    },
+    secret,
+  );
+  return { inputRequests: signal.requests, requestState };
+}

@@ -1,0 +1,79 @@
+/**
+ * subscriptions/listen (2026-07-28): a long-lived SSE response held by the
+ * Worker, fed by the hub over a hibernatable WebSocket. The stream opens with
+ * the acknowledgement, tags every notification with the subscription id,
+ * sends keep-alive comments, and ends with the listen result when the server
+ * side closes.
+ */
+import type { Env } from "../config";
+import { invalidParams } from "../mcp/errors";
+import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import type { Registry } from "../mcp/registry";
+import { META } from "../mcp/versions";
+import { HUB_READY, type HubFilter } from "../objects/hub";
+import { rpcError } from "./responses";
+import { SseStream } from "./sse";
+import { hubStub } from "./notify";
+import { encodeModernResult, toMcpError } from "../mcp/encode";
+
+const FILTER_KEYS = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const;
+
+/** The subset of the requested filter this server honours (echoed in the acknowledgement). */
+export function honouredFilter(requested: unknown, reg: Registry): HubFilter {
+  if (typeof requested !== "object" || requested === null || Array.isArray(requested))
+    throw invalidParams("subscriptions/listen needs params.notifications (an object)");
+  const r = requested as Record<string, unknown>;
+  for (const key of FILTER_KEYS)
+    if (r[key] !== undefined && typeof r[key] !== "boolean") throw invalidParams(`notifications.${key} must be a boolean`);
+  if (r.resourceSubscriptions !== undefined && !(Array.isArray(r.resourceSubscriptions) && r.resourceSubscriptions.every((u) => typeof u === "string")))
+    throw invalidParams("notifications.resourceSubscriptions must be an array of strings");
+
+  const caps = reg.capabilities;
+  const out: HubFilter = {};
+  if (r.toolsListChanged === true && caps.tools?.listChanged) out.toolsListChanged = true;
+  if (r.promptsListChanged === true && caps.prompts?.listChanged) out.promptsListChanged = true;
+  if (r.resourcesListChanged === true && caps.resources?.listChanged) out.resourcesListChanged = true;
+  if (Array.isArray(r.resourceSubscriptions) && caps.resources?.subscribe) out.resourceSubscriptions = r.resourceSubscriptions as string[];
+  return out;
+}
+
+export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, principal?: string): Promise<Response> {
+  let filter: HubFilter;
+  try {
+    filter = honouredFilter(msg.params?.notifications, reg);
+  } catch (err) {
+    const e = toMcpError(err);
+    return rpcError(msg.id, e.toJSON(), 400);
+  }
+  const subscriptionMeta = { [META.subscriptionId]: msg.id };
+
+  const upgrade = await hubStub(env).fetch("https://hub/listen", { headers: { Upgrade: "websocket" } });
+  const ws = upgrade.webSocket;
+  if (!ws) return rpcError(msg.id, { code: -32603, message: "Internal error: the notification hub is unavailable" }, 503);
+  ws.accept();
+
+  const sse = new SseStream(() => ws.close(1000, "client closed the listen stream"));
+  let acknowledged = false;
+  ws.addEventListener("message", (event) => {
+    if (!acknowledged) {
+      if (event.data !== HUB_READY) return;
+      // Ack only once the hub has the filter, so nothing published after the ack can be missed.
+      acknowledged = true;
+      sse.send(notification("notifications/subscriptions/acknowledged", { _meta: subscriptionMeta, notifications: filter }));
+      return;
+    }
+    const n = JSON.parse(String(event.data)) as { method: string; params?: Record<string, unknown> };
+    sse.send(notification(n.method, { ...n.params, _meta: { ...(n.params?._meta as object | undefined), ...subscriptionMeta } }));
+  });
+  ws.addEventListener("close", () => {
+    // The server side ended the subscription: say so with the listen result, then close.
+    if (sse.isOpen) {
+      sse.send(resultResponse(msg.id, encodeModernResult("subscriptions/listen", { _meta: subscriptionMeta }, reg, principal)));
+      sse.close();
+    }
+  });
+  ws.send(JSON.stringify(filter));
+  sse.comment("listening");
+  sse.startKeepAlive();
+  return sse.response;
+}

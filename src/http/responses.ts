@@ -1,0 +1,21 @@
+/** Builders for every HTTP answer the /mcp edge gives, so each rejection has one place. */
+import type { JsonRpcErrorObject } from "../mcp/errors";
+import { errorResponse, type RequestId } from "../mcp/jsonrpc";
+
+export const json = (body: unknown, status = 200, headers?: HeadersInit): Response =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
+
+export const rpcError = (id: RequestId | null, error: JsonRpcErrorObject, status: number, headers?: HeadersInit) =>
+  json(errorResponse(id, error), status, headers);
+
+/** A transport-level rejection (no request could be read): JSON-RPC error body without id. */
+export const reject = (status: number, code: number, message: string, headers?: HeadersInit) =>
+  rpcError(null, { code, message }, status, headers);
+
+export const accepted = () => new Response(null, { status: 202 });
+
+export const methodNotAllowed = (allow: string) =>
+  reject(405, -32600, `Method not allowed on /mcp; use ${allow}`, { Allow: allow });

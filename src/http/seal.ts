@@ -1,0 +1,88 @@
+/**
+ * Sealed requestState for multi round-trip requests (2026-07-28). The client
+ * carries our state between rounds, so it is attacker-controlled: it is
+ * signed with HMAC-SHA256 (WebCrypto) and bound to the method, the target
+ * (tool/prompt name or resource URI), the principal and an expiry.
+ */
+import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
+import type { Json } from "../mcp/types";
+
+export interface SealedState {
+  /** method */
+  m: string;
+  /** target name or URI */
+  t: string;
+  /** principal, "" when anonymous */
+  p: string;
+  /** expiry, epoch seconds */
+  e: number;
+  /** answers gathered in earlier rounds */
+  a: Record<string, unknown>;
+  /** input keys asked in the last round → their method, to validate the answers */
+  k: Record<string, string>;
+  /** the handler's own state */
+  s?: Json;
+}
+
+const encoder = new TextEncoder();
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+const b64url = (bytes: Uint8Array) => {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+};
+const fromB64url = (s: string) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+
+function requireSecret(secret: string | undefined): string {
+  if (!secret) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      "MCP_STATE_SECRET is not set: run `wrangler secret put MCP_STATE_SECRET` (or add it to .dev.vars locally)",
+    );
+  }
+  return secret;
+}
+
+export async function seal(state: SealedState, secret: string | undefined): Promise<string> {
+  const payload = encoder.encode(JSON.stringify(state));
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(requireSecret(secret)), payload));
+  return `${b64url(payload)}.${b64url(mac)}`;
+}
+
+const invalidState = (why: string) => invalidParams(`Invalid requestState: ${why}`);
+
+/** Verifies and opens a requestState; -32602 for anything forged, foreign or expired. */
+export async function unseal(
+  token: unknown,
+  expect: { method: string; target: string; principal: string },
+  secret: string | undefined,
+  now = Date.now() / 1000,
+): Promise<SealedState> {
+  if (typeof token !== "string" || token.length > 64 * 1024) throw invalidState("not a state this server issued");
+  const [payloadPart, macPart, extra] = token.split(".");
+  if (!payloadPart || !macPart || extra !== undefined) throw invalidState("not a state this server issued");
+  let payload: Uint8Array, mac: Uint8Array;
+  try {
+    payload = fromB64url(payloadPart);
+    mac = fromB64url(macPart);
+  } catch {
+    throw invalidState("not a state this server issued");
+  }
+  const ok = await crypto.subtle.verify("HMAC", await hmacKey(requireSecret(secret)), mac, payload);
+  if (!ok) throw invalidState("signature check failed");
+  const state = JSON.parse(new TextDecoder().decode(payload)) as SealedState;
+  if (state.m !== expect.method || state.t !== expect.target) throw invalidState("issued for a different request");
+  if (state.p !== expect.principal) throw invalidState("issued to a different principal");
+  if (state.e < now) throw invalidState("expired; start the request again");
+  return state;
+}

@@ -1,0 +1,139 @@
+/**
+ * The application API: what a forker writes. `defineApp` takes plain
+ * definitions; the core compiles them once (see registry.ts).
+ */
+import type * as v from "valibot";
+import type { HandlerContext } from "./context";
+import type {
+  Annotations,
+  CallToolResult,
+  Content,
+  GetPromptResult,
+  Icon,
+  Implementation,
+  PromptMessage,
+  ResourceContents,
+} from "./types";
+
+type ObjectSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
+  | v.LooseObjectSchema<v.ObjectEntries, v.ErrorMessage<v.LooseObjectIssue> | undefined>
+  | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool handler may return: text, blocks, or a full result. */
+export type ToolReturn = string | Content | Content[] | CallToolResult;
+
+interface ToolBase {
+  name: string;
+  title?: string;
+  description?: string;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends v.GenericSchema | undefined = undefined, Env = any>
+  extends ToolBase {
+  /** Arguments, validated before the handler runs. Omit for a tool without arguments. */
+  input?: I;
+  /**
+   * A raw JSON Schema for the arguments instead of `input`, for schemas valibot
+   * cannot express ($defs, if/then/else…). Arguments are then not validated.
+   */
+  inputSchema?: Record<string, unknown>;
+  /** Structured result; the handler returns a value of this type. */
+  output?: O;
+  handler: (
+    args: I extends ObjectSchema ? v.InferOutput<I> : Record<string, unknown>,
+    ctx: HandlerContext<Env>,
+  ) => O extends v.GenericSchema ? v.InferInput<O> | Promise<v.InferInput<O>> : ToolReturn | Promise<ToolReturn>;
+}
+
+export interface ResourceDefinition<Env = any> {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  /** A string is text with this resource's mimeType; return contents for blobs or several parts. */
+  read: (ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
+}
+
+export type ResourceReturn = string | ResourceContents | ResourceContents[];
+
+export type Completer<Env = any> = (
+  value: string,
+  context: { arguments: Record<string, string> },
+  ctx: HandlerContext<Env>,
+) => string[] | Promise<string[]>;
+
+export interface ResourceTemplateDefinition<Env = any> {
+  /** RFC 6570 level 1, e.g. `notes://{id}`. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  read: (vars: Record<string, string>, uri: string, ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
+  /** Completions for template variables, by variable name. */
+  complete?: Record<string, Completer<Env>>;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface PromptDefinition<Env = any> {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  get: (
+    args: Record<string, string>,
+    ctx: HandlerContext<Env>,
+  ) => PromptMessage[] | GetPromptResult | Promise<PromptMessage[] | GetPromptResult>;
+  /** Completions for arguments, by argument name. */
+  complete?: Record<string, Completer<Env>>;
+}
+
+export interface AppDefinition<Env = any> {
+  info: Implementation;
+  instructions?: string;
+  tools?: ToolDefinition<any, any, Env>[];
+  resources?: ResourceDefinition<Env>[];
+  resourceTemplates?: ResourceTemplateDefinition<Env>[];
+  prompts?: PromptDefinition<Env>[];
+  /** Advertise `logging` (2025 setLevel, 2026 per-request logLevel). Default true. */
+  logging?: boolean;
+  /** Advertise `resources.subscribe`. Default true when there are resources. */
+  resourceSubscriptions?: boolean;
+  /** Items per page of every list. Default 50. */
+  pageSize?: number;
+  /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
+  cacheTtlMs?: number;
+}
+
+/** Identity helpers that give handlers their argument types. */
+export const defineTool = <I extends ObjectSchema = ObjectSchema, O extends v.GenericSchema | undefined = undefined, Env = any>(
+  tool: ToolDefinition<I, O, Env>,
+): ToolDefinition<any, any, Env> => tool as ToolDefinition<any, any, Env>;
+export const defineResource = <Env = any>(r: ResourceDefinition<Env>) => r;
+export const defineResourceTemplate = <Env = any>(r: ResourceTemplateDefinition<Env>) => r;
+export const definePrompt = <Env = any>(p: PromptDefinition<Env>) => p;
+export const defineApp = <Env = any>(app: AppDefinition<Env>) => app;

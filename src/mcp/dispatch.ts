@@ -1,0 +1,70 @@
+/**
+ * The dispatch tables: method name → handler, per revision. Both lanes call
+ * `dispatch`; what differs between them is only which table they pass and
+ * how they encode the result (encode.ts).
+ */
+import type { HandlerContext } from "./context";
+import { methodNotFound } from "./errors";
+import { complete } from "./methods/completion";
+import { getPrompt, listPrompts } from "./methods/prompts";
+import { listResourceTemplates, listResources, readResource } from "./methods/resources";
+import { callTool, listTools } from "./methods/tools";
+import type { Registry } from "./registry";
+import type { ServerCapabilities } from "./types";
+import { SUPPORTED_VERSIONS } from "./versions";
+
+type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext) => unknown;
+
+interface MethodEntry {
+  run: Method;
+  /** The server capability the method sits behind; without it the method does not exist (-32601). */
+  needs?: keyof ServerCapabilities;
+}
+
+/** Methods both revisions share, with the same params and results. */
+const SHARED: Record<string, MethodEntry> = {
+  "tools/list": { run: listTools, needs: "tools" },
+  "tools/call": { run: callTool, needs: "tools" },
+  "resources/list": { run: listResources, needs: "resources" },
+  "resources/templates/list": { run: listResourceTemplates, needs: "resources" },
+  "resources/read": { run: readResource, needs: "resources" },
+  "prompts/list": { run: listPrompts, needs: "prompts" },
+  "prompts/get": { run: getPrompt, needs: "prompts" },
+  "completion/complete": { run: complete, needs: "completions" },
+};
+
+export type MethodTable = Readonly<Record<string, MethodEntry>>;
+
+/** 2026-07-28: the shared methods plus server/discover. subscriptions/listen is a stream, served by the lane. */
+export const MODERN_METHODS: MethodTable = {
+  ...SHARED,
+  "server/discover": {
+    run: (reg) => ({
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: reg.capabilities,
+      ...(reg.instructions ? { instructions: reg.instructions } : {}),
+    }),
+  },
+};
+
+/** 2025-11-25 methods served by the core; the session object adds initialize, ping, setLevel, subscribe. */
+export const LEGACY_METHODS: MethodTable = SHARED;
+
+/** Methods that may answer with an InputRequiredResult (MRTR). */
+export const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+export function hasMethod(table: MethodTable, reg: Registry, method: string): boolean {
+  const entry = Object.hasOwn(table, method) ? table[method] : undefined;
+  return entry !== undefined && (entry.needs === undefined || reg.capabilities[entry.needs] !== undefined);
+}
+
+export async function dispatch(
+  table: MethodTable,
+  reg: Registry,
+  method: string,
+  params: Record<string, unknown>,
+  ctx: HandlerContext,
+): Promise<Record<string, unknown>> {
+  if (!hasMethod(table, reg, method)) throw methodNotFound(method);
+  return (await table[method]!.run(reg, params, ctx)) as Record<string, unknown>;
+}

@@ -1,0 +1,51 @@
+/**
+ * Per-revision result encoding. Wire shapes never mix: a 2025 result carries
+ * no resultType, ttlMs, cacheScope or serverInfo; a 2026 result always
+ * carries resultType, and the caching fields where the schema requires them.
+ */
+import { ErrorCode, McpError, ResourceNotFound, type JsonRpcErrorObject } from "./errors";
+import type { InputRequest } from "./input";
+import type { Registry } from "./registry";
+import { META } from "./versions";
+
+const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+
+export function encodeModernResult(
+  method: string,
+  result: Record<string, unknown>,
+  reg: Registry,
+  principal?: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { resultType: "complete", ...result };
+  if (CACHEABLE.has(method)) {
+    out.ttlMs = reg.cacheTtlMs;
+    // A result that may depend on who asks must not be shared across tokens.
+    out.cacheScope = principal ? "private" : "public";
+  }
+  out._meta = { ...(result._meta as object | undefined), [META.serverInfo]: reg.info };
+  return out;
+}
+
+export function encodeInputRequired(
+  inputRequests: Record<string, InputRequest>,
+  requestState: string | undefined,
+  reg: Registry,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { resultType: "input_required", inputRequests };
+  if (requestState !== undefined) out.requestState = requestState;
+  out._meta = { [META.serverInfo]: reg.info };
+  return out;
+}
+
+/** The 2025 form of an error: a missing resource is -32002 there. */
+export function encodeLegacyError(err: McpError): JsonRpcErrorObject {
+  if (err instanceof ResourceNotFound) return { code: ErrorCode.ResourceNotFoundLegacy, message: err.message, data: { uri: err.uri } };
+  return err.toJSON();
+}
+
+/** Anything a handler threw that is not an McpError becomes -32603 without leaking internals. */
+export function toMcpError(err: unknown): McpError {
+  if (err instanceof McpError) return err;
+  console.error("Unhandled error in an MCP handler:", err);
+  return new McpError(ErrorCode.InternalError, "Internal error");
+}

@@ -1,0 +1,60 @@
+/**
+ * JSON-RPC error codes and the one error type the core throws.
+ *
+ * Codes are named so no literal number appears at a throw site. An McpError
+ * may carry the HTTP status the transport must use; when it does not, the
+ * error is an in-band JSON-RPC error (HTTP 200).
+ */
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** 2025-11-25 only; 2026-07-28 uses InvalidParams with data.uri. */
+  ResourceNotFoundLegacy: -32002,
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+    /** HTTP status the transport must answer with; undefined = in-band. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "McpError";
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export const invalidParams = (message: string, data?: unknown, status?: number) =>
+  new McpError(ErrorCode.InvalidParams, message, data, status);
+
+export const methodNotFound = (method: string) =>
+  new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, undefined, 404);
+
+/** Thrown by the core for a missing resource; each revision encodes it its own way. */
+export class ResourceNotFound extends McpError {
+  constructor(readonly uri: string) {
+    super(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+  }
+}

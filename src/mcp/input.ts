@@ -1,0 +1,144 @@
+/**
+ * Take-or-require: how a handler asks the client for something.
+ *
+ * A handler reads an answer if the client already gave it (`take`), and
+ * otherwise stops with the requests it needs (`require`). The lanes decide
+ * what stopping means: the 2026-07-28 lane answers an InputRequiredResult and
+ * runs the handler again when the client retries; the 2025-11-25 lane sends
+ * real requests on the session stream and runs the handler again when the
+ * answers arrive. The handler code is the same on both.
+ */
+import { ErrorCode, McpError } from "./errors";
+import type { ClientCapabilities, Json } from "./types";
+
+export type PrimitiveSchema = Record<string, Json>;
+
+export interface ElicitFormParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: { type: "object"; properties: Record<string, PrimitiveSchema>; required?: string[] };
+}
+export interface ElicitUrlParams {
+  mode: "url";
+  message: string;
+  url: string;
+  /** Sent to 2025-11-25 clients only; 2026-07-28 dropped it. */
+  elicitationId?: string;
+}
+export interface SamplingParams {
+  messages: { role: "user" | "assistant"; content: Json }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  [key: string]: unknown;
+}
+
+export type InputRequest =
+  | { method: "elicitation/create"; params: ElicitFormParams | ElicitUrlParams }
+  | { method: "sampling/createMessage"; params: SamplingParams }
+  | { method: "roots/list"; params?: Record<string, never> };
+
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean | string[]>;
+}
+export interface SamplingResult {
+  role: "user" | "assistant";
+  content: Json;
+  model: string;
+  stopReason?: string;
+}
+export interface RootsResult {
+  roots: { uri: string; name?: string }[];
+}
+
+/** Ask the user through a form (never for secrets). */
+export const elicit = (message: string, properties: Record<string, PrimitiveSchema>, required?: string[]): InputRequest => ({
+  method: "elicitation/create",
+  params: { mode: "form", message, requestedSchema: { type: "object", properties, ...(required ? { required } : {}) } },
+});
+
+/** Send the user to a URL (sign-in, payment…); `accept` only means they agreed to open it. */
+export const elicitUrl = (message: string, url: string, elicitationId?: string): InputRequest => ({
+  method: "elicitation/create",
+  params: { mode: "url", message, url, ...(elicitationId ? { elicitationId } : {}) },
+});
+
+/** Ask the client's model for a completion. */
+export const sample = (prompt: string, maxTokens = 256, extra: Partial<SamplingParams> = {}): InputRequest => ({
+  method: "sampling/createMessage",
+  params: { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens, ...extra },
+});
+
+/** Ask the client for its roots. */
+export const listRoots = (): InputRequest => ({ method: "roots/list" });
+
+/** The signal a handler throws to stop until the client answers. Not an error. */
+export class InputRequired {
+  constructor(
+    readonly requests: Record<string, InputRequest>,
+    readonly state: Json | undefined,
+  ) {}
+}
+
+/**
+ * The client capability an input request needs, or null when the client
+ * declared it. Returned as the `requiredCapabilities` object of -32021.
+ */
+export function missingCapability(request: InputRequest, caps: ClientCapabilities): ClientCapabilities | null {
+  switch (request.method) {
+    case "elicitation/create": {
+      const e = caps.elicitation;
+      const url = request.params.mode === "url";
+      if (!e) return { elicitation: url ? { url: {} } : {} };
+      // `{}` means form only; a declared sub-mode list must include the one used.
+      const declaresModes = e.form !== undefined || e.url !== undefined;
+      if (url && e.url === undefined) return { elicitation: { url: {} } };
+      if (!url && declaresModes && e.form === undefined) return { elicitation: { form: {} } };
+      return null;
+    }
+    case "sampling/createMessage":
+      if (!caps.sampling) return { sampling: {} };
+      if (request.params.tools !== undefined && !caps.sampling.tools) return { sampling: { tools: {} } };
+      return null;
+    case "roots/list":
+      return caps.roots ? null : { roots: {} };
+  }
+}
+
+/** What a handler sees: the answers gathered so far and a way to ask for more. */
+export class Input {
+  constructor(
+    private readonly answers: Readonly<Record<string, unknown>>,
+    /** App state the handler passed to `require` in an earlier round. */
+    readonly state: Json | undefined,
+    private readonly capabilities: ClientCapabilities,
+  ) {}
+
+  /** The client's answer for `key`, if it gave one. */
+  take<T = ElicitResult>(key: string): T | undefined {
+    return this.answers[key] as T | undefined;
+  }
+
+  /** Stop here and ask the client; the handler runs again with the answers. */
+  require(requests: Record<string, InputRequest>, state?: Json): never {
+    for (const request of Object.values(requests)) {
+      const missing = missingCapability(request, this.capabilities);
+      if (missing) {
+        throw new McpError(
+          ErrorCode.MissingRequiredClientCapability,
+          `This request needs the client capability ${Object.keys(missing)[0]}, which the client did not declare`,
+          { requiredCapabilities: missing },
+          400,
+        );
+      }
+    }
+    throw new InputRequired(requests, state);
+  }
+
+  /** Takes every answer in `requests`, or requires the ones still missing. */
+  ask<T = ElicitResult>(requests: Record<string, InputRequest>, state?: Json): Record<string, T> {
+    const missing = Object.keys(requests).filter((key) => this.answers[key] === undefined);
+    if (missing.length > 0) this.require(Object.fromEntries(missing.map((k) => [k, requests[k]!])), state);
+    return Object.fromEntries(Object.keys(requests).map((k) => [k, this.answers[k] as T]));
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * valibot → JSON Schema, once at start-up, so `tools/list` never runs user
+ * code and costs nothing per request.
+ */
+import { toJsonSchema } from "@valibot/to-json-schema";
+import type * as v from "valibot";
+
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** The schema of a tool's arguments or structured result; the root is always `type: "object"`. */
+export function objectJsonSchema(schema: v.GenericSchema, where: string): JsonSchemaObject {
+  // draft-2020-12 is the dialect both revisions assume when `$schema` is absent, so the key is dropped.
+  const { $schema: _dialect, ...json } = toJsonSchema(schema, { target: "draft-2020-12", errorMode: "warn" }) as JsonSchemaObject;
+  if (json.type !== "object") throw new Error(`${where}: the schema root must be an object schema (v.object(...))`);
+  return json;
+}
+
+/** Checks a hand-written schema has the object root every revision requires. */
+export function checkRawObjectSchema(schema: JsonSchemaObject, where: string): JsonSchemaObject {
+  if (schema.type !== "object") throw new Error(`${where}: inputSchema must have type: "object" at its root`);
+  return schema;
+}
+
+/** Property names annotated with `x-mcp-header`, mapped to their header name and JSON type. */
+export function mcpHeaderParams(schema: JsonSchemaObject): Map<string, { header: string; type: string }> {
+  const out = new Map<string, { header: string; type: string }>();
+  const props = (schema.properties ?? {}) as Record<string, JsonSchemaObject>;
+  for (const [name, prop] of Object.entries(props)) {
+    const header = prop["x-mcp-header"];
+    if (typeof header !== "string") continue;
+    const type = String(prop.type);
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(header)) throw new Error(`x-mcp-header "${header}" on ${name} is not an HTTP token`);
+    if (!["string", "integer", "boolean"].includes(type)) throw new Error(`x-mcp-header on ${name} needs a string, integer or boolean property`);
+    for (const seen of out.values())
+      if (seen.header.toLowerCase() === header.toLowerCase()) throw new Error(`x-mcp-header "${header}" is used twice`);
+    out.set(name, { header, type });
+  }
+  return out;
+}

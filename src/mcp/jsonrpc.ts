@@ -1,0 +1,104 @@
+/**
+ * One JSON-RPC 2.0 message: its shapes (checked with valibot), how a body is
+ * parsed into one, and how responses are built.
+ */
+import * as v from "valibot";
+import { ErrorCode, McpError, type JsonRpcErrorObject } from "./errors";
+
+export type RequestId = string | number;
+export type Params = Record<string, unknown>;
+
+const Id = v.union([v.string(), v.pipe(v.number(), v.safeInteger())]);
+const ParamsSchema = v.record(v.string(), v.unknown());
+
+const RequestSchema = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: Id,
+  method: v.string(),
+  params: v.optional(ParamsSchema),
+});
+const NotificationSchema = v.object({
+  jsonrpc: v.literal("2.0"),
+  method: v.string(),
+  params: v.optional(ParamsSchema),
+});
+const ResultResponseSchema = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: Id,
+  result: v.record(v.string(), v.unknown()),
+});
+const ErrorResponseSchema = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: v.nullable(Id),
+  error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) }),
+});
+
+export type JsonRpcRequest = v.InferOutput<typeof RequestSchema>;
+export type JsonRpcNotification = v.InferOutput<typeof NotificationSchema>;
+export type JsonRpcResponse =
+  | v.InferOutput<typeof ResultResponseSchema>
+  | v.InferOutput<typeof ErrorResponseSchema>;
+
+export type Message =
+  | { kind: "request"; message: JsonRpcRequest }
+  | { kind: "notification"; message: JsonRpcNotification }
+  | { kind: "response"; message: JsonRpcResponse };
+
+/** Parses a POST body into exactly one message, or throws -32700 / -32600 carrying the id when readable. */
+export function parseMessage(text: string): Message {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new McpError(ErrorCode.ParseError, "Parse error: the body is not valid JSON", undefined, 400);
+  }
+  return classifyMessage(json);
+}
+
+export function classifyMessage(json: unknown): Message {
+  if (Array.isArray(json)) {
+    throw new McpError(ErrorCode.InvalidRequest, "Invalid request: batches are not supported; send one message per POST", undefined, 400);
+  }
+  if (typeof json !== "object" || json === null) {
+    throw new McpError(ErrorCode.InvalidRequest, "Invalid request: expected a JSON-RPC object", undefined, 400);
+  }
+  const obj = json as Record<string, unknown>;
+  if ("method" in obj) {
+    if ("id" in obj) {
+      const r = v.safeParse(RequestSchema, obj);
+      if (r.success) return { kind: "request", message: r.output };
+    } else {
+      const r = v.safeParse(NotificationSchema, obj);
+      if (r.success) return { kind: "notification", message: r.output };
+    }
+  } else if ("result" in obj) {
+    const r = v.safeParse(ResultResponseSchema, obj);
+    if (r.success) return { kind: "response", message: r.output };
+  } else if ("error" in obj) {
+    const r = v.safeParse(ErrorResponseSchema, obj);
+    if (r.success) return { kind: "response", message: r.output };
+  }
+  throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(obj)}`, undefined, 400);
+}
+
+/** The request id, when one could be read from a malformed message. */
+export function readableId(json: unknown): RequestId | null {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return null;
+  const id = (json as { id?: unknown }).id;
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
+}
+
+function describeShapeProblem(obj: Record<string, unknown>): string {
+  if (obj.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
+  if ("method" in obj && typeof obj.method !== "string") return "method must be a string";
+  if ("id" in obj && !(typeof obj.id === "string" || (typeof obj.id === "number" && Number.isSafeInteger(obj.id))))
+    return "id must be a string or an integer";
+  if ("params" in obj && (typeof obj.params !== "object" || obj.params === null || Array.isArray(obj.params)))
+    return "params must be an object";
+  return "not a JSON-RPC request, notification or response";
+}
+
+export const resultResponse = (id: RequestId, result: unknown) => ({ jsonrpc: "2.0" as const, id, result });
+export const errorResponse = (id: RequestId | null, error: JsonRpcErrorObject) => ({ jsonrpc: "2.0" as const, id, error });
+export const notification = (method: string, params?: Params) =>
+  params === undefined ? { jsonrpc: "2.0" as const, method } : { jsonrpc: "2.0" as const, method, params };

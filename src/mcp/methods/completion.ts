@@ -1,0 +1,35 @@
+/** completion/complete for prompt arguments and resource template variables. */
+import type { Completer } from "../app";
+import type { HandlerContext } from "../context";
+import { invalidParams } from "../errors";
+import type { Registry } from "../registry";
+
+const MAX_VALUES = 100;
+
+export async function complete(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext) {
+  const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+  const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+  if (typeof ref !== "object" || ref === null) throw invalidParams("completion/complete needs params.ref");
+  if (typeof argument !== "object" || argument === null || typeof argument.name !== "string" || typeof argument.value !== "string")
+    throw invalidParams("completion/complete needs params.argument with string name and value");
+  const context = params.context as { arguments?: Record<string, string> } | undefined;
+
+  let completers: Record<string, Completer> | undefined;
+  if (ref.type === "ref/prompt") {
+    const prompt = typeof ref.name === "string" ? reg.prompts.get(ref.name) : undefined;
+    if (!prompt) throw invalidParams(`Unknown prompt: ${String(ref.name)}`);
+    completers = prompt.complete;
+  } else if (ref.type === "ref/resource") {
+    const template = reg.templates.find((t) => t.def.uriTemplate === ref.uri);
+    if (!template && !(typeof ref.uri === "string" && reg.resources.has(ref.uri)))
+      throw invalidParams(`Unknown resource or template: ${String(ref.uri)}`);
+    completers = template?.def.complete;
+  } else {
+    throw invalidParams('params.ref.type must be "ref/prompt" or "ref/resource"');
+  }
+
+  const completer = completers?.[argument.name];
+  const all = completer ? await completer(argument.value, { arguments: context?.arguments ?? {} }, ctx) : [];
+  const values = all.slice(0, MAX_VALUES);
+  return { completion: { values, total: all.length, hasMore: all.length > values.length } };
+}

@@ -1,0 +1,60 @@
+/** tools/list and tools/call. */
+import * as v from "valibot";
+import type { ToolReturn } from "../app";
+import type { HandlerContext } from "../context";
+import { McpError, invalidParams } from "../errors";
+import { InputRequired } from "../input";
+import { paginate } from "../pagination";
+import type { Registry } from "../registry";
+import type { CallToolResult, Content } from "../types";
+
+export function listTools(reg: Registry, params: Record<string, unknown>) {
+  const { page, nextCursor } = paginate(reg.toolList, params.cursor, reg.pageSize);
+  return nextCursor ? { tools: page, nextCursor } : { tools: page };
+}
+
+export async function callTool(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext): Promise<CallToolResult> {
+  const { name, arguments: args = {} } = params;
+  if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
+  const tool = reg.tools.get(name);
+  if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  if (typeof args !== "object" || args === null || Array.isArray(args)) throw invalidParams("params.arguments must be an object");
+
+  let input: unknown = args;
+  if (tool.def.input) {
+    const parsed = v.safeParse(tool.def.input, args);
+    // A bad argument is something the model can fix, so it is a tool result, not a protocol error.
+    if (!parsed.success) return toolError(`Invalid arguments for ${name}: ${describeIssues(parsed.issues)}`);
+    input = parsed.output;
+  }
+  try {
+    const value = await tool.def.handler(input as never, ctx);
+    if (!tool.def.output) return toResult(value as ToolReturn);
+    const checked = v.safeParse(tool.def.output, value);
+    if (!checked.success) return toolError(`${name} returned a result that does not match its output schema: ${describeIssues(checked.issues)}`);
+    return { content: [{ type: "text", text: JSON.stringify(checked.output) }], structuredContent: checked.output };
+  } catch (err) {
+    // Asking the client for input, and protocol errors the handler chose, are not tool failures.
+    if (err instanceof InputRequired || err instanceof McpError) throw err;
+    return toolError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+const toolError = (message: string): CallToolResult => ({ content: [{ type: "text", text: message }], isError: true });
+
+function toResult(value: ToolReturn): CallToolResult {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+  if (Array.isArray(value)) return { content: value };
+  if ("content" in value && Array.isArray(value.content)) return value as CallToolResult;
+  return { content: [value as Content] };
+}
+
+function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => {
+      const path = v.getDotPath(i);
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join("; ");
+}

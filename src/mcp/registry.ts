@@ -1,0 +1,111 @@
+/**
+ * The compiled application: every list, schema and lookup table is built
+ * once when the Worker starts, so serving a list is a slice of a constant.
+ */
+import * as v from "valibot";
+import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
+import type { Implementation, ServerCapabilities } from "./types";
+import { compileUriTemplate, type UriMatcher } from "./uri-template";
+
+export interface CompiledTool {
+  def: ToolDefinition;
+  /** The Tool object served by tools/list. */
+  wire: Record<string, unknown>;
+  /** Arguments that must be mirrored in Mcp-Param-* headers (2026-07-28). */
+  headerParams: Map<string, { header: string; type: string }>;
+}
+
+export interface CompiledTemplate {
+  def: ResourceTemplateDefinition;
+  wire: Record<string, unknown>;
+  matcher: UriMatcher;
+}
+
+export interface Registry {
+  info: Implementation;
+  instructions?: string;
+  capabilities: ServerCapabilities;
+  pageSize: number;
+  cacheTtlMs: number;
+  tools: Map<string, CompiledTool>;
+  toolList: Record<string, unknown>[];
+  resources: Map<string, ResourceDefinition>;
+  resourceList: Record<string, unknown>[];
+  templates: CompiledTemplate[];
+  templateList: Record<string, unknown>[];
+  prompts: Map<string, PromptDefinition>;
+  promptList: Record<string, unknown>[];
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Drops undefined fields and the handler functions from a definition. */
+function wireOf(def: object, omit: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(def)) if (val !== undefined && typeof val !== "function" && !omit.includes(k)) out[k] = val;
+  return out;
+}
+
+function compileTool(def: ToolDefinition): CompiledTool {
+  if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
+  const inputSchema: JsonSchemaObject = def.inputSchema
+    ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
+    : def.input
+      ? objectJsonSchema(def.input, `tool ${def.name} input`)
+      : { type: "object", properties: {} };
+  const wire = wireOf(def, ["input", "output", "inputSchema"]);
+  wire.inputSchema = inputSchema;
+  if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
+  return { def, wire, headerParams: mcpHeaderParams(inputSchema) };
+}
+
+export function compileApp(app: AppDefinition): Registry {
+  const tools = new Map<string, CompiledTool>();
+  for (const def of app.tools ?? []) {
+    if (tools.has(def.name)) throw new Error(`Tool "${def.name}" is defined twice`);
+    tools.set(def.name, compileTool(def));
+  }
+  const resources = new Map<string, ResourceDefinition>();
+  for (const r of app.resources ?? []) {
+    if (resources.has(r.uri)) throw new Error(`Resource "${r.uri}" is defined twice`);
+    resources.set(r.uri, r);
+  }
+  const prompts = new Map<string, PromptDefinition>();
+  for (const p of app.prompts ?? []) {
+    if (prompts.has(p.name)) throw new Error(`Prompt "${p.name}" is defined twice`);
+    prompts.set(p.name, p);
+  }
+  const templates = (app.resourceTemplates ?? []).map((def) => ({
+    def,
+    wire: wireOf(def, ["complete"]),
+    matcher: compileUriTemplate(def.uriTemplate),
+  }));
+
+  const hasResources = resources.size > 0 || templates.length > 0;
+  const hasCompletions =
+    (app.prompts ?? []).some((p) => p.complete) || (app.resourceTemplates ?? []).some((t) => t.complete);
+  const capabilities: ServerCapabilities = {};
+  if (tools.size > 0) capabilities.tools = { listChanged: true };
+  if (hasResources) capabilities.resources = { subscribe: app.resourceSubscriptions ?? true, listChanged: true };
+  if (prompts.size > 0) capabilities.prompts = { listChanged: true };
+  if (hasCompletions) capabilities.completions = {};
+  if (app.logging ?? true) capabilities.logging = {};
+
+  return {
+    info: app.info,
+    instructions: app.instructions,
+    capabilities,
+    pageSize: app.pageSize ?? 50,
+    cacheTtlMs: app.cacheTtlMs ?? 60_000,
+    tools,
+    // Registration order is the deterministic order 2026-07-28 asks for.
+    toolList: [...tools.values()].map((t) => t.wire),
+    resources,
+    resourceList: [...resources.values()].map((r) => wireOf(r, [])),
+    templates,
+    templateList: templates.map((t) => t.wire),
+    prompts,
+    promptList: [...prompts.values()].map((p) => wireOf(p, ["complete"])),
+  };
+}

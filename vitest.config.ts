@@ -1,0 +1,17 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Integration tests run inside workerd against the real wrangler.toml, so they
+// exercise the same bindings, Durable Objects and flags as `wrangler dev`.
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: { bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" } },
+    }),
+  ],
+  test: {
+    include: ["test/integration/**/*.test.ts"],
+    retry: 0,
+  },
+});
