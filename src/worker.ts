@@ -12,7 +12,7 @@ import { compileApp } from "./mcp/registry";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
 import { checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
-import { serveLegacy } from "./http/legacy";
+import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./http/legacy";
 import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
 import { createNotifier } from "./http/notify";
@@ -31,12 +31,19 @@ export function createMcpWorker(app: AppDefinition) {
     if (gate instanceof Response) return gate;
     const { origin } = gate;
     if (request.method === "OPTIONS") return preflight(request, origin);
-    return withCors(await handlePost(request, env, ctx), origin);
+    // Authorization decides the principal here once it is on; anonymous until then.
+    const legacy: LegacyDeps = { reg, config, env, principal: "" };
+    let response: Response;
+    if (request.method === "POST") response = await handlePost(request, env, ctx, legacy);
+    // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
+    else if (request.method === "GET") response = await serveLegacyGet(request, legacy);
+    else if (request.method === "DELETE") response = await serveLegacyDelete(request, legacy);
+    else response = methodNotAllowed("GET, POST, DELETE");
+    return withCors(response, origin);
   }
 
-  async function handlePost(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    if (request.method !== "POST") return methodNotAllowed("POST");
-    const config = readConfig(env);
+  async function handlePost(request: Request, env: Env, ctx: ExecutionContext, legacy: LegacyDeps): Promise<Response> {
+    const config = legacy.config;
     const media = checkPostMediaTypes(request);
     if (media) return media;
     const body = await readBody(request, config.maxBodyBytes);
@@ -49,7 +56,7 @@ export function createMcpWorker(app: AppDefinition) {
       const e = err as McpError;
       return rpcError(readId(body), e.toJSON(), e.status ?? 400);
     }
-    if (classifyEra(msg, request.headers) === "legacy") return serveLegacy(msg);
+    if (classifyEra(msg, request.headers) === "legacy") return serveLegacyPost(request, msg, legacy);
     if (msg.kind !== "request") return accepted();
 
     const notify = createNotifier(env);

@@ -8,7 +8,9 @@ import type { CompiledTool } from "../mcp/registry";
 
 const mismatch = (message: string) => new McpError(ErrorCode.HeaderMismatch, message, undefined, 400);
 
-const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const BASE64_VALUE = /^=\?base64\?(.*)\?=$/;
+// Strict base64: whole quads, correct padding (atob alone would accept missing padding).
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 // Visible ASCII plus space and tab; anything else must travel base64-encoded.
 const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 
@@ -16,9 +18,10 @@ const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 export function headerValue(headers: Headers, name: string): string | undefined {
   const raw = headers.get(name);
   if (raw === null) return undefined;
-  const value = raw.trim();
+  const value = raw;
   const encoded = BASE64_VALUE.exec(value);
   if (encoded) {
+    if (!STRICT_BASE64.test(encoded[1]!)) throw mismatch(`${name}: invalid base64 value`);
     try {
       const bin = atob(encoded[1]!);
       return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
@@ -26,7 +29,6 @@ export function headerValue(headers: Headers, name: string): string | undefined 
       throw mismatch(`${name}: invalid base64 value`);
     }
   }
-  if (value.startsWith("=?base64?")) throw mismatch(`${name}: malformed base64 value`);
   if (!PLAIN_VALUE.test(value)) throw mismatch(`${name}: invalid characters; non-ASCII values must be base64-encoded`);
   return value;
 }

@@ -4,7 +4,7 @@
  * signal into an InputRequiredResult with a freshly sealed state.
  */
 import { invalidParams } from "../mcp/errors";
-import type { InputRequest, InputRequired } from "../mcp/input";
+import { checkInputResponse as checkAnswer, type InputRequest, type InputRequired } from "../mcp/input";
 import type { Json } from "../mcp/types";
 import { seal, unseal } from "./seal";
 
@@ -20,20 +20,6 @@ export interface Binding {
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** Checks an answer has the shape of the result its input request asks for. */
-function checkAnswer(key: string, method: string | undefined, answer: unknown): void {
-  const bad = (what: string) => invalidParams(`inputResponses.${key}: ${what}`);
-  if (!isObject(answer)) throw bad("must be an object");
-  if (method === "elicitation/create") {
-    if (!["accept", "decline", "cancel"].includes(answer.action as string)) throw bad('action must be "accept", "decline" or "cancel"');
-    if (answer.content !== undefined && !isObject(answer.content)) throw bad("content must be an object");
-  } else if (method === "sampling/createMessage") {
-    if (typeof answer.model !== "string" || answer.content === undefined) throw bad("a sampling result needs role, content and model");
-  } else if (method === "roots/list") {
-    if (!Array.isArray(answer.roots)) throw bad("a roots result needs a roots array");
-  }
-}
 
 export async function openRound(params: Record<string, unknown>, bind: Binding, secret: string | undefined): Promise<RoundInput> {
   let answers: Record<string, unknown> = {};

@@ -41,7 +41,12 @@ export class SseStream {
 
   /** One `message` event carrying a JSON-RPC message. */
   send(message: unknown, id?: string): void {
-    this.write(`${id === undefined ? "" : `id: ${id}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.sendJson(JSON.stringify(message), id);
+  }
+
+  /** Same as `send`, for a message already serialized (one line of JSON). */
+  sendJson(json: string, id?: string): void {
+    this.write(`${id === undefined ? "" : `id: ${id}\n`}event: message\ndata: ${json}\n\n`);
   }
 
   /** An event with an id and empty data: gives a 2025 client a Last-Event-ID to resume from. */

@@ -25,6 +25,12 @@ export interface HandlerContext<Env = unknown> {
   input: Input;
   /** Publishes list changes and resource updates to every listener, on both revisions. */
   notify: Notifier;
+  /**
+   * 2025 polling: closes the client's connection now, without ending the
+   * request, after telling it to reconnect in `retryMs`; it resumes with
+   * Last-Event-ID and misses nothing. Does nothing on 2026-07-28.
+   */
+  closeStream(retryMs?: number): void;
   /** The Worker's bindings and vars. */
   env: Env;
   /** Who is calling, when authorization is on. */

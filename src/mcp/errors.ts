@@ -58,3 +58,12 @@ export class ResourceNotFound extends McpError {
     super(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
   }
 }
+
+/** -32021: the request needs a client capability it did not declare (HTTP 400 on 2026-07-28). */
+export const missingClientCapability = (requiredCapabilities: Record<string, object>) =>
+  new McpError(
+    ErrorCode.MissingRequiredClientCapability,
+    `This request needs the client capability ${Object.keys(requiredCapabilities).join(", ")}, which the client did not declare`,
+    { requiredCapabilities },
+    400,
+  );

@@ -8,7 +8,7 @@
  * real requests on the session stream and runs the handler again when the
  * answers arrive. The handler code is the same on both.
  */
-import { ErrorCode, McpError } from "./errors";
+import { invalidParams, missingClientCapability } from "./errors";
 import type { ClientCapabilities, Json } from "./types";
 
 export type PrimitiveSchema = Record<string, Json>;
@@ -124,12 +124,7 @@ export class Input {
     for (const request of Object.values(requests)) {
       const missing = missingCapability(request, this.capabilities);
       if (missing) {
-        throw new McpError(
-          ErrorCode.MissingRequiredClientCapability,
-          `This request needs the client capability ${Object.keys(missing)[0]}, which the client did not declare`,
-          { requiredCapabilities: missing },
-          400,
-        );
+        throw missingClientCapability(missing as Record<string, object>);
       }
     }
     throw new InputRequired(requests, state);
@@ -140,5 +135,21 @@ export class Input {
     const missing = Object.keys(requests).filter((key) => this.answers[key] === undefined);
     if (missing.length > 0) this.require(Object.fromEntries(missing.map((k) => [k, requests[k]!])), state);
     return Object.fromEntries(Object.keys(requests).map((k) => [k, this.answers[k] as T]));
+  }
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Checks a client's answer has the shape of the result its input request asks for (-32602 otherwise). */
+export function checkInputResponse(key: string, method: string | undefined, answer: unknown): void {
+  const bad = (what: string) => invalidParams(`inputResponses.${key}: ${what}`);
+  if (!isObject(answer)) throw bad("must be an object");
+  if (method === "elicitation/create") {
+    if (!["accept", "decline", "cancel"].includes(answer.action as string)) throw bad('action must be "accept", "decline" or "cancel"');
+    if (answer.content !== undefined && !isObject(answer.content)) throw bad("content must be an object");
+  } else if (method === "sampling/createMessage") {
+    if (typeof answer.model !== "string" || answer.content === undefined) throw bad("a sampling result needs role, content and model");
+  } else if (method === "roots/list") {
+    if (!Array.isArray(answer.roots)) throw bad("a roots result needs a roots array");
   }
 }

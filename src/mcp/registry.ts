@@ -60,7 +60,16 @@ function compileTool(def: ToolDefinition): CompiledTool {
   return { def, wire, headerParams: mcpHeaderParams(inputSchema) };
 }
 
+const compiled = new WeakMap<AppDefinition, Registry>();
+
+/** Compiles an app once per isolate; the Worker and the session objects share the result. */
 export function compileApp(app: AppDefinition): Registry {
+  let reg = compiled.get(app);
+  if (!reg) compiled.set(app, (reg = compileOnce(app)));
+  return reg;
+}
+
+function compileOnce(app: AppDefinition): Registry {
   const tools = new Map<string, CompiledTool>();
   for (const def of app.tools ?? []) {
     if (tools.has(def.name)) throw new Error(`Tool "${def.name}" is defined twice`);

@@ -9,6 +9,7 @@
  * filter lives in its attachment, which survives hibernation.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../config";
 
 /** What a listener wants, as honoured by the Worker (already narrowed to server capabilities). */
 export interface HubFilter {
@@ -27,6 +28,7 @@ export interface HubNotification {
 export const HUB_READY = "ready";
 
 function wants(filter: HubFilter, n: HubNotification): boolean {
+  if (filter) return true;
   switch (n.method) {
     case "notifications/tools/list_changed":
       return filter.toolsListChanged === true;
@@ -44,7 +46,21 @@ function wants(filter: HubFilter, n: HubNotification): boolean {
   }
 }
 
-export class McpHub extends DurableObject {
+export class McpHub extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL)");
+  }
+
+  /** A 2025 session joins (or updates its resource subscriptions). */
+  async register(sessionId: string, subscriptions: string[]): Promise<void> {
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO sessions (id, subs) VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
+  }
+
+  async unregister(sessionId: string): Promise<void> {
+    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE id = ?", sessionId);
+  }
+
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade") !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -71,10 +87,15 @@ export class McpHub extends DurableObject {
     }
   }
 
-  /** Sends a notification to every listener that asked for it; returns how many got it. */
+  /** Sends a notification to every listener and session that asked for it; returns how many got it. */
   async publish(n: HubNotification): Promise<number> {
     const frame = JSON.stringify(n);
     let delivered = 0;
+    // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
+    const sessions = this.ctx.storage.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
+    const targets = sessions.filter((s) => n.method !== "notifications/resources/updated" || wants({ resourceSubscriptions: JSON.parse(s.subs) }, n));
+    await Promise.allSettled(targets.map((s) => this.env.MCP_SESSION.get(this.env.MCP_SESSION.idFromName(s.id)).deliver(n)));
+    delivered += targets.length;
     for (const ws of this.ctx.getWebSockets()) {
       const filter = ws.deserializeAttachment() as HubFilter | null;
       if (!filter || !wants(filter, n)) continue;

@@ -1,0 +1,33 @@
+/**
+ * Relays one stream of a 2025 session to the client as SSE. The Worker holds
+ * the client's response; the session object feeds it over a hibernatable
+ * WebSocket (message bodies in frames), so the object can sleep while an idle
+ * client keeps the stream open.
+ */
+import type { SessionObject } from "../objects/session";
+import type { StreamFrame } from "../objects/session-calls";
+import { ErrorCode } from "../mcp/errors";
+import { reject } from "./responses";
+import { SseStream } from "./sse";
+
+export async function relayStream(stub: DurableObjectStub<SessionObject>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
+  const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
+  const ws = upgrade.webSocket;
+  if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
+  ws.accept();
+  // A dropped client connection is not a cancellation in 2025-11-25: only the relay goes away.
+  const sse = new SseStream(() => ws.close(1000, "client disconnected"), headers);
+  ws.addEventListener("message", (event) => {
+    const frame = JSON.parse(String(event.data)) as StreamFrame;
+    if ("e" in frame) {
+      if (frame.d === "") sse.prime(frame.e);
+      else sse.sendJson(frame.d, frame.e);
+      return;
+    }
+    if (frame.retry !== undefined) sse.retry(frame.retry);
+    sse.close();
+  });
+  ws.addEventListener("close", () => sse.close());
+  sse.startKeepAlive();
+  return sse.response;
+}

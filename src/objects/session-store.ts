@@ -1,0 +1,231 @@
+/**
+ * The session object's durable state, in its SQLite storage:
+ * - the session row (negotiated version, client capabilities and info, log
+ *   level, subscriptions, principal, timestamps);
+ * - the SSE event log, per stream, with ids "<stream>-<seq>" that encode the
+ *   stream, capped in count and bytes;
+ * - the calls waiting for client input, and the server-to-client requests
+ *   still pending, with their deadlines.
+ * Nothing here lives only in memory, so eviction loses nothing.
+ */
+import type { ClientCapabilities, Implementation, LogLevel } from "../mcp/types";
+
+export interface SessionRow {
+  id: string;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  principal: string;
+  logLevel?: LogLevel;
+  subscriptions: string[];
+  initialized: boolean;
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+export interface StoredEvent {
+  seq: number;
+  data: string;
+}
+
+export interface CallRow {
+  stream: string;
+  /** The client's original JSON-RPC request, run again when answers arrive. */
+  request: string;
+  answers: Record<string, unknown>;
+  state: unknown;
+}
+
+export interface PendingRow {
+  rpcId: string;
+  stream: string;
+  key: string;
+  method: string;
+  deadline: number;
+}
+
+export interface LogLimits {
+  maxEvents: number;
+  maxBytes: number;
+}
+
+export const eventId = (stream: string, seq: number) => `${stream}-${seq}`;
+
+/** Splits a Last-Event-ID back into its stream and position; null when it is not one of ours. */
+export function parseEventId(id: string): { stream: string; seq: number } | null {
+  const m = /^([a-z][0-9a-z]{0,15})-(\d{1,12})$/.exec(id);
+  return m ? { stream: m[1]!, seq: Number(m[2]) } : null;
+}
+
+export class SessionStore {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly kv: DurableObjectStorage,
+  ) {
+    sql.exec(`
+      CREATE TABLE IF NOT EXISTS streams (id TEXT PRIMARY KEY, kind TEXT NOT NULL, next_seq INTEGER NOT NULL,
+        closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE IF NOT EXISTS events (stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
+        PRIMARY KEY (stream, seq)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS calls (stream TEXT PRIMARY KEY, request TEXT NOT NULL, answers TEXT NOT NULL, state TEXT);
+      CREATE TABLE IF NOT EXISTS pending (rpc_id TEXT PRIMARY KEY, stream TEXT NOT NULL, key TEXT NOT NULL,
+        method TEXT NOT NULL, deadline INTEGER NOT NULL);
+    `);
+  }
+
+  // ── session row ──────────────────────────────────────────────────────────
+  async getSession(): Promise<SessionRow | undefined> {
+    return this.kv.get<SessionRow>("session");
+  }
+  async putSession(row: SessionRow): Promise<void> {
+    await this.kv.put("session", row);
+  }
+  /** Removes everything: an ended or expired session leaves no storage behind. */
+  async destroy(): Promise<void> {
+    await this.kv.deleteAlarm();
+    await this.kv.deleteAll();
+  }
+
+  // ── streams and the event log ────────────────────────────────────────────
+  /** Opens a stream; its first id (seq 0) is the priming event. */
+  openStream(kind: "post" | "get", counter: number): string {
+    const id = `${kind === "post" ? "p" : "g"}${counter.toString(36)}`;
+    this.sql.exec("INSERT INTO streams (id, kind, next_seq) VALUES (?, ?, 1)", id, kind);
+    return id;
+  }
+
+  streamExists(id: string): boolean {
+    return this.sql.exec("SELECT 1 FROM streams WHERE id = ?", id).toArray().length > 0;
+  }
+
+  isClosed(id: string): boolean {
+    const row = this.sql.exec<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id).toArray()[0];
+    return row === undefined || row.closed_at !== null;
+  }
+
+  /** Appends one message to a stream's log and returns its seq; trims the oldest events past the caps. */
+  append(stream: string, data: string, limits: LogLimits): number {
+    const row = this.sql
+      .exec<{ next_seq: number }>("UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ? WHERE id = ? RETURNING next_seq", data.length, stream)
+      .toArray()[0];
+    if (!row) throw new Error(`unknown stream ${stream}`);
+    const seq = row.next_seq - 1;
+    this.sql.exec("INSERT INTO events (stream, seq, data) VALUES (?, ?, ?)", stream, seq, data);
+    this.trim(stream, limits);
+    return seq;
+  }
+
+  private trim(stream: string, limits: LogLimits): void {
+    let { events, bytes } = this.sql.exec<{ events: number; bytes: number }>("SELECT events, bytes FROM streams WHERE id = ?", stream).one();
+    if (events <= limits.maxEvents && bytes <= limits.maxBytes) return;
+    const oldest = this.sql.exec<{ seq: number; n: number }>("SELECT seq, length(data) AS n FROM events WHERE stream = ? ORDER BY seq", stream);
+    let upTo = -1;
+    for (const e of oldest) {
+      if (events <= limits.maxEvents && bytes <= limits.maxBytes) break;
+      events--;
+      bytes -= e.n;
+      upTo = e.seq;
+    }
+    this.sql.exec("DELETE FROM events WHERE stream = ? AND seq <= ?", stream, upTo);
+    this.sql.exec("UPDATE streams SET events = ?, bytes = ? WHERE id = ?", events, bytes, stream);
+  }
+
+  /** The events after `seq`, in order: the cost is proportional to what was missed (an index range scan). */
+  eventsAfter(stream: string, seq: number): StoredEvent[] {
+    return this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events WHERE stream = ? AND seq > ? ORDER BY seq", stream, seq).toArray();
+  }
+
+  /** The oldest seq still in the log (for telling a client its Last-Event-ID was trimmed). */
+  firstSeq(stream: string): number | undefined {
+    return this.sql.exec<{ s: number | null }>("SELECT min(seq) AS s FROM events WHERE stream = ?", stream).one().s ?? undefined;
+  }
+
+  lastSeq(stream: string): number {
+    return this.sql.exec<{ next_seq: number }>("SELECT next_seq FROM streams WHERE id = ?", stream).one().next_seq - 1;
+  }
+
+  closeStream(stream: string, now: number): void {
+    this.sql.exec("UPDATE streams SET closed_at = ? WHERE id = ? AND closed_at IS NULL", now, stream);
+  }
+
+  /** The newest GET stream, which carries session-level messages. */
+  latestGetStream(): string | undefined {
+    return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' ORDER BY rowid DESC LIMIT 1").toArray()[0]?.id;
+  }
+
+  /** Drops POST streams closed before `cutoff` (their replay window is over) and older GET streams. */
+  dropStreamsClosedBefore(cutoff: number): void {
+    const latestGet = this.latestGetStream() ?? "";
+    const gone = this.sql
+      .exec<{ id: string }>("SELECT id FROM streams WHERE (closed_at IS NOT NULL AND closed_at < ?) OR (kind = 'get' AND id != ?)", cutoff, latestGet)
+      .toArray();
+    for (const { id } of gone) {
+      if (this.hasCall(id)) continue;
+      this.sql.exec("DELETE FROM events WHERE stream = ?", id);
+      this.sql.exec("DELETE FROM streams WHERE id = ?", id);
+    }
+  }
+
+  earliestClosedAt(): number | undefined {
+    return this.sql.exec<{ t: number | null }>("SELECT min(closed_at) AS t FROM streams").one().t ?? undefined;
+  }
+
+  // ── calls waiting for input, and pending server requests ─────────────────
+  putCall(call: CallRow): void {
+    this.sql.exec(
+      "INSERT OR REPLACE INTO calls (stream, request, answers, state) VALUES (?, ?, ?, ?)",
+      call.stream,
+      call.request,
+      JSON.stringify(call.answers),
+      call.state === undefined ? null : JSON.stringify(call.state),
+    );
+  }
+
+  getCall(stream: string): CallRow | undefined {
+    const row = this.sql.exec<{ stream: string; request: string; answers: string; state: string | null }>("SELECT * FROM calls WHERE stream = ?", stream).toArray()[0];
+    return row && { stream: row.stream, request: row.request, answers: JSON.parse(row.answers), state: row.state === null ? undefined : JSON.parse(row.state) };
+  }
+
+  hasCall(stream: string): boolean {
+    return this.sql.exec("SELECT 1 FROM calls WHERE stream = ?", stream).toArray().length > 0;
+  }
+
+  /** The stream of the waiting call whose client request had this id. */
+  findCallByRequestId(id: string | number): string | undefined {
+    for (const row of this.sql.exec<{ stream: string; request: string }>("SELECT stream, request FROM calls")) {
+      if ((JSON.parse(row.request) as { id: unknown }).id === id) return row.stream;
+    }
+    return undefined;
+  }
+
+  deleteCall(stream: string): void {
+    this.sql.exec("DELETE FROM calls WHERE stream = ?", stream);
+    this.sql.exec("DELETE FROM pending WHERE stream = ?", stream);
+  }
+
+  addPending(p: PendingRow): void {
+    this.sql.exec("INSERT INTO pending (rpc_id, stream, key, method, deadline) VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
+  }
+
+  takePending(rpcId: string): PendingRow | undefined {
+    const row = this.sql
+      .exec<{ rpc_id: string; stream: string; key: string; method: string; deadline: number }>("DELETE FROM pending WHERE rpc_id = ? RETURNING *", rpcId)
+      .toArray()[0];
+    return row && { rpcId: row.rpc_id, stream: row.stream, key: row.key, method: row.method, deadline: row.deadline };
+  }
+
+  pendingCount(stream?: string): number {
+    return stream === undefined
+      ? this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending").one().n
+      : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending WHERE stream = ?", stream).one().n;
+  }
+
+  /** Streams whose pending requests are past their deadline. */
+  expiredCalls(now: number): string[] {
+    return this.sql.exec<{ stream: string }>("SELECT DISTINCT stream FROM pending WHERE deadline <= ?", now).toArray().map((r) => r.stream);
+  }
+
+  earliestDeadline(): number | undefined {
+    return this.sql.exec<{ d: number | null }>("SELECT min(deadline) AS d FROM pending").one().d ?? undefined;
+  }
+}
