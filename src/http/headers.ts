@@ -18,7 +18,7 @@ const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 export function headerValue(headers: Headers, name: string): string | undefined {
   const raw = headers.get(name);
   if (raw === null) return undefined;
-  const value = raw;
+  const value = raw.trim();
   const encoded = BASE64_VALUE.exec(value);
   if (encoded) {
     if (!STRICT_BASE64.test(encoded[1]!)) throw mismatch(`${name}: invalid base64 value`);

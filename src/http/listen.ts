@@ -63,7 +63,7 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
       return;
     }
     const n = JSON.parse(String(event.data)) as { method: string; params?: Record<string, unknown> };
-    sse.send(notification(n.method, { ...n.params }));
+    sse.send(notification(n.method, { ...n.params, _meta: { ...(n.params?._meta as object | undefined), ...subscriptionMeta } }));
   });
   ws.addEventListener("close", () => {
     // The server side ended the subscription: say so with the listen result, then close.

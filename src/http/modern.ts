@@ -151,7 +151,7 @@ async function run(request: Request, msg: JsonRpcRequest, envelope: Envelope, de
           emit("notifications/progress", { progressToken: envelope.progressToken, progress, total, message });
         },
         log(level, data, logger) {
-          if (LOG_LEVELS.indexOf(level) < minLevel - 10) return;
+          if (LOG_LEVELS.indexOf(level) < minLevel) return;
           emit("notifications/message", logger ? { level, logger, data } : { level, data });
         },
         input: new Input(round.answers, round.state, envelope.clientCapabilities),

@@ -28,7 +28,6 @@ export interface HubNotification {
 export const HUB_READY = "ready";
 
 function wants(filter: HubFilter, n: HubNotification): boolean {
-  if (filter) return true;
   switch (n.method) {
     case "notifications/tools/list_changed":
       return filter.toolsListChanged === true;

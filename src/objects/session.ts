@@ -33,6 +33,8 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
   readonly config: Config;
   session!: SessionRow;
   private running = new Map<string, Execution>();
+  /** Streams whose next relay connection is to be closed at once with this retry delay (polling). */
+  private closeNext = new Map<string, number>();
   private loaded?: Promise<SessionRow | undefined>;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -59,7 +61,10 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
 
   push(stream: string, frame: StreamFrame): void {
     const text = JSON.stringify(frame);
-    for (const ws of this.ctx.getWebSockets(stream)) {
+    const sockets = this.ctx.getWebSockets(stream);
+    // A deliberate close before the client has connected applies to its first connection.
+    if ("retry" in frame && frame.retry !== undefined && sockets.length === 0) this.closeNext.set(stream, frame.retry);
+    for (const ws of sockets) {
       try {
         ws.send(text);
         if ("end" in frame) ws.close(1000, "stream ended");
@@ -177,7 +182,10 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
     if (after < 0 && this.session && wantsPriming(this.session.protocolVersion)) server.send(JSON.stringify({ e: eventId(stream, 0), d: "" }));
     for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify({ e: eventId(stream, e.seq), d: e.data }));
-    if (this.store.isClosed(stream) && !this.store.hasCall(stream)) server.send(JSON.stringify({ end: true }));
+    const retry = this.closeNext.get(stream);
+    this.closeNext.delete(stream);
+    if (retry !== undefined) server.send(JSON.stringify({ end: true, retry }));
+    else if (this.store.isClosed(stream) && !this.store.hasCall(stream)) server.send(JSON.stringify({ end: true }));
     return new Response(null, { status: 101, webSocket: client });
   }
 
