@@ -14,7 +14,7 @@ import { Input, InputRequired } from "../mcp/input";
 import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel } from "../mcp/types";
-import { META, MODERN_VERSION, SUPPORTED_VERSIONS } from "../mcp/versions";
+import { META, MODERN_VERSION, SUPPORTED_VERSIONS, isLegacyVersion } from "../mcp/versions";
 import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
 import { closeRound, openRound, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
@@ -56,13 +56,19 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
 
   if (headerVersion !== version)
     throw new McpError(ErrorCode.HeaderMismatch, `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${version}"`, undefined, 400);
-  if (version !== MODERN_VERSION)
+  if (version !== MODERN_VERSION) {
+    // A legacy revision only exists inside an initialize session; listing it as "supported" here
+    // would send a client that retries with a mutual version straight back to the same error.
+    const legacy = isLegacyVersion(version);
     throw new McpError(
       ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${version}`,
-      { supported: SUPPORTED_VERSIONS, requested: version },
+      legacy
+        ? `Protocol version ${version} needs an initialize session; per-request _meta is served for ${MODERN_VERSION}`
+        : `Unsupported protocol version: ${version}`,
+      { supported: legacy ? [MODERN_VERSION] : SUPPORTED_VERSIONS, requested: version },
       400,
     );
+  }
 
   checkRoutingHeaders(request.headers, msg.method, params);
   if (msg.method !== "subscriptions/listen" && !hasMethod(MODERN_METHODS, reg, msg.method)) throw methodNotFound(msg.method);

@@ -1,0 +1,87 @@
+// Why: `npm test` is the one command CI and contributors run. It goes from cheapest to
+// most expensive and stops at the first failure: typecheck, workerd integration tests
+// (vitest), bundle-size budget, then end-to-end runs against real `wrangler dev` servers
+// (official MCP client; official conformance suite). Helpers live in test/e2e/.
+import { bundleCheck } from "../test/e2e/bundle.mjs";
+import { runClientModern } from "../test/e2e/client-modern.mjs";
+import { runConformance } from "../test/e2e/conformance.mjs";
+import { run } from "../test/e2e/procs.mjs";
+import { startWrangler } from "../test/e2e/server.mjs";
+
+const timings = [];
+const e2e = { passed: 0, failed: 0 };
+
+async function step(name, fn) {
+  console.log(`\n▶ ${name}`);
+  const t0 = Date.now();
+  let ok = false;
+  try {
+    ok = await fn();
+  } catch (err) {
+    console.error(`  ${err?.stack ?? err}`);
+  }
+  const ms = Date.now() - t0;
+  timings.push(`${name} ${(ms / 1000).toFixed(1)} s${ok ? "" : " (FAILED)"}`);
+  if (!ok) finish(`step "${name}" failed`);
+}
+
+function finish(failure) {
+  console.log(`\ntimings: ${timings.join("; ")}`);
+  if (failure) console.error(`\nnpm test: FAILED: ${failure}`);
+  else console.log("\nnpm test: all steps passed");
+  process.exit(failure ? 1 : 0);
+}
+
+/** A command step: non-zero exit or timeout fails it. */
+const command = (cmd, args, timeoutMs) => async () => {
+  const r = await run(cmd, args, { timeoutMs });
+  if (r.timedOut) console.error(`  ${cmd} timed out after ${timeoutMs} ms`);
+  else if (r.code !== 0) console.error(`  ${cmd} ${args.join(" ")} exited with code ${r.code}`);
+  return r.code === 0 && !r.timedOut;
+};
+
+/** An e2e step: adds its counts to the e2e total; prints the total line if it fails. */
+const e2eStep = (fn) => async () => {
+  const r = await fn();
+  e2e.passed += r.passed;
+  e2e.failed += r.failed;
+  if (r.failed) console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
+  return r.failed === 0;
+};
+
+await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
+await step("integration (vitest run, workerd)", command("vitest", ["run"], 600_000));
+await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
+  const r = await bundleCheck();
+  console.log(`  ${r.message}`);
+  return r.ok;
+});
+
+await step("e2e: official client, 2026-07-28, example server (wrangler dev)", e2eStep(async () => {
+  let server;
+  try {
+    server = await startWrangler({ config: "wrangler.toml" });
+  } catch (err) {
+    console.log(`  ✗ could not start the example server: ${err.message}`);
+    return { passed: 0, failed: 1 };
+  }
+  console.log(`  example server at ${server.url}`);
+  try {
+    const r = await runClientModern(server.url);
+    if (r.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
+    return r;
+  } finally {
+    await server.stop();
+  }
+}));
+
+// Conformance hook: test/e2e/conformance.mjs serves test/conformance/wrangler.toml (the
+// fixture app, also `npm run dev:conformance`) and runs the official suite. Add or change
+// suite invocations in its RUNS list; it skips, without failing, while the fixture is absent.
+await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)", e2eStep(async () => {
+  const r = await runConformance();
+  return r;
+}));
+
+console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
+finish();

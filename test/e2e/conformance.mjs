@@ -1,0 +1,92 @@
+// Why: the official suite (@modelcontextprotocol/conformance@0.2.0-alpha.12) is the
+// yardstick for 2026-07-28. This serves the fixture app (test/conformance/wrangler.toml,
+// the `test_*` tools the suite expects) under `wrangler dev` and runs the frozen
+// 2026-07-28 requirement set plus the two pending header scenarios, each bounded in
+// time, with results (-o) and console logs kept in a temp dir. Skips if the fixture is absent.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ROOT, run } from "./procs.mjs";
+import { startWrangler } from "./server.mjs";
+
+export const CONFORMANCE_CONFIG = process.env.CONFORMANCE_CONFIG ?? "test/conformance/wrangler.toml";
+
+const RUNS = [
+  { name: "requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 300_000 },
+  { name: "http-header-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-header-validation"], timeoutMs: 90_000 },
+  { name: "http-custom-header-server-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-custom-header-server-validation"], timeoutMs: 90_000 },
+];
+
+const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
+
+/** Tallies checks.json files written under dir: {scenarios, SUCCESS, FAILURE, WARNING, ...}. */
+function tally(dir) {
+  const counts = { scenarios: 0 };
+  const failing = [];
+  for (const sub of existsSync(dir) ? readdirSync(dir) : []) {
+    const file = path.join(dir, sub, "checks.json");
+    if (!existsSync(file)) continue;
+    counts.scenarios++;
+    let checks = [];
+    try {
+      checks = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      failing.push(`${sub}: unreadable checks.json`);
+    }
+    for (const c of checks) counts[c.status] = (counts[c.status] ?? 0) + 1;
+    const bad = checks.filter((c) => c.status === "FAILURE");
+    if (bad.length) failing.push(`${sub.replace(/-\d{4}-\d\d-\d\dT.*$/, "")}: ${bad.map((c) => c.id).join(", ")}`);
+  }
+  return { counts, failing };
+}
+
+/** @returns {Promise<{passed: number, failed: number, skipped: boolean, outDir?: string}>} */
+export async function runConformance() {
+  if (!existsSync(path.join(ROOT, CONFORMANCE_CONFIG))) {
+    console.log(`  - conformance: SKIPPED, ${CONFORMANCE_CONFIG} does not exist yet`);
+    return { passed: 0, failed: 0, skipped: true };
+  }
+  const outDir = mkdtempSync(path.join(os.tmpdir(), "mcp-conformance-"));
+  let server;
+  try {
+    server = await startWrangler({ config: CONFORMANCE_CONFIG });
+  } catch (err) {
+    console.log(`  ✗ conformance: could not start the fixture server: ${err.message}`);
+    return { passed: 0, failed: RUNS.length, skipped: false, outDir };
+  }
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const [i, r] of RUNS.entries()) {
+      const dir = path.join(outDir, `run${i + 1}`);
+      mkdirSync(dir);
+      const t0 = Date.now();
+      const res = await run("conformance", ["server", "--url", server.url, ...r.args, "--timeout", "30000", "-o", dir], { timeoutMs: r.timeoutMs, capture: true });
+      const out = stripAnsi(res.out);
+      writeFileSync(path.join(dir, "console.log"), out);
+      const { counts, failing } = tally(dir);
+      const cli = out.split("\n").filter((l) => /^(Total:|Passed: |Not scored)/.test(l.trim())).map((l) => l.trim());
+      const ok = res.code === 0 && !res.timedOut;
+      ok ? passed++ : failed++;
+      const why = res.timedOut ? `timed out after ${r.timeoutMs} ms` : `exit ${res.code}`;
+      console.log(`  ${ok ? "✓" : "✗"} conformance: ${r.name}: ${why}, ${Date.now() - t0} ms`);
+      console.log(`      checks: ${JSON.stringify(counts)}${cli.length ? `; cli: ${cli.join(" | ")}` : ""}`);
+      // The CLI lists extension/pending scenarios under "Not scored"; label them so real failures stand out.
+      const unscored = new Set([...out.matchAll(/^\s+[✓✗] (\S+) \((\w+)\)$/gm)].map((m) => m[1]));
+      const label = (f) => (unscored.has(f.slice("server-".length, f.indexOf(":"))) ? "failing (not scored)" : "FAILING");
+      for (const f of failing.slice(0, 20)) console.log(`      ${label(f)} ${f}`);
+      if (!ok && counts.scenarios === 0) console.log(out.slice(-2000).replace(/^/gm, "      | "));
+    }
+  } finally {
+    await server.stop();
+  }
+  console.log(`  conformance results and logs: ${outDir}`);
+  return { passed, failed, skipped: false, outDir };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await runConformance();
+  console.log(`conformance: ${r.passed} passed, ${r.failed} failed${r.skipped ? " (skipped)" : ""}`);
+  process.exit(r.failed ? 1 : 0);
+}
