@@ -23,6 +23,24 @@ export interface Env {
   EVENT_LOG_MAX_BYTES?: string;
   /** How long a finished POST stream can still be replayed. */
   STREAM_REPLAY_SECONDS?: string;
+  /** Authorization: "none" (default), "token" (static bearer token) or "jwt" (OAuth access tokens). */
+  AUTH_MODE?: string;
+  /** "token" mode: the one accepted bearer token (a secret). */
+  MCP_AUTH_TOKEN?: string;
+  /** "jwt" mode: the authorization server (token issuer) and where its keys are. */
+  AUTH_ISSUER?: string;
+  AUTH_JWKS_URL?: string;
+  /** "jwt" mode: the keys inline, as a JWKS JSON document (instead of AUTH_JWKS_URL). */
+  AUTH_JWKS?: string;
+  /** Expected token audience; defaults to this server's canonical URI (https://host/mcp). */
+  AUTH_AUDIENCE?: string;
+  /** Space-separated scopes every request needs. */
+  AUTH_SCOPES?: string;
+  /** Limits against hostile input (see the README's Security section). */
+  MAX_JSON_DEPTH?: string;
+  MAX_HEADER_BYTES?: string;
+  MAX_STREAMS_PER_SESSION?: string;
+  MAX_PENDING_PER_SESSION?: string;
   /** 2025 sessions, one Durable Object each. */
   MCP_SESSION: DurableObjectNamespace<import("./objects/session").SessionObject>;
   /** The notification hub (subscriptions/listen and notify). */
@@ -40,6 +58,31 @@ export interface Config {
   eventLogMaxEvents: number;
   eventLogMaxBytes: number;
   streamReplayMs: number;
+  auth: AuthConfig;
+  maxJsonDepth: number;
+  maxHeaderBytes: number;
+  maxStreamsPerSession: number;
+  maxPendingPerSession: number;
+}
+
+export type AuthConfig =
+  | { mode: "none" }
+  | { mode: "token"; token: string; scopes: string[] }
+  | { mode: "jwt"; issuer: string; jwksUrl?: string; jwks?: string; audience?: string; scopes: string[] };
+
+function readAuth(env: Env): AuthConfig {
+  const mode = (env.AUTH_MODE ?? "none").trim().toLowerCase();
+  const scopes = (env.AUTH_SCOPES ?? "").split(/\s+/).filter(Boolean);
+  if (mode === "" || mode === "none") return { mode: "none" };
+  if (mode === "token") {
+    if (!env.MCP_AUTH_TOKEN) throw new Error("AUTH_MODE=token needs the secret MCP_AUTH_TOKEN (wrangler secret put MCP_AUTH_TOKEN)");
+    return { mode, token: env.MCP_AUTH_TOKEN, scopes };
+  }
+  if (mode === "jwt") {
+    if (!env.AUTH_ISSUER || !(env.AUTH_JWKS_URL || env.AUTH_JWKS)) throw new Error("AUTH_MODE=jwt needs AUTH_ISSUER and AUTH_JWKS_URL (or AUTH_JWKS)");
+    return { mode, issuer: env.AUTH_ISSUER, jwksUrl: env.AUTH_JWKS_URL, jwks: env.AUTH_JWKS, audience: env.AUTH_AUDIENCE || undefined, scopes };
+  }
+  throw new Error(`AUTH_MODE must be none, token or jwt, got "${env.AUTH_MODE}"`);
 }
 
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -73,6 +116,11 @@ export function readConfig(env: Env): Config {
     eventLogMaxEvents: positiveInt(env.EVENT_LOG_MAX_EVENTS, 10_000, "EVENT_LOG_MAX_EVENTS"),
     eventLogMaxBytes: positiveInt(env.EVENT_LOG_MAX_BYTES, 4 * 1024 * 1024, "EVENT_LOG_MAX_BYTES"),
     streamReplayMs: positiveInt(env.STREAM_REPLAY_SECONDS, 300, "STREAM_REPLAY_SECONDS") * 1000,
+    auth: readAuth(env),
+    maxJsonDepth: positiveInt(env.MAX_JSON_DEPTH, 64, "MAX_JSON_DEPTH"),
+    maxHeaderBytes: positiveInt(env.MAX_HEADER_BYTES, 8192, "MAX_HEADER_BYTES"),
+    maxStreamsPerSession: positiveInt(env.MAX_STREAMS_PER_SESSION, 16, "MAX_STREAMS_PER_SESSION"),
+    maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
   };
   cached = { env, config };
   return config;

@@ -15,6 +15,7 @@
 import * as v from "valibot";
 import { defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool } from "./mcp/app";
 import { text } from "./mcp/content";
+import { ResourceNotFound } from "./mcp/errors";
 import { elicit } from "./mcp/input";
 
 const UNITS: Record<string, string> = {
@@ -111,7 +112,11 @@ export default defineApp({
       name: "unit",
       title: "A temperature unit",
       mimeType: "text/plain",
-      read: ({ unit }) => UNITS[unit!] ?? `Unknown unit: ${unit}`,
+      read: ({ unit }, uri) => {
+        const about = UNITS[unit!];
+        if (!about) throw new ResourceNotFound(uri);
+        return about;
+      },
       complete: { unit: (value) => Object.keys(UNITS).filter((u) => u.startsWith(value)) },
     }),
   ],

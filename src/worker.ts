@@ -1,29 +1,39 @@
 /**
- * Builds the Worker for an app: the router, the /mcp edge (gate, era
- * classification, the two lanes) and the error stage. `src/index.ts` wires
- * the example app through it; the conformance fixture app uses it too.
+ * Builds the Worker for an app: the router, the /mcp edge (gate, auth, limits,
+ * era classification, the two lanes) and the error stage. `src/index.ts`
+ * wires the example app through it; the conformance fixture app uses it too.
  */
 import { IttyRouter } from "itty-router";
-import { readConfig, type Env } from "./config";
+import { readConfig, type Config, type Env } from "./config";
 import type { AppDefinition } from "./mcp/app";
-import { ErrorCode } from "./mcp/errors";
-import { parseMessage } from "./mcp/jsonrpc";
+import { ErrorCode, McpError } from "./mcp/errors";
+import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
+import { PRM_PATH, authenticate, protectedResourceMetadata, verifierFor, type TokenVerifier } from "./http/auth";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
-import { checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
+import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
 import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./http/legacy";
 import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
 import { createNotifier } from "./http/notify";
-import { accepted, methodNotAllowed, reject, rpcError } from "./http/responses";
-import { McpError } from "./mcp/errors";
+import { accepted, json, methodNotAllowed, reject, rpcError } from "./http/responses";
 
 export const MCP_PATH = "/mcp";
 
-export function createMcpWorker(app: AppDefinition) {
+export interface WorkerOptions {
+  /** Your own token check, instead of the AUTH_MODE built-ins (static token, JWT). */
+  verifyToken?: TokenVerifier;
+}
+
+export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {}) {
   // Compiled once per isolate: schemas, lists and lookups are constants from here on.
   const reg = compileApp(app);
+  const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
+  const verifierOf = (config: Config) => {
+    if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth));
+    return verifiers.get(config);
+  };
 
   async function handleMcp(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const config = readConfig(env);
@@ -31,19 +41,30 @@ export function createMcpWorker(app: AppDefinition) {
     if (gate instanceof Response) return gate;
     const { origin } = gate;
     if (request.method === "OPTIONS") return preflight(request, origin);
-    // Authorization decides the principal here once it is on; anonymous until then.
-    const legacy: LegacyDeps = { reg, config, env, principal: "" };
-    let response: Response;
-    if (request.method === "POST") response = await handlePost(request, env, ctx, legacy);
+    return withCors(await handleAuthorized(request, env, ctx, config), origin);
+  }
+
+  async function handleAuthorized(request: Request, env: Env, ctx: ExecutionContext, config: Config): Promise<Response> {
+    const tooLarge = checkHeaderSizes(request, config.maxHeaderBytes);
+    if (tooLarge) return tooLarge;
+    let principal = "";
+    const verify = verifierOf(config);
+    if (verify) {
+      const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
+      const who = await authenticate(request, verify, MCP_PATH, scopes);
+      if (who instanceof Response) return who;
+      principal = who.id;
+    }
+    const legacy: LegacyDeps = { reg, config, env, principal };
+    if (request.method === "POST") return handlePost(request, env, ctx, legacy);
     // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
-    else if (request.method === "GET") response = await serveLegacyGet(request, legacy);
-    else if (request.method === "DELETE") response = await serveLegacyDelete(request, legacy);
-    else response = methodNotAllowed("GET, POST, DELETE");
-    return withCors(response, origin);
+    if (request.method === "GET") return serveLegacyGet(request, legacy);
+    if (request.method === "DELETE") return serveLegacyDelete(request, legacy);
+    return methodNotAllowed("GET, POST, DELETE");
   }
 
   async function handlePost(request: Request, env: Env, ctx: ExecutionContext, legacy: LegacyDeps): Promise<Response> {
-    const config = legacy.config;
+    const { config, principal } = legacy;
     const media = checkPostMediaTypes(request);
     if (media) return media;
     const body = await readBody(request, config.maxBodyBytes);
@@ -51,27 +72,36 @@ export function createMcpWorker(app: AppDefinition) {
 
     let msg;
     try {
-      msg = parseMessage(body);
+      msg = parseMessage(body, config.maxJsonDepth);
     } catch (err) {
       const e = err as McpError;
-      return rpcError(readId(body), e.toJSON(), e.status ?? 400);
+      return rpcError(idOf(body), e.toJSON(), e.status ?? 400);
     }
     if (classifyEra(msg, request.headers) === "legacy") return serveLegacyPost(request, msg, legacy);
     if (msg.kind !== "request") return accepted();
 
-    const notify = createNotifier(env);
     return serveModernRequest(request, msg.message, {
       reg,
       config,
       env,
-      notify,
+      notify: createNotifier(env),
+      principal: principal || undefined,
       waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env),
+      listen: (m) => serveListen(m, reg, env, principal || undefined),
     });
+  }
+
+  /** RFC 9728 metadata, at the path-suffixed and the root form; 404 while authorization is off. */
+  function handleMetadata(request: Request, env: Env): Response {
+    const config = readConfig(env);
+    if (!verifierOf(config)) return reject(404, ErrorCode.MethodNotFound, "Authorization is not enabled on this server");
+    return protectedResourceMetadata(request, MCP_PATH, config.auth);
   }
 
   const router = IttyRouter();
   router.all(MCP_PATH, handleMcp);
+  router.get(PRM_PATH, handleMetadata);
+  router.get(`${PRM_PATH}${MCP_PATH}`, handleMetadata);
   router.all("*", () => reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${MCP_PATH}`));
 
   return {
@@ -79,19 +109,18 @@ export function createMcpWorker(app: AppDefinition) {
       try {
         return await router.fetch(request, env, ctx);
       } catch (err) {
+        // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
         console.error("Unhandled error at the /mcp edge:", err);
-        return reject(500, ErrorCode.InternalError, "Internal error");
+        return json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "Internal error" } }, 500);
       }
     },
   } satisfies ExportedHandler<Env>;
 }
 
 /** The id of a message that failed validation, so the error can echo it. */
-function readId(body: string): string | number | null {
+function idOf(body: string): string | number | null {
   try {
-    const parsed = JSON.parse(body) as { id?: unknown };
-    const id = parsed?.id;
-    return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
+    return readableId(JSON.parse(body));
   } catch {
     return null;
   }

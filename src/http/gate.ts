@@ -85,3 +85,14 @@ export async function readBody(request: Request, limit: number): Promise<Respons
     return reject(400, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8");
   }
 }
+
+/** Protocol headers longer than the limit get 431 before anything parses them. */
+export function checkHeaderSizes(request: Request, max: number): Response | null {
+  for (const [name, value] of request.headers) {
+    if (!(name.startsWith("mcp-") || name === "last-event-id" || name === "authorization")) continue;
+    if (value.length > max) {
+      return reject(431, ErrorCode.InvalidRequest, `Request Header Fields Too Large: ${name} is over ${max} bytes (MAX_HEADER_BYTES)`);
+    }
+  }
+  return null;
+}

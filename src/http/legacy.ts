@@ -9,10 +9,10 @@ import { ErrorCode, invalidParams } from "../mcp/errors";
 import { resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
-import { LEGACY_VERSIONS, isLegacyVersion } from "../mcp/versions";
+import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
 import type { LegacyAnswer } from "../objects/session";
 import { relayStream } from "./relay";
-import { accepted, json, reject, rpcError } from "./responses";
+import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
 
 export interface LegacyDeps {
   reg: Registry;
@@ -38,6 +38,8 @@ const notFound = () => reject(404, ErrorCode.InvalidRequest, "Session not found;
 /** The session named by the request, or the HTTP error to answer. */
 function sessionOf(request: Request, env: Env): Response | DurableObjectStub<import("../objects/session").SessionObject> {
   const id = request.headers.get("Mcp-Session-Id")?.trim();
+  // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
+  if (!id && request.method !== "POST" && isModernVersion(request.headers.get("MCP-Protocol-Version")?.trim())) return methodNotAllowed("POST");
   if (!id) return reject(400, ErrorCode.InvalidRequest, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
   if (!SESSION_ID.test(id)) return notFound();
   return sessionStub(env, id);
@@ -96,10 +98,10 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
 export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promise<Response> {
   const accept = request.headers.get("Accept") ?? "";
   if (!/text\/event-stream|\*\/\*/.test(accept)) return reject(406, ErrorCode.InvalidRequest, "Not Acceptable: GET needs Accept: text/event-stream");
-  const bad = checkVersionHeader(request);
-  if (bad) return bad;
   const stub = sessionOf(request, deps.env);
   if (stub instanceof Response) return stub;
+  const bad = checkVersionHeader(request);
+  if (bad) return bad;
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
   return answer(await stub.openGet({ principal: deps.principal, lastEventId }), stub);
 }
@@ -107,5 +109,7 @@ export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promis
 export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
   const stub = sessionOf(request, deps.env);
   if (stub instanceof Response) return stub;
+  const bad = checkVersionHeader(request);
+  if (bad) return bad;
   return (await stub.terminate(deps.principal)) ? new Response(null, { status: 200 }) : notFound();
 }

@@ -13,6 +13,7 @@ import { SseStream } from "./sse";
 export async function relayStream(stub: DurableObjectStub<SessionObject>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
+  if (upgrade.status === 429) return reject(429, ErrorCode.InvalidRequest, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
   if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
   ws.accept();
   // A dropped client connection is not a cancellation in 2025-11-25: only the relay goes away.

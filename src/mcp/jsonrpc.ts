@@ -8,7 +8,9 @@ import { ErrorCode, McpError, type JsonRpcErrorObject } from "./errors";
 export type RequestId = string | number;
 export type Params = Record<string, unknown>;
 
-const Id = v.union([v.string(), v.pipe(v.number(), v.safeInteger())]);
+/** Request ids longer than this are rejected: an id is echoed in every answer and must stay small. */
+export const MAX_ID_LENGTH = 256;
+const Id = v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
 const ParamsSchema = v.record(v.string(), v.unknown());
 
 const RequestSchema = v.object({
@@ -44,8 +46,11 @@ export type Message =
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response"; message: JsonRpcResponse };
 
-/** Parses a POST body into exactly one message, or throws -32700 / -32600 carrying the id when readable. */
-export function parseMessage(text: string): Message {
+/** Parses a POST body into exactly one message, or throws -32700 / -32600. */
+export function parseMessage(text: string, maxDepth = 64): Message {
+  if (nestingDepth(text) > maxDepth) {
+    throw new McpError(ErrorCode.InvalidRequest, `Invalid request: JSON nested deeper than ${maxDepth} levels`, undefined, 400);
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -53,6 +58,23 @@ export function parseMessage(text: string): Message {
     throw new McpError(ErrorCode.ParseError, "Parse error: the body is not valid JSON", undefined, 400);
   }
   return classifyMessage(json);
+}
+
+/** The deepest nesting of arrays and objects in a JSON text, found without parsing it. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
 }
 
 export function classifyMessage(json: unknown): Message {
@@ -85,7 +107,7 @@ export function classifyMessage(json: unknown): Message {
 export function readableId(json: unknown): RequestId | null {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return null;
   const id = (json as { id?: unknown }).id;
-  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
+  return (typeof id === "string" && id.length <= MAX_ID_LENGTH) || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
 }
 
 function describeShapeProblem(obj: Record<string, unknown>): string {
@@ -93,6 +115,7 @@ function describeShapeProblem(obj: Record<string, unknown>): string {
   if ("method" in obj && typeof obj.method !== "string") return "method must be a string";
   if ("id" in obj && !(typeof obj.id === "string" || (typeof obj.id === "number" && Number.isSafeInteger(obj.id))))
     return "id must be a string or an integer";
+  if (typeof obj.id === "string" && obj.id.length > MAX_ID_LENGTH) return `id must be at most ${MAX_ID_LENGTH} characters`;
   if ("params" in obj && (typeof obj.params !== "object" || obj.params === null || Array.isArray(obj.params)))
     return "params must be an object";
   return "not a JSON-RPC request, notification or response";

@@ -12,6 +12,7 @@ import type { Config, Env } from "../config";
 import type { HandlerContext } from "../mcp/context";
 import { LEGACY_METHODS, dispatch } from "../mcp/dispatch";
 import { encodeLegacyError, toMcpError } from "../mcp/encode";
+import { ErrorCode } from "../mcp/errors";
 import { Input, InputRequired } from "../mcp/input";
 import { errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
@@ -128,6 +129,10 @@ export async function runOnce(
     return resultResponse(request.id, result);
   } catch (err) {
     if (err instanceof InputRequired) {
+      const count = Object.keys(err.requests).length;
+      if (host.store.pendingCount() + count > host.config.maxPendingPerSession) {
+        return errorResponse(request.id, { code: ErrorCode.InternalError, message: "Too many server requests are waiting for answers in this session (MAX_PENDING_PER_SESSION)" });
+      }
       await askClient(host, exec, err, answers);
       return undefined;
     }

@@ -176,6 +176,7 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
     const stream = url.searchParams.get("stream") ?? "";
     const after = Number(url.searchParams.get("after") ?? "-1");
     if (request.headers.get("Upgrade") !== "websocket" || !this.store.streamExists(stream)) return new Response("no such stream", { status: 404 });
+    if (this.ctx.getWebSockets().length >= this.config.maxStreamsPerSession) return new Response("too many open streams", { status: 429 });
     this.session ??= (await this.store.getSession())!;
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [stream]);

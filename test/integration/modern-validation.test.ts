@@ -173,9 +173,11 @@ describe("Mcp-Name header", () => {
   });
 
   it("2026-07-28: a base64 Mcp-Name carrying non-ASCII UTF-8 matches a non-ASCII URI", async () => {
+    // The header passes (no -32020): the request reaches the resource lookup, which knows no such unit.
     const uri = "units://kélvin";
-    const result = await modernResult("resources/read", { uri }, { headers: { "Mcp-Name": base64Header(uri) } });
-    expect(result.contents[0].uri).toBe(uri);
+    const res = await modernPost("resources/read", { uri }, { id: 59, headers: { "Mcp-Name": base64Header(uri) } });
+    const error = await expectRpcError(res, 200, InvalidParams, 59);
+    expect(error.data).toEqual({ uri });
   });
 
   it("2026-07-28: a non-ASCII Mcp-Name sent raw instead of base64-encoded is rejected with 400 -32020", async () => {

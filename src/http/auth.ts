@@ -1,0 +1,118 @@
+/**
+ * Optional resource-server authorization (off by default): a bearer token on
+ * every request, checked by a pluggable verifier. Two verifiers are built in:
+ * a static token from a secret, and OAuth JWT access tokens checked with
+ * `jose` against a JWKS (issuer, audience = this server's URI, expiry,
+ * scopes). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
+ * that tells the client where to find the authorization server.
+ */
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import type { AuthConfig } from "../config";
+import { ErrorCode } from "../mcp/errors";
+import { reject } from "./responses";
+
+export interface Principal {
+  /** Stable identity: sessions, requestState and subscriptions are bound to it. */
+  id: string;
+  scopes: string[];
+}
+
+/** Thrown by a verifier: a bad token (401) or a good token without the needed scopes (403). */
+export class AuthFailure extends Error {
+  constructor(
+    readonly kind: "invalid_token" | "insufficient_scope",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Checks a bearer token and says who it belongs to. */
+export type TokenVerifier = (token: string, resource: string) => Promise<Principal>;
+
+export const PRM_PATH = "/.well-known/oauth-protected-resource";
+
+/** This server's canonical URI (the token audience): scheme, host and the MCP path. */
+export const resourceUri = (request: Request, mcpPath: string) => `${new URL(request.url).origin}${mcpPath}`;
+
+function requireScopes(granted: string[], needed: string[]): void {
+  const missing = needed.filter((s) => !granted.includes(s));
+  if (missing.length > 0) throw new AuthFailure("insufficient_scope", `The token lacks the scope(s): ${missing.join(" ")}`);
+}
+
+/** Constant-time comparison, so a token cannot be guessed one character at a time. */
+function sameString(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+export function staticTokenVerifier(token: string, scopes: string[]): TokenVerifier {
+  return async (presented) => {
+    if (!sameString(presented, token)) throw new AuthFailure("invalid_token", "The access token is not valid");
+    return { id: "token", scopes };
+  };
+}
+
+export function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
+  // The remote key set caches keys and refetches on an unknown key id (rotation).
+  const keySet = cfg.jwks ? createLocalJWKSet(JSON.parse(cfg.jwks)) : createRemoteJWKSet(new URL(cfg.jwksUrl!));
+  return async (token, resource) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keySet, { issuer: cfg.issuer, audience: cfg.audience ?? resource }));
+    } catch (err) {
+      throw new AuthFailure("invalid_token", `The access token is not valid: ${(err as Error).message}`);
+    }
+    if (typeof payload.sub !== "string" || payload.sub === "") throw new AuthFailure("invalid_token", "The access token has no subject");
+    const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
+    requireScopes(scopes, cfg.scopes);
+    return { id: `${cfg.issuer}#${payload.sub}`, scopes };
+  };
+}
+
+/** The verifier the configuration asks for; undefined when authorization is off. */
+export function verifierFor(cfg: AuthConfig): TokenVerifier | undefined {
+  if (cfg.mode === "token") return staticTokenVerifier(cfg.token, cfg.scopes);
+  if (cfg.mode === "jwt") return jwtVerifier(cfg);
+  return undefined;
+}
+
+/** RFC 9728 protected-resource metadata. */
+export function protectedResourceMetadata(request: Request, mcpPath: string, cfg: AuthConfig): Response {
+  const body = {
+    resource: resourceUri(request, mcpPath),
+    authorization_servers: cfg.mode === "jwt" ? [cfg.issuer] : [],
+    scopes_supported: cfg.mode === "none" ? [] : cfg.scopes,
+    bearer_methods_supported: ["header"],
+  };
+  return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" } });
+}
+
+/** Runs the verifier on the request's bearer token; a Response is the 401/403 to send. */
+export async function authenticate(
+  request: Request,
+  verify: TokenVerifier,
+  mcpPath: string,
+  scopes: string[],
+): Promise<Principal | Response> {
+  const metadata = `${new URL(request.url).origin}${PRM_PATH}${mcpPath}`;
+  const scope = scopes.length > 0 ? `, scope="${scopes.join(" ")}"` : "";
+  const challenge = (status: 401 | 403, error: string | undefined, message: string) =>
+    reject(status, ErrorCode.InvalidRequest, message, {
+      "WWW-Authenticate": `Bearer ${error ? `error="${error}", ` : ""}resource_metadata="${metadata}"${scope}`,
+    });
+
+  const header = request.headers.get("Authorization") ?? "";
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!m) return challenge(401, header ? "invalid_request" : undefined, "Unauthorized: send Authorization: Bearer <token>");
+  try {
+    return await verify(m[1]!, resourceUri(request, mcpPath));
+  } catch (err) {
+    if (err instanceof AuthFailure && err.kind === "insufficient_scope") return challenge(403, "insufficient_scope", `Forbidden: ${err.message}`);
+    if (err instanceof AuthFailure) return challenge(401, "invalid_token", `Unauthorized: ${err.message}`);
+    throw err;
+  }
+}
