@@ -1,8 +1,10 @@
 // Why: `npm test` is the one command CI and contributors run. It goes from cheapest to
 // most expensive and stops at the first failure: typecheck, workerd integration tests
 // (vitest), bundle-size budget, then end-to-end runs against real `wrangler dev` servers
-// (official MCP client; official conformance suite). Helpers live in test/e2e/.
+// (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
+// official conformance suite). Helpers live in test/e2e/.
 import { bundleCheck } from "../test/e2e/bundle.mjs";
+import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
 import { run } from "../test/e2e/procs.mjs";
@@ -57,7 +59,8 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   return r.ok;
 });
 
-await step("e2e: official client, 2026-07-28, example server (wrangler dev)", e2eStep(async () => {
+/** Runs a client suite against the example server (wrangler.toml) under its own `wrangler dev`. */
+const withExampleServer = (runClient) => async () => {
   let server;
   try {
     server = await startWrangler({ config: "wrangler.toml" });
@@ -67,13 +70,16 @@ await step("e2e: official client, 2026-07-28, example server (wrangler dev)", e2
   }
   console.log(`  example server at ${server.url}`);
   try {
-    const r = await runClientModern(server.url);
+    const r = await runClient(server.url);
     if (r.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     return r;
   } finally {
     await server.stop();
   }
-}));
+};
+
+await step("e2e: official client, 2026-07-28, example server (wrangler dev)", e2eStep(withExampleServer(runClientModern)));
+await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, example server (wrangler dev)", e2eStep(withExampleServer(runClientLegacy)));
 
 // Conformance hook: test/e2e/conformance.mjs serves test/conformance/wrangler.toml (the
 // fixture app, also `npm run dev:conformance`) and runs the official suite. Add or change

@@ -6,7 +6,7 @@
  * side closes.
  */
 import type { Env } from "../config";
-import { invalidParams } from "../mcp/errors";
+import { ErrorCode, invalidParams } from "../mcp/errors";
 import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { META } from "../mcp/versions";
@@ -47,9 +47,15 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   }
   const subscriptionMeta = { [META.subscriptionId]: msg.id };
 
-  const upgrade = await hubStub(env).fetch("https://hub/listen", { headers: { Upgrade: "websocket" } });
-  const ws = upgrade.webSocket;
-  if (!ws) return rpcError(msg.id, { code: -32603, message: "Internal error: the notification hub is unavailable" }, 503);
+  const unavailable = () => rpcError(msg.id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
+  let ws: WebSocket | null;
+  try {
+    ws = (await hubStub(env).fetch("https://hub/listen", { headers: { Upgrade: "websocket" } })).webSocket;
+  } catch (err) {
+    console.error("subscriptions/listen: could not reach the hub:", err);
+    return unavailable();
+  }
+  if (!ws) return unavailable();
   ws.accept();
 
   const sse = new SseStream(() => ws.close(1000, "client closed the listen stream"));

@@ -1,8 +1,9 @@
 // Why: the official suite (@modelcontextprotocol/conformance@0.2.0-alpha.12) is the
-// yardstick for 2026-07-28. This serves the fixture app (test/conformance/wrangler.toml,
+// yardstick for both eras. This serves the fixture app (test/conformance/wrangler.toml,
 // the `test_*` tools the suite expects) under `wrangler dev` and runs the frozen
-// 2026-07-28 requirement set plus the two pending header scenarios, each bounded in
-// time, with results (-o) and console logs kept in a temp dir. Skips if the fixture is absent.
+// 2026-07-28 and 2025-11-25 requirement sets plus the two pending 2026 header scenarios,
+// each bounded in time, with results (-o) and console logs kept in a temp dir. Skips if
+// the fixture is absent.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +15,7 @@ export const CONFORMANCE_CONFIG = process.env.CONFORMANCE_CONFIG ?? "test/confor
 
 const RUNS = [
   { name: "requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 300_000 },
+  { name: "requirements 2025-11-25", args: ["--requirements", "2025-11-25"], timeoutMs: 300_000 },
   { name: "http-header-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-header-validation"], timeoutMs: 90_000 },
   { name: "http-custom-header-server-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-custom-header-server-validation"], timeoutMs: 90_000 },
 ];

@@ -21,10 +21,12 @@ export function freePort() {
 }
 
 /**
- * @param {{config?: string, readyTimeoutMs?: number, vars?: Record<string,string>}} opts
+ * @param {{config?: string, readyTimeoutMs?: number, vars?: Record<string,string>, logLevel?: string}} opts
+ *   logLevel: wrangler's --log-level ("info" by default; the benchmarks pass "warn" so that
+ *   wrangler does not print a line per request while it is being measured).
  * @returns {Promise<{url: string, origin: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs = 60_000, vars = {} } = {}) {
+export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs = 60_000, vars = {}, logLevel = "info" } = {}) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const persist = mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-state-"));
   const removePersist = () => rmSync(persist, { recursive: true, force: true });
@@ -33,7 +35,7 @@ export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs =
   const args = [
     "dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port),
     "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspectorPort),
-    "--persist-to", persist, "--show-interactive-dev-session=false", "--log-level", "info",
+    "--persist-to", persist, "--show-interactive-dev-session=false", "--log-level", logLevel,
     ...Object.entries(allVars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   const child = spawnGroup("wrangler", args);
