@@ -11,7 +11,8 @@ export function classifyEra(msg: Message, headers: Headers): Era {
   // Answers to server-initiated requests only exist inside 2025 sessions.
   if (msg.kind === "response") return "legacy";
   const header = headers.get("MCP-Protocol-Version")?.trim();
-  if (msg.kind === "notification") return isModernVersion(header) ? "modern" : "legacy";
+  // Notifications have no envelope in 2026; a session id means a 2025 client (e.g. notifications/cancelled).
+  if (msg.kind === "notification") return isModernVersion(header) && !headers.has("Mcp-Session-Id") ? "modern" : "legacy";
 
   const meta = msg.message.params?._meta;
   const claim = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[META.protocolVersion] : undefined;

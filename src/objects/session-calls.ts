@@ -55,7 +55,7 @@ export class Execution {
   ensureStream(): string {
     if (!this.stream) {
       // Seq 0 is the priming event; the relay sends it when the client connects (see session.ts).
-      this.stream = this.host.store.openStream("post", this.host.next());
+      this.stream = this.host.store.openStream("post", this.host.next(), this.request.id);
       this.markOpened();
     }
     return this.stream;

@@ -21,6 +21,8 @@ export interface SessionRow {
   initialized: boolean;
   createdAt: number;
   lastSeenAt: number;
+  /** Next value for stream and server-request ids. */
+  counter: number;
 }
 
 export interface StoredEvent {
@@ -64,7 +66,7 @@ export class SessionStore {
   ) {
     sql.exec(`
       CREATE TABLE IF NOT EXISTS streams (id TEXT PRIMARY KEY, kind TEXT NOT NULL, next_seq INTEGER NOT NULL,
-        closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0);
+        closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0, request_id TEXT);
       CREATE TABLE IF NOT EXISTS events (stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
         PRIMARY KEY (stream, seq)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS calls (stream TEXT PRIMARY KEY, request TEXT NOT NULL, answers TEXT NOT NULL, state TEXT);
@@ -87,11 +89,26 @@ export class SessionStore {
   }
 
   // ── streams and the event log ────────────────────────────────────────────
-  /** Opens a stream; its first id (seq 0) is the priming event. */
-  openStream(kind: "post" | "get", counter: number): string {
+  /** Opens a stream; its first id (seq 0) is the priming event. A POST stream remembers its request id. */
+  openStream(kind: "post" | "get", counter: number, requestId?: string | number): string {
     const id = `${kind === "post" ? "p" : "g"}${counter.toString(36)}`;
-    this.sql.exec("INSERT INTO streams (id, kind, next_seq) VALUES (?, ?, 1)", id, kind);
+    this.sql.exec("INSERT INTO streams (id, kind, next_seq, request_id) VALUES (?, ?, 1, ?)", id, kind, requestId === undefined ? null : JSON.stringify(requestId));
     return id;
+  }
+
+  /** POST streams still open with no stored call: their request was running when the object went away. */
+  orphanedStreams(): { stream: string; requestId: string | number }[] {
+    return this.sql
+      .exec<{ id: string; request_id: string }>(
+        "SELECT id, request_id FROM streams WHERE kind = 'post' AND closed_at IS NULL AND id NOT IN (SELECT stream FROM calls)",
+      )
+      .toArray()
+      .map((r) => ({ stream: r.id, requestId: JSON.parse(r.request_id) as string | number }));
+  }
+
+  /** GET streams other than this one (replaced by a newer GET). */
+  otherGetStreams(except: string): string[] {
+    return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ?", except).toArray().map((r) => r.id);
   }
 
   streamExists(id: string): boolean {

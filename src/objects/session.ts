@@ -8,31 +8,26 @@
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config, type Env } from "../config";
 import type { AppDefinition } from "../mcp/app";
-import { encodeLegacyError } from "../mcp/encode";
-import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
-import { checkInputResponse } from "../mcp/input";
-import { errorResponse, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
+import { ErrorCode } from "../mcp/errors";
+import { errorResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
-import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel } from "../mcp/types";
+import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { hubStub } from "../http/notify";
-import { resourceExists } from "../mcp/methods/resources";
 import type { HubNotification } from "./hub";
-import { Execution, runOnce, wantsPriming, type CallHost, type StreamFrame } from "./session-calls";
+import { Execution, wantsPriming, type StreamFrame } from "./session-calls";
+import { onNotification, onRequest, onResponse, type LegacyAnswer, type SessionHost } from "./session-messages";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 
-/** What the Worker turns into an HTTP answer. */
-export type LegacyAnswer =
-  | { status: number; json?: object }
-  | { status: 200; stream: string; after: number };
+export type { LegacyAnswer };
 
 const NO_SESSION: LegacyAnswer = { status: 404, json: errorResponse(null, { code: ErrorCode.InvalidRequest, message: "Session not found; send initialize again" }) };
 
-export abstract class SessionObject extends DurableObject<Env> implements CallHost {
+export abstract class SessionObject extends DurableObject<Env> implements SessionHost {
   protected abstract readonly app: AppDefinition;
   readonly store: SessionStore;
   readonly config: Config;
   session!: SessionRow;
-  private running = new Map<string, Execution>();
+  readonly running = new Map<string, Execution>();
   /** Streams whose next relay connection is to be closed at once with this retry delay (polling). */
   private closeNext = new Map<string, number>();
   private loaded?: Promise<SessionRow | undefined>;
@@ -53,8 +48,7 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
 
   // ── CallHost ─────────────────────────────────────────────────────────────
   next(): number {
-    const n = (this.session as SessionRow & { counter?: number }).counter ?? 1;
-    (this.session as SessionRow & { counter?: number }).counter = n + 1;
+    const n = this.session.counter++;
     void this.store.putSession(this.session);
     return n;
   }
@@ -105,6 +99,7 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
       initialized: false,
       createdAt: now,
       lastSeenAt: now,
+      counter: 1,
     };
     await this.store.putSession(this.session);
     this.loaded = Promise.resolve(this.session);
@@ -112,12 +107,34 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
     await this.scheduleAlarm();
   }
 
-  /** Loads the session row and checks the caller may use it; false = answer 404. */
+  /** Loads the session row once per instance; a new instance first ends calls the last one left running. */
+  private async load(): Promise<SessionRow | undefined> {
+    this.loaded ??= this.store.getSession().then((row) => {
+      if (row) {
+        this.session = row;
+        this.recoverOrphans();
+      }
+      return row;
+    });
+    return this.loaded;
+  }
+
+  /**
+   * A call that was running (not waiting for input) when the object went away (a deploy, a crash)
+   * cannot resume: its stream gets an error the client can act on, instead of waiting forever.
+   */
+  private recoverOrphans(): void {
+    for (const { stream, requestId } of this.store.orphanedStreams()) {
+      new Execution(this, { jsonrpc: "2.0", id: requestId, method: "" }, stream).finish(
+        errorResponse(requestId, { code: ErrorCode.InternalError, message: "The server restarted while this request was running; send it again" }),
+      );
+    }
+  }
+
+  /** Loads the session and checks the caller may use it; false = answer 404. */
   private async open(principal: string): Promise<boolean> {
-    this.loaded ??= this.store.getSession();
-    const row = await this.loaded;
+    const row = await this.load();
     if (!row || row.principal !== principal) return false;
-    this.session = row;
     const now = Date.now();
     // One write a minute at most keeps the idle clock honest without a write per request.
     if (now - row.lastSeenAt > 60_000) {
@@ -131,15 +148,17 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
   async handle(args: { message: Message; principal: string }): Promise<LegacyAnswer> {
     if (!(await this.open(args.principal))) return NO_SESSION;
     const { message } = args;
-    if (message.kind === "notification") return this.onNotification(message.message.method, message.message.params ?? {});
-    if (message.kind === "response") return this.onResponse(message.message);
-    return this.onRequest(message.message);
+    if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
+    if (message.kind === "response") return onResponse(this, message.message);
+    return onRequest(this, message.message);
   }
 
   async openGet(args: { principal: string; lastEventId?: string }): Promise<LegacyAnswer> {
     if (!(await this.open(args.principal))) return NO_SESSION;
     if (args.lastEventId === undefined) {
       const stream = this.store.openStream("get", this.next());
+      // The newest GET stream carries session-level messages; an older one is told it is over.
+      for (const old of this.store.otherGetStreams(stream)) this.push(old, { end: true });
       this.store.dropStreamsClosedBefore(Date.now() - this.config.streamReplayMs);
       return { status: 200, stream, after: -1 };
     }
@@ -158,7 +177,7 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
 
   /** A notification published through the hub: session-level messages go on the newest GET stream. */
   async deliver(n: HubNotification): Promise<void> {
-    if (!(await this.open((await this.store.getSession())?.principal ?? ""))) return;
+    if (!(await this.load())) return;
     if (n.method === "notifications/resources/updated") {
       const uri = String(n.params?.uri ?? "");
       if (!this.session.subscriptions.some((s) => uri === s || uri.startsWith(s.endsWith("/") ? s : `${s}/`))) return;
@@ -177,7 +196,7 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
     const after = Number(url.searchParams.get("after") ?? "-1");
     if (request.headers.get("Upgrade") !== "websocket" || !this.store.streamExists(stream)) return new Response("no such stream", { status: 404 });
     if (this.ctx.getWebSockets().length >= this.config.maxStreamsPerSession) return new Response("too many open streams", { status: 429 });
-    this.session ??= (await this.store.getSession())!;
+    await this.load();
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
@@ -200,9 +219,8 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
 
   // ── the alarm: expiry, deadlines, trimming ───────────────────────────────
   async alarm(): Promise<void> {
-    const row = await this.store.getSession();
+    const row = await this.load();
     if (!row) return this.store.destroy();
-    this.session = row;
     const now = Date.now();
     if (now >= row.lastSeenAt + this.config.sessionIdleMs) return this.endSession();
     for (const stream of this.store.expiredCalls(now)) {
@@ -228,116 +246,6 @@ export abstract class SessionObject extends DurableObject<Env> implements CallHo
     await hubStub(this.env).unregister(this.session.id);
     await this.store.destroy();
     this.loaded = undefined;
-  }
-
-  // ── messages ─────────────────────────────────────────────────────────────
-  private async onNotification(method: string, params: Record<string, unknown>): Promise<LegacyAnswer> {
-    if (method === "notifications/initialized" && !this.session.initialized) {
-      this.session.initialized = true;
-      await this.store.putSession(this.session);
-    } else if (method === "notifications/cancelled") {
-      this.cancel(params.requestId);
-    }
-    return { status: 202 };
-  }
-
-  private cancel(requestId: unknown): void {
-    if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    const exec = this.running.get(JSON.stringify(requestId));
-    if (exec) {
-      exec.cancelled = true;
-      exec.abort.abort();
-      exec.end();
-      this.running.delete(JSON.stringify(requestId));
-      return;
-    }
-    // A call waiting for input after an eviction has no handler in memory, only its stored record.
-    const stream = this.store.findCallByRequestId(requestId);
-    if (stream) new Execution(this, { jsonrpc: "2.0", id: requestId, method: "" }, stream).end();
-  }
-
-  /** The client's answer to one of our requests, arriving as its own POST. */
-  private async onResponse(msg: { id: string | number | null; result?: unknown; error?: unknown }): Promise<LegacyAnswer> {
-    const pending = typeof msg.id === "string" ? this.store.takePending(msg.id) : undefined;
-    if (!pending) return { status: 400, json: errorResponse(null, { code: ErrorCode.InvalidRequest, message: `No pending server request has id ${JSON.stringify(msg.id)}` }) };
-    const call = this.store.getCall(pending.stream);
-    if (!call) return { status: 202 };
-    const request = JSON.parse(call.request) as JsonRpcRequest;
-    const exec = new Execution(this, request, pending.stream);
-    if (msg.error !== undefined) {
-      const e = msg.error as { message?: string };
-      exec.finish(errorResponse(request.id, { code: ErrorCode.InternalError, message: `The client answered ${pending.method} with an error: ${e.message ?? "unknown"}` }));
-      return { status: 202 };
-    }
-    try {
-      checkInputResponse(pending.key, pending.method, msg.result);
-    } catch (err) {
-      this.store.addPending(pending);
-      return { status: 400, json: errorResponse(null, (err as McpError).toJSON()) };
-    }
-    call.answers[pending.key] = msg.result;
-    this.store.putCall(call);
-    // Run the handler again once every answer of this round is in.
-    if (this.store.pendingCount(pending.stream) === 0) {
-      this.track(exec);
-      void runOnce(this, exec, call.answers, call.state).then((response) => {
-        this.untrack(exec);
-        if (response) exec.finish(response);
-      });
-    }
-    return { status: 202 };
-  }
-
-  private async onRequest(req: JsonRpcRequest): Promise<LegacyAnswer> {
-    const params = req.params ?? {};
-    const ok = (result: object = {}): LegacyAnswer => ({ status: 200, json: resultResponse(req.id, result) });
-    const fail = (err: McpError, status = 200): LegacyAnswer => ({ status, json: errorResponse(req.id, encodeLegacyError(err)) });
-    switch (req.method) {
-      case "initialize":
-        return fail(new McpError(ErrorCode.InvalidRequest, "This session is already initialized"), 400);
-      case "ping":
-        return ok();
-      case "logging/setLevel": {
-        if (!LOG_LEVELS.includes(params.level as LogLevel)) return fail(invalidParams(`Invalid log level: ${String(params.level)}`));
-        this.session.logLevel = params.level as LogLevel;
-        await this.store.putSession(this.session);
-        return ok();
-      }
-      case "resources/subscribe":
-      case "resources/unsubscribe":
-        return this.subscribe(req, params.uri);
-    }
-
-    const exec = new Execution(this, req);
-    this.track(exec);
-    const done = runOnce(this, exec, {}, undefined).then((response) => {
-      this.untrack(exec);
-      if (response && exec.stream) exec.finish(response);
-      return response;
-    });
-    const first = await Promise.race([done, exec.opened.then(() => null)]);
-    if (first && !exec.stream) return { status: 200, json: first };
-    return { status: 200, stream: exec.stream!, after: -1 };
-  }
-
-  private async subscribe(req: JsonRpcRequest, uri: unknown): Promise<LegacyAnswer> {
-    if (!this.reg.capabilities.resources?.subscribe) return { status: 200, json: errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` }) };
-    if (typeof uri !== "string") return { status: 200, json: errorResponse(req.id, invalidParams(`${req.method} needs params.uri`).toJSON()) };
-    if (!resourceExists(this.reg, uri)) return { status: 200, json: errorResponse(req.id, { code: ErrorCode.ResourceNotFoundLegacy, message: `Resource not found: ${uri}`, data: { uri } }) };
-    const subs = new Set(this.session.subscriptions);
-    if (req.method === "resources/subscribe") subs.add(uri);
-    else subs.delete(uri);
-    this.session.subscriptions = [...subs];
-    await this.store.putSession(this.session);
-    await hubStub(this.env).register(this.session.id, this.session.subscriptions);
-    return { status: 200, json: resultResponse(req.id, {}) };
-  }
-
-  private track(exec: Execution) {
-    this.running.set(JSON.stringify(exec.request.id), exec);
-  }
-  private untrack(exec: Execution) {
-    this.running.delete(JSON.stringify(exec.request.id));
   }
 }
 

@@ -5,7 +5,7 @@
  * SSE reader that keeps every event with its id — the priming event (an id
  * and empty data) included — because ids are what a 2025 client resumes with.
  */
-import { SELF, env } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { HubNotification } from "../../src/objects/hub";
 import { MCP_URL, freshId, type RequestId, type RpcMessage } from "./mcp";
@@ -113,12 +113,24 @@ export function getStream(sessionId: string | undefined, lastEventId?: string, h
   return SELF.fetch(MCP_URL, { method: "GET", headers: h });
 }
 
-export function deleteSession(sessionId: string): Promise<Response> {
-  return SELF.fetch(MCP_URL, { method: "DELETE", headers: headersFor(sessionId, { "Content-Type": null }) });
+export function deleteSession(sessionId: string, headers: Record<string, string | null> = {}): Promise<Response> {
+  return SELF.fetch(MCP_URL, { method: "DELETE", headers: headersFor(sessionId, { "Content-Type": null, ...headers }) });
 }
 
 /** The session Durable Object behind a session id. */
 export const sessionStub = (sessionId: string) => env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionId));
+
+/** Puts an in-memory marker on the running instance, to prove later that an eviction really dropped it. */
+export async function markInstance(stub: ReturnType<typeof sessionStub>): Promise<void> {
+  await runInDurableObject(stub, (instance) => {
+    (instance as unknown as { testMarker?: boolean }).testMarker = true;
+  });
+}
+
+/** Whether the running instance still carries the marker (false: it is a new instance). */
+export function instanceMarked(stub: ReturnType<typeof sessionStub>): Promise<boolean> {
+  return runInDurableObject(stub, (instance) => (instance as unknown as { testMarker?: boolean }).testMarker === true);
+}
 
 /** Publishes a notification through the global hub, as `notify` does from a tool or a cron trigger. */
 export const publish = (n: HubNotification) => env.MCP_HUB.get(env.MCP_HUB.idFromName("global")).publish(n);

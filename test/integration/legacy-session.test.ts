@@ -140,6 +140,20 @@ describe("session header and status codes", () => {
     await get.body?.cancel();
   });
 
+  it("2025-11-25: DELETE with an unsupported MCP-Protocol-Version is 400 and leaves the session alive", async () => {
+    const s = await openSession();
+    const res = await deleteSession(s.id, { "MCP-Protocol-Version": "1999-01-01" });
+    await expectRpcError(res, 400, InvalidRequest);
+    expect(await result(s.id, "ping")).toEqual({});
+  });
+
+  it("2025-11-25: a GET whose Accept lacks text/event-stream is 406", async () => {
+    const s = await openSession();
+    const res = await getStream(s.id, undefined, { Accept: "application/json" });
+    expect(res.status).toBe(406);
+    await res.body?.cancel();
+  });
+
   it("2025-11-25: session traffic without MCP-Protocol-Version uses the negotiated revision", async () => {
     const s = await openSession({ protocolVersion: "2025-06-18" });
     const body = await call(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": null } });
