@@ -2,11 +2,12 @@
 // most expensive and stops at the first failure: typecheck, workerd integration tests
 // (vitest), bundle-size budget, then end-to-end runs against real `wrangler dev` servers
 // (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
-// official conformance suite). Helpers live in test/e2e/.
+// official conformance suite; the opt-in OAuth entry). Helpers live in test/e2e/.
 import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
+import { runOAuth } from "../test/e2e/oauth.mjs";
 import { run } from "../test/e2e/procs.mjs";
 import { startWrangler } from "../test/e2e/server.mjs";
 
@@ -80,6 +81,10 @@ const withExampleServer = (runClient) => async () => {
 
 await step("e2e: official client, 2026-07-28, example server (wrangler dev)", e2eStep(withExampleServer(runClientModern)));
 await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, example server (wrangler dev)", e2eStep(withExampleServer(runClientLegacy)));
+
+// Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
+// authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.
+await step("e2e: OAuth authorization server (workers-oauth-provider), wrangler.oauth.toml (wrangler dev)", e2eStep(runOAuth));
 
 // Conformance hook: test/e2e/conformance.mjs serves test/conformance/wrangler.toml (the
 // fixture app, also `npm run dev:conformance`) and runs the official suite. Add or change

@@ -24,6 +24,12 @@ export const MCP_PATH = "/mcp";
 export interface WorkerOptions {
   /** Your own token check, instead of the AUTH_MODE built-ins (static token, JWT). */
   verifyToken?: TokenVerifier;
+  /**
+   * Who is calling, when something in front of this Worker has already authenticated the request
+   * (src/oauth/: the OAuth provider's `ctx.props`). Used instead of any token check; sessions,
+   * requestState and subscriptions are bound to it. Returning undefined answers 401.
+   */
+  principal?: (request: Request, env: Env, ctx: ExecutionContext) => string | undefined;
 }
 
 export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {}) {
@@ -49,7 +55,11 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
     if (tooLarge) return tooLarge;
     let principal = "";
     const verify = verifierOf(config);
-    if (verify) {
+    if (options.principal) {
+      principal = options.principal(request, env, ctx) ?? "";
+      const metadata = `${new URL(request.url).origin}${PRM_PATH}${MCP_PATH}`;
+      if (!principal) return reject(401, ErrorCode.InvalidRequest, "Unauthorized", { "WWW-Authenticate": `Bearer resource_metadata="${metadata}"` });
+    } else if (verify) {
       const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
       const who = await authenticate(request, verify, MCP_PATH, scopes);
       if (who instanceof Response) return who;

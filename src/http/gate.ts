@@ -8,7 +8,7 @@ import { ErrorCode } from "../mcp/errors";
 import { reject } from "./responses";
 
 /** "host[:port]" from a Host header or an origin URL, lower-cased. */
-function hostAllowed(hostPort: string, allowed: string[]): boolean {
+export function hostAllowed(hostPort: string, allowed: string[]): boolean {
   const hp = hostPort.toLowerCase();
   const host = hp.startsWith("[") ? hp.slice(0, hp.indexOf("]") + 1) : hp.split(":")[0]!;
   // An entry with a port must match exactly; an entry without one allows any port.

@@ -1,0 +1,116 @@
+/**
+ * The authorization endpoint (/authorize) of the opt-in OAuth entry (./index.ts): who the user
+ * is, and whether they let this client act for them. The provider validated nothing here yet;
+ * `parseAuthRequest` checks the client, redirect URI, PKCE and resource, and
+ * `completeAuthorization` issues the code. Everything else (tokens, registration, metadata) is
+ * the provider's.
+ *
+ * ▶ PLUG REAL LOGIN INTO `signedInUser` BELOW. Until you do, nobody can authorize: the template
+ *   never approves anyone by default. For local testing only, OAUTH_DEMO_AUTO_APPROVE="true"
+ *   signs everyone in as a demo user and skips the consent page, on loopback hosts only.
+ */
+import { AuthorizationError, CimdFetchError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../config";
+
+export interface OAuthEnv extends Env {
+  /** Clients, grants and tokens (hashed); `wrangler kv namespace create OAUTH_KV`. */
+  OAUTH_KV: KVNamespace;
+  /** Set by the provider for its default handler. */
+  OAUTH_PROVIDER: OAuthHelpers;
+  /** "true" signs every visitor in as a demo user and approves at once; loopback hosts only. */
+  OAUTH_DEMO_AUTO_APPROVE?: string;
+}
+
+/** What a grant carries to /mcp as `ctx.props`; `userId` becomes the MCP principal. */
+export interface UserProps {
+  userId: string;
+}
+
+export const AUTHORIZE_PATH = "/authorize";
+
+/** The demo switch, honoured only on a loopback host: a deployed Worker never auto-approves. */
+const demo = (request: Request, env: OAuthEnv) =>
+  env.OAUTH_DEMO_AUTO_APPROVE === "true" && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(new URL(request.url).hostname);
+
+/**
+ * ▶ PLUG REAL LOGIN HERE: return the signed-in user's stable id (no ":"), or undefined.
+ * Read your own session cookie, verify a Cloudflare Access JWT (Cf-Access-Jwt-Assertion), or
+ * send the browser to GitHub/Google/… with `env.OAUTH_PROVIDER.beginUpstream()` and come back
+ * through `finishUpstream()` (the provider's docs/upstream-sign-in.md). Redirect to your login
+ * page instead of answering 403 when nobody is signed in.
+ *
+ * The demo (OAUTH_DEMO_AUTO_APPROVE="true", on localhost only): "demo-user", or
+ * "demo-<login_hint>" so a test can be two different users.
+ */
+async function signedInUser(request: Request, env: OAuthEnv): Promise<string | undefined> {
+  if (!demo(request, env)) return undefined;
+  const hint = new URL(request.url).searchParams.get("login_hint") ?? "";
+  return /^[A-Za-z0-9_-]{1,64}$/.test(hint) ? `demo-${hint}` : "demo-user";
+}
+
+export async function authorize(request: Request, env: OAuthEnv): Promise<Response> {
+  const oauth = env.OAUTH_PROVIDER;
+  try {
+    const user = await signedInUser(request, env);
+    if (request.method === "POST") {
+      // The consent form came back. The request itself comes from storage, bound to this browser.
+      const form = await request.formData();
+      const handle = String(form.get("handle") ?? "");
+      if (form.get("decision") !== "approve") {
+        const denied = await oauth.denyConsent(request, handle);
+        return new Response(null, { status: 302, headers: denied.headers });
+      }
+      if (!user) return page(403, "Sign in first.");
+      const approved = await oauth.approveConsent(request, handle);
+      return complete(oauth, approved.request, user, approved.headers);
+    }
+    if (request.method !== "GET") return page(405, "Use GET or POST.");
+
+    const authRequest = await oauth.parseAuthRequest(request);
+    if (!user) return page(403, "Sign-in is not set up on this server: plug your login into signedInUser() in src/oauth/authorize.ts.");
+    // The demo skips the page unless the client asks for it (prompt=consent).
+    const prompt = new URL(request.url).searchParams.get("prompt") ?? "";
+    if (demo(request, env) && !prompt.split(" ").includes("consent")) {
+      return complete(oauth, authRequest, user, new Headers());
+    }
+    const details = await oauth.describeConsent(authRequest); // first: a failed lookup leaves nothing in KV
+    const consent = await oauth.beginConsent(authRequest);
+    consent.headers.set("Content-Type", "text/html; charset=utf-8");
+    return new Response(consentPage(details, consent.handle, user), { headers: consent.headers });
+  } catch (error) {
+    // Redirect to the client only when the library says its redirect URI is validated.
+    if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+    if (error instanceof AuthorizationError) return page(400, error.description);
+    if (error instanceof CimdFetchError) return page(400, "This app could not be verified: its client metadata document could not be fetched.");
+    throw error;
+  }
+}
+
+async function complete(oauth: OAuthHelpers, request: AuthRequest, userId: string, headers: Headers): Promise<Response> {
+  const props: UserProps = { userId };
+  const { redirectTo } = await oauth.completeAuthorization({ request, userId, metadata: {}, scope: request.scope, props });
+  headers.set("Location", redirectTo);
+  return new Response(null, { status: 302, headers });
+}
+
+// Everything below comes partly from the client (name, URIs, scopes): escape it all.
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function consentPage(d: ConsentDescription, handle: string, user: string): string {
+  const name = escape(d.clientName);
+  const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
+  const local = d.redirectIsLoopback ? "<p><strong>Access goes to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : "";
+  const scopes = d.scope.length > 0 ? `<p>Scopes: ${d.scope.map(escape).join(", ")}</p>` : "";
+  return `<!doctype html><meta charset="utf-8"><title>Authorize ${name}</title>
+<h1>Allow ${name} to use this MCP server as ${escape(user)}?</h1>
+<p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>${local}${scopes}
+<form method="post"><input type="hidden" name="handle" value="${escape(handle)}">
+<button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></form>`;
+}
+
+function page(status: number, message: string): Response {
+  return new Response(`<!doctype html><meta charset="utf-8"><title>Authorization</title><p>${escape(message)}</p>`, {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'" },
+  });
+}
