@@ -11,7 +11,11 @@ export type Params = Record<string, unknown>;
 /** Request ids longer than this are rejected: an id is echoed in every answer and must stay small. */
 export const MAX_ID_LENGTH = 256;
 const Id = v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
-const ParamsSchema = v.record(v.string(), v.unknown());
+// valibot's record() lets arrays through; JSON-RPC params (by name, as MCP uses them) and results are objects.
+const ParamsSchema = v.pipe(
+  v.custom<Record<string, unknown>>((x) => typeof x === "object" && x !== null && !Array.isArray(x)),
+  v.record(v.string(), v.unknown()),
+);
 
 const RequestSchema = v.object({
   jsonrpc: v.literal("2.0"),
@@ -27,7 +31,7 @@ const NotificationSchema = v.object({
 const ResultResponseSchema = v.object({
   jsonrpc: v.literal("2.0"),
   id: Id,
-  result: v.record(v.string(), v.unknown()),
+  result: ParamsSchema,
 });
 const ErrorResponseSchema = v.object({
   jsonrpc: v.literal("2.0"),

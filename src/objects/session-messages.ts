@@ -19,7 +19,15 @@ export type LegacyAnswer = { status: number; json?: object } | { status: 200; st
 export interface SessionHost extends CallHost {
   /** Handlers running in this instance, by JSON of the client's request id (for notifications/cancelled). */
   running: Map<string, Execution>;
+  /** Whether the session already holds MAX_STREAMS_PER_SESSION open streams. */
+  atStreamLimit(): boolean;
 }
+
+/** 429 for a stream the session has no room for; nothing was stored or run. */
+export const tooManyStreams = (id: string | number | null): LegacyAnswer => ({
+  status: 429,
+  json: errorResponse(id, { code: ErrorCode.InvalidRequest, message: "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)" }),
+});
 
 const key = (id: unknown) => JSON.stringify(id);
 
@@ -52,6 +60,8 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest): Promise
       return subscribe(host, req, params.uri);
   }
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
+  // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
+  if (host.atStreamLimit()) return tooManyStreams(req.id);
   const exec = new Execution(host, req);
   const done = track(host, exec, {}, undefined);
   const first = await Promise.race([done, exec.opened.then(() => null)]);

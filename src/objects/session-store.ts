@@ -63,8 +63,14 @@ export class SessionStore {
   constructor(
     private readonly sql: SqlStorage,
     private readonly kv: DurableObjectStorage,
-  ) {
-    sql.exec(`
+  ) {}
+
+  /**
+   * Creates the tables; called by initialize only. An id nobody initialized (a guess, a typo)
+   * must not leave an empty database behind, so nothing is written before a session exists.
+   */
+  createSchema(): void {
+    this.sql.exec(`
       CREATE TABLE IF NOT EXISTS streams (id TEXT PRIMARY KEY, kind TEXT NOT NULL, next_seq INTEGER NOT NULL,
         closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0, request_id TEXT);
       CREATE TABLE IF NOT EXISTS events (stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,

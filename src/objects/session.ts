@@ -15,7 +15,7 @@ import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { hubStub } from "../http/notify";
 import type { HubNotification } from "./hub";
 import { Execution, wantsPriming, type StreamFrame } from "./session-calls";
-import { onNotification, onRequest, onResponse, type LegacyAnswer, type SessionHost } from "./session-messages";
+import { onNotification, onRequest, onResponse, tooManyStreams, type LegacyAnswer, type SessionHost } from "./session-messages";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 
 export type { LegacyAnswer };
@@ -101,6 +101,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       lastSeenAt: now,
       counter: 1,
     };
+    this.store.createSchema();
     await this.store.putSession(this.session);
     this.loaded = Promise.resolve(this.session);
     await hubStub(this.env).register(args.sessionId, []);
@@ -156,6 +157,8 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   async openGet(args: { principal: string; lastEventId?: string }): Promise<LegacyAnswer> {
     if (!(await this.open(args.principal))) return NO_SESSION;
     if (args.lastEventId === undefined) {
+      // Checked before the new stream replaces the open GET stream, which must keep its notifications.
+      if (this.atStreamLimit()) return tooManyStreams(null);
       const stream = this.store.openStream("get", this.next());
       // The newest GET stream carries session-level messages; an older one is told it is over.
       for (const old of this.store.otherGetStreams(stream)) this.push(old, { end: true });
@@ -194,9 +197,9 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     const url = new URL(request.url);
     const stream = url.searchParams.get("stream") ?? "";
     const after = Number(url.searchParams.get("after") ?? "-1");
-    if (request.headers.get("Upgrade") !== "websocket" || !this.store.streamExists(stream)) return new Response("no such stream", { status: 404 });
-    if (this.ctx.getWebSockets().length >= this.config.maxStreamsPerSession) return new Response("too many open streams", { status: 429 });
-    await this.load();
+    if (request.headers.get("Upgrade") !== "websocket" || !(await this.load()) || !this.store.streamExists(stream)) return new Response("no such stream", { status: 404 });
+    // A POST stream's first connection carries the answer of a call already admitted: never refuse it.
+    if (!(after < 0 && stream.startsWith("p")) && this.atStreamLimit()) return new Response("too many open streams", { status: 429 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
@@ -207,6 +210,10 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (retry !== undefined) server.send(JSON.stringify({ end: true, retry }));
     else if (this.store.isClosed(stream) && !this.store.hasCall(stream)) server.send(JSON.stringify({ end: true }));
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  atStreamLimit(): boolean {
+    return this.ctx.getWebSockets().length >= this.config.maxStreamsPerSession;
   }
 
   async webSocketClose(ws: WebSocket, code: number): Promise<void> {

@@ -5,7 +5,7 @@
  * requests fail at their deadline, and an open stream survives the object
  * hibernating (the Worker holds the SSE, the object a hibernatable socket).
  */
-import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { SELF, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectRpcError } from "../helpers/mcp";
 import {
@@ -169,6 +169,21 @@ describe("eviction", () => {
     const resumed = sse(await getStream(s.id, priming.id));
     const ev = await resumed.until((m) => m.method === "notifications/tools/list_changed");
     expect(ev?.id).toBe(`${splitId(priming.id).stream}-1`);
+  });
+});
+
+describe("unknown session ids", () => {
+  it("2025-11-25: a well-formed session id nobody issued gets 404 and leaves no storage behind", async () => {
+    const forged = "A".repeat(43);
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": forged };
+    const post = await SELF.fetch("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    expect(post.status).toBe(404);
+    await post.text();
+    const get = await SELF.fetch("http://localhost/mcp", { headers: { ...headers, Accept: "text/event-stream" } });
+    expect(get.status).toBe(404);
+    await get.text();
+    const { keys, rows, alarm } = await storedState(sessionStub(forged));
+    expect({ keys, rows, alarm }).toEqual({ keys: [], rows: {}, alarm: null });
   });
 });
 
