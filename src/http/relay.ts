@@ -27,6 +27,7 @@ export async function relayStream(stub: DurableObjectStub<SessionObject>, stream
     }
     if (frame.retry !== undefined) sse.retry(frame.retry);
     sse.close();
+    ws.close(1000, "stream ended");
   });
   ws.addEventListener("close", () => sse.close());
   sse.startKeepAlive();

@@ -207,8 +207,12 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify({ e: eventId(stream, e.seq), d: e.data }));
     const retry = this.closeNext.get(stream);
     this.closeNext.delete(stream);
-    if (retry !== undefined) server.send(JSON.stringify({ end: true, retry }));
-    else if (this.store.isClosed(stream) && !this.store.hasCall(stream)) server.send(JSON.stringify({ end: true }));
+    const ended = retry !== undefined || (this.store.isClosed(stream) && !this.store.hasCall(stream));
+    if (ended) {
+      // Nothing more will come on this connection: close it, so it does not count as an open stream.
+      server.send(JSON.stringify(retry !== undefined ? { end: true, retry } : { end: true }));
+      server.close(1000, "stream ended");
+    }
     return new Response(null, { status: 101, webSocket: client });
   }
 

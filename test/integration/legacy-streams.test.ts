@@ -244,6 +244,19 @@ describe("resumption with Last-Event-ID", () => {
     expect(replay.map((e) => e.data)).toEqual(original.slice(1).map((e) => e.data));
   });
 
+  it("2025-11-25: replays of a finished stream do not use up the session's open-stream limit", async () => {
+    const s = await openSession();
+    const original = await sse(await request(s.id, "tools/call", countdown(1, "again"))).rest();
+    // More replays than MAX_STREAMS_PER_SESSION (16): each connection must be released when its replay ends.
+    for (let i = 0; i < 20; i++) {
+      const replay = await sse(await getStream(s.id, original[0]!.id)).rest();
+      expect(replay.map((e) => e.id)).toEqual(original.slice(1).map((e) => e.id));
+    }
+    const fresh = sse(await getStream(s.id));
+    expect((await fresh.next())!.data).toBe("");
+    await fresh.cancel();
+  });
+
   it("2025-11-25: Last-Event-ID replay works after every Durable Object was evicted", async () => {
     const s = await openSession();
     const { stream, lastId } = await startAndDrop(s.id);
