@@ -1,5 +1,5 @@
 /** Helpers that build content blocks, so app code reads like what it returns. */
-import type { Annotations, BlobResourceContents, Content, Icon, TextResourceContents } from "./types";
+import type { Annotations, BlobResourceContents, Content, TextResourceContents } from "./types";
 
 export const text = (value: string, annotations?: Annotations): Content =>
   annotations ? { type: "text", text: value, annotations } : { type: "text", text: value };
@@ -17,16 +17,7 @@ export const embedded = (resource: TextResourceContents | BlobResourceContents, 
   annotations ? { type: "resource", resource, annotations } : { type: "resource", resource };
 
 /** A link to a resource the client may read later. */
-export const resourceLink = (link: {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  icons?: Icon[];
-  annotations?: Annotations;
-}): Content => ({ type: "resource_link", ...link });
+export const resourceLink = (link: Omit<Extract<Content, { type: "resource_link" }>, "type">): Content => ({ type: "resource_link", ...link });
 
 /** Base64 of bytes or of a UTF-8 string, for blobs and image/audio data. */
 export function base64(input: Uint8Array | string): string {

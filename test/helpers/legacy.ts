@@ -8,7 +8,7 @@
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { HubNotification } from "../../src/objects/hub";
-import { MCP_URL, freshId, type RequestId, type RpcMessage } from "./mcp";
+import { MCP_URL, freshId, parseEvent, type RequestId, type RpcMessage } from "./mcp";
 
 export const LEGACY_VERSION = "2025-11-25";
 
@@ -245,20 +245,10 @@ export class EventReader {
     const blocks = this.buffer.split(/\r?\n\r?\n/);
     this.buffer = final ? "" : blocks.pop()!;
     for (const block of blocks) {
-      let data: string[] | undefined;
-      let id: string | undefined;
-      for (const line of block.split(/\r?\n/)) {
-        if (line === "" || line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon === -1 ? line : line.slice(0, colon);
-        let value = colon === -1 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "data") (data ??= []).push(value);
-        else if (field === "id") id = value;
-      }
-      if (data === undefined) continue;
-      const joined = data.join("\n");
-      const ev: SseEvent = { id, data: joined, ...(joined === "" ? {} : { message: JSON.parse(joined) as RpcMessage }) };
+      const parsed = parseEvent(block);
+      if (!parsed) continue;
+      const { id, data } = parsed;
+      const ev: SseEvent = { id, data, ...(data === "" ? {} : { message: JSON.parse(data) as RpcMessage }) };
       this.events.push(ev);
       this.queue.push(ev);
     }

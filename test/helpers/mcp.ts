@@ -154,7 +154,7 @@ export async function expectRpcError(res: Response, status: number, code: number
 }
 
 /** Parses one SSE event block into its fields; comments (`:`) are skipped. */
-function parseEvent(block: string): { event?: string; data: string; id?: string } | undefined {
+export function parseEvent(block: string): { event?: string; data: string; id?: string } | undefined {
   let data: string[] | undefined;
   let event: string | undefined;
   let id: string | undefined;
