@@ -11,6 +11,7 @@ import type { Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
 import type { LegacyAnswer } from "../objects/session";
+import { toBase64url } from "./base64url";
 import { relayStream } from "./relay";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
 
@@ -24,12 +25,7 @@ export interface LegacyDeps {
 /** Our ids: 256 random bits, base64url. Anything else cannot be a session of ours. */
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-function newSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+const newSessionId = () => toBase64url(crypto.getRandomValues(new Uint8Array(32)));
 
 const sessionStub = (env: Env, id: string) => env.MCP_SESSION.get(env.MCP_SESSION.idFromName(id));
 

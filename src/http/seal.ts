@@ -6,6 +6,7 @@
  */
 import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
 import type { Json } from "../mcp/types";
+import { fromBase64url, toBase64url } from "./base64url";
 
 export interface SealedState {
   /** method */
@@ -36,12 +37,6 @@ function hmacKey(secret: string): Promise<CryptoKey> {
   return key;
 }
 
-const b64url = (bytes: Uint8Array) => {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-};
-const fromB64url = (s: string) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 
 function requireSecret(secret: string | undefined): string {
   if (!secret) {
@@ -56,7 +51,7 @@ function requireSecret(secret: string | undefined): string {
 export async function seal(state: SealedState, secret: string | undefined): Promise<string> {
   const payload = encoder.encode(JSON.stringify(state));
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(requireSecret(secret)), payload));
-  return `${b64url(payload)}.${b64url(mac)}`;
+  return `${toBase64url(payload)}.${toBase64url(mac)}`;
 }
 
 const invalidState = (why: string) => invalidParams(`Invalid requestState: ${why}`);
@@ -73,8 +68,8 @@ export async function unseal(
   if (!payloadPart || !macPart || extra !== undefined) throw invalidState("not a state this server issued");
   let payload: Uint8Array, mac: Uint8Array;
   try {
-    payload = fromB64url(payloadPart);
-    mac = fromB64url(macPart);
+    payload = fromBase64url(payloadPart);
+    mac = fromBase64url(macPart);
   } catch {
     throw invalidState("not a state this server issued");
   }
