@@ -1,12 +1,12 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Integration tests run inside workerd against the real wrangler.toml, so they
+// Integration tests run inside workerd against the engine test app's wrangler config, so they
 // exercise the same bindings, Durable Objects and flags as `wrangler dev`.
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
+      wrangler: { configPath: "./test/engine-app/wrangler.toml" },
       miniflare: { bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" } },
     }),
   ],

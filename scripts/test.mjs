@@ -60,16 +60,16 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   return r.ok;
 });
 
-/** Runs a client suite against the example server (wrangler.toml) under its own `wrangler dev`. */
-const withExampleServer = (runClient) => async () => {
+/** Runs a client suite against the engine test app (test/engine-app) under its own `wrangler dev`. */
+const withEngineApp = (runClient) => async () => {
   let server;
   try {
-    server = await startWrangler({ config: "wrangler.toml" });
+    server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
   } catch (err) {
-    console.log(`  ✗ could not start the example server: ${err.message}`);
+    console.log(`  ✗ could not start the engine test app: ${err.message}`);
     return { passed: 0, failed: 1 };
   }
-  console.log(`  example server at ${server.url}`);
+  console.log(`  engine test app at ${server.url}`);
   try {
     const r = await runClient(server.url);
     if (r.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
@@ -79,8 +79,8 @@ const withExampleServer = (runClient) => async () => {
   }
 };
 
-await step("e2e: official client, 2026-07-28, example server (wrangler dev)", e2eStep(withExampleServer(runClientModern)));
-await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, example server (wrangler dev)", e2eStep(withExampleServer(runClientLegacy)));
+await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientModern)));
+await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientLegacy)));
 
 // Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
 // authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.

@@ -1,12 +1,10 @@
 /**
- * The Worker entry: the example app through the /mcp edge, and the Durable
- * Object classes wrangler.toml binds (the notification hub, and one session
- * object per 2025-11-25 session).
+ * The Worker entry: the app in src/server.ts served on /mcp, and the Durable
+ * Object classes wrangler.toml binds. A fork does not edit this file.
  */
 import app from "./server";
-import { sessionObjectFor } from "./objects/session";
-import { createMcpWorker } from "./worker";
+import { createMcpWorker } from "./mcp";
 
-export { McpHub } from "./objects/hub";
-export class McpSession extends sessionObjectFor(app) {}
-export default createMcpWorker(app);
+const worker = createMcpWorker(app);
+export const { McpHub, McpSession } = worker;
+export default worker;

@@ -13,10 +13,7 @@
  * ─────────────────────────────────────────────────────────────────────────
  */
 import * as v from "valibot";
-import { defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool } from "./mcp/app";
-import { text } from "./mcp/content";
-import { ResourceNotFound } from "./mcp/errors";
-import { elicit } from "./mcp/input";
+import { ResourceNotFound, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, elicit, text } from "./mcp";
 
 const UNITS: Record<string, string> = {
   celsius: "Degrees Celsius: water freezes at 0 and boils at 100 at sea level.",

@@ -18,6 +18,8 @@ import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
 import { createNotifier } from "./http/notify";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./http/responses";
+import { McpHub } from "./objects/hub";
+import { sessionObjectFor } from "./objects/session";
 
 export const MCP_PATH = "/mcp";
 
@@ -32,7 +34,14 @@ export interface WorkerOptions {
   principal?: (request: Request, env: Env, ctx: ExecutionContext) => string | undefined;
 }
 
-export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {}) {
+/** What `createMcpWorker` gives: the fetch handler, and the Durable Object classes to export by these names. */
+export interface McpWorker extends ExportedHandler<Env> {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
+  McpHub: typeof McpHub;
+  McpSession: ReturnType<typeof sessionObjectFor>;
+}
+
+export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {}): McpWorker {
   // Compiled once per isolate: schemas, lists and lookups are constants from here on.
   const reg = compileApp(app);
   const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
@@ -115,6 +124,8 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
   router.all("*", () => reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${MCP_PATH}`));
 
   return {
+    McpHub,
+    McpSession: sessionObjectFor(app),
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
       try {
         return await router.fetch(request, env, ctx);
@@ -124,7 +135,7 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
         return json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "Internal error" } }, 500);
       }
     },
-  } satisfies ExportedHandler<Env>;
+  };
 }
 
 /** The id of a message that failed validation, so the error can echo it. */

@@ -1,8 +1,7 @@
 /** The Worker entry of the conformance fixture app (`npm run dev:conformance`). */
-import { createMcpWorker } from "../../src/worker";
-import { sessionObjectFor } from "../../src/objects/session";
+import { createMcpWorker } from "../../src/mcp";
 import app from "./app";
 
-export { McpHub } from "../../src/objects/hub";
-export class McpSession extends sessionObjectFor(app) {}
-export default createMcpWorker(app);
+const worker = createMcpWorker(app);
+export const { McpHub, McpSession } = worker;
+export default worker;

@@ -86,7 +86,7 @@ async function coreChecks(client, { check }, { elicitations, logs }, prefix) {
     assert(resources.some((x) => x.uri === "info://about"), `resources: ${JSON.stringify(resources)}`);
     const about = await client.readResource({ uri: "info://about" }, REQ);
     assertEqual(about.contents[0]?.mimeType, "text/markdown", "mimeType");
-    assert(about.contents[0].text.startsWith("# Example MCP Worker"), `text: ${JSON.stringify(about.contents[0].text)}`);
+    assert(about.contents[0].text.startsWith("# Engine test app"), `text: ${JSON.stringify(about.contents[0].text)}`);
     const { resourceTemplates } = await client.listResourceTemplates(undefined, REQ);
     assert(resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"), "template not listed");
     const kelvin = await client.readResource({ uri: "units://kelvin" }, REQ);
@@ -123,7 +123,7 @@ async function sdkV1Run(url, checks) {
     await client.connect(transport, REQ);
     assertEqual(transport.protocolVersion, LEGACY, "negotiated version");
     assert(/^[A-Za-z0-9_-]{43}$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
-    assertEqual(client.getServerVersion()?.name, "example-mcp-worker", "serverInfo.name");
+    assertEqual(client.getServerVersion()?.name, "engine-test-app", "serverInfo.name");
     assert(client.getServerCapabilities()?.tools, "server capabilities lack tools");
   });
   if (!connected) return;
@@ -203,7 +203,7 @@ export async function runClientLegacy(url) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startWrangler({ config: "wrangler.toml" });
+  const server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
   let counts;
   try {
     counts = await runClientLegacy(server.url);

@@ -111,7 +111,7 @@ async function pinnedRun(url, { check }) {
       const { contents } = await client.readResource({ uri: "info://about" }, REQ);
       assertEqual(contents.length, 1, "contents length");
       assertEqual(contents[0].mimeType, "text/markdown", "mimeType");
-      assert(contents[0].text.startsWith("# Example MCP Worker"), `text: ${JSON.stringify(contents[0].text)}`);
+      assert(contents[0].text.startsWith("# Engine test app"), `text: ${JSON.stringify(contents[0].text)}`);
     });
     await check("resource template units://kelvin", async () => {
       const { resourceTemplates } = await client.listResourceTemplates(undefined, REQ);
@@ -161,7 +161,7 @@ export async function runClientModern(url) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startWrangler({ config: "wrangler.toml" });
+  const server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
   let counts;
   try {
     counts = await runClientModern(server.url);

@@ -7,7 +7,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
+import worker from "../engine-app/index";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 const MCP = "http://localhost/mcp";

@@ -8,7 +8,7 @@
  */
 import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import worker from "../../src/index";
+import worker from "../engine-app/index";
 import { readConfig } from "../../src/config";
 import { MCP_URL, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
 import {

@@ -38,7 +38,7 @@ describe("initialize", () => {
     const body = (await res.json()) as RpcMessage;
     expect(body.id).toBe("init-1");
     expect(body.result.protocolVersion).toBe("2025-11-25");
-    expect(body.result.serverInfo).toMatchObject({ name: "example-mcp-worker", version: "0.1.0" });
+    expect(body.result.serverInfo).toMatchObject({ name: "engine-test-app", version: "0.1.0" });
     expect(body.result.capabilities).toMatchObject({ tools: {}, resources: { subscribe: true }, prompts: {}, logging: {} });
     expect(typeof body.result.instructions).toBe("string");
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { META, SseReader, VERSION, expectRpcError, modernCall, modernPost, modernResult, readSse } from "../helpers/mcp";
 
 const InvalidParams = -32602;
-const SERVER_INFO = { name: "example-mcp-worker", version: "0.1.0" };
+const SERVER_INFO = { name: "engine-test-app", version: "0.1.0" };
 
 /** Fields every complete cacheable 2026 result carries. */
 function expectCacheable(result: any) {
@@ -182,7 +182,7 @@ describe("resources", () => {
   it("2026-07-28: resources/read of info://about returns markdown text with caching fields", async () => {
     const result = await modernResult("resources/read", { uri: "info://about" });
     expectCacheable(result);
-    expect(result.contents).toEqual([{ uri: "info://about", mimeType: "text/markdown", text: expect.stringContaining("# Example MCP Worker") }]);
+    expect(result.contents).toEqual([{ uri: "info://about", mimeType: "text/markdown", text: expect.stringContaining("# Engine test app") }]);
   });
 
   it("2026-07-28: resources/read of units://kelvin is served by the template", async () => {

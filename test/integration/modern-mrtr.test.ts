@@ -43,7 +43,7 @@ describe("round 1", () => {
     });
     expect(typeof result.requestState).toBe("string");
     expect(result.requestState.length).toBeGreaterThan(0);
-    expect(result._meta?.[META.serverInfo]?.name).toBe("example-mcp-worker");
+    expect(result._meta?.[META.serverInfo]?.name).toBe("engine-test-app");
     // InputRequiredResult is never cacheable and is not a tool result.
     expect((result as any).ttlMs).toBeUndefined();
     expect((result as any).cacheScope).toBeUndefined();

@@ -4,8 +4,8 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import app from "../../src/server";
-import { createMcpWorker } from "../../src/worker";
+import app from "../engine-app/app";
+import { createMcpWorker } from "../../src/mcp";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 async function discover(principal: () => string | undefined, authEnv: Record<string, string> = {}): Promise<Response> {

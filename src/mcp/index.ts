@@ -1,0 +1,39 @@
+/**
+ * The one module an app imports: everything to define a server (tools,
+ * resources, prompts, completions), the content and input helpers, the errors
+ * a handler may throw, the types, and `createMcpWorker`, which turns an app
+ * into the Worker's fetch handler and the Durable Object classes wrangler binds.
+ */
+export {
+  defineApp,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  type AppDefinition,
+  type Completer,
+  type PromptArgument,
+  type PromptDefinition,
+  type ResourceDefinition,
+  type ResourceReturn,
+  type ResourceTemplateDefinition,
+  type ToolAnnotations,
+  type ToolDefinition,
+  type ToolReturn,
+} from "./app";
+export { audio, base64, embedded, image, resourceLink, text } from "./content";
+export type { HandlerContext, Notifier } from "./context";
+export { ErrorCode, McpError, ResourceNotFound, invalidParams, missingClientCapability } from "./errors";
+export {
+  elicit,
+  elicitUrl,
+  listRoots,
+  sample,
+  type ElicitResult,
+  type InputRequest,
+  type RootsResult,
+  type SamplingParams,
+  type SamplingResult,
+} from "./input";
+export type * from "./types";
+export { createMcpWorker, type McpWorker, type WorkerOptions } from "../worker";

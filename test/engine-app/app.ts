@@ -1,0 +1,123 @@
+/**
+ * The engine's own test app: the tools, resources, prompt and completions the
+ * integration, e2e, load and bench code drive (greet, countdown,
+ * convert_temperature, roll_dice, info://about, units://{unit}, explain_unit).
+ * It mirrors the example app on purpose but lives here, so that a fork that
+ * replaces src/server.ts keeps every engine test green.
+ */
+import * as v from "valibot";
+import { ResourceNotFound, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, elicit, text } from "../../src/mcp";
+
+const UNITS: Record<string, string> = {
+  celsius: "Degrees Celsius: water freezes at 0 and boils at 100 at sea level.",
+  fahrenheit: "Degrees Fahrenheit: water freezes at 32 and boils at 212 at sea level.",
+  kelvin: "Kelvin: the SI unit of temperature, starting at absolute zero.",
+};
+
+const toCelsius = (value: number, unit: string) =>
+  unit === "celsius" ? value : unit === "fahrenheit" ? ((value - 32) * 5) / 9 : value - 273.15;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+const Unit = v.picklist(["celsius", "fahrenheit", "kelvin"]);
+
+export const convertTemperature = defineTool({
+  name: "convert_temperature",
+  title: "Convert a temperature",
+  description: "Converts a temperature between Celsius, Fahrenheit and Kelvin.",
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  input: v.object({
+    value: v.pipe(v.number(), v.description("The temperature to convert")),
+    from: v.pipe(Unit, v.description("The unit of value")),
+  }),
+  output: v.object({ celsius: v.number(), fahrenheit: v.number(), kelvin: v.number() }),
+  handler: ({ value, from }) => {
+    const c = toCelsius(value, from);
+    if (c < -273.15) throw new Error("That is below absolute zero.");
+    return { celsius: round2(c), fahrenheit: round2((c * 9) / 5 + 32), kelvin: round2(c + 273.15) };
+  },
+});
+
+export const rollDice = defineTool({
+  name: "roll_dice",
+  title: "Roll dice",
+  description: "Rolls dice and reports each roll and the total.",
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  input: v.object({
+    sides: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1000)), 6),
+    count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 1),
+  }),
+  handler: ({ sides, count }) => {
+    const rolls = Array.from({ length: count }, () => 1 + Math.floor(Math.random() * sides));
+    return `Rolled ${count}d${sides}: ${rolls.join(", ")} (total ${rolls.reduce((a, b) => a + b, 0)})`;
+  },
+});
+
+export const greet = defineTool({
+  name: "greet",
+  title: "Greet the user",
+  description: "Asks the user for their name (elicitation) and greets them.",
+  input: v.object({}),
+  handler: (_args, ctx) => {
+    const { who } = ctx.input.ask({
+      who: elicit("What is your name?", { name: { type: "string", title: "Your name" } }, ["name"]),
+    });
+    if (who!.action !== "accept") return "No name given; hello anyway!";
+    return `Hello, ${String(who!.content?.name ?? "friend")}!`;
+  },
+});
+
+export const countdown = defineTool({
+  name: "countdown",
+  title: "Count down",
+  description: "Counts down from n, reporting progress and a log line at each step.",
+  input: v.object({ from: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10)), 3) }),
+  handler: async ({ from }, ctx) => {
+    for (let i = from; i > 0; i--) {
+      if (ctx.signal.aborted) return "Cancelled.";
+      ctx.progress(from - i, from, `${i}…`);
+      ctx.log("info", `countdown at ${i}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    ctx.progress(from, from, "liftoff");
+    return "Liftoff!";
+  },
+});
+
+export default defineApp({
+  info: { name: "engine-test-app", title: "Engine test app", version: "0.1.0" },
+  instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
+  tools: [convertTemperature, rollDice, greet, countdown],
+  resources: [
+    defineResource({
+      uri: "info://about",
+      name: "about",
+      title: "About this server",
+      mimeType: "text/markdown",
+      read: () => "# Engine test app\n\nServes MCP 2026-07-28 and 2025-11-25 from one `/mcp` endpoint.",
+    }),
+  ],
+  resourceTemplates: [
+    defineResourceTemplate({
+      uriTemplate: "units://{unit}",
+      name: "unit",
+      title: "A temperature unit",
+      mimeType: "text/plain",
+      read: ({ unit }, uri) => {
+        const about = UNITS[unit!];
+        if (!about) throw new ResourceNotFound(uri);
+        return about;
+      },
+      complete: { unit: (value) => Object.keys(UNITS).filter((u) => u.startsWith(value)) },
+    }),
+  ],
+  prompts: [
+    definePrompt({
+      name: "explain_unit",
+      title: "Explain a unit",
+      description: "Asks the model to explain a temperature unit.",
+      arguments: [{ name: "unit", description: "celsius, fahrenheit or kelvin", required: true }],
+      get: ({ unit }) => [{ role: "user", content: text(`Explain the ${unit} temperature scale in two sentences.`) }],
+      complete: { unit: (value) => Object.keys(UNITS).filter((u) => u.startsWith(value)) },
+    }),
+  ],
+});
