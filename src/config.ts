@@ -1,9 +1,10 @@
 /**
  * Settings from wrangler.toml [vars] and secrets, read once per isolate.
- * Every setting has a safe default; the README lists them.
+ * Every setting has a safe default; the README lists them. A leaf: it parses
+ * strings and knows nothing of the objects or the lanes.
  */
 
-export interface Env {
+export interface Vars {
   /** Comma-separated Host names (optionally host:port) the server answers; others get 403. */
   ALLOWED_HOSTS?: string;
   /** Comma-separated extra browser origins allowed besides the allowed hosts. */
@@ -41,10 +42,6 @@ export interface Env {
   MAX_HEADER_BYTES?: string;
   MAX_STREAMS_PER_SESSION?: string;
   MAX_PENDING_PER_SESSION?: string;
-  /** 2025 sessions, one Durable Object each. */
-  MCP_SESSION: DurableObjectNamespace<import("./objects/session").SessionObject>;
-  /** The notification hub (subscriptions/listen and notify). */
-  MCP_HUB: DurableObjectNamespace<import("./objects/hub").McpHub>;
 }
 
 export interface Config {
@@ -70,7 +67,7 @@ export type AuthConfig =
   | { mode: "token"; token: string; scopes: string[] }
   | { mode: "jwt"; issuer: string; jwksUrl?: string; jwks?: string; audience?: string; scopes: string[] };
 
-function readAuth(env: Env): AuthConfig {
+function readAuth(env: Vars): AuthConfig {
   const mode = (env.AUTH_MODE ?? "none").trim().toLowerCase();
   const scopes = (env.AUTH_SCOPES ?? "").split(/\s+/).filter(Boolean);
   if (mode === "" || mode === "none") return { mode: "none" };
@@ -100,9 +97,9 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   return n;
 }
 
-let cached: { env: Env; config: Config } | undefined;
+let cached: { env: Vars; config: Config } | undefined;
 
-export function readConfig(env: Env): Config {
+export function readConfig(env: Vars): Config {
   if (cached?.env === env) return cached.config;
   const hosts = list(env.ALLOWED_HOSTS);
   const config: Config = {

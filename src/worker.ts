@@ -4,20 +4,22 @@
  * wires the example app through it; the conformance fixture app uses it too.
  */
 import { IttyRouter } from "itty-router";
-import { readConfig, type Config, type Env } from "./config";
+import { readConfig, type Config } from "./config";
+import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
-import { ErrorCode, McpError } from "./mcp/errors";
+import { ErrorCode, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
-import { PRM_PATH, authenticate, protectedResourceMetadata, verifierFor, type TokenVerifier } from "./http/auth";
+import { PRM_PATH, authenticate, challenge, protectedResourceMetadata, verifierFor, type TokenVerifier } from "./http/auth";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
 import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
 import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./http/legacy";
 import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
-import { createNotifier } from "./http/notify";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./http/responses";
+import { refusedStatus } from "./http/status";
+import { createNotifier } from "./objects/addresses";
 import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
 
@@ -66,8 +68,7 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
     const verify = verifierOf(config);
     if (options.principal) {
       principal = options.principal(request, env, ctx) ?? "";
-      const metadata = `${new URL(request.url).origin}${PRM_PATH}${MCP_PATH}`;
-      if (!principal) return reject(401, ErrorCode.InvalidRequest, "Unauthorized", { "WWW-Authenticate": `Bearer resource_metadata="${metadata}"` });
+      if (!principal) return challenge(request, MCP_PATH, 401, "Unauthorized");
     } else if (verify) {
       const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
       const who = await authenticate(request, verify, MCP_PATH, scopes);
@@ -93,8 +94,8 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
     try {
       msg = parseMessage(body, config.maxJsonDepth);
     } catch (err) {
-      const e = err as McpError;
-      return rpcError(idOf(body), e.toJSON(), e.status ?? 400);
+      const e = toMcpError(err);
+      return rpcError(idOf(body), e.toJSON(), refusedStatus(e.code));
     }
     if (classifyEra(msg, request.headers) === "legacy") return serveLegacyPost(request, msg, legacy);
     if (msg.kind !== "request") return accepted();

@@ -91,6 +91,18 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, cfg
   return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" } });
 }
 
+/**
+ * A 401/403 with the RFC 6750 challenge that points the client at this resource's RFC 9728 metadata,
+ * where it finds the authorization server (and, with `scopes`, what to ask for).
+ */
+export function challenge(request: Request, mcpPath: string, status: 401 | 403, message: string, error?: string, scopes: string[] = []): Response {
+  const metadata = `${new URL(request.url).origin}${PRM_PATH}${mcpPath}`;
+  const scope = scopes.length > 0 ? `, scope="${scopes.join(" ")}"` : "";
+  return reject(status, ErrorCode.InvalidRequest, message, {
+    "WWW-Authenticate": `Bearer ${error ? `error="${error}", ` : ""}resource_metadata="${metadata}"${scope}`,
+  });
+}
+
 /** Runs the verifier on the request's bearer token; a Response is the 401/403 to send. */
 export async function authenticate(
   request: Request,
@@ -98,21 +110,16 @@ export async function authenticate(
   mcpPath: string,
   scopes: string[],
 ): Promise<Principal | Response> {
-  const metadata = `${new URL(request.url).origin}${PRM_PATH}${mcpPath}`;
-  const scope = scopes.length > 0 ? `, scope="${scopes.join(" ")}"` : "";
-  const challenge = (status: 401 | 403, error: string | undefined, message: string) =>
-    reject(status, ErrorCode.InvalidRequest, message, {
-      "WWW-Authenticate": `Bearer ${error ? `error="${error}", ` : ""}resource_metadata="${metadata}"${scope}`,
-    });
+  const fail = (status: 401 | 403, error: string | undefined, message: string) => challenge(request, mcpPath, status, message, error, scopes);
 
   const header = request.headers.get("Authorization") ?? "";
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!m) return challenge(401, header ? "invalid_request" : undefined, "Unauthorized: send Authorization: Bearer <token>");
+  if (!m) return fail(401, header ? "invalid_request" : undefined, "Unauthorized: send Authorization: Bearer <token>");
   try {
     return await verify(m[1]!, resourceUri(request, mcpPath));
   } catch (err) {
-    if (err instanceof AuthFailure && err.kind === "insufficient_scope") return challenge(403, "insufficient_scope", `Forbidden: ${err.message}`);
-    if (err instanceof AuthFailure) return challenge(401, "invalid_token", `Unauthorized: ${err.message}`);
+    if (err instanceof AuthFailure && err.kind === "insufficient_scope") return fail(403, "insufficient_scope", `Forbidden: ${err.message}`);
+    if (err instanceof AuthFailure) return fail(401, "invalid_token", `Unauthorized: ${err.message}`);
     throw err;
   }
 }

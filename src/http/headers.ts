@@ -6,7 +6,7 @@
 import { ErrorCode, McpError } from "../mcp/errors";
 import type { CompiledTool } from "../mcp/registry";
 
-const mismatch = (message: string) => new McpError(ErrorCode.HeaderMismatch, message, undefined, 400);
+const mismatch = (message: string) => new McpError(ErrorCode.HeaderMismatch, message);
 
 const BASE64_VALUE = /^=\?base64\?(.*)\?=$/;
 // Strict base64: whole quads, correct padding (atob alone would accept missing padding).

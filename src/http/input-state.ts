@@ -4,6 +4,7 @@
  * signal into an InputRequiredResult with a freshly sealed state.
  */
 import { invalidParams } from "../mcp/errors";
+import { isObject } from "../mcp/guards";
 import { checkInputResponse as checkAnswer, type InputRequest, type InputRequired } from "../mcp/input";
 import type { Json } from "../mcp/types";
 import { seal, unseal } from "./seal";
@@ -18,8 +19,6 @@ export interface Binding {
   target: string;
   principal: string;
 }
-
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 export async function openRound(params: Record<string, unknown>, bind: Binding, secret: string | undefined): Promise<RoundInput> {
   let answers: Record<string, unknown> = {};

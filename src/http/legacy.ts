@@ -4,16 +4,19 @@
  * Mcp-Session-Id and is forwarded to it. This file only does the HTTP side:
  * headers, status codes, and turning the object's answers into JSON or SSE.
  */
-import type { Config, Env } from "../config";
+import type { Config } from "../config";
+import type { Env } from "../env";
 import { ErrorCode, invalidParams } from "../mcp/errors";
+import { isObject } from "../mcp/guards";
 import { resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
-import type { LegacyAnswer } from "../objects/session";
-import { toBase64url } from "./base64url";
+import { isSessionId, newSessionId, sessionStub } from "../objects/addresses";
+import type { SessionAnswer } from "../objects/contracts";
 import { relayStream } from "./relay";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
+import { SESSION_REFUSAL_STATUS } from "./status";
 
 export interface LegacyDeps {
   reg: Registry;
@@ -22,22 +25,17 @@ export interface LegacyDeps {
   principal: string;
 }
 
-/** Our ids: 256 random bits, base64url. Anything else cannot be a session of ours. */
-const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+type Stub = ReturnType<typeof sessionStub>;
 
-const newSessionId = () => toBase64url(crypto.getRandomValues(new Uint8Array(32)));
-
-const sessionStub = (env: Env, id: string) => env.MCP_SESSION.get(env.MCP_SESSION.idFromName(id));
-
-const notFound = () => reject(404, ErrorCode.InvalidRequest, "Session not found; send initialize again");
+const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCode.InvalidRequest, "Session not found; send initialize again");
 
 /** The session named by the request, or the HTTP error to answer. */
-function sessionOf(request: Request, env: Env): Response | DurableObjectStub<import("../objects/session").SessionObject> {
+function sessionOf(request: Request, env: Env): Response | Stub {
   const id = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
   if (!id && request.method !== "POST" && isModernVersion(request.headers.get("MCP-Protocol-Version")?.trim())) return methodNotAllowed("POST");
   if (!id) return reject(400, ErrorCode.InvalidRequest, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
-  if (!SESSION_ID.test(id)) return notFound();
+  if (!isSessionId(id)) return notFound();
   return sessionStub(env, id);
 }
 
@@ -48,10 +46,17 @@ function checkVersionHeader(request: Request): Response | null {
   return reject(400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${v}" for a session (supported: ${LEGACY_VERSIONS.join(", ")})`);
 }
 
-async function answer(result: LegacyAnswer, stub: DurableObjectStub<import("../objects/session").SessionObject>): Promise<Response> {
-  if ("stream" in result) return relayStream(stub, result.stream, result.after);
-  if (result.status === 202) return accepted();
-  return json(result.json ?? {}, result.status);
+async function answer(result: SessionAnswer, stub: Stub): Promise<Response> {
+  switch (result.kind) {
+    case "stream":
+      return relayStream(stub, result.stream, result.after);
+    case "accepted":
+      return accepted();
+    case "reply":
+      return json(result.message);
+    case "refused":
+      return rpcError(result.id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
+  }
 }
 
 export async function serveLegacyPost(request: Request, msg: Message, deps: LegacyDeps): Promise<Response> {
@@ -67,8 +72,7 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
   const p = req.params ?? {};
-  const isObj = (x: unknown) => typeof x === "object" && x !== null && !Array.isArray(x);
-  if (typeof p.protocolVersion !== "string" || !isObj(p.capabilities) || !isObj(p.clientInfo)) {
+  if (typeof p.protocolVersion !== "string" || !isObject(p.capabilities) || !isObject(p.clientInfo)) {
     return rpcError(req.id, invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo").toJSON(), 400);
   }
   // Echo a legacy revision we speak; otherwise offer our newest legacy one (never 2026-07-28: it has no handshake).
@@ -79,7 +83,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
     principal: deps.principal,
     protocolVersion,
     clientCapabilities: p.capabilities as ClientCapabilities,
-    clientInfo: p.clientInfo as Implementation,
+    clientInfo: p.clientInfo as unknown as Implementation,
   });
   const { reg } = deps;
   const result = {

@@ -5,24 +5,25 @@
  * sends keep-alive comments, and ends with the listen result when the server
  * side closes.
  */
-import type { Env } from "../config";
-import { ErrorCode, invalidParams } from "../mcp/errors";
+import type { Env } from "../env";
+import { encodeModernResult } from "../mcp/encode";
+import { ErrorCode, invalidParams, toMcpError } from "../mcp/errors";
+import { isObject } from "../mcp/guards";
 import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { META } from "../mcp/versions";
-import { HUB_READY, type HubFilter } from "../objects/hub";
+import { hubStub } from "../objects/addresses";
+import { HUB_READY, type HubFilter } from "../objects/contracts";
 import { rpcError } from "./responses";
+import { refusedStatus } from "./status";
 import { SseStream } from "./sse";
-import { hubStub } from "./notify";
-import { encodeModernResult, toMcpError } from "../mcp/encode";
 
 const FILTER_KEYS = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const;
 
 /** The subset of the requested filter this server honours (echoed in the acknowledgement). */
 export function honouredFilter(requested: unknown, reg: Registry): HubFilter {
-  if (typeof requested !== "object" || requested === null || Array.isArray(requested))
-    throw invalidParams("subscriptions/listen needs params.notifications (an object)");
-  const r = requested as Record<string, unknown>;
+  if (!isObject(requested)) throw invalidParams("subscriptions/listen needs params.notifications (an object)");
+  const r = requested;
   for (const key of FILTER_KEYS)
     if (r[key] !== undefined && typeof r[key] !== "boolean") throw invalidParams(`notifications.${key} must be a boolean`);
   if (r.resourceSubscriptions !== undefined && !(Array.isArray(r.resourceSubscriptions) && r.resourceSubscriptions.every((u) => typeof u === "string")))
@@ -43,7 +44,7 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
     filter = honouredFilter(msg.params?.notifications, reg);
   } catch (err) {
     const e = toMcpError(err);
-    return rpcError(msg.id, e.toJSON(), 400);
+    return rpcError(msg.id, e.toJSON(), refusedStatus(e.code));
   }
   const subscriptionMeta = { [META.subscriptionId]: msg.id };
 

@@ -6,19 +6,23 @@
  * handler emits a notification first, in which case it becomes SSE.
  */
 import type { Config } from "../config";
-import type { HandlerContext, Notifier } from "../mcp/context";
-import { INPUT_METHODS, MODERN_METHODS, dispatch, hasMethod } from "../mcp/dispatch";
-import { encodeInputRequired, encodeModernResult, toMcpError } from "../mcp/encode";
-import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
-import { Input, InputRequired } from "../mcp/input";
-import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import type { Notifier } from "../mcp/context";
+import { INPUT_METHODS, MODERN_METHODS, hasMethod } from "../mcp/dispatch";
+import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
+import { ErrorCode, McpError, invalidParams, methodNotFound, toMcpError } from "../mcp/errors";
+import { execute } from "../mcp/execute";
+import { isObject } from "../mcp/guards";
+import type { InputRequest } from "../mcp/input";
+import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel } from "../mcp/types";
 import { META, MODERN_VERSION, SUPPORTED_VERSIONS, isLegacyVersion } from "../mcp/versions";
 import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
-import { closeRound, openRound, type RoundInput } from "./input-state";
+import { closeRound, openRound, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
+import { failedStatus, refusedStatus } from "./status";
 
 export interface LaneDeps {
   reg: Registry;
@@ -39,23 +43,21 @@ export interface Envelope {
   progressToken?: string | number;
 }
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** Steps 1–8 of the ladder; throws the McpError (with its HTTP status) of the first failed step. */
+/** Steps 1–8 of the ladder; throws the McpError of the first failed step. */
 export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
   const params = msg.params ?? {};
   const headerVersion = headerValue(request.headers, "MCP-Protocol-Version");
-  if (headerVersion === undefined) throw new McpError(ErrorCode.HeaderMismatch, "Missing MCP-Protocol-Version header", undefined, 400);
+  if (headerVersion === undefined) throw new McpError(ErrorCode.HeaderMismatch, "Missing MCP-Protocol-Version header");
 
   const meta = params._meta;
-  if (!isObject(meta)) throw invalidParams("params._meta is required on every 2026-07-28 request", undefined, 400);
+  if (!isObject(meta)) throw invalidParams("params._meta is required on every 2026-07-28 request");
   const version = meta[META.protocolVersion];
-  if (typeof version !== "string") throw invalidParams(`params._meta["${META.protocolVersion}"] is required`, undefined, 400);
+  if (typeof version !== "string") throw invalidParams(`params._meta["${META.protocolVersion}"] is required`);
   const caps = meta[META.clientCapabilities];
-  if (!isObject(caps)) throw invalidParams(`params._meta["${META.clientCapabilities}"] is required (an object)`, undefined, 400);
+  if (!isObject(caps)) throw invalidParams(`params._meta["${META.clientCapabilities}"] is required (an object)`);
 
   if (headerVersion !== version)
-    throw new McpError(ErrorCode.HeaderMismatch, `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${version}"`, undefined, 400);
+    throw new McpError(ErrorCode.HeaderMismatch, `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${version}"`);
   if (version !== MODERN_VERSION) {
     // A legacy revision only exists inside an initialize session; listing it as "supported" here
     // would send a client that retries with a mutual version straight back to the same error.
@@ -66,7 +68,6 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
         ? `Protocol version ${version} needs an initialize session; per-request _meta is served for ${MODERN_VERSION}`
         : `Unsupported protocol version: ${version}`,
       { supported: legacy ? [MODERN_VERSION] : SUPPORTED_VERSIONS, requested: version },
-      400,
     );
   }
 
@@ -75,10 +76,10 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
 
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
-    throw invalidParams(`Invalid log level: ${String(logLevel)}`, undefined, 400);
+    throw invalidParams(`Invalid log level: ${String(logLevel)}`);
   const progressToken = meta.progressToken;
   if (progressToken !== undefined && typeof progressToken !== "string" && !Number.isSafeInteger(progressToken))
-    throw invalidParams("progressToken must be a string or an integer", undefined, 400);
+    throw invalidParams("progressToken must be a string or an integer");
   const clientInfo = meta[META.clientInfo];
 
   if (msg.method === "tools/call" && typeof params.name === "string") {
@@ -100,103 +101,79 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     envelope = validateModernRequest(request, msg, deps.reg);
   } catch (err) {
     const e = toMcpError(err);
-    return rpcError(msg.id, e.toJSON(), e.status ?? 400);
+    return rpcError(msg.id, e.toJSON(), refusedStatus(e.code));
   }
   if (msg.method === "subscriptions/listen") return deps.listen(msg, envelope);
-  return run(request, msg, envelope, deps);
+
+  const abort = new AbortController();
+  // A client that goes away cancels its request (2026-07-28), whether it was waiting for JSON or reading SSE.
+  request.signal?.addEventListener("abort", () => abort.abort());
+  const out = new LazyStream(
+    () => {
+      const sse = new SseStream(() => abort.abort());
+      sse.startKeepAlive();
+      return sse;
+    },
+    (sse, message) => sse.send(message),
+    abort.signal,
+  );
+  const work = respond(msg, envelope, deps, abort.signal, out.emit);
+  const first = await out.settle(work);
+  if (first) return json(first.body, first.status);
+  const sse = out.stream!;
+  deps.waitUntil(
+    work.then((reply) => {
+      if (!abort.signal.aborted) sse.send(reply.body);
+      sse.close();
+    }),
+  );
+  return sse.response;
 }
 
-interface Outcome {
-  body: unknown;
+interface Reply {
+  body: object;
   status: number;
 }
 
-/** Runs the handler; answers JSON, or switches to SSE at the first notification it emits. */
-async function run(request: Request, msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> {
-  const { reg, config } = deps;
+/** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
+async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
   const params = msg.params ?? {};
-  const abort = new AbortController();
-  // A client that goes away cancels its request (2026-07-28).
-  request.signal?.addEventListener("abort", () => abort.abort());
-
-  let sse: SseStream | undefined;
-  let finished = false;
-  let switchToSse!: () => void;
-  const switched = new Promise<null>((resolve) => (switchToSse = () => resolve(null)));
-  const emit = (method: string, p: Record<string, unknown>) => {
-    if (finished || abort.signal.aborted) return;
-    if (!sse) {
-      sse = new SseStream(() => abort.abort());
-      sse.startKeepAlive();
-      switchToSse();
-    }
-    sse.send(notification(method, p));
-  };
-
-  let lastProgress = -Infinity;
-  const minLevel = envelope.logLevel ? LOG_LEVELS.indexOf(envelope.logLevel) : Infinity;
-  const bind = {
-    method: msg.method,
-    target: String(params.name ?? params.uri ?? ""),
-    principal: deps.principal ?? "",
-  };
-
-  const work = (async (): Promise<Outcome> => {
-    let round: RoundInput = { answers: {}, state: undefined };
-    try {
-      if (INPUT_METHODS.has(msg.method)) round = await openRound(params, bind, config.stateSecret);
-      const ctx: HandlerContext = {
-        era: "modern",
-        protocolVersion: envelope.protocolVersion,
-        clientCapabilities: envelope.clientCapabilities,
-        clientInfo: envelope.clientInfo,
-        signal: abort.signal,
-        progress(progress, total, message) {
-          if (envelope.progressToken === undefined || !(progress > lastProgress)) return;
-          lastProgress = progress;
-          emit("notifications/progress", { progressToken: envelope.progressToken, progress, total, message });
-        },
-        log(level, data, logger) {
-          if (LOG_LEVELS.indexOf(level) < minLevel) return;
-          emit("notifications/message", logger ? { level, logger, data } : { level, data });
-        },
-        input: new Input(round.answers, round.state, envelope.clientCapabilities),
-        notify: deps.notify,
-        closeStream() {},
-        env: deps.env,
-        principal: deps.principal,
-      };
-      const result = await dispatch(MODERN_METHODS, reg, msg.method, params, ctx);
-      return { body: resultResponse(msg.id, encodeModernResult(msg.method, result, reg, deps.principal)), status: 200 };
-    } catch (err) {
-      if (err instanceof InputRequired && INPUT_METHODS.has(msg.method)) {
-        try {
-          const { inputRequests, requestState } = await closeRound(err, round, bind, config.stateSecret, config.inputStateTtlSeconds);
-          return { body: resultResponse(msg.id, encodeInputRequired(stripLegacyFields(inputRequests), requestState, reg)), status: 200 };
-        } catch (sealErr) {
-          err = sealErr;
-        }
-      }
-      const e = toMcpError(err);
-      return { body: { jsonrpc: "2.0", id: msg.id, error: e.toJSON() }, status: e.status ?? 200 };
-    } finally {
-      finished = true;
-    }
-  })();
-
-  const first = await Promise.race([work, switched]);
-  if (first) return json(first.body, first.status);
-  deps.waitUntil(
-    work.then((outcome) => {
-      if (!abort.signal.aborted) sse!.send(outcome.body);
-      sse!.close();
-    }),
-  );
-  return sse!.response;
+  const bind: Binding = { method: msg.method, target: String(params.name ?? params.uri ?? ""), principal: deps.principal ?? "" };
+  const { stateSecret, inputStateTtlSeconds } = deps.config;
+  const reply = (result: object): Reply => ({ body: resultResponse(msg.id, result), status: 200 });
+  try {
+    const round: RoundInput = INPUT_METHODS.has(msg.method) ? await openRound(params, bind, stateSecret) : { answers: {}, state: undefined };
+    const outcome = await execute(msg.method, params, {
+      era: "modern",
+      reg: deps.reg,
+      table: MODERN_METHODS,
+      protocolVersion: envelope.protocolVersion,
+      clientCapabilities: envelope.clientCapabilities,
+      clientInfo: envelope.clientInfo,
+      // 2026: log messages only when the request asks for them, at or above its level.
+      logLevel: envelope.logLevel,
+      progressToken: envelope.progressToken,
+      answers: round.answers,
+      state: round.state,
+      signal,
+      emit,
+      notify: deps.notify,
+      env: deps.env,
+      principal: deps.principal,
+    });
+    if (outcome.kind === "result") return reply(encodeModernResult(msg.method, outcome.result, deps.reg, deps.principal));
+    if (outcome.kind === "error") throw outcome.error;
+    const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, stateSecret, inputStateTtlSeconds);
+    return reply(encodeInputRequired(stripLegacyFields(inputRequests), requestState, deps.reg));
+  } catch (err) {
+    // Errors of the core, and of opening or sealing requestState.
+    const e = toMcpError(err);
+    return { body: errorResponse(msg.id, e.toJSON()), status: failedStatus(e.code) };
+  }
 }
 
 /** URL elicitations carry no elicitationId in 2026-07-28. */
-function stripLegacyFields(requests: Record<string, import("../mcp/input").InputRequest>) {
+function stripLegacyFields(requests: Record<string, InputRequest>) {
   const out: typeof requests = {};
   for (const [key, r] of Object.entries(requests)) {
     if (r.method === "elicitation/create" && r.params.mode === "url") {

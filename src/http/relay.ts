@@ -4,16 +4,16 @@
  * WebSocket (message bodies in frames), so the object can sleep while an idle
  * client keeps the stream open.
  */
-import type { SessionObject } from "../objects/session";
-import type { StreamFrame } from "../objects/session-calls";
 import { ErrorCode } from "../mcp/errors";
+import type { SessionRpc, StreamFrame } from "../objects/contracts";
 import { reject } from "./responses";
+import { SESSION_REFUSAL_STATUS } from "./status";
 import { SseStream } from "./sse";
 
-export async function relayStream(stub: DurableObjectStub<SessionObject>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
+export async function relayStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
-  if (upgrade.status === 429) return reject(429, ErrorCode.InvalidRequest, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
+  if (upgrade.status === 429) return reject(SESSION_REFUSAL_STATUS["too-many-streams"], ErrorCode.InvalidRequest, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
   if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
   ws.accept();
   // A dropped client connection is not a cancellation in 2025-11-25: only the relay goes away.

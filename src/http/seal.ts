@@ -6,7 +6,7 @@
  */
 import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
 import type { Json } from "../mcp/types";
-import { fromBase64url, toBase64url } from "./base64url";
+import { fromBase64url, toBase64url } from "../mcp/base64url";
 
 export interface SealedState {
   /** method */

@@ -42,10 +42,3 @@ export function encodeLegacyError(err: McpError): JsonRpcErrorObject {
   if (err instanceof ResourceNotFound) return { code: ErrorCode.ResourceNotFoundLegacy, message: err.message, data: { uri: err.uri } };
   return err.toJSON();
 }
-
-/** Anything a handler threw that is not an McpError becomes -32603 without leaking internals. */
-export function toMcpError(err: unknown): McpError {
-  if (err instanceof McpError) return err;
-  console.error("Unhandled error in an MCP handler:", err);
-  return new McpError(ErrorCode.InternalError, "Internal error");
-}

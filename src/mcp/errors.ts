@@ -1,9 +1,8 @@
 /**
  * JSON-RPC error codes and the one error type the core throws.
  *
- * Codes are named so no literal number appears at a throw site. An McpError
- * may carry the HTTP status the transport must use; when it does not, the
- * error is an in-band JSON-RPC error (HTTP 200).
+ * Codes are named so no literal number appears at a throw site. The core
+ * knows nothing of HTTP: each lane picks the status for a code at its edge.
  */
 
 export const ErrorCode = {
@@ -19,8 +18,6 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
 } as const;
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
-
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
@@ -32,8 +29,6 @@ export class McpError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
-    /** HTTP status the transport must answer with; undefined = in-band. */
-    readonly status?: number,
   ) {
     super(message);
     this.name = "McpError";
@@ -46,11 +41,11 @@ export class McpError extends Error {
   }
 }
 
-export const invalidParams = (message: string, data?: unknown, status?: number) =>
-  new McpError(ErrorCode.InvalidParams, message, data, status);
+export const invalidParams = (message: string, data?: unknown) => new McpError(ErrorCode.InvalidParams, message, data);
 
-export const methodNotFound = (method: string) =>
-  new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, undefined, 404);
+export const invalidRequest = (message: string) => new McpError(ErrorCode.InvalidRequest, message);
+
+export const methodNotFound = (method: string) => new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 
 /** Thrown by the core for a missing resource; each revision encodes it its own way. */
 export class ResourceNotFound extends McpError {
@@ -59,11 +54,17 @@ export class ResourceNotFound extends McpError {
   }
 }
 
-/** -32021: the request needs a client capability it did not declare (HTTP 400 on 2026-07-28). */
+/** -32021: the request needs a client capability it did not declare. */
 export const missingClientCapability = (requiredCapabilities: Record<string, object>) =>
   new McpError(
     ErrorCode.MissingRequiredClientCapability,
     `This request needs the client capability ${Object.keys(requiredCapabilities).join(", ")}, which the client did not declare`,
     { requiredCapabilities },
-    400,
   );
+
+/** Anything a handler threw that is not an McpError becomes -32603 without leaking internals. */
+export function toMcpError(err: unknown): McpError {
+  if (err instanceof McpError) return err;
+  console.error("Unhandled error in an MCP handler:", err);
+  return new McpError(ErrorCode.InternalError, "Internal error");
+}

@@ -9,6 +9,7 @@
  * answers arrive. The handler code is the same on both.
  */
 import { invalidParams, missingClientCapability } from "./errors";
+import { isObject } from "./guards";
 import type { ClientCapabilities, Json } from "./types";
 
 export type PrimitiveSchema = Record<string, Json>;
@@ -137,8 +138,6 @@ export class Input {
     return Object.fromEntries(Object.keys(requests).map((k) => [k, this.answers[k] as T]));
   }
 }
-
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** Checks a client's answer has the shape of the result its input request asks for (-32602 otherwise). */
 export function checkInputResponse(key: string, method: string | undefined, answer: unknown): void {

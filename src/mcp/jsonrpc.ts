@@ -53,13 +53,13 @@ export type Message =
 /** Parses a POST body into exactly one message, or throws -32700 / -32600. */
 export function parseMessage(text: string, maxDepth = 64): Message {
   if (nestingDepth(text) > maxDepth) {
-    throw new McpError(ErrorCode.InvalidRequest, `Invalid request: JSON nested deeper than ${maxDepth} levels`, undefined, 400);
+    throw new McpError(ErrorCode.InvalidRequest, `Invalid request: JSON nested deeper than ${maxDepth} levels`);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new McpError(ErrorCode.ParseError, "Parse error: the body is not valid JSON", undefined, 400);
+    throw new McpError(ErrorCode.ParseError, "Parse error: the body is not valid JSON");
   }
   return classifyMessage(json);
 }
@@ -83,10 +83,10 @@ function nestingDepth(text: string): number {
 
 export function classifyMessage(json: unknown): Message {
   if (Array.isArray(json)) {
-    throw new McpError(ErrorCode.InvalidRequest, "Invalid request: batches are not supported; send one message per POST", undefined, 400);
+    throw new McpError(ErrorCode.InvalidRequest, "Invalid request: batches are not supported; send one message per POST");
   }
   if (typeof json !== "object" || json === null) {
-    throw new McpError(ErrorCode.InvalidRequest, "Invalid request: expected a JSON-RPC object", undefined, 400);
+    throw new McpError(ErrorCode.InvalidRequest, "Invalid request: expected a JSON-RPC object");
   }
   const obj = json as Record<string, unknown>;
   if ("method" in obj) {
@@ -104,7 +104,7 @@ export function classifyMessage(json: unknown): Message {
     const r = v.safeParse(ErrorResponseSchema, obj);
     if (r.success) return { kind: "response", message: r.output };
   }
-  throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(obj)}`, undefined, 400);
+  throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(obj)}`);
 }
 
 /** The request id, when one could be read from a malformed message. */

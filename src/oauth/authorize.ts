@@ -10,7 +10,7 @@
  *   signs everyone in as a demo user and skips the consent page, on loopback hosts only.
  */
 import { AuthorizationError, CimdFetchError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import type { Env } from "../config";
+import type { Env } from "../env";
 
 export interface OAuthEnv extends Env {
   /** Clients, grants and tokens (hashed); `wrangler kv namespace create OAUTH_KV`. */

@@ -14,15 +14,12 @@ import { readConfig } from "../config";
 import { checkHostAndOrigin, hostAllowed } from "../http/gate";
 import { reject } from "../http/responses";
 import { ErrorCode } from "../mcp/errors";
-import { sessionObjectFor } from "../objects/session";
 import app from "../server";
 import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, type OAuthEnv, type UserProps } from "./authorize";
 
-export { McpHub } from "../objects/hub";
-export class McpSession extends sessionObjectFor(app) {}
-
 const mcp = createMcpWorker(app, { principal: (_request, _env, ctx) => (ctx.props as UserProps | undefined)?.userId });
+export const { McpHub, McpSession } = mcp;
 
 /**
  * The issuer is this Worker's origin and the protected resource is `<origin>/mcp`, as the

@@ -5,49 +5,54 @@
  * requests, which complete a call waiting for input.
  */
 import { encodeLegacyError } from "../mcp/encode";
-import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
+import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
-import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from "../mcp/jsonrpc";
+import { resultResponse, errorResponse, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "../mcp/jsonrpc";
 import { resourceExists } from "../mcp/methods/resources";
-import { LOG_LEVELS, type LogLevel } from "../mcp/types";
-import { hubStub } from "../http/notify";
-import { Execution, runOnce, type CallHost } from "./session-calls";
-
-/** What the Worker turns into an HTTP answer. */
-export type LegacyAnswer = { status: number; json?: object } | { status: 200; stream: string; after: number };
+import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
+import { hubStub } from "./addresses";
+import type { Refusal, SessionAnswer } from "./contracts";
+import { Call, endCall, runCall, type CallHost } from "./session-calls";
 
 export interface SessionHost extends CallHost {
   /** Handlers running in this instance, by JSON of the client's request id (for notifications/cancelled). */
-  running: Map<string, Execution>;
+  running: Map<string, Call>;
   /** Whether the session already holds MAX_STREAMS_PER_SESSION open streams. */
   atStreamLimit(): boolean;
 }
 
-/** 429 for a stream the session has no room for; nothing was stored or run. */
-export const tooManyStreams = (id: string | number | null): LegacyAnswer => ({
-  status: 429,
-  json: errorResponse(id, { code: ErrorCode.InvalidRequest, message: "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)" }),
+export const refuse = (refusal: Refusal, id: RequestId | null, message: string): SessionAnswer => ({
+  kind: "refused",
+  refusal,
+  id,
+  error: { code: ErrorCode.InvalidRequest, message },
 });
 
+/** Nothing was stored or run: the session has no room for another stream. */
+export const tooManyStreams = (id: RequestId | null) =>
+  refuse("too-many-streams", id, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
+
+const ACCEPTED: SessionAnswer = { kind: "accepted" };
 const key = (id: unknown) => JSON.stringify(id);
 
-/** Runs a call and keeps it findable while it runs. */
-function track(host: SessionHost, exec: Execution, answers: Record<string, unknown>, state: unknown): Promise<object | undefined> {
-  host.running.set(key(exec.request.id), exec);
-  return runOnce(host, exec, answers, state).then((response) => {
-    host.running.delete(key(exec.request.id));
-    if (response && exec.stream) exec.finish(response);
+/** Runs a call and keeps it findable while it runs; its answer ends its stream when it has one. */
+function track(host: SessionHost, call: Call, answers: Record<string, unknown>, state: Json | undefined): Promise<object | undefined> {
+  host.running.set(key(call.request.id), call);
+  return runCall(host, call, answers, state).then((response) => {
+    host.running.delete(key(call.request.id));
+    if (response && call.out.stream !== undefined && !call.abort.signal.aborted) endCall(host, call.out.stream, response);
     return response;
   });
 }
 
-export async function onRequest(host: SessionHost, req: JsonRpcRequest): Promise<LegacyAnswer> {
+export async function onRequest(host: SessionHost, req: JsonRpcRequest): Promise<SessionAnswer> {
   const params = req.params ?? {};
-  const ok = (result: object = {}): LegacyAnswer => ({ status: 200, json: resultResponse(req.id, result) });
-  const fail = (err: McpError, status = 200): LegacyAnswer => ({ status, json: errorResponse(req.id, encodeLegacyError(err)) });
+  const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
+  const ok = (result: object = {}) => reply(resultResponse(req.id, result));
+  const fail = (err: McpError) => reply(errorResponse(req.id, encodeLegacyError(err)));
   switch (req.method) {
     case "initialize":
-      return fail(new McpError(ErrorCode.InvalidRequest, "This session is already initialized"), 400);
+      return refuse("invalid", req.id, "This session is already initialized");
     case "ping":
       return ok();
     case "logging/setLevel":
@@ -57,80 +62,77 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest): Promise
       return ok();
     case "resources/subscribe":
     case "resources/unsubscribe":
-      return subscribe(host, req, params.uri);
+      if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
+      if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
+      if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
+      await subscribe(host, req.method === "resources/subscribe", params.uri);
+      return ok();
   }
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
-  const exec = new Execution(host, req);
-  const done = track(host, exec, {}, undefined);
-  const first = await Promise.race([done, exec.opened.then(() => null)]);
-  if (first && !exec.stream) return { status: 200, json: first };
-  return { status: 200, stream: exec.stream!, after: -1 };
+  const call = new Call(host, req);
+  const first = await call.out.settle(track(host, call, {}, undefined));
+  if (first) return reply(first);
+  return { kind: "stream", stream: call.out.stream!, after: -1 };
 }
 
-async function subscribe(host: SessionHost, req: JsonRpcRequest, uri: unknown): Promise<LegacyAnswer> {
-  const answer = (body: object): LegacyAnswer => ({ status: 200, json: body });
-  if (!host.reg.capabilities.resources?.subscribe) return answer(errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` }));
-  if (typeof uri !== "string") return answer(errorResponse(req.id, invalidParams(`${req.method} needs params.uri`).toJSON()));
-  if (!resourceExists(host.reg, uri)) return answer(errorResponse(req.id, { code: ErrorCode.ResourceNotFoundLegacy, message: `Resource not found: ${uri}`, data: { uri } }));
+/** Adds or removes a resource subscription; the hub learns the new set. */
+async function subscribe(host: SessionHost, add: boolean, uri: string): Promise<void> {
   const subs = new Set(host.session.subscriptions);
-  if (req.method === "resources/subscribe") subs.add(uri);
+  if (add) subs.add(uri);
   else subs.delete(uri);
   host.session.subscriptions = [...subs];
   await host.store.putSession(host.session);
   await hubStub(host.bindings).register(host.session.id, host.session.subscriptions);
-  return answer(resultResponse(req.id, {}));
 }
 
-export async function onNotification(host: SessionHost, method: string, params: Record<string, unknown>): Promise<LegacyAnswer> {
+export async function onNotification(host: SessionHost, method: string, params: Record<string, unknown>): Promise<SessionAnswer> {
   if (method === "notifications/initialized" && !host.session.initialized) {
     host.session.initialized = true;
     await host.store.putSession(host.session);
   } else if (method === "notifications/cancelled") {
     cancel(host, params.requestId);
   }
-  return { status: 202 };
+  return ACCEPTED;
 }
 
 /** Stops a call: no result is sent (the spec's SHOULD), its stream ends. */
 function cancel(host: SessionHost, requestId: unknown): void {
   if (typeof requestId !== "string" && typeof requestId !== "number") return;
-  const exec = host.running.get(key(requestId));
-  if (exec) {
-    exec.cancelled = true;
-    exec.abort.abort();
-    exec.end();
+  const call = host.running.get(key(requestId));
+  if (call) {
+    call.abort.abort();
+    if (call.out.stream !== undefined) endCall(host, call.out.stream);
     host.running.delete(key(requestId));
     return;
   }
   // A call waiting for input (perhaps after an eviction) has no handler in memory, only its stored record.
   const stream = host.store.findCallByRequestId(requestId);
-  if (stream) new Execution(host, { jsonrpc: "2.0", id: requestId, method: "" }, stream).end();
+  if (stream) endCall(host, stream);
 }
 
 /** The client's answer to one of our requests, arriving as its own POST. */
-export async function onResponse(host: SessionHost, msg: JsonRpcResponse): Promise<LegacyAnswer> {
+export async function onResponse(host: SessionHost, msg: JsonRpcResponse): Promise<SessionAnswer> {
   const pending = typeof msg.id === "string" ? host.store.takePending(msg.id) : undefined;
-  if (!pending) return { status: 400, json: errorResponse(null, { code: ErrorCode.InvalidRequest, message: `No pending server request has id ${JSON.stringify(msg.id)}` }) };
-  const call = host.store.getCall(pending.stream);
-  if (!call) return { status: 202 };
-  const request = JSON.parse(call.request) as JsonRpcRequest;
-  const exec = new Execution(host, request, pending.stream);
+  if (!pending) return refuse("invalid", null, `No pending server request has id ${JSON.stringify(msg.id)}`);
+  const stored = host.store.getCall(pending.stream);
+  if (!stored) return ACCEPTED;
+  const request = JSON.parse(stored.request) as JsonRpcRequest;
   if ("error" in msg) {
-    exec.finish(errorResponse(request.id, { code: ErrorCode.InternalError, message: `The client answered ${pending.method} with an error: ${msg.error.message}` }));
-    return { status: 202 };
+    endCall(host, pending.stream, errorResponse(request.id, { code: ErrorCode.InternalError, message: `The client answered ${pending.method} with an error: ${msg.error.message}` }));
+    return ACCEPTED;
   }
   try {
     checkInputResponse(pending.key, pending.method, msg.result);
   } catch (err) {
     // The request stays pending: the client can still send a well-formed answer.
     host.store.addPending(pending);
-    return { status: 400, json: errorResponse(null, (err as McpError).toJSON()) };
+    return { kind: "refused", refusal: "invalid", id: null, error: (err as McpError).toJSON() };
   }
-  call.answers[pending.key] = msg.result;
-  host.store.putCall(call);
+  stored.answers[pending.key] = msg.result;
+  host.store.putCall(stored);
   // Run the handler again once every answer of this round is in.
-  if (host.store.pendingCount(pending.stream) === 0) void track(host, exec, call.answers, call.state);
-  return { status: 202 };
+  if (host.store.pendingCount(pending.stream) === 0) void track(host, new Call(host, request, pending.stream), stored.answers, stored.state as Json | undefined);
+  return ACCEPTED;
 }

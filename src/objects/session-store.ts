@@ -46,6 +46,9 @@ export interface PendingRow {
   deadline: number;
 }
 
+/** A POST stream carries one request's messages and answer; the GET stream carries session-level messages. */
+export type StreamKind = "post" | "get";
+
 export interface LogLimits {
   maxEvents: number;
   maxBytes: number;
@@ -96,7 +99,7 @@ export class SessionStore {
 
   // ── streams and the event log ────────────────────────────────────────────
   /** Opens a stream; its first id (seq 0) is the priming event. A POST stream remembers its request id. */
-  openStream(kind: "post" | "get", counter: number, requestId?: string | number): string {
+  openStream(kind: StreamKind, counter: number, requestId?: string | number): string {
     const id = `${kind === "post" ? "p" : "g"}${counter.toString(36)}`;
     this.sql.exec("INSERT INTO streams (id, kind, next_seq, request_id) VALUES (?, ?, 1, ?)", id, kind, requestId === undefined ? null : JSON.stringify(requestId));
     return id;
@@ -119,6 +122,10 @@ export class SessionStore {
 
   streamExists(id: string): boolean {
     return this.sql.exec("SELECT 1 FROM streams WHERE id = ?", id).toArray().length > 0;
+  }
+
+  kindOf(id: string): StreamKind | undefined {
+    return this.sql.exec<{ kind: StreamKind }>("SELECT kind FROM streams WHERE id = ?", id).toArray()[0]?.kind;
   }
 
   isClosed(id: string): boolean {
@@ -156,15 +163,6 @@ export class SessionStore {
   /** The events after `seq`, in order: the cost is proportional to what was missed (an index range scan). */
   eventsAfter(stream: string, seq: number): StoredEvent[] {
     return this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events WHERE stream = ? AND seq > ? ORDER BY seq", stream, seq).toArray();
-  }
-
-  /** The oldest seq still in the log (for telling a client its Last-Event-ID was trimmed). */
-  firstSeq(stream: string): number | undefined {
-    return this.sql.exec<{ s: number | null }>("SELECT min(seq) AS s FROM events WHERE stream = ?", stream).one().s ?? undefined;
-  }
-
-  lastSeq(stream: string): number {
-    return this.sql.exec<{ next_seq: number }>("SELECT next_seq FROM streams WHERE id = ?", stream).one().next_seq - 1;
   }
 
   closeStream(stream: string, now: number): void {

@@ -6,36 +6,43 @@
  * One alarm serves idle expiry, pending-request deadlines and log trimming.
  */
 import { DurableObject } from "cloudflare:workers";
-import { readConfig, type Config, type Env } from "../config";
+import { readConfig, type Config } from "../config";
+import type { Env } from "../env";
 import type { AppDefinition } from "../mcp/app";
 import { ErrorCode } from "../mcp/errors";
-import { errorResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
+import { coversUri } from "../mcp/guards";
+import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
-import type { ClientCapabilities, Implementation } from "../mcp/types";
-import { hubStub } from "../http/notify";
-import type { HubNotification } from "./hub";
-import { Execution, wantsPriming, type StreamFrame } from "./session-calls";
-import { onNotification, onRequest, onResponse, tooManyStreams, type LegacyAnswer, type SessionHost } from "./session-messages";
+import { hubStub } from "./addresses";
+import type { HubNotification, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
+import { endCall, type Call } from "./session-calls";
+import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
+import { closeFromPeer } from "./sockets";
+import { StreamLog } from "./stream-log";
 
-export type { LegacyAnswer };
+const NO_SESSION = refuse("unknown-session", null, "Session not found; send initialize again");
 
-const NO_SESSION: LegacyAnswer = { status: 404, json: errorResponse(null, { code: ErrorCode.InvalidRequest, message: "Session not found; send initialize again" }) };
+/** Clients before 2025-11-25 choke on an event with empty data, so they get no priming event. */
+const wantsPriming = (version: string) => version >= "2025-11-25";
 
-export abstract class SessionObject extends DurableObject<Env> implements SessionHost {
+export abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
   protected abstract readonly app: AppDefinition;
   readonly store: SessionStore;
+  readonly log: StreamLog;
   readonly config: Config;
   session!: SessionRow;
-  readonly running = new Map<string, Execution>();
-  /** Streams whose next relay connection is to be closed at once with this retry delay (polling). */
-  private closeNext = new Map<string, number>();
+  readonly running = new Map<string, Call>();
   private loaded?: Promise<SessionRow | undefined>;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new SessionStore(ctx.storage.sql, ctx.storage);
     this.config = readConfig(env);
+    this.store = new SessionStore(ctx.storage.sql, ctx.storage);
+    this.log = new StreamLog(this.store, (stream) => ctx.getWebSockets(stream), {
+      maxEvents: this.config.eventLogMaxEvents,
+      maxBytes: this.config.eventLogMaxBytes,
+    });
   }
 
   get bindings(): Env {
@@ -46,26 +53,10 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return compileApp(this.app);
   }
 
-  // ── CallHost ─────────────────────────────────────────────────────────────
   next(): number {
     const n = this.session.counter++;
     void this.store.putSession(this.session);
     return n;
-  }
-
-  push(stream: string, frame: StreamFrame): void {
-    const text = JSON.stringify(frame);
-    const sockets = this.ctx.getWebSockets(stream);
-    // A deliberate close before the client has connected applies to its first connection.
-    if ("retry" in frame && frame.retry !== undefined && sockets.length === 0) this.closeNext.set(stream, frame.retry);
-    for (const ws of sockets) {
-      try {
-        ws.send(text);
-        if ("end" in frame) ws.close(1000, "stream ended");
-      } catch {
-        // the relay is gone; the event is in the log for a Last-Event-ID resume
-      }
-    }
   }
 
   async scheduleAlarm(): Promise<void> {
@@ -81,13 +72,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   // ── RPC surface used by the Worker ───────────────────────────────────────
-  async initialize(args: {
-    sessionId: string;
-    principal: string;
-    protocolVersion: string;
-    clientCapabilities: ClientCapabilities;
-    clientInfo?: Implementation;
-  }): Promise<void> {
+  async initialize(args: SessionStart): Promise<void> {
     const now = Date.now();
     this.session = {
       id: args.sessionId,
@@ -126,9 +111,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
    */
   private recoverOrphans(): void {
     for (const { stream, requestId } of this.store.orphanedStreams()) {
-      new Execution(this, { jsonrpc: "2.0", id: requestId, method: "" }, stream).finish(
-        errorResponse(requestId, { code: ErrorCode.InternalError, message: "The server restarted while this request was running; send it again" }),
-      );
+      endCall(this, stream, errorResponse(requestId, { code: ErrorCode.InternalError, message: "The server restarted while this request was running; send it again" }));
     }
   }
 
@@ -146,7 +129,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return true;
   }
 
-  async handle(args: { message: Message; principal: string }): Promise<LegacyAnswer> {
+  async handle(args: { message: Message; principal: string }): Promise<SessionAnswer> {
     if (!(await this.open(args.principal))) return NO_SESSION;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
@@ -154,22 +137,22 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return onRequest(this, message.message);
   }
 
-  async openGet(args: { principal: string; lastEventId?: string }): Promise<LegacyAnswer> {
+  async openGet(args: { principal: string; lastEventId?: string }): Promise<SessionAnswer> {
     if (!(await this.open(args.principal))) return NO_SESSION;
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       if (this.atStreamLimit()) return tooManyStreams(null);
-      const stream = this.store.openStream("get", this.next());
+      const stream = this.log.open("get", this.next());
       // The newest GET stream carries session-level messages; an older one is told it is over.
-      for (const old of this.store.otherGetStreams(stream)) this.push(old, { end: true });
+      for (const old of this.store.otherGetStreams(stream)) this.log.disconnect(old);
       this.store.dropStreamsClosedBefore(Date.now() - this.config.streamReplayMs);
-      return { status: 200, stream, after: -1 };
+      return { kind: "stream", stream, after: -1 };
     }
     const parsed = parseEventId(args.lastEventId);
     if (!parsed || !this.store.streamExists(parsed.stream)) {
-      return { status: 400, json: errorResponse(null, { code: ErrorCode.InvalidRequest, message: "Unknown Last-Event-ID: that stream is not in this session's log (it may have expired)" }) };
+      return refuse("invalid", null, "Unknown Last-Event-ID: that stream is not in this session's log (it may have expired)");
     }
-    return { status: 200, stream: parsed.stream, after: parsed.seq };
+    return { kind: "stream", stream: parsed.stream, after: parsed.seq };
   }
 
   async terminate(principal: string): Promise<boolean> {
@@ -178,18 +161,15 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return true;
   }
 
-  /** A notification published through the hub: session-level messages go on the newest GET stream. */
+  /** Session-level messages go on the newest GET stream; resource updates only when subscribed. */
   async deliver(n: HubNotification): Promise<void> {
     if (!(await this.load())) return;
     if (n.method === "notifications/resources/updated") {
       const uri = String(n.params?.uri ?? "");
-      if (!this.session.subscriptions.some((s) => uri === s || uri.startsWith(s.endsWith("/") ? s : `${s}/`))) return;
+      if (!this.session.subscriptions.some((s) => coversUri(s, uri))) return;
     }
     const stream = this.store.latestGetStream();
-    if (!stream) return;
-    const data = JSON.stringify(n.params ? { jsonrpc: "2.0", method: n.method, params: n.params } : { jsonrpc: "2.0", method: n.method });
-    const seq = this.store.append(stream, data, { maxEvents: this.config.eventLogMaxEvents, maxBytes: this.config.eventLogMaxBytes });
-    this.push(stream, { e: eventId(stream, seq), d: data });
+    if (stream) this.log.append(stream, notification(n.method, n.params));
   }
 
   // ── the relay: a WebSocket per client connection to a stream ─────────────
@@ -199,16 +179,15 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     const after = Number(url.searchParams.get("after") ?? "-1");
     if (request.headers.get("Upgrade") !== "websocket" || !(await this.load()) || !this.store.streamExists(stream)) return new Response("no such stream", { status: 404 });
     // A POST stream's first connection carries the answer of a call already admitted: never refuse it.
-    if (!(after < 0 && stream.startsWith("p")) && this.atStreamLimit()) return new Response("too many open streams", { status: 429 });
+    const firstOfPost = after < 0 && this.store.kindOf(stream) === "post";
+    if (!firstOfPost && this.atStreamLimit()) return new Response("too many open streams", { status: 429 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
-    if (after < 0 && this.session && wantsPriming(this.session.protocolVersion)) server.send(JSON.stringify({ e: eventId(stream, 0), d: "" }));
+    if (after < 0 && wantsPriming(this.session.protocolVersion)) server.send(JSON.stringify({ e: eventId(stream, 0), d: "" }));
     for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify({ e: eventId(stream, e.seq), d: e.data }));
-    const retry = this.closeNext.get(stream);
-    this.closeNext.delete(stream);
-    const ended = retry !== undefined || (this.store.isClosed(stream) && !this.store.hasCall(stream));
-    if (ended) {
+    const retry = this.log.takeRetry(stream);
+    if (retry !== undefined || (this.store.isClosed(stream) && !this.store.hasCall(stream))) {
       // Nothing more will come on this connection: close it, so it does not count as an open stream.
       server.send(JSON.stringify(retry !== undefined ? { end: true, retry } : { end: true }));
       server.close(1000, "stream ended");
@@ -221,11 +200,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    try {
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
-    } catch {
-      // already closed
-    }
+    closeFromPeer(ws, code);
   }
 
   // ── the alarm: expiry, deadlines, trimming ───────────────────────────────
@@ -237,15 +212,14 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     for (const stream of this.store.expiredCalls(now)) {
       const call = this.store.getCall(stream);
       const id = call ? (JSON.parse(call.request) as JsonRpcRequest).id : null;
-      const exec = new Execution(this, { jsonrpc: "2.0", id: id ?? 0, method: "" }, stream);
-      exec.finish(errorResponse(id, { code: ErrorCode.InternalError, message: "Timed out waiting for the client to answer a server request" }));
+      endCall(this, stream, errorResponse(id, { code: ErrorCode.InternalError, message: "Timed out waiting for the client to answer a server request" }));
     }
     this.store.dropStreamsClosedBefore(now - this.config.streamReplayMs);
     await this.scheduleAlarm();
   }
 
   private async endSession(): Promise<void> {
-    for (const exec of this.running.values()) exec.abort.abort();
+    for (const call of this.running.values()) call.abort.abort();
     for (const ws of this.ctx.getWebSockets()) {
       try {
         ws.send(JSON.stringify({ end: true }));
@@ -260,9 +234,9 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 }
 
-/** The session class for an app: `export class McpSession extends sessionObjectFor(app) {}`. */
+/** The session class for an app; `createMcpWorker(app)` gives it to the Worker entry. */
 export function sessionObjectFor(app: AppDefinition) {
-  return class extends SessionObject {
+  return class McpSession extends SessionObject {
     protected readonly app = app;
   };
 }

@@ -7,7 +7,7 @@
  */
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { HubNotification } from "../../src/objects/hub";
+import type { HubNotification } from "../../src/objects/contracts";
 import { MCP_URL, freshId, parseEvent, type RequestId, type RpcMessage } from "./mcp";
 
 export const LEGACY_VERSION = "2025-11-25";

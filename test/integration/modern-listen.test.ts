@@ -5,7 +5,7 @@
  */
 import { env, evictDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import type { HubNotification } from "../../src/objects/hub";
+import type { HubNotification } from "../../src/objects/contracts";
 import { META, SseReader, type RequestId, type RpcMessage, expectRpcError, modernPost } from "../helpers/mcp";
 
 const InvalidParams = -32602;

@@ -1,0 +1,70 @@
+/**
+ * What the Worker and the two Durable Objects say to each other: the RPC
+ * surfaces, the frames on their WebSockets, and the answers a session gives.
+ * Kept apart from the classes so that each side can name the other without
+ * importing it (the hub calls sessions, sessions call the hub).
+ */
+import type { ClientCapabilities, Implementation } from "../mcp/types";
+import type { JsonRpcErrorObject } from "../mcp/errors";
+import type { Message } from "../mcp/jsonrpc";
+
+/** What a `subscriptions/listen` stream wants, already narrowed to the server's capabilities. */
+export interface HubFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+export interface HubNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** The frame the hub sends once a listener's filter is stored: notifications published after it arrive. */
+export const HUB_READY = "ready";
+
+export interface HubRpc extends Rpc.DurableObjectBranded {
+  /** A 2025 session joins, or updates its resource subscriptions. */
+  register(sessionId: string, subscriptions: string[]): Promise<void>;
+  unregister(sessionId: string): Promise<void>;
+  /** Sends a notification to every listener and session that asked for it; returns how many got it. */
+  publish(n: HubNotification): Promise<number>;
+}
+
+/** Why a session refused a message; the edge turns it into an HTTP status. */
+export type Refusal = "unknown-session" | "invalid" | "too-many-streams";
+
+/** What a session answers; the edge turns it into HTTP. */
+export type SessionAnswer =
+  | { kind: "reply"; message: object }
+  | { kind: "accepted" }
+  | { kind: "stream"; stream: string; after: number }
+  | { kind: "refused"; refusal: Refusal; id: string | number | null; error: JsonRpcErrorObject };
+
+export interface SessionStart {
+  sessionId: string;
+  principal: string;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+}
+
+export interface SessionRpc extends Rpc.DurableObjectBranded {
+  initialize(args: SessionStart): Promise<void>;
+  handle(args: { message: Message; principal: string }): Promise<SessionAnswer>;
+  openGet(args: { principal: string; lastEventId?: string }): Promise<SessionAnswer>;
+  /** False when there is no such session for this principal. */
+  terminate(principal: string): Promise<boolean>;
+  /** A notification published through the hub. */
+  deliver(n: HubNotification): Promise<void>;
+}
+
+/** What a session sends a relay socket: an event (id and data), or the end of the stream. */
+export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
+
+/** The Durable Object bindings the engine needs (wrangler.toml names them). */
+export interface ObjectBindings {
+  MCP_SESSION: DurableObjectNamespace<SessionRpc>;
+  MCP_HUB: DurableObjectNamespace<HubRpc>;
+}

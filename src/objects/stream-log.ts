@@ -1,0 +1,66 @@
+/**
+ * A 2025 session's streams. Every stream (one per POST that needed one, and
+ * the GET stream) is an event log in storage; the Worker relays it to the
+ * client over a WebSocket, and a Last-Event-ID resume replays it from the log.
+ * The log appends, replays and closes; what is running is not its business.
+ */
+import type { StreamFrame } from "./contracts";
+import { eventId, type LogLimits, type SessionStore, type StreamKind } from "./session-store";
+
+export class StreamLog {
+  /** Streams whose next relay connection is to be closed at once with this retry delay (polling). */
+  private readonly closeNext = new Map<string, number>();
+
+  constructor(
+    private readonly store: SessionStore,
+    /** The relay sockets connected to a stream. */
+    private readonly sockets: (stream: string) => WebSocket[],
+    private readonly limits: LogLimits,
+  ) {}
+
+  /** Opens a stream; its first id (seq 0) is the priming event the relay sends on connect. */
+  open(kind: StreamKind, counter: number, requestId?: string | number): string {
+    return this.store.openStream(kind, counter, requestId);
+  }
+
+  /** Stores a message as the stream's next event and sends it to a connected client. */
+  append(stream: string, message: object): void {
+    const data = JSON.stringify(message);
+    const seq = this.store.append(stream, data, this.limits);
+    this.push(stream, { e: eventId(stream, seq), d: data });
+  }
+
+  /** Closes the stream for good: its client connections end, and its log stays replayable for a while. */
+  close(stream: string): void {
+    this.store.closeStream(stream, Date.now());
+    this.push(stream, { end: true });
+  }
+
+  /**
+   * Ends the client's connections to a stream without closing the stream. With `retryMs` the client is
+   * told when to come back (2025 polling); one not connected yet gets this on its first connection.
+   */
+  disconnect(stream: string, retryMs?: number): void {
+    if (retryMs !== undefined && this.sockets(stream).length === 0) this.closeNext.set(stream, retryMs);
+    this.push(stream, retryMs === undefined ? { end: true } : { end: true, retry: retryMs });
+  }
+
+  /** The retry delay a pending `disconnect` left for this stream's next connection, once. */
+  takeRetry(stream: string): number | undefined {
+    const retry = this.closeNext.get(stream);
+    this.closeNext.delete(stream);
+    return retry;
+  }
+
+  private push(stream: string, frame: StreamFrame): void {
+    const text = JSON.stringify(frame);
+    for (const ws of this.sockets(stream)) {
+      try {
+        ws.send(text);
+        if ("end" in frame) ws.close(1000, "stream ended");
+      } catch {
+        // the relay is gone; the event is in the log for a Last-Event-ID resume
+      }
+    }
+  }
+}
