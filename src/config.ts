@@ -82,7 +82,12 @@ function readAuth(env: Vars): AuthConfig {
   throw new Error(`AUTH_MODE must be none, token or jwt, got "${env.AUTH_MODE}"`);
 }
 
-const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+/**
+ * Loopback names for `wrangler dev`, and workers.dev for the first deploy. A Host header carries the
+ * name the browser looked up; names under workers.dev resolve only to Cloudflare, so a DNS-rebinding
+ * page cannot aim one at a server on your machine.
+ */
+const DEFAULT_HOSTS = ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"];
 
 const list = (value: string | undefined) =>
   (value ?? "")
@@ -103,7 +108,7 @@ export function readConfig(env: Vars): Config {
   if (cached?.env === env) return cached.config;
   const hosts = list(env.ALLOWED_HOSTS);
   const config: Config = {
-    allowedHosts: hosts.length > 0 ? hosts : LOCAL_HOSTS,
+    allowedHosts: hosts.length > 0 ? hosts : DEFAULT_HOSTS,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
     inputStateTtlSeconds: positiveInt(env.INPUT_STATE_TTL_SECONDS, 600, "INPUT_STATE_TTL_SECONDS"),

@@ -1,5 +1,5 @@
 /**
- * Which lane serves a POST (spec DIGEST §5): the body decides first, the
+ * Which lane serves a POST (the dual-era rule): the body decides first, the
  * MCP-Protocol-Version header second.
  */
 import type { Message } from "../mcp/jsonrpc";

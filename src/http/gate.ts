@@ -7,15 +7,21 @@ import type { Config } from "../config";
 import { ErrorCode } from "../mcp/errors";
 import { reject } from "./responses";
 
-/** "host[:port]" from a Host header or an origin URL, lower-cased. */
-export function hostAllowed(hostPort: string, allowed: string[]): boolean {
+/**
+ * Whether "host[:port]" (from a Host header or an origin URL, any case) is on the list. An entry with a
+ * port must match exactly; one without allows any port; "*.example.com" allows any name below it.
+ */
+export function hostAllowed(hostPort: string, allowed: string[], wildcards = true): boolean {
   const hp = hostPort.toLowerCase();
   const host = hp.startsWith("[") ? hp.slice(0, hp.indexOf("]") + 1) : hp.split(":")[0]!;
-  // An entry with a port must match exactly; an entry without one allows any port.
-  return allowed.some((entry) => entry === hp || entry === host);
+  return allowed.some((entry) => entry === hp || entry === host || (wildcards && entry.startsWith("*.") && host.endsWith(entry.slice(1))));
 }
 
-/** 403 unless the Host is allowed and a present Origin is allowed; returns the allowed origin (or null). */
+/**
+ * 403 unless the Host is allowed and a present Origin is allowed; returns the allowed origin (or null).
+ * A wildcard entry admits Hosts only, never Origins: a page on another name under the same domain
+ * (another tenant's workers.dev site) must not get a browser's way into this server.
+ */
 export function checkHostAndOrigin(request: Request, config: Config): Response | { origin: string | null } {
   const host = request.headers.get("Host") ?? new URL(request.url).host;
   if (!hostAllowed(host, config.allowedHosts)) {
@@ -23,13 +29,15 @@ export function checkHostAndOrigin(request: Request, config: Config): Response |
   }
   const origin = request.headers.get("Origin");
   if (origin === null) return { origin: null };
-  let originHost: string;
+  let url: URL;
   try {
-    originHost = new URL(origin).host;
+    url = new URL(origin);
   } catch {
     return reject(403, ErrorCode.InvalidRequest, `Forbidden: Origin "${origin}" is not a valid origin`);
   }
-  if (config.allowedOrigins.includes(origin.toLowerCase()) || hostAllowed(originHost, config.allowedHosts)) return { origin };
+  const web = url.protocol === "https:" || url.protocol === "http:";
+  const sameHost = url.host === host.toLowerCase();
+  if (config.allowedOrigins.includes(origin.toLowerCase()) || (web && (sameHost || hostAllowed(url.host, config.allowedHosts, false)))) return { origin };
   return reject(403, ErrorCode.InvalidRequest, `Forbidden: Origin "${origin}" is not allowed (ALLOWED_ORIGINS)`);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The 2026-07-28 lane: stateless, in the Worker that received the request.
- * Validation follows the ladder of DIGEST §4.12 — version header, _meta
+ * Validation follows the order of the revision's Streamable HTTP transport: version header, _meta
  * envelope, version match, supported version, routing headers, method,
  * Mcp-Param-* — then the core dispatches. The answer is JSON unless the
  * handler emits a notification first, in which case it becomes SSE.

@@ -12,6 +12,7 @@ import type {
   Icon,
   Implementation,
   PromptMessage,
+  Resource,
   ResourceContents,
 } from "./types";
 
@@ -56,15 +57,7 @@ export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends
   ) => O extends v.GenericSchema ? v.InferInput<O> | Promise<v.InferInput<O>> : ToolReturn | Promise<ToolReturn>;
 }
 
-export interface ResourceDefinition<Env = any> {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Annotations;
-  icons?: Icon[];
+export interface ResourceDefinition<Env = any> extends Omit<Resource, "_meta"> {
   /** A string is text with this resource's mimeType; return contents for blobs or several parts. */
   read: (ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
 }

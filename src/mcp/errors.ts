@@ -47,6 +47,18 @@ export const invalidRequest = (message: string) => new McpError(ErrorCode.Invali
 
 export const methodNotFound = (method: string) => new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 
+/**
+ * Thrown by a tool handler for a failure the model should read and can act on ("no such city"): its
+ * message becomes the tool's result, with `isError: true`. Any other exception a tool throws reaches
+ * the model only as a generic message with an error id, and is logged on the server with its stack.
+ */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
 /** Thrown by the core for a missing resource; each revision encodes it its own way. */
 export class ResourceNotFound extends McpError {
   constructor(readonly uri: string) {

@@ -23,7 +23,7 @@ export {
 } from "./app";
 export { audio, base64, embedded, image, resourceLink, text } from "./content";
 export type { HandlerContext, Notifier } from "./context";
-export { ErrorCode, McpError, ResourceNotFound, invalidParams, missingClientCapability } from "./errors";
+export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./errors";
 export {
   elicit,
   elicitUrl,

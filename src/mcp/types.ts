@@ -1,6 +1,6 @@
 /**
  * Wire shapes shared by both revisions, as TypeScript types. Only what the
- * core builds or reads is here; the official schemas in shared/spec are the
+ * core builds or reads is here; the official JSON schemas of each revision are the
  * full reference.
  */
 
@@ -35,23 +35,25 @@ export interface TextResourceContents { uri: string; mimeType?: string; text: st
 export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> }
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
+/** A resource as lists and links describe it. */
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: Record<string, unknown>;
+}
+
 export type Content =
   | { type: "text"; text: string; annotations?: Annotations; _meta?: Record<string, unknown> }
   | { type: "image"; data: string; mimeType: string; annotations?: Annotations; _meta?: Record<string, unknown> }
   | { type: "audio"; data: string; mimeType: string; annotations?: Annotations; _meta?: Record<string, unknown> }
   | { type: "resource"; resource: ResourceContents; annotations?: Annotations; _meta?: Record<string, unknown> }
-  | {
-      type: "resource_link";
-      uri: string;
-      name: string;
-      title?: string;
-      description?: string;
-      mimeType?: string;
-      size?: number;
-      icons?: Icon[];
-      annotations?: Annotations;
-      _meta?: Record<string, unknown>;
-    };
+  | ({ type: "resource_link" } & Resource);
 
 export interface CallToolResult {
   content: Content[];

@@ -3,7 +3,7 @@
  * calls, for both revisions. Served by test/conformance/index.ts, never part
  * of the example server's bundle.
  */
-import { defineApp } from "../../src/mcp/app";
+import { defineApp } from "../../src/mcp";
 import { prompts, resources, template } from "./catalog";
 import { legacyTools, watchedResource } from "./legacy";
 import { mrtrPrompt, mrtrTools } from "./mrtr";

@@ -4,8 +4,8 @@
  * on 2025-11-25 and through an InputRequiredResult on 2026-07-28.
  */
 import * as v from "valibot";
-import { defineResource, defineTool } from "../../src/mcp/app";
-import { elicit, sample, type SamplingResult } from "../../src/mcp/input";
+import { defineResource, defineTool } from "../../src/mcp";
+import { elicit, sample, type SamplingResult } from "../../src/mcp";
 import { sampledText, sleep } from "./fixtures";
 
 const accepted = (answer: { action: string; content?: unknown }) =>

@@ -2,9 +2,9 @@
  * Multi round-trip (SEP-2322) fixtures, written take-or-require: each
  * handler asks for what it lacks and runs again once the client answers.
  */
-import { definePrompt, defineTool } from "../../src/mcp/app";
-import { text } from "../../src/mcp/content";
-import { elicit, listRoots, sample, type ElicitResult, type InputRequest, type RootsResult, type SamplingResult } from "../../src/mcp/input";
+import { definePrompt, defineTool } from "../../src/mcp";
+import { text } from "../../src/mcp";
+import { elicit, listRoots, sample, type ElicitResult, type InputRequest, type RootsResult, type SamplingResult } from "../../src/mcp";
 import { sampledText } from "./fixtures";
 
 const askName = () => elicit("What is your name?", { name: { type: "string" } }, ["name"]);

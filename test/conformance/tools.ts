@@ -4,9 +4,9 @@
  * test_simple_text comes first.
  */
 import * as v from "valibot";
-import { defineTool } from "../../src/mcp/app";
-import { audio, embedded, image, text } from "../../src/mcp/content";
-import { missingClientCapability } from "../../src/mcp/errors";
+import { defineTool } from "../../src/mcp";
+import { audio, embedded, image, text } from "../../src/mcp";
+import { ToolError, missingClientCapability } from "../../src/mcp";
 import { PNG, WAV, sleep } from "./fixtures";
 
 export const contentTools = [
@@ -44,7 +44,7 @@ export const contentTools = [
     name: "test_error_handling",
     description: "Tests error response handling",
     handler: () => {
-      throw new Error("This tool intentionally returns an error for testing");
+      throw new ToolError("This tool intentionally returns an error for testing");
     },
   }),
   defineTool({

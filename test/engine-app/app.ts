@@ -6,7 +6,7 @@
  * replaces src/server.ts keeps every engine test green.
  */
 import * as v from "valibot";
-import { ResourceNotFound, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, elicit, text } from "../../src/mcp";
+import { ResourceNotFound, ToolError, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, elicit, text } from "../../src/mcp";
 
 const UNITS: Record<string, string> = {
   celsius: "Degrees Celsius: water freezes at 0 and boils at 100 at sea level.",
@@ -32,7 +32,7 @@ export const convertTemperature = defineTool({
   output: v.object({ celsius: v.number(), fahrenheit: v.number(), kelvin: v.number() }),
   handler: ({ value, from }) => {
     const c = toCelsius(value, from);
-    if (c < -273.15) throw new Error("That is below absolute zero.");
+    if (c < -273.15) throw new ToolError("That is below absolute zero.");
     return { celsius: round2(c), fahrenheit: round2((c * 9) / 5 + 32), kelvin: round2(c + 273.15) };
   },
 });

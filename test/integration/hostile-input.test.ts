@@ -1,6 +1,6 @@
 /**
- * Hostile input on both lanes (README "Security" and "Limits", spec DIGEST
- * §3.7, §4.12, §5, §8): every case asserts the documented status and
+ * Hostile input on both lanes (README "Security" and "Limits"; the transports
+ * of both revisions and their status codes): every case asserts the documented status and
  * JSON-RPC error (never a 5xx), and afterwards that a normal request still
  * succeeds — on the session lane also that the session still works and that
  * what it had stored survived: a greet call waiting on the user when the

@@ -1,5 +1,5 @@
 /**
- * 2025-11-25 sessions over Streamable HTTP (spec DIGEST §3.1, §3.7): the
+ * 2025-11-25 sessions over Streamable HTTP (the 2025 lifecycle and Streamable HTTP transport): the
  * initialize handshake and version negotiation, the Mcp-Session-Id, the
  * status codes of session traffic, DELETE, and the 2025 wire shapes.
  */

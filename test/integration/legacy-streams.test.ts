@@ -1,5 +1,5 @@
 /**
- * SSE in 2025-11-25 sessions (spec DIGEST §3.7, §9): POST streams with a
+ * SSE in 2025-11-25 sessions (the 2025 Streamable HTTP transport): POST streams with a
  * priming event and per-stream ids, progress and logging, the standalone GET
  * stream fed by the hub, and Last-Event-ID resumption of one stream only —
  * also after the session object was evicted.

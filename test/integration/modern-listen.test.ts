@@ -1,5 +1,5 @@
 /**
- * subscriptions/listen (2026-07-28 §4.8): a long-lived SSE stream fed by the
+ * subscriptions/listen (the 2026-07-28 subscriptions pattern): a long-lived SSE stream fed by the
  * notification hub. Acknowledgement first, every notification tagged with the
  * subscription id, only requested types, and survival across hub hibernation.
  */

@@ -1,5 +1,5 @@
 /**
- * Multi round-trip requests (2026-07-28 §4.7) through the greet tool:
+ * Multi round-trip requests (the 2026-07-28 multi round-trip pattern) through the greet tool:
  * InputRequiredResult, the retry with inputResponses + requestState, and
  * everything a client (or attacker) can get wrong in between.
  */

@@ -1,5 +1,5 @@
 /**
- * The 2026-07-28 HTTP validation ladder (spec DIGEST §4.12 / §4.4 / §4.5):
+ * The 2026-07-28 HTTP validation ladder (the revision's Streamable HTTP transport, error codes and versioning):
  * every rung answers with its mandated HTTP status and JSON-RPC code, and
  * echoes the request id.
  */

@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
-import { McpError, invalidParams } from "../errors";
+import { McpError, ToolError, invalidParams } from "../errors";
 import { InputRequired } from "../input";
 import { paginate } from "../pagination";
 import type { Registry } from "../registry";
@@ -36,8 +36,19 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
   } catch (err) {
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
     if (err instanceof InputRequired || err instanceof McpError) throw err;
-    return toolError(err instanceof Error ? err.message : String(err));
+    if (err instanceof ToolError) return toolError(err.message);
+    return internalFailure(name, err);
   }
+}
+
+/**
+ * An unexpected exception may carry anything (a connection string, a stack): the model gets a generic
+ * message, and the server log gets the details under an id that ties the two together.
+ */
+function internalFailure(tool: string, err: unknown): CallToolResult {
+  const errorId = crypto.randomUUID();
+  console.error(`Tool "${tool}" threw (error id ${errorId}):`, err instanceof Error ? (err.stack ?? err.message) : err);
+  return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
 
 const toolError = (message: string): CallToolResult => ({ content: [{ type: "text", text: message }], isError: true });
