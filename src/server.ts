@@ -68,8 +68,8 @@ export const greet = defineTool({
     const { who } = ctx.input.ask({
       who: elicit("What is your name?", { name: { type: "string", title: "Your name" } }, ["name"]),
     });
-    if (who!.action !== "accept") return "No name given; hello anyway!";
-    return `Hello, ${String(who!.content?.name ?? "friend")}!`;
+    if (who.action !== "accept") return "No name given; hello anyway!";
+    return `Hello, ${String(who.content?.name ?? "friend")}!`;
   },
 });
 

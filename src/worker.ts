@@ -1,7 +1,7 @@
 /**
  * Builds the Worker for an app: the router, the /mcp edge (gate, auth, limits,
- * era classification, the two lanes) and the error stage. `src/index.ts`
- * wires the example app through it; the conformance fixture app uses it too.
+ * era classification, the two lanes) and the error stage, plus the Durable
+ * Object classes the app's sessions and notifications live in.
  */
 import { IttyRouter } from "itty-router";
 import { readConfig, type Config } from "./config";
@@ -25,7 +25,19 @@ import { sessionObjectFor } from "./objects/session";
 
 export const MCP_PATH = "/mcp";
 
+/**
+ * What the engine uses of the Worker's execution context. Routers (Hono, itty-router) pass their own
+ * context objects, so only this much is required of them.
+ */
+export interface WorkerContext {
+  waitUntil(promise: Promise<unknown>): void;
+  /** Set by whatever authenticated the request before this Worker (an OAuth provider, for one). */
+  props?: any;
+}
+
 export interface WorkerOptions {
+  /** Where the MCP endpoint is served (default "/mcp"). */
+  path?: string;
   /** Your own token check, instead of the AUTH_MODE built-ins (static token, JWT). */
   verifyToken?: TokenVerifier;
   /**
@@ -33,17 +45,24 @@ export interface WorkerOptions {
    * (src/oauth/: the OAuth provider's `ctx.props`). Used instead of any token check; sessions,
    * requestState and subscriptions are bound to it. Returning undefined answers 401.
    */
-  principal?: (request: Request, env: Env, ctx: ExecutionContext) => string | undefined;
+  principal?: (request: Request, env: Env, ctx: WorkerContext) => string | undefined;
 }
 
-/** What `createMcpWorker` gives: the fetch handler, and the Durable Object classes to export by these names. */
-export interface McpWorker extends ExportedHandler<Env> {
-  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
+/** What `createMcpWorker` gives: the handlers, and the Durable Object classes to export by these names. */
+export interface McpWorker {
+  /** A whole Worker: the MCP endpoint, its metadata, and 404 for anything else. */
+  fetch(request: Request, env: Env, ctx: WorkerContext): Promise<Response>;
+  /**
+   * For mounting beside other routes: answers the MCP endpoint (and its metadata) and returns
+   * undefined for any other path, so a router can go on to its next route.
+   */
+  handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined>;
   McpHub: typeof McpHub;
   McpSession: ReturnType<typeof sessionObjectFor>;
 }
 
 export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {}): McpWorker {
+  const path = options.path ?? MCP_PATH;
   // Compiled once per isolate: schemas, lists and lookups are constants from here on.
   const reg = compileApp(app);
   const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
@@ -52,7 +71,7 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
     return verifiers.get(config);
   };
 
-  async function handleMcp(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  async function handleMcp(request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
     const config = readConfig(env);
     const gate = checkHostAndOrigin(request, config);
     if (gate instanceof Response) return gate;
@@ -61,17 +80,17 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
     return withCors(await handleAuthorized(request, env, ctx, config), origin);
   }
 
-  async function handleAuthorized(request: Request, env: Env, ctx: ExecutionContext, config: Config): Promise<Response> {
+  async function handleAuthorized(request: Request, env: Env, ctx: WorkerContext, config: Config): Promise<Response> {
     const tooLarge = checkHeaderSizes(request, config.maxHeaderBytes);
     if (tooLarge) return tooLarge;
     let principal = "";
     const verify = verifierOf(config);
     if (options.principal) {
       principal = options.principal(request, env, ctx) ?? "";
-      if (!principal) return challenge(request, MCP_PATH, 401, "Unauthorized");
+      if (!principal) return challenge(request, path, 401, "Unauthorized");
     } else if (verify) {
       const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
-      const who = await authenticate(request, verify, MCP_PATH, scopes);
+      const who = await authenticate(request, verify, path, scopes);
       if (who instanceof Response) return who;
       principal = who.id;
     }
@@ -83,7 +102,7 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
     return methodNotAllowed("GET, POST, DELETE");
   }
 
-  async function handlePost(request: Request, env: Env, ctx: ExecutionContext, legacy: LegacyDeps): Promise<Response> {
+  async function handlePost(request: Request, env: Env, ctx: WorkerContext, legacy: LegacyDeps): Promise<Response> {
     const { config, principal } = legacy;
     const media = checkPostMediaTypes(request);
     if (media) return media;
@@ -115,26 +134,30 @@ export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {})
   function handleMetadata(request: Request, env: Env): Response {
     const config = readConfig(env);
     if (!verifierOf(config)) return reject(404, ErrorCode.MethodNotFound, "Authorization is not enabled on this server");
-    return protectedResourceMetadata(request, MCP_PATH, config.auth);
+    return protectedResourceMetadata(request, path, config.auth);
   }
 
   const router = IttyRouter();
-  router.all(MCP_PATH, handleMcp);
+  router.all(path, handleMcp);
   router.get(PRM_PATH, handleMetadata);
-  router.get(`${PRM_PATH}${MCP_PATH}`, handleMetadata);
-  router.all("*", () => reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${MCP_PATH}`));
+  router.get(`${PRM_PATH}${path}`, handleMetadata);
+
+  async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
+    try {
+      return (await router.fetch(request, env, ctx)) as Response | undefined;
+    } catch (err) {
+      // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
+      console.error("Unhandled error at the MCP edge:", err);
+      return json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "Internal error" } }, 500);
+    }
+  }
 
   return {
     McpHub,
     McpSession: sessionObjectFor(app),
-    async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-      try {
-        return await router.fetch(request, env, ctx);
-      } catch (err) {
-        // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
-        console.error("Unhandled error at the /mcp edge:", err);
-        return json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "Internal error" } }, 500);
-      }
+    handle,
+    async fetch(request, env, ctx) {
+      return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);
     },
   };
 }

@@ -29,11 +29,16 @@ export {
   elicitUrl,
   listRoots,
   sample,
+  type AnswerTo,
+  type Answers,
+  type ElicitRequest,
   type ElicitResult,
   type InputRequest,
+  type RootsRequest,
+  type SamplingRequest,
   type RootsResult,
   type SamplingParams,
   type SamplingResult,
 } from "./input";
 export type * from "./types";
-export { createMcpWorker, type McpWorker, type WorkerOptions } from "../worker";
+export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "../worker";

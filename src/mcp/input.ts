@@ -33,10 +33,19 @@ export interface SamplingParams {
   [key: string]: unknown;
 }
 
-export type InputRequest =
-  | { method: "elicitation/create"; params: ElicitFormParams | ElicitUrlParams }
-  | { method: "sampling/createMessage"; params: SamplingParams }
-  | { method: "roots/list"; params?: Record<string, never> };
+export interface ElicitRequest {
+  method: "elicitation/create";
+  params: ElicitFormParams | ElicitUrlParams;
+}
+export interface SamplingRequest {
+  method: "sampling/createMessage";
+  params: SamplingParams;
+}
+export interface RootsRequest {
+  method: "roots/list";
+  params?: Record<string, never>;
+}
+export type InputRequest = ElicitRequest | SamplingRequest | RootsRequest;
 
 export interface ElicitResult {
   action: "accept" | "decline" | "cancel";
@@ -52,26 +61,38 @@ export interface RootsResult {
   roots: { uri: string; name?: string }[];
 }
 
+/** The answer a request gets: an elicitation result, a sampling result or the roots list. */
+export type AnswerTo<R extends InputRequest> = R extends ElicitRequest
+  ? ElicitResult
+  : R extends SamplingRequest
+    ? SamplingResult
+    : R extends RootsRequest
+      ? RootsResult
+      : never;
+
+/** What `ask` returns: each key typed by the helper that made its request. */
+export type Answers<R extends Record<string, InputRequest>> = { [K in keyof R]: AnswerTo<R[K]> };
+
 /** Ask the user through a form (never for secrets). */
-export const elicit = (message: string, properties: Record<string, PrimitiveSchema>, required?: string[]): InputRequest => ({
+export const elicit = (message: string, properties: Record<string, PrimitiveSchema>, required?: string[]): ElicitRequest => ({
   method: "elicitation/create",
   params: { mode: "form", message, requestedSchema: { type: "object", properties, ...(required ? { required } : {}) } },
 });
 
 /** Send the user to a URL (sign-in, payment…); `accept` only means they agreed to open it. */
-export const elicitUrl = (message: string, url: string, elicitationId?: string): InputRequest => ({
+export const elicitUrl = (message: string, url: string, elicitationId?: string): ElicitRequest => ({
   method: "elicitation/create",
   params: { mode: "url", message, url, ...(elicitationId ? { elicitationId } : {}) },
 });
 
 /** Ask the client's model for a completion. */
-export const sample = (prompt: string, maxTokens = 256, extra: Partial<SamplingParams> = {}): InputRequest => ({
+export const sample = (prompt: string, maxTokens = 256, extra: Partial<SamplingParams> = {}): SamplingRequest => ({
   method: "sampling/createMessage",
   params: { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens, ...extra },
 });
 
 /** Ask the client for its roots. */
-export const listRoots = (): InputRequest => ({ method: "roots/list" });
+export const listRoots = (): RootsRequest => ({ method: "roots/list" });
 
 /** The signal a handler throws to stop until the client answers. Not an error. */
 export class InputRequired {
@@ -131,11 +152,16 @@ export class Input {
     throw new InputRequired(requests, state);
   }
 
-  /** Takes every answer in `requests`, or requires the ones still missing. */
-  ask<T = ElicitResult>(requests: Record<string, InputRequest>, state?: Json): Record<string, T> {
-    const missing = Object.keys(requests).filter((key) => this.answers[key] === undefined);
+  /**
+   * Takes every answer in `requests`, or requires the ones still missing (the handler stops here and
+   * runs again with them). Each answer is typed by its request: `elicit` → ElicitResult, `sample` →
+   * SamplingResult, `listRoots` → RootsResult.
+   */
+  ask<R extends Record<string, InputRequest>>(requests: R, state?: Json): Answers<R> {
+    const keys = Object.keys(requests);
+    const missing = keys.filter((key) => !Object.hasOwn(this.answers, key) || this.answers[key] === undefined);
     if (missing.length > 0) this.require(Object.fromEntries(missing.map((k) => [k, requests[k]!])), state);
-    return Object.fromEntries(Object.keys(requests).map((k) => [k, this.answers[k] as T]));
+    return Object.fromEntries(keys.map((k) => [k, this.answers[k]])) as Answers<R>;
   }
 }
 

@@ -1,6 +1,5 @@
 /** Resources, the resource template and the prompts the conformance suite reads. */
-import { definePrompt, defineResource, defineResourceTemplate } from "../../src/mcp";
-import { embedded, image, text } from "../../src/mcp";
+import { definePrompt, defineResource, defineResourceTemplate, embedded, image, text } from "../../src/mcp";
 import { PNG } from "./fixtures";
 
 /** The first resource is the one the `caching` scenario reads. */

@@ -4,8 +4,7 @@
  * on 2025-11-25 and through an InputRequiredResult on 2026-07-28.
  */
 import * as v from "valibot";
-import { defineResource, defineTool } from "../../src/mcp";
-import { elicit, sample, type SamplingResult } from "../../src/mcp";
+import { defineResource, defineTool, elicit, sample } from "../../src/mcp";
 import { sampledText, sleep } from "./fixtures";
 
 const accepted = (answer: { action: string; content?: unknown }) =>
@@ -29,7 +28,7 @@ export const legacyTools = [
     description: "Tests server-initiated sampling (LLM completion request)",
     input: v.object({ prompt: v.pipe(v.string(), v.description("The prompt to send to the LLM")) }),
     handler: ({ prompt }, ctx) => {
-      const { reply } = ctx.input.ask<SamplingResult>({ reply: sample(prompt, 100) });
+      const { reply } = ctx.input.ask({ reply: sample(prompt, 100) });
       return `LLM response: ${sampledText(reply)}`;
     },
   }),
@@ -48,7 +47,7 @@ export const legacyTools = [
           ["username", "email"],
         ),
       });
-      return `User response: ${accepted(user!)}`;
+      return `User response: ${accepted(user)}`;
     },
   }),
   defineTool({
@@ -68,7 +67,7 @@ export const legacyTools = [
           [],
         ),
       });
-      return `Elicitation completed: ${accepted(form!)}`;
+      return `Elicitation completed: ${accepted(form)}`;
     },
   }),
   defineTool({
@@ -119,7 +118,7 @@ export const legacyTools = [
           [],
         ),
       });
-      return `Elicitation completed: ${accepted(form!)}`;
+      return `Elicitation completed: ${accepted(form)}`;
     },
   }),
   defineTool({

@@ -2,9 +2,7 @@
  * Multi round-trip (SEP-2322) fixtures, written take-or-require: each
  * handler asks for what it lacks and runs again once the client answers.
  */
-import { definePrompt, defineTool } from "../../src/mcp";
-import { text } from "../../src/mcp";
-import { elicit, listRoots, sample, type ElicitResult, type InputRequest, type RootsResult, type SamplingResult } from "../../src/mcp";
+import { definePrompt, defineTool, elicit, type InputRequest, listRoots, sample, text } from "../../src/mcp";
 import { sampledText } from "./fixtures";
 
 const askName = () => elicit("What is your name?", { name: { type: "string" } }, ["name"]);
@@ -16,15 +14,15 @@ export const mrtrTools = [
     description: "MRTR: asks the user's name by elicitation, then greets them",
     handler: (_args, ctx) => {
       const { user_name } = ctx.input.ask({ user_name: askName() });
-      if (user_name!.action !== "accept") return `No name given (${user_name!.action})`;
-      return `Hello, ${String(user_name!.content?.name ?? "stranger")}!`;
+      if (user_name.action !== "accept") return `No name given (${user_name.action})`;
+      return `Hello, ${String(user_name.content?.name ?? "stranger")}!`;
     },
   }),
   defineTool({
     name: "test_input_required_result_sampling",
     description: "MRTR: asks the client's model a question by sampling",
     handler: (_args, ctx) => {
-      const { capital_question } = ctx.input.ask<SamplingResult>({
+      const { capital_question } = ctx.input.ask({
         capital_question: sample("What is the capital of France?", 100),
       });
       return `Sampling result: ${sampledText(capital_question)}`;
@@ -34,8 +32,8 @@ export const mrtrTools = [
     name: "test_input_required_result_list_roots",
     description: "MRTR: asks the client for its roots",
     handler: (_args, ctx) => {
-      const { client_roots } = ctx.input.ask<RootsResult>({ client_roots: listRoots() });
-      return `Found ${client_roots!.roots.length} root(s)`;
+      const { client_roots } = ctx.input.ask({ client_roots: listRoots() });
+      return `Found ${client_roots.roots.length} root(s)`;
     },
   }),
   defineTool({
@@ -45,14 +43,14 @@ export const mrtrTools = [
       const { confirm } = ctx.input.ask({ confirm: askConfirm() }, { step: "confirm" });
       const state = ctx.input.state as { step?: string } | undefined;
       if (state?.step !== "confirm") throw new Error("requestState did not round-trip");
-      return `state-ok: requestState validated (ok=${String(confirm!.content?.ok)})`;
+      return `state-ok: requestState validated (ok=${String(confirm.content?.ok)})`;
     },
   }),
   defineTool({
     name: "test_input_required_result_multiple_inputs",
     description: "MRTR: asks for an elicitation, a sampling and the roots in one round",
     handler: (_args, ctx) => {
-      const answers = ctx.input.ask<unknown>(
+      const answers = ctx.input.ask(
         {
           user_name: askName(),
           greeting: sample("Generate a greeting", 50),
@@ -60,9 +58,9 @@ export const mrtrTools = [
         },
         { round: 1 },
       );
-      const name = (answers.user_name as ElicitResult).content?.name;
-      const greeting = sampledText(answers.greeting as SamplingResult);
-      const roots = (answers.client_roots as RootsResult).roots.length;
+      const name = answers.user_name.content?.name;
+      const greeting = sampledText(answers.greeting);
+      const roots = answers.client_roots.roots.length;
       return `Name: ${String(name)}; Greeting: ${greeting}; Roots: ${roots}`;
     },
   }),
@@ -74,12 +72,12 @@ export const mrtrTools = [
         { step1: elicit("Step 1: What is your name?", { name: { type: "string" } }, ["name"]) },
         { round: 1 },
       );
-      const name = String(step1!.content?.name ?? "someone");
+      const name = String(step1.content?.name ?? "someone");
       const { step2 } = ctx.input.ask(
         { step2: elicit("Step 2: What is your favorite color?", { color: { type: "string" } }, ["color"]) },
         { round: 2, name },
       );
-      return `Multi-round complete for ${name} who likes ${String(step2!.content?.color ?? "nothing")}`;
+      return `Multi-round complete for ${name} who likes ${String(step2.content?.color ?? "nothing")}`;
     },
   }),
   defineTool({
@@ -99,7 +97,7 @@ export const mrtrTools = [
       if (ctx.clientCapabilities.elicitation) requests.user_confirm = askConfirm();
       if (ctx.clientCapabilities.roots) requests.client_roots = listRoots();
       if (Object.keys(requests).length === 0) return "The client declared no input capability";
-      const answers = ctx.input.ask<unknown>(requests, { asked: Object.keys(requests) });
+      const answers = ctx.input.ask(requests, { asked: Object.keys(requests) });
       return `Capabilities respected: answered ${Object.keys(answers).join(", ")}`;
     },
   }),
@@ -112,6 +110,6 @@ export const mrtrPrompt = definePrompt({
     const { user_context } = ctx.input.ask({
       user_context: elicit("What context should the prompt use?", { context: { type: "string" } }, ["context"]),
     });
-    return [{ role: "user", content: text(`Prompt with context: ${String(user_context!.content?.context ?? "")}`) }];
+    return [{ role: "user", content: text(`Prompt with context: ${String(user_context.content?.context ?? "")}`) }];
   },
 });

@@ -4,9 +4,7 @@
  * test_simple_text comes first.
  */
 import * as v from "valibot";
-import { defineTool } from "../../src/mcp";
-import { audio, embedded, image, text } from "../../src/mcp";
-import { ToolError, missingClientCapability } from "../../src/mcp";
+import { audio, defineTool, embedded, image, missingClientCapability, text, ToolError } from "../../src/mcp";
 import { PNG, WAV, sleep } from "./fixtures";
 
 export const contentTools = [
