@@ -11,7 +11,8 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ["test/integration/**/*.test.ts"],
+    // The engine's tests, and the app's own tests (test/server.test.ts, in-process through testClient).
+    include: ["test/integration/**/*.test.ts", "test/server.test.ts"],
     retry: 0,
   },
 });

@@ -61,7 +61,7 @@ export interface McpWorker {
   McpSession: ReturnType<typeof sessionObjectFor>;
 }
 
-export function createMcpWorker(app: AppDefinition, options: WorkerOptions = {}): McpWorker {
+export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
   // Compiled once per isolate: schemas, lists and lookups are constants from here on.
   const reg = compileApp(app);

@@ -16,7 +16,13 @@ import type {
   ResourceContents,
 } from "./types";
 
-type ObjectSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
+/**
+ * The Worker's bindings and vars as `wrangler types` declares them (npm run types), so `ctx.env` is
+ * typed in every handler without naming it; `defineApp<MyEnv>` names another.
+ */
+export type DefaultEnv = Cloudflare.Env;
+
+export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
   | v.LooseObjectSchema<v.ObjectEntries, v.ErrorMessage<v.LooseObjectIssue> | undefined>
   | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
 
@@ -31,8 +37,8 @@ export interface ToolAnnotations {
 /** What a tool handler may return: text, blocks, or a full result. */
 export type ToolReturn = string | Content | Content[] | CallToolResult;
 
-interface ToolBase {
-  name: string;
+interface ToolBase<Name extends string = string> {
+  name: Name;
   title?: string;
   description?: string;
   annotations?: ToolAnnotations;
@@ -40,8 +46,12 @@ interface ToolBase {
   _meta?: Record<string, unknown>;
 }
 
-export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends v.GenericSchema | undefined = undefined, Env = any>
-  extends ToolBase {
+export interface ToolDefinition<
+  I extends ObjectSchema = ObjectSchema,
+  O extends v.GenericSchema | undefined = undefined,
+  Env = DefaultEnv,
+  Name extends string = string,
+> extends ToolBase<Name> {
   /** Arguments, validated before the handler runs. Omit for a tool without arguments. */
   input?: I;
   /**
@@ -57,20 +67,20 @@ export interface ToolDefinition<I extends ObjectSchema = ObjectSchema, O extends
   ) => O extends v.GenericSchema ? v.InferInput<O> | Promise<v.InferInput<O>> : ToolReturn | Promise<ToolReturn>;
 }
 
-export interface ResourceDefinition<Env = any> extends Omit<Resource, "_meta"> {
+export interface ResourceDefinition<Env = DefaultEnv> extends Omit<Resource, "_meta"> {
   /** A string is text with this resource's mimeType; return contents for blobs or several parts. */
   read: (ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
 }
 
 export type ResourceReturn = string | ResourceContents | ResourceContents[];
 
-export type Completer<Env = any> = (
+export type Completer<Env = DefaultEnv> = (
   value: string,
   context: { arguments: Record<string, string> },
   ctx: HandlerContext<Env>,
 ) => string[] | Promise<string[]>;
 
-export interface ResourceTemplateDefinition<Env = any> {
+export interface ResourceTemplateDefinition<Env = DefaultEnv> {
   /** RFC 6570 level 1, e.g. `notes://{id}`. */
   uriTemplate: string;
   name: string;
@@ -91,7 +101,7 @@ export interface PromptArgument {
   required?: boolean;
 }
 
-export interface PromptDefinition<Env = any> {
+export interface PromptDefinition<Env = DefaultEnv> {
   name: string;
   title?: string;
   description?: string;
@@ -105,10 +115,10 @@ export interface PromptDefinition<Env = any> {
   complete?: Record<string, Completer<Env>>;
 }
 
-export interface AppDefinition<Env = any> {
+export interface AppDefinition<Env = DefaultEnv> {
   info: Implementation;
   instructions?: string;
-  tools?: ToolDefinition<any, any, Env>[];
+  tools?: readonly ToolDefinition<any, any, Env, string>[];
   resources?: ResourceDefinition<Env>[];
   resourceTemplates?: ResourceTemplateDefinition<Env>[];
   prompts?: PromptDefinition<Env>[];
@@ -122,11 +132,21 @@ export interface AppDefinition<Env = any> {
   cacheTtlMs?: number;
 }
 
-/** Identity helpers that give handlers their argument types. */
-export const defineTool = <I extends ObjectSchema = ObjectSchema, O extends v.GenericSchema | undefined = undefined, Env = any>(
-  tool: ToolDefinition<I, O, Env>,
-): ToolDefinition<any, any, Env> => tool as ToolDefinition<any, any, Env>;
-export const defineResource = <Env = any>(r: ResourceDefinition<Env>) => r;
-export const defineResourceTemplate = <Env = any>(r: ResourceTemplateDefinition<Env>) => r;
-export const definePrompt = <Env = any>(p: PromptDefinition<Env>) => p;
-export const defineApp = <Env = any>(app: AppDefinition<Env>) => app;
+/** The arguments a tool is called with (before valibot applies defaults and transforms). */
+export type ToolArgs<T> = T extends ToolDefinition<infer I, any, any, any> ? (I extends ObjectSchema ? v.InferInput<I> : Record<string, unknown>) : never;
+
+/** Identity helpers that give handlers (and the app's tests) their argument types. */
+export const defineTool = <
+  const Name extends string,
+  I extends ObjectSchema = ObjectSchema,
+  O extends v.GenericSchema | undefined = undefined,
+  Env = DefaultEnv,
+>(
+  tool: ToolDefinition<I, O, Env, Name>,
+) => tool;
+export const defineResource = <Env = DefaultEnv>(r: ResourceDefinition<Env>) => r;
+export const defineResourceTemplate = <Env = DefaultEnv>(r: ResourceTemplateDefinition<Env>) => r;
+export const definePrompt = <Env = DefaultEnv>(p: PromptDefinition<Env>) => p;
+export const defineApp = <Env = DefaultEnv, const Tools extends readonly ToolDefinition<any, any, Env, string>[] = ToolDefinition<any, any, Env>[]>(
+  app: AppDefinition<Env> & { tools?: Tools },
+): Omit<AppDefinition<Env>, "tools"> & { tools?: Tools } => app;

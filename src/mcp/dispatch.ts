@@ -13,7 +13,7 @@ import type { Registry } from "./registry";
 import type { ServerCapabilities } from "./types";
 import { SUPPORTED_VERSIONS } from "./versions";
 
-type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext) => unknown;
+type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
 
 interface MethodEntry {
   run: Method;
@@ -63,7 +63,7 @@ export async function dispatch(
   reg: Registry,
   method: string,
   params: Record<string, unknown>,
-  ctx: HandlerContext,
+  ctx: HandlerContext<any>,
 ): Promise<Record<string, unknown>> {
   if (!hasMethod(table, reg, method)) throw methodNotFound(method);
   return (await table[method]!.run(reg, params, ctx)) as Record<string, unknown>;

@@ -18,6 +18,7 @@ export {
   type ResourceReturn,
   type ResourceTemplateDefinition,
   type ToolAnnotations,
+  type ToolArgs,
   type ToolDefinition,
   type ToolReturn,
 } from "./app";
@@ -42,3 +43,4 @@ export {
 } from "./input";
 export type * from "./types";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "../worker";
+export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./test-client";

@@ -9,7 +9,7 @@ import type { Implementation, ServerCapabilities } from "./types";
 import { compileUriTemplate, type UriMatcher } from "./uri-template";
 
 export interface CompiledTool {
-  def: ToolDefinition;
+  def: ToolDefinition<any, any, any>;
   /** The Tool object served by tools/list. */
   wire: Record<string, unknown>;
   /** Arguments that must be mirrored in Mcp-Param-* headers (2026-07-28). */
@@ -17,7 +17,7 @@ export interface CompiledTool {
 }
 
 export interface CompiledTemplate {
-  def: ResourceTemplateDefinition;
+  def: ResourceTemplateDefinition<any>;
   wire: Record<string, unknown>;
   matcher: UriMatcher;
 }
@@ -30,11 +30,11 @@ export interface Registry {
   cacheTtlMs: number;
   tools: Map<string, CompiledTool>;
   toolList: Record<string, unknown>[];
-  resources: Map<string, ResourceDefinition>;
+  resources: Map<string, ResourceDefinition<any>>;
   resourceList: Record<string, unknown>[];
   templates: CompiledTemplate[];
   templateList: Record<string, unknown>[];
-  prompts: Map<string, PromptDefinition>;
+  prompts: Map<string, PromptDefinition<any>>;
   promptList: Record<string, unknown>[];
 }
 
@@ -47,7 +47,7 @@ function wireOf(def: object, omit: string[]): Record<string, unknown> {
   return out;
 }
 
-function compileTool(def: ToolDefinition): CompiledTool {
+function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
   if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
   const inputSchema: JsonSchemaObject = def.inputSchema
     ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
@@ -60,27 +60,27 @@ function compileTool(def: ToolDefinition): CompiledTool {
   return { def, wire, headerParams: mcpHeaderParams(inputSchema) };
 }
 
-const compiled = new WeakMap<AppDefinition, Registry>();
+const compiled = new WeakMap<AppDefinition<any>, Registry>();
 
 /** Compiles an app once per isolate; the Worker and the session objects share the result. */
-export function compileApp(app: AppDefinition): Registry {
+export function compileApp(app: AppDefinition<any>): Registry {
   let reg = compiled.get(app);
   if (!reg) compiled.set(app, (reg = compileOnce(app)));
   return reg;
 }
 
-function compileOnce(app: AppDefinition): Registry {
+function compileOnce(app: AppDefinition<any>): Registry {
   const tools = new Map<string, CompiledTool>();
   for (const def of app.tools ?? []) {
     if (tools.has(def.name)) throw new Error(`Tool "${def.name}" is defined twice`);
     tools.set(def.name, compileTool(def));
   }
-  const resources = new Map<string, ResourceDefinition>();
+  const resources = new Map<string, ResourceDefinition<any>>();
   for (const r of app.resources ?? []) {
     if (resources.has(r.uri)) throw new Error(`Resource "${r.uri}" is defined twice`);
     resources.set(r.uri, r);
   }
-  const prompts = new Map<string, PromptDefinition>();
+  const prompts = new Map<string, PromptDefinition<any>>();
   for (const p of app.prompts ?? []) {
     if (prompts.has(p.name)) throw new Error(`Prompt "${p.name}" is defined twice`);
     prompts.set(p.name, p);

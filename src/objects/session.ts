@@ -27,7 +27,7 @@ const NO_SESSION = refuse("unknown-session", null, "Session not found; send init
 const wantsPriming = (version: string) => version >= "2025-11-25";
 
 export abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
-  protected abstract readonly app: AppDefinition;
+  protected abstract readonly app: AppDefinition<any>;
   readonly store: SessionStore;
   readonly log: StreamLog;
   readonly config: Config;
@@ -235,7 +235,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
 }
 
 /** The session class for an app; `createMcpWorker(app)` gives it to the Worker entry. */
-export function sessionObjectFor(app: AppDefinition) {
+export function sessionObjectFor(app: AppDefinition<any>) {
   return class McpSession extends SessionObject {
     protected readonly app = app;
   };

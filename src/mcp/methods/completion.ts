@@ -6,7 +6,7 @@ import type { Registry } from "../registry";
 
 const MAX_VALUES = 100;
 
-export async function complete(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext) {
+export async function complete(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof ref !== "object" || ref === null) throw invalidParams("completion/complete needs params.ref");
@@ -14,7 +14,7 @@ export async function complete(reg: Registry, params: Record<string, unknown>, c
     throw invalidParams("completion/complete needs params.argument with string name and value");
   const context = params.context as { arguments?: Record<string, string> } | undefined;
 
-  let completers: Record<string, Completer> | undefined;
+  let completers: Record<string, Completer<any>> | undefined;
   if (ref.type === "ref/prompt") {
     const prompt = typeof ref.name === "string" ? reg.prompts.get(ref.name) : undefined;
     if (!prompt) throw invalidParams(`Unknown prompt: ${String(ref.name)}`);

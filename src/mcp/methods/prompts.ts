@@ -9,7 +9,7 @@ export function listPrompts(reg: Registry, params: Record<string, unknown>) {
   return nextCursor ? { prompts: page, nextCursor } : { prompts: page };
 }
 
-export async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext) {
+export async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name (a string)");
   const prompt = reg.prompts.get(name);

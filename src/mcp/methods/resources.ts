@@ -21,7 +21,7 @@ export function resourceExists(reg: Registry, uri: string): boolean {
   return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null);
 }
 
-export async function readResource(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext) {
+export async function readResource(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const { uri } = params;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri (a string)");
   const resource = reg.resources.get(uri);

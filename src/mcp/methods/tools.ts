@@ -13,7 +13,7 @@ export function listTools(reg: Registry, params: Record<string, unknown>) {
   return nextCursor ? { tools: page, nextCursor } : { tools: page };
 }
 
-export async function callTool(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext): Promise<CallToolResult> {
+export async function callTool(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult> {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
   const tool = reg.tools.get(name);

@@ -1,0 +1,122 @@
+/**
+ * An app's own tests, in-process: `testClient(app)` calls its tools, reads its
+ * resources, gets its prompts and completions through the same executor the
+ * Worker uses, without HTTP or wrangler. Input a handler asks for (elicitation,
+ * sampling, roots) is answered by the test; what the handler emits (progress,
+ * log messages) and publishes (notify) is recorded.
+ */
+import type { AppDefinition, ToolArgs, ToolDefinition } from "./app";
+import type { Notifier } from "./context";
+import { MODERN_METHODS } from "./dispatch";
+import { execute } from "./execute";
+import type { InputRequest } from "./input";
+import type { JsonRpcNotification } from "./jsonrpc";
+import { compileApp } from "./registry";
+import type { CallToolResult, ClientCapabilities, GetPromptResult, Json, ResourceContents } from "./types";
+import { MODERN_VERSION } from "./versions";
+
+/** Answers by the keys the handler passes to `ctx.input.ask`, or a function that answers each request. */
+export type TestAnswers = Record<string, unknown> | ((key: string, request: InputRequest) => unknown);
+
+export interface TestCallOptions {
+  answers?: TestAnswers;
+  /** Aborting it is a cancellation, as a client closing its stream. */
+  signal?: AbortSignal;
+}
+
+export interface TestClientOptions<Env> {
+  env?: Env;
+  /** Who is calling, as authorization would have established it. */
+  principal?: string;
+  /** Client capabilities; by default the client can answer elicitation (form and URL), sampling and roots. */
+  capabilities?: ClientCapabilities;
+}
+
+/** What a test sees of the client side: emitted notifications and what the app published. */
+export interface TestRecord {
+  notifications: JsonRpcNotification[];
+  published: { method: string; uri?: string }[];
+}
+
+const ALL_INPUT: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+/** More rounds than any sane handler asks for; a handler that keeps asking is a bug the test should see. */
+const MAX_ROUNDS = 32;
+
+export function testClient<A extends AppDefinition<any>>(app: A, options: TestClientOptions<A extends AppDefinition<infer E> ? E : never> = {}) {
+  const reg = compileApp(app);
+  const record: TestRecord = { notifications: [], published: [] };
+  const notify: Notifier = {
+    toolsListChanged: async () => void record.published.push({ method: "notifications/tools/list_changed" }),
+    promptsListChanged: async () => void record.published.push({ method: "notifications/prompts/list_changed" }),
+    resourcesListChanged: async () => void record.published.push({ method: "notifications/resources/list_changed" }),
+    resourceUpdated: async (uri) => void record.published.push({ method: "notifications/resources/updated", uri }),
+  };
+
+  async function run(method: string, params: Record<string, unknown>, call: TestCallOptions = {}): Promise<any> {
+    const answers: Record<string, unknown> = {};
+    let state: Json | undefined;
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      const outcome = await execute(method, params, {
+        era: "modern",
+        reg,
+        table: MODERN_METHODS,
+        protocolVersion: MODERN_VERSION,
+        clientCapabilities: options.capabilities ?? ALL_INPUT,
+        clientInfo: { name: "testClient", version: "0" },
+        logLevel: "debug",
+        progressToken: "test",
+        answers,
+        state,
+        signal: call.signal ?? new AbortController().signal,
+        emit: (n) => record.notifications.push(n),
+        notify,
+        env: options.env ?? {},
+        principal: options.principal,
+      });
+      if (outcome.kind === "result") return outcome.result;
+      if (outcome.kind === "error") throw outcome.error;
+      for (const [key, request] of Object.entries(outcome.required.requests)) answers[key] = answer(call.answers, key, request);
+      state = outcome.required.state;
+    }
+    throw new Error(`${method} still asked for input after ${MAX_ROUNDS} rounds`);
+  }
+
+  type Tool = NonNullable<A["tools"]>[number];
+  /** Calls a tool by its definition or by its name, with arguments typed by its input schema. */
+  function callTool<T extends Tool>(tool: T, args?: ToolArgs<T>, call?: TestCallOptions): Promise<CallToolResult>;
+  function callTool<N extends Tool["name"]>(name: N, args?: ToolArgs<Extract<Tool, { name: N }>>, call?: TestCallOptions): Promise<CallToolResult>;
+  function callTool(tool: string | ToolDefinition<any, any, any>, args?: unknown, call?: TestCallOptions): Promise<CallToolResult> {
+    const name = typeof tool === "string" ? tool : tool.name;
+    return run("tools/call", { name, arguments: args ?? {} }, call);
+  }
+
+  return {
+    /** Emitted notifications (progress, log messages) and publications (notify), in order. */
+    record,
+    callTool,
+    async readResource(uri: string, call?: TestCallOptions): Promise<ResourceContents[]> {
+      return (await run("resources/read", { uri }, call)).contents;
+    },
+    getPrompt(name: string, args: Record<string, string> = {}, call?: TestCallOptions): Promise<GetPromptResult> {
+      return run("prompts/get", { name, arguments: args }, call);
+    },
+    /** Completion values for a prompt argument (`{ prompt }`) or a resource template variable (`{ uriTemplate }`). */
+    async complete(ref: { prompt: string } | { uriTemplate: string }, argument: string, value: string, context: Record<string, string> = {}): Promise<string[]> {
+      const wire = "prompt" in ref ? { type: "ref/prompt", name: ref.prompt } : { type: "ref/resource", uri: ref.uriTemplate };
+      const result = await run("completion/complete", { ref: wire, argument: { name: argument, value }, context: { arguments: context } });
+      return result.completion.values;
+    },
+    listTools: async (): Promise<Record<string, unknown>[]> => (await run("tools/list", {})).tools,
+    listResources: async (): Promise<Record<string, unknown>[]> => (await run("resources/list", {})).resources,
+    listResourceTemplates: async (): Promise<Record<string, unknown>[]> => (await run("resources/templates/list", {})).resourceTemplates,
+    listPrompts: async (): Promise<Record<string, unknown>[]> => (await run("prompts/list", {})).prompts,
+  };
+}
+
+function answer(answers: TestAnswers | undefined, key: string, request: InputRequest): unknown {
+  const given = typeof answers === "function" ? answers(key, request) : answers && Object.hasOwn(answers, key) ? answers[key] : undefined;
+  if (given === undefined) {
+    throw new Error(`The handler asked for input "${key}" (${request.method}: ${JSON.stringify(request.params ?? {})}) and the test gave no answer for it`);
+  }
+  return given;
+}
