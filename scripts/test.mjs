@@ -1,8 +1,9 @@
 // Why: `npm test` is the one command CI and contributors run. It goes from cheapest to
-// most expensive and stops at the first failure: typecheck, workerd integration tests
-// (vitest), bundle-size budget, then end-to-end runs against real `wrangler dev` servers
+// most expensive and stops at the first failure: typecheck, static checks (scripts/checks/),
+// workerd integration tests (vitest), bundle-size budget, then end-to-end runs against real `wrangler dev` servers
 // (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
 // official conformance suite; the opt-in OAuth entry). Helpers live in test/e2e/.
+import { CHECKS, runCheck } from "./checks/index.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
@@ -53,6 +54,9 @@ const e2eStep = (fn) => async () => {
 };
 
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
+// Static checks (scripts/checks/): layering of src/, README snippets, freshness of the
+// generated Env types. Each proves on a planted tree that it can fail before it judges ours.
+for (const entry of CHECKS) await step(`check: ${entry.name}`, () => runCheck(entry));
 await step("integration (vitest run, workerd)", command("vitest", ["run"], 600_000));
 await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   const r = await bundleCheck();

@@ -1,0 +1,43 @@
+// Why: the project's static checks, in the order `npm test` runs them right after the typecheck.
+// Each one first runs its self-test (it must catch faults planted in a throwaway tree), so a
+// check that has silently stopped being able to fail cannot report the project clean.
+//
+//   npm run checks     runs all of them and reports every finding (npm test stops at the first)
+import { fileURLToPath } from "node:url";
+import { checkLayering } from "./layering.mjs";
+import { selfTestLayering } from "./layering.self-test.mjs";
+import { checkReadmeSnippets } from "./readme-snippets.mjs";
+import { selfTestReadmeSnippets } from "./readme-snippets.self-test.mjs";
+import { checkTypesFresh } from "./types-fresh.mjs";
+import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
+
+export const CHECKS = [
+  { name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
+  { name: "README ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
+  { name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
+];
+
+const indent = (text) => text.replace(/^/gm, "  ");
+
+/** Runs one check after its self-test; prints both reports; true when the project passes. */
+export async function runCheck({ selfTest, check }) {
+  const proof = await selfTest();
+  console.log(indent(proof.message));
+  if (!proof.ok) return false;
+  const verdict = await check();
+  console.log(indent(verdict.message));
+  return verdict.ok;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  let failed = 0;
+  for (const entry of CHECKS) {
+    console.log(`\n▶ ${entry.name}`);
+    const t0 = Date.now();
+    const ok = await runCheck(entry);
+    console.log(`  ${ok ? "passed" : "FAILED"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (!ok) failed++;
+  }
+  console.log(failed ? `\nchecks: ${failed} of ${CHECKS.length} failed` : `\nchecks: all ${CHECKS.length} passed`);
+  process.exit(failed ? 1 : 0);
+}
