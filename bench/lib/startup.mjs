@@ -1,4 +1,4 @@
-// Why: the bench reports bundle size and start-up CPU for the example server, the floor and
+// Why: the bench reports bundle size and start-up CPU for this template, the floor and
 // the peers, and explains where the start-up time goes. Three tools live here:
 //  - build(): `wrangler deploy --dry-run` into a temp dir (minified as wrangler.toml says, or
 //    with --minify false), returning the emitted JS and its sizes;
@@ -59,13 +59,6 @@ export async function checkStartup(bundleFile, tmp) {
   if (r.code !== 0 || Number.isNaN(num("Active"))) throw new Error(`wrangler check startup failed (code ${r.code}):\n${r.out.slice(-2000)}`);
   return { active: num("Active"), sampled: num("Sampled time"), window: num("Profile window"), samples: samples ? Number(samples[1]) : NaN };
 }
-
-export const median = (xs) => {
-  const s = [...xs].filter(Number.isFinite).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 // ── a finer start-up profile, with wrangler's own miniflare ─────────────────
 

@@ -4,80 +4,73 @@
  * with its Mcp-Session-Id, opening GET streams (with Last-Event-ID), and an
  * SSE reader that keeps every event with its id — the priming event (an id
  * and empty data) included — because ids are what a 2025 client resumes with.
+ *
+ * The wire (headers, messages, the session opening steps, SSE) lives in
+ * test/wire, shared with the load and bench scripts.
  */
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { HubNotification } from "../../src/objects/contracts";
-import { MCP_URL, freshId, parseEvent, type RequestId, type RpcMessage } from "./mcp";
+import {
+  EventStream,
+  deleteHeaders,
+  initializeHeaders,
+  initializeMessage,
+  legacyHeaders,
+  notificationMessage,
+  openLegacySession,
+  requestMessage,
+  streamHeaders,
+  webSource,
+  type HeaderOverrides,
+  type OpenOptions,
+  type OpenedSession,
+  type RequestId,
+  type RpcMessage,
+  type Send,
+} from "../wire/index.ts";
+import { MCP_URL } from "./mcp";
 
-export const LEGACY_VERSION = "2025-11-25";
+export { LEGACY_VERSION, splitId, type SseEvent } from "../wire/index.ts";
+export { sleep } from "./mcp";
 
 export const CLIENT_INFO = { name: "vitest-legacy", version: "0.0.0" };
 
-export interface LegacySession {
-  id: string;
-  protocolVersion: string;
-  /** The InitializeResult. */
-  init: any;
-}
+export type LegacySession = OpenedSession;
 
 export interface LegacyPostOptions {
   /** Extra or replacement headers; `null` removes one the helper would set. */
-  headers?: Record<string, string | null>;
+  headers?: HeaderOverrides;
   /** The JSON-RPC id (default: a fresh one). */
   id?: RequestId;
   signal?: AbortSignal;
 }
 
-function headersFor(sessionId: string | undefined, extra: Record<string, string | null> = {}, accept = "application/json, text/event-stream"): Record<string, string> {
-  const h: Record<string, string> = { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": LEGACY_VERSION };
-  if (sessionId !== undefined) h["Mcp-Session-Id"] = sessionId;
-  for (const [k, v] of Object.entries(extra)) {
-    for (const existing of Object.keys(h)) if (existing.toLowerCase() === k.toLowerCase()) delete h[existing];
-    if (v !== null) h[k] = v;
-  }
-  return h;
-}
-
 /** POSTs one raw JSON-RPC message (request, notification or response) to /mcp. */
 export function postMessage(sessionId: string | undefined, message: object, opts: LegacyPostOptions = {}): Promise<Response> {
-  return SELF.fetch(MCP_URL, { method: "POST", headers: headersFor(sessionId, opts.headers), body: JSON.stringify(message), signal: opts.signal });
+  return SELF.fetch(MCP_URL, { method: "POST", headers: legacyHeaders(sessionId, opts.headers), body: JSON.stringify(message), signal: opts.signal });
 }
 
 /** POSTs the initialize request (no session header, no version header), as a 2025 client opens a session. */
 export function postInitialize(params: Record<string, unknown> = {}, opts: LegacyPostOptions = {}): Promise<Response> {
-  const message = {
-    jsonrpc: "2.0",
-    id: opts.id ?? freshId(),
-    method: "initialize",
-    params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO, ...params },
-  };
-  return SELF.fetch(MCP_URL, {
-    method: "POST",
-    headers: headersFor(undefined, { "MCP-Protocol-Version": null, ...opts.headers }),
-    body: JSON.stringify(message),
-  });
+  const message = initializeMessage(params, { id: opts.id, clientInfo: CLIENT_INFO });
+  return SELF.fetch(MCP_URL, { method: "POST", headers: initializeHeaders(opts.headers), body: JSON.stringify(message) });
 }
 
+/** The Worker under test as the wire client's one HTTP exchange. */
+const send: Send = async ({ method, headers, body }) => {
+  const res = await SELF.fetch(MCP_URL, { method, headers, body });
+  return { status: res.status, header: (name) => res.headers.get(name), text: await res.text() };
+};
+
 /** Opens a session: initialize, then notifications/initialized (unless `initialized: false`). */
-export async function openSession(opts: { protocolVersion?: string; capabilities?: Record<string, unknown>; initialized?: boolean } = {}): Promise<LegacySession> {
-  const res = await postInitialize({ protocolVersion: opts.protocolVersion ?? LEGACY_VERSION, capabilities: opts.capabilities ?? {} });
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  const id = res.headers.get("Mcp-Session-Id");
-  expect(id, "initialize must assign a session id").toBeTruthy();
-  const body = JSON.parse(text) as RpcMessage;
-  const session: LegacySession = { id: id!, protocolVersion: body.result.protocolVersion, init: body.result };
-  if (opts.initialized !== false) {
-    const ack = await notify(session.id, "notifications/initialized");
-    expect(ack.status).toBe(202);
-  }
-  return session;
+export function openSession(opts: Omit<OpenOptions, "clientInfo"> = {}): Promise<LegacySession> {
+  return openLegacySession(send, { clientInfo: CLIENT_INFO, ...opts });
 }
 
 /** POSTs a request in a session; returns the raw HTTP response (JSON or SSE). */
 export function request(sessionId: string | undefined, method: string, params: Record<string, unknown> = {}, opts: LegacyPostOptions = {}): Promise<Response> {
-  return postMessage(sessionId, { jsonrpc: "2.0", id: opts.id ?? freshId(), method, params }, opts);
+  return postMessage(sessionId, requestMessage(method, params, opts.id), opts);
 }
 
 /** POSTs a request that must be answered with plain JSON; returns the JSON-RPC response. */
@@ -98,7 +91,7 @@ export async function result(sessionId: string, method: string, params: Record<s
 
 /** POSTs a notification in a session. */
 export function notify(sessionId: string, method: string, params?: Record<string, unknown>, opts: LegacyPostOptions = {}): Promise<Response> {
-  return postMessage(sessionId, params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, opts);
+  return postMessage(sessionId, notificationMessage(method, params), opts);
 }
 
 /** POSTs the client's answer to a server-to-client request. */
@@ -107,14 +100,12 @@ export function respond(sessionId: string, id: RequestId, answer: { result: unkn
 }
 
 /** GET /mcp: the standalone stream, or a resumption with Last-Event-ID. */
-export function getStream(sessionId: string | undefined, lastEventId?: string, headers: Record<string, string | null> = {}): Promise<Response> {
-  const h = headersFor(sessionId, { "Content-Type": null, ...headers }, "text/event-stream");
-  if (lastEventId !== undefined) h["Last-Event-ID"] = lastEventId;
-  return SELF.fetch(MCP_URL, { method: "GET", headers: h });
+export function getStream(sessionId: string | undefined, lastEventId?: string, headers: HeaderOverrides = {}): Promise<Response> {
+  return SELF.fetch(MCP_URL, { method: "GET", headers: streamHeaders(sessionId, lastEventId, headers) });
 }
 
-export function deleteSession(sessionId: string, headers: Record<string, string | null> = {}): Promise<Response> {
-  return SELF.fetch(MCP_URL, { method: "DELETE", headers: headersFor(sessionId, { "Content-Type": null, ...headers }) });
+export function deleteSession(sessionId: string, headers: HeaderOverrides = {}): Promise<Response> {
+  return SELF.fetch(MCP_URL, { method: "DELETE", headers: deleteHeaders(sessionId, headers) });
 }
 
 /** The session Durable Object behind a session id. */
@@ -135,127 +126,29 @@ export function instanceMarked(stub: ReturnType<typeof sessionStub>): Promise<bo
 /** Publishes a notification through the global hub, as `notify` does from a tool or a cron trigger. */
 export const publish = (n: HubNotification) => env.MCP_HUB.get(env.MCP_HUB.idFromName("global")).publish(n);
 
-/** One SSE event: its id (if any), raw data, and the JSON-RPC message when data is not empty. */
-export interface SseEvent {
-  id?: string;
-  data: string;
-  message?: RpcMessage;
-}
-
-/** Splits an event id "<stream>-<seq>" into its parts. */
-export function splitId(id: string | undefined): { stream: string; seq: number } {
-  const m = /^(.+)-(\d+)$/.exec(id ?? "");
-  if (!m) throw new Error(`not a per-stream event id: ${id}`);
-  return { stream: m[1]!, seq: Number(m[2]) };
-}
-
-/** Every open reader, so a test file can cancel them all in afterEach. */
+/** Every reader opened since the last cancelAllReaders, so a test file can hang them all up in afterEach. */
 const openReaders = new Set<EventReader>();
 export async function cancelAllReaders(): Promise<void> {
-  await Promise.all([...openReaders].map((r) => r.cancel()));
+  const readers = [...openReaders];
+  openReaders.clear();
+  await Promise.all(readers.map((r) => r.cancel()));
 }
 
 /**
  * An incremental SSE reader at event granularity, with bounded waits:
  * `next()` resolves with the next event, or undefined when the stream ended
- * or nothing arrived in time (check `ended` to tell which).
+ * or nothing arrived in time (check `ended` to tell which). Cancelling it is
+ * a dropped connection, not a cancellation, in 2025-11-25.
  */
-export class EventReader {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-  private buffer = "";
-  private pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-  private readonly queue: SseEvent[] = [];
-  /** Every event seen so far, in order. */
-  readonly events: SseEvent[] = [];
-  raw = "";
-  ended = false;
-
+export class EventReader extends EventStream {
   constructor(response: Response) {
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type") ?? "").toMatch(/^text\/event-stream/);
     if (!response.body) throw new Error("SSE response without a body");
-    this.reader = response.body.getReader();
+    super(webSource(response.body));
     openReaders.add(this);
-  }
-
-  async next(timeoutMs = 3000): Promise<SseEvent | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.queue.length === 0 && !this.ended) {
-      const left = deadline - Date.now();
-      if (left <= 0) return undefined;
-      this.pending ??= this.reader.read();
-      let timer: any;
-      const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), left)));
-      const chunk = await Promise.race([this.pending, timeout]);
-      clearTimeout(timer);
-      if (chunk === "timeout") return undefined;
-      this.pending = undefined;
-      if (chunk.done) {
-        this.ended = true;
-        openReaders.delete(this);
-        this.feed(this.decoder.decode(), true);
-      } else this.feed(this.decoder.decode(chunk.value, { stream: true }), false);
-    }
-    return this.queue.shift();
-  }
-
-  /** The next event that carries a message (skips the priming event). */
-  async nextMessage(timeoutMs = 3000): Promise<SseEvent | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const e = await this.next(Math.max(1, deadline - Date.now()));
-      if (!e || e.message) return e;
-    }
-  }
-
-  /** Reads until a message matches, bounded; returns it (undefined on timeout or end). */
-  async until(match: (m: RpcMessage) => boolean, timeoutMs = 3000): Promise<SseEvent | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const e = await this.nextMessage(Math.max(1, deadline - Date.now()));
-      if (!e || match(e.message!)) return e;
-    }
-  }
-
-  /** Reads every remaining event until the stream ends; throws if it does not end in time. */
-  async rest(timeoutMs = 5000): Promise<SseEvent[]> {
-    const out: SseEvent[] = [];
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const e = await this.next(Math.max(1, deadline - Date.now()));
-      if (!e) break;
-      out.push(e);
-    }
-    if (!this.ended) throw new Error(`SSE stream did not end within ${timeoutMs} ms; got ${JSON.stringify(out)}`);
-    return out;
-  }
-
-  /** Stops reading and cancels the body (a dropped connection; not a cancellation in 2025-11-25). */
-  async cancel(): Promise<void> {
-    openReaders.delete(this);
-    if (this.ended) return;
-    this.ended = true;
-    await this.reader.cancel().catch(() => {});
-  }
-
-  private feed(text: string, final: boolean): void {
-    this.raw += text;
-    this.buffer += text;
-    const blocks = this.buffer.split(/\r?\n\r?\n/);
-    this.buffer = final ? "" : blocks.pop()!;
-    for (const block of blocks) {
-      const parsed = parseEvent(block);
-      if (!parsed) continue;
-      const { id, data } = parsed;
-      const ev: SseEvent = { id, data, ...(data === "" ? {} : { message: JSON.parse(data) as RpcMessage }) };
-      this.events.push(ev);
-      this.queue.push(ev);
-    }
   }
 }
 
 /** Opens an SSE reader on a response (asserting it is SSE). */
 export const sse = (res: Response) => new EventReader(res);
-
-export { sleep } from "./mcp";

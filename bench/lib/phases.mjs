@@ -1,0 +1,206 @@
+// Why: `npm run bench` is three measurements; each is a function that runs bounded work and
+// returns plain data, so the report (bench/lib/report.mjs) and the targets
+// (bench/lib/targets.mjs) read one result and nothing prints from in here. Progress goes to
+// the caller's `onProgress`.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { splitId } from "../../test/wire/index.ts";
+import { ROOT } from "../../test/e2e/procs.mjs";
+import { startWrangler } from "../../test/e2e/server.mjs";
+import { describeRun } from "./report.mjs";
+import { Client, eventsOf } from "./http.mjs";
+import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } from "./mcp.mjs";
+import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";
+import { median, mergeRuns, runLoad } from "./runner.mjs";
+import { REPLAY_FIXTURE, SERVERS, compatibilityOf } from "./servers.mjs";
+import { build, buildUploadBundle, checkStartup, moduleMapper, profileStartup, summarize } from "./startup.mjs";
+
+/** Means of per-run Maps (module or function → ms), largest first. */
+function meanOf(sums, field) {
+  const m = new Map();
+  for (const one of sums) for (const [k, v] of one[field]) m.set(k, (m.get(k) ?? 0) + v / sums.length);
+  return [...m].sort((a, b) => b[1] - a[1]);
+}
+const mean = (sums, field) => sums.reduce((a, p) => a + p[field], 0) / sums.length;
+
+/**
+ * Bundle sizes (unminified, minified, gzip) from `wrangler deploy --dry-run`, start-up CPU from
+ * `wrangler check startup` (median of `startupRuns`), and a 50 µs profile of the start-up
+ * (median of `profileRuns`); for the engine, where its start-up time goes.
+ */
+export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onProgress = () => {}) {
+  const stat = {};
+  let engineProfile;
+  for (const [key, server] of Object.entries(SERVERS)) {
+    onProgress(`build + start-up: ${server.name}`);
+    const config = path.join(ROOT, server.config);
+    const min = await build(config, path.join(tmpDir, key, "min"));
+    const raw = await build(config, path.join(tmpDir, key, "raw"), { minify: false });
+    const upload = await buildUploadBundle(config, path.join(tmpDir, key, "worker.bundle"));
+    const check = [];
+    for (let i = 0; i < startupRuns; i++) check.push((await checkStartup(upload, tmpDir)).active);
+    // The finer profile runs on the unminified build, so functions keep their names and lines map to modules.
+    const map = moduleMapper(readFileSync(path.join(raw.dir, raw.main), "utf8"));
+    const profiles = await profileStartup(raw.dir, raw.main, { ...compatibilityOf(server.config), reps: profileRuns });
+    const sums = profiles.map((p) => summarize(p, map, raw.main));
+    stat[key] = {
+      raw: raw.raw,
+      min: min.raw,
+      gzip: min.gzip,
+      checkActive: median(check),
+      checkAll: check,
+      profJs: median(sums.map((s) => s.js)),
+      profProgram: median(sums.map((s) => s.program)),
+    };
+    if (key === "engine") {
+      engineProfile = {
+        runs: sums.length,
+        active: mean(sums, "active"),
+        js: mean(sums, "js"),
+        program: mean(sums, "program"),
+        gc: mean(sums, "gc"),
+        topModules: meanOf(sums, "byModule").slice(0, 10),
+        topFunctions: meanOf(sums, "byFunction").slice(0, 10),
+      };
+    }
+    onProgress(`  unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: JS ${stat[key].profJs.toFixed(2)} ms (median)`);
+  }
+  return { stat, engineProfile };
+}
+
+/** The throughput rows: which server each measures, and its checked operation. */
+function throughputOps(clients, sessions) {
+  const convertOn = (client) => async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i)));
+  const floorReq = modernRequest("tools/call", convertArgs(0)); // the floor ignores it and answers a fixed body
+  return {
+    floor: {
+      server: "floor",
+      op: async () => {
+        const r = await clients.floor.request("POST", floorReq.headers, floorReq.body);
+        if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
+      },
+    },
+    modernCall: { server: "engine", op: convertOn(clients.engine) },
+    modernList: {
+      server: "engine",
+      op: async () => {
+        const result = await modernCall(clients.engine, "tools/list", {});
+        if (!Array.isArray(result.tools) || result.tools.length === 0) throw new Error("empty tools/list");
+      },
+    },
+    legacyCall: { server: "engine", op: async (i) => checkConvert(i, await sessions[i % sessions.length].call("tools/call", convertArgs(i))) },
+    official: { server: "official", op: convertOn(clients.official) },
+    agents: { server: "agents", op: convertOn(clients.agents) },
+  };
+}
+
+/**
+ * Requests/s, latency and CPU per request (from /proc) for every row, against `wrangler dev`.
+ * The servers run side by side (idle ones cost nothing) and the rows are measured in
+ * interleaved rounds, in a rotating order, so drift in the machine's other load is spread
+ * over every row instead of landing on whichever ran last.
+ */
+export async function throughput({ requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
+  onProgress("throughput: starting wrangler dev for the floor, the engine test app and the peers");
+  const servers = {};
+  const clients = {};
+  try {
+    for (const key of ["floor", "engine", "official", "agents"]) {
+      servers[key] = await startWrangler({ config: SERVERS[key].config, logLevel: "warn" });
+      clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
+    }
+    const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
+    const ops = throughputOps(clients, sessions);
+    const keys = Object.keys(ops);
+    for (const key of keys) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
+    const perRound = Math.ceil(requests / rounds);
+    const runs = Object.fromEntries(keys.map((k) => [k, []]));
+    const procs = Object.fromEntries(Object.entries(servers).map(([k, sv]) => [k, wranglerProcesses(new URL(sv.origin).port)]));
+    const cpu = Object.fromEntries(keys.map((k) => [k, { worker: 0, proxy: 0, wrangler: 0, client: 0 }]));
+    for (let round = 0; round < rounds; round++) {
+      const order = keys.map((_, i) => keys[(i + round) % keys.length]);
+      for (const key of order) {
+        const before = cpuMs(procs[ops[key].server]);
+        const clientBefore = process.cpuUsage();
+        runs[key].push(await runLoad({ name: key, total: perRound, concurrency, maxMs: rowMaxMs, op: ops[key].op }));
+        const d = cpuDelta(before, cpuMs(procs[ops[key].server]));
+        const c = process.cpuUsage(clientBefore);
+        for (const role of ["worker", "proxy", "wrangler"]) cpu[key][role] += d?.[role] ?? NaN;
+        cpu[key].client += (c.user + c.system) / 1000;
+      }
+      onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
+    }
+    const rows = {};
+    for (const key of keys) {
+      const { latencies, ...row } = mergeRuns(key, runs[key]);
+      rows[key] = { ...row, cpuUs: Object.fromEntries(Object.entries(cpu[key]).map(([role, ms]) => [role, (ms * 1000) / row.done])) };
+      onProgress(`  ${describeRun(rows[key])}`);
+    }
+    await Promise.all(sessions.map((s) => s.close()));
+    return rows;
+  } finally {
+    for (const c of Object.values(clients)) c.close();
+    for (const sv of Object.values(servers)) await sv.stop();
+  }
+}
+
+/** Reads a stream to its end; returns how many events carried a message, and the last event id. */
+async function drain(stream, timeoutMs) {
+  const events = await stream.rest(timeoutMs);
+  return { messages: events.filter((e) => e.message).length, lastId: events.at(-1)?.id };
+}
+
+/**
+ * 2025-11-25 Last-Event-ID replay against the replay fixture: one stream of 100 events and
+ * one of `logSize`, then replays of 100, 1,000 and all `logSize` missed events, timed.
+ */
+export async function replay({ logSize, quick }, onProgress = () => {}) {
+  onProgress("Last-Event-ID replay");
+  const server = await startWrangler({ config: REPLAY_FIXTURE, logLevel: "warn" });
+  const client = new Client(server.url, { connections: 4, timeoutMs: 120_000 });
+  const errors = [];
+  try {
+    const session = await new LegacySession(client).open();
+    // A stream with `events` events (events - 1 logs + the result), read live once.
+    const makeLog = async (events) => {
+      const t0 = performance.now();
+      const res = await session.openRequest("tools/call", { name: "emit_logs", arguments: { n: events - 1 } });
+      const { lastId } = await drain(eventsOf(res), 120_000);
+      const { stream, seq } = splitId(lastId);
+      if (seq !== events) throw new Error(`log of ${events}: last event id ${lastId}`);
+      return { stream, liveMs: performance.now() - t0 };
+    };
+    const small = await makeLog(100);
+    const big = await makeLog(logSize);
+    onProgress(`  live delivery of a ${logSize}-event stream (write + relay): ${big.liveMs.toFixed(0)} ms`);
+    const n = logSize.toLocaleString("en-US");
+    const cases = [
+      { label: "100 missed (log of 100)", stream: small.stream, after: 0, missed: 100, reps: quick ? 5 : 25 },
+      { label: `100 missed (log of ${n})`, stream: big.stream, after: logSize - 100, missed: 100, reps: quick ? 5 : 25 },
+      { label: `1,000 missed (log of ${n})`, stream: big.stream, after: logSize - 1000, missed: 1000, reps: quick ? 3 : 15 },
+      { label: `${n} missed (log of ${n})`, stream: big.stream, after: 0, missed: logSize, reps: quick ? 2 : 7 },
+    ];
+    // One untimed replay first, so no case pays for warming the path.
+    await drain(await session.openGet(`${small.stream}-0`), 60_000);
+    const deadline = performance.now() + (quick ? 30_000 : 90_000);
+    const out = [];
+    for (const c of cases) {
+      const times = [];
+      for (let i = 0; i < c.reps && performance.now() < deadline; i++) {
+        const t0 = performance.now();
+        const { messages } = await drain(await session.openGet(`${c.stream}-${c.after}`), 60_000);
+        times.push(performance.now() - t0);
+        if (messages !== c.missed) errors.push(`replay ${c.label}: got ${messages} events, expected ${c.missed}`);
+      }
+      const sorted = times.sort((a, b) => a - b);
+      out.push({ label: c.label, missed: c.missed, runs: sorted.length, p50: median(sorted), min: sorted[0], max: sorted.at(-1) });
+      onProgress(`  replay ${c.label}: median ${median(sorted).toFixed(1)} ms over ${sorted.length} runs`);
+    }
+    await session.close();
+    return { cases: out, liveMs: big.liveMs, logSize, errors };
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}

@@ -1,0 +1,132 @@
+// Why: the load and bench scripts print what their phases measured; the wording and the
+// tables live here, apart from the measuring, so a phase can change without touching how
+// it reads and the other way round.
+import { fmt } from "./format.mjs";
+import { percentile } from "./runner.mjs";
+import { SERVERS } from "./servers.mjs";
+import { checkTargets } from "./targets.mjs";
+
+/** One line for a runLoad result. */
+export function describeRun(r) {
+  const stopped = r.truncated ? " (stopped at the time limit)" : "";
+  const first = r.errorSamples.length ? `\n    first errors: ${r.errorSamples.join(" | ")}` : "";
+  return `${r.name}: ${r.done} ops in ${(r.elapsedMs / 1000).toFixed(2)} s at c=${r.concurrency} → ${fmt.rps(r.rps)}/s, p50 ${fmt.ms(r.p50)} ms, p99 ${fmt.ms(r.p99)} ms, max ${fmt.ms(r.max)} ms, errors ${r.errors}${stopped}${first}`;
+}
+
+/** The console lines of `npm run load`. */
+export function loadReport({ modern, sessions, failed }) {
+  const { run, httpRequests, roundTrips, steps } = sessions;
+  return [
+    describeRun(modern),
+    describeRun(run),
+    `  ${httpRequests} HTTP requests in ${(run.elapsedMs / 1000).toFixed(2)} s → ${fmt.rps((httpRequests / run.elapsedMs) * 1000)} requests/s; ${roundTrips} elicitation round trips`,
+    ...Object.entries(steps).map(([step, lat]) => {
+      const sorted = Float64Array.from(lat).sort();
+      return `  ${step.padEnd(38)} n=${String(sorted.length).padStart(4)}  p50 ${fmt.ms(percentile(sorted, 50)).padStart(7)} ms  p99 ${fmt.ms(percentile(sorted, 99)).padStart(7)} ms`;
+    }),
+    "",
+    `load: ${failed ? "FAILED" : "ok"} — errors: 2026-07-28 ${modern.errors}, 2025-11-25 ${run.errors}`,
+  ].join("\n");
+}
+
+const table = (head, align, lines) => [`| ${head.join(" | ")} |`, `|${align.map((a) => (a === "r" ? "---:" : "---")).join("|")}|`, ...lines.map((l) => `| ${l.join(" | ")} |`)].join("\n");
+
+function sizeSection({ stat, versions, meta }) {
+  const x = fmt.ratio;
+  const e = stat.engine;
+  const label = (k) => (k === "engine" ? "**this template**" : `${SERVERS[k].name}${versions[k] ? ` ${versions[k]}` : ""}`);
+  const versus = (peer) => [`this / ${peer}`, x(e.raw, stat[peer].raw), x(e.min, stat[peer].min), x(e.gzip, stat[peer].gzip), x(e.checkActive, stat[peer].checkActive), x(e.profJs, stat[peer].profJs)];
+  return `## Size and start-up
+
+"This template" is the engine serving its own test app (test/engine-app: four tools, a resource, a template, a prompt).
+
+${table(
+  ["", "unminified", "minified", "gzip (minified)", `start-up, \`wrangler check startup\` Active (median of ${meta.startupRuns})`, `start-up JS, 50 µs profile (median of ${meta.profileRuns})`],
+  ["l", "r", "r", "r", "r", "r"],
+  [
+    ...Object.keys(SERVERS).map((k) => [label(k), fmt.kib(stat[k].raw), fmt.kib(stat[k].min), fmt.kib(stat[k].gzip), `${stat[k].checkActive.toFixed(1)} ms`, `${stat[k].profJs.toFixed(2)} ms`]),
+    versus("official"),
+    versus("agents"),
+  ],
+)}
+
+Every \`check startup\` run: ${Object.entries(stat).map(([k, v]) => `${k} ${v.checkAll.join(", ")}`).join("; ")} (ms).
+\`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.`;
+}
+
+function throughputSection({ rows, versions, meta }) {
+  const x = fmt.ratio;
+  const labelled = [
+    ["floor (bare Worker)", rows.floor],
+    ["**this** 2026-07-28 `tools/call`", rows.modernCall],
+    ["**this** 2026-07-28 `tools/list`", rows.modernList],
+    [`**this** 2025-11-25 \`tools/call\` (${meta.legacySessions} sessions)`, rows.legacyCall],
+    [`official SDK ${versions.official} \`tools/call\` (2026-07-28)`, rows.official],
+    [`agents ${versions.agents} \`tools/call\` (2026-07-28)`, rows.agents],
+  ];
+  const vs = (a, pick) => [x(pick(a), pick(rows.floor)), x(pick(a), pick(rows.official)), x(pick(a), pick(rows.agents))];
+  const rps = (r) => r.rps;
+  const cpu = (r) => r.cpuUs.worker;
+  return `## Throughput (wrangler dev, 127.0.0.1)
+
+${table(
+  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs floor", "vs official", "vs agents"],
+  ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
+  labelled.map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`, ...vs(r, rps)]),
+)}
+
+CPU per request, from /proc (µs; "Worker" = the workerd process that runs the Worker and its Durable Objects; "proxy" = wrangler's proxy workerd; "wrangler" = its Node process; "client" = this load generator):
+
+${table(
+  ["row", "Worker µs/req", "above floor µs", "vs floor", "vs official", "vs agents", "proxy", "wrangler", "client"],
+  ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
+  labelled.map(([label, r]) => [label, fmt.us(r.cpuUs.worker), fmt.us(r.cpuUs.worker - rows.floor.cpuUs.worker), ...vs(r, cpu), fmt.us(r.cpuUs.proxy), fmt.us(r.cpuUs.wrangler), fmt.us(r.cpuUs.client)]),
+)}`;
+}
+
+function replaySection({ replay }) {
+  return `## 2025-11-25 Last-Event-ID replay (bench/fixture: a stream of N log events)
+
+${table(
+  ["replay", "median ms", "min–max ms", "runs", "events/s"],
+  ["l", "r", "r", "r", "r"],
+  replay.cases.map((r) => [r.label, fmt.ms(r.p50), `${fmt.ms(r.min)}–${fmt.ms(r.max)}`, r.runs, fmt.rps((r.missed / r.p50) * 1000)]),
+)}
+
+Live delivery of the ${replay.logSize.toLocaleString("en-US")}-event stream (write + relay): ${replay.liveMs.toFixed(0)} ms.
+Replay cost follows the events missed (an index range scan), not the log size: compare the two "100 missed" rows.`;
+}
+
+function startupSection({ stat, engineProfile: p }) {
+  return `## Where this template's start-up goes (50 µs profile, unminified build, mean of ${p.runs} runs)
+
+Active ${p.active.toFixed(2)} ms = the Worker's JavaScript ${p.js.toFixed(2)} ms + native "(program)" ${p.program.toFixed(2)} ms + GC ${p.gc.toFixed(2)} ms (floor: JS ${stat.floor.profJs.toFixed(2)} ms, program ${stat.floor.profProgram.toFixed(2)} ms, medians).
+
+${table(["source module", "self ms"], ["l", "r"], p.topModules.map(([k, v]) => [k, v.toFixed(2)]))}
+
+${table(["function @ module:line", "self ms"], ["l", "r"], p.topFunctions.map(([k, v]) => [`\`${k}\``, v.toFixed(2)]))}`;
+}
+
+/** The Markdown report of `npm run bench`. */
+export function benchReport(data) {
+  const { meta, errors } = data;
+  const targets = checkTargets(data);
+  return `# Benchmarks
+
+Measured by \`npm run bench\` on ${meta.date} UTC — ${meta.cores} cores (${meta.cpuModel}), Node ${meta.node}, wrangler dev (workerd) on 127.0.0.1.
+Load average at start ${meta.loadAtStart}, at the end ${meta.loadAtEnd} (other work on the machine shows up in every number below). Whole run: ${meta.minutes} min.
+Throughput rows: ${meta.requests.toLocaleString("en-US")} requests each (${meta.rounds} interleaved rounds of ${Math.ceil(meta.requests / meta.rounds).toLocaleString("en-US")}, rotating order, all servers up side by side) after ${meta.warmup} warm-up requests, concurrency ${meta.concurrency}, keep-alive (node:http), every answer checked.
+
+${sizeSection(data)}
+
+${throughputSection(data)}
+
+${replaySection(data)}
+
+## Targets
+
+${table(["", "target"], ["l", "l"], targets.map((t) => [t.met ? "✅" : "❌", t.text]))}
+
+${startupSection(data)}
+${errors.length ? `\n## Errors\n\n${errors.map((m) => `- ${m}`).join("\n")}\n` : ""}`;
+}

@@ -1,0 +1,54 @@
+// Why: what the template promises against the floor and the peers, in one place. The report
+// prints each goal as met or not; change a budget here and the report follows.
+import { fmt } from "./format.mjs";
+
+export const BUDGETS = {
+  /** 2026-07-28 tools/call requests/s, at least this share of the floor's. */
+  floorRps: 0.7,
+  /** 2026-07-28 tools/call requests/s, at least this multiple of each peer's. */
+  peerRps: 1.5,
+  /** The same goal in Worker CPU per request, which the dev pipeline does not cap: at most this share of each peer's. */
+  peerCpu: 2 / 3,
+  /** Minified and gzip bundle, at most this share of the official SDK handler's. */
+  bundleShare: 1 / 4,
+  /** Start-up (`wrangler check startup` Active), at most this share of the official SDK's. */
+  startupShare: 1 / 5,
+  /** Start-up (`wrangler check startup` Active), at most this many ms. */
+  startupMs: 12,
+};
+
+const share = (n) => ({ 0.25: "¼", 0.2: "⅕" })[n] ?? (Math.abs(n - 2 / 3) < 1e-9 ? "⅔" : `${n}×`);
+
+/** Every goal against one bench result: [{ met, text }]. */
+export function checkTargets({ stat, rows }) {
+  const e = stat.engine;
+  const official = stat.official;
+  const call = rows.modernCall;
+  const x = fmt.ratio;
+  return [
+    {
+      met: call.rps >= BUDGETS.floorRps * rows.floor.rps,
+      text: `2026-07-28 tools/call ≥ ${BUDGETS.floorRps}× floor requests/s: ${x(call.rps, rows.floor.rps)}`,
+    },
+    ...["official", "agents"].map((peer) => ({
+      met: call.rps >= BUDGETS.peerRps * rows[peer].rps,
+      text: `2026-07-28 tools/call ≥ ${BUDGETS.peerRps}× ${peer === "official" ? "official SDK" : peer}: ${x(call.rps, rows[peer].rps)}`,
+    })),
+    {
+      met: ["official", "agents"].every((peer) => call.cpuUs.worker <= BUDGETS.peerCpu * rows[peer].cpuUs.worker),
+      text: `(same goal in Worker CPU per request, which the dev pipeline does not cap) ≤ ${share(BUDGETS.peerCpu)} of each peer's: ${x(call.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(call.cpuUs.worker, rows.agents.cpuUs.worker)} agents`,
+    },
+    {
+      met: e.gzip <= BUDGETS.bundleShare * official.gzip && e.min <= BUDGETS.bundleShare * official.min,
+      text: `bundle ≤ ${share(BUDGETS.bundleShare)} of the official SDK handler's: minified ${x(e.min, official.min)}, gzip ${x(e.gzip, official.gzip)}`,
+    },
+    {
+      met: e.checkActive <= BUDGETS.startupShare * official.checkActive,
+      text: `start-up ≤ ${share(BUDGETS.startupShare)} of the official SDK's (check startup Active): ${x(e.checkActive, official.checkActive)} (50 µs JS profile: ${x(e.profJs, official.profJs)})`,
+    },
+    {
+      met: e.checkActive <= BUDGETS.startupMs,
+      text: `start-up ≤ ${BUDGETS.startupMs} ms (check startup Active): ${e.checkActive.toFixed(1)} ms (50 µs JS profile: ${e.profJs.toFixed(2)} ms)`,
+    },
+  ];
+}
