@@ -1,6 +1,6 @@
 // Why: `npm test` is the one command CI and contributors run. It goes from cheapest to
 // most expensive and stops at the first failure: typecheck, static checks (scripts/checks/),
-// workerd integration tests (vitest), bundle-size budget, then end-to-end runs against real `wrangler dev` servers
+// workerd integration tests (vitest), bundle-size budget, the fork drill, then end-to-end runs against real `wrangler dev` servers
 // (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
 // official conformance suite; the opt-in OAuth entry). Helpers live in test/e2e/.
 import { CHECKS, runCheck } from "./checks/index.mjs";
@@ -8,6 +8,7 @@ import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
+import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
 import { run } from "../test/e2e/procs.mjs";
 import { startWrangler } from "../test/e2e/server.mjs";
@@ -63,6 +64,10 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   console.log(`  ${r.message}`);
   return r.ok;
 });
+
+// The fork drill: a scratch copy with a one-tool src/server.ts and no test/server.test.ts must
+// typecheck, pass the checks and vitest, and serve its tool on both revisions.
+await step("e2e: fork drill (scratch copy with a one-tool app)", e2eStep(runForkDrill));
 
 /** Runs a client suite against the engine test app (test/engine-app) under its own `wrangler dev`. */
 const withEngineApp = (runClient) => async () => {

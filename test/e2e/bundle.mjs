@@ -1,5 +1,5 @@
 // Why: Workers have a size budget and this template promises a small one. This builds
-// the example server exactly as `wrangler deploy` would (--dry-run, no upload), gzips
+// the engine (its own test app, so a fork's app does not move the figure) exactly as `wrangler deploy` would (--dry-run, no upload), gzips
 // the emitted JS with node:zlib and fails if it exceeds 40 KiB gzip.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -11,7 +11,7 @@ import { atExit, run } from "./procs.mjs";
 export const GZIP_BUDGET_BYTES = 40 * 1024;
 
 /** @returns {Promise<{ok: boolean, raw: number, gzip: number, files: string[], message: string}>} */
-export async function bundleCheck({ config = "wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {
+export async function bundleCheck({ config = "test/engine-app/wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {
   const outdir = mkdtempSync(path.join(os.tmpdir(), "mcp-bundle-"));
   const unhook = atExit(() => rmSync(outdir, { recursive: true, force: true }));
   try {

@@ -31,10 +31,10 @@ function killGroup(child, signal) {
   }
 }
 
-/** Spawns `cmd args` detached (own process group) from ROOT with CHILD_ENV. */
+/** Spawns `cmd args` detached (own process group) from ROOT (or opts.cwd) with CHILD_ENV. */
 export function spawnGroup(cmd, args, opts = {}) {
   const child = spawn(cmd, args, {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     env: CHILD_ENV,
     detached: true,
     stdio: opts.stdio ?? ["ignore", "pipe", "pipe"],
@@ -63,9 +63,9 @@ export async function stopGroup(child, graceMs = 5000) {
  * Runs a command to completion with a hard time limit. Output is streamed to our
  * stdout/stderr (inherit) unless `capture` is set, in which case it is returned.
  */
-export function run(cmd, args, { timeoutMs, capture = false } = {}) {
+export function run(cmd, args, { timeoutMs, capture = false, cwd } = {}) {
   return new Promise((resolve) => {
-    const child = spawnGroup(cmd, args, { stdio: capture ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"] });
+    const child = spawnGroup(cmd, args, { cwd, stdio: capture ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"] });
     let out = "";
     if (capture) {
       child.stdout.on("data", (d) => (out += d));
