@@ -11,7 +11,7 @@ import { MODERN_METHODS } from "./dispatch";
 import { execute } from "./execute";
 import type { InputRequest } from "./input";
 import type { JsonRpcNotification } from "./jsonrpc";
-import { compileApp } from "./registry";
+import { compileApp, type Registry } from "./registry";
 import type { CallToolResult, ClientCapabilities, GetPromptResult, Json, ResourceContents } from "./types";
 import { MODERN_VERSION } from "./versions";
 
@@ -45,41 +45,8 @@ const MAX_ROUNDS = 32;
 export function testClient<A extends AppDefinition<any>>(app: A, options: TestClientOptions<A extends AppDefinition<infer E> ? E : never> = {}) {
   const reg = compileApp(app);
   const record: TestRecord = { notifications: [], published: [] };
-  const notify: Notifier = {
-    toolsListChanged: async () => void record.published.push({ method: "notifications/tools/list_changed" }),
-    promptsListChanged: async () => void record.published.push({ method: "notifications/prompts/list_changed" }),
-    resourcesListChanged: async () => void record.published.push({ method: "notifications/resources/list_changed" }),
-    resourceUpdated: async (uri) => void record.published.push({ method: "notifications/resources/updated", uri }),
-  };
-
-  async function run(method: string, params: Record<string, unknown>, call: TestCallOptions = {}): Promise<any> {
-    const answers: Record<string, unknown> = {};
-    let state: Json | undefined;
-    for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const outcome = await execute(method, params, {
-        era: "modern",
-        reg,
-        table: MODERN_METHODS,
-        protocolVersion: MODERN_VERSION,
-        clientCapabilities: options.capabilities ?? ALL_INPUT,
-        clientInfo: { name: "testClient", version: "0" },
-        logLevel: "debug",
-        progressToken: "test",
-        answers,
-        state,
-        signal: call.signal ?? new AbortController().signal,
-        emit: (n) => record.notifications.push(n),
-        notify,
-        env: options.env ?? {},
-        principal: options.principal,
-      });
-      if (outcome.kind === "result") return outcome.result;
-      if (outcome.kind === "error") throw outcome.error;
-      for (const [key, request] of Object.entries(outcome.required.requests)) answers[key] = answer(call.answers, key, request);
-      state = outcome.required.state;
-    }
-    throw new Error(`${method} still asked for input after ${MAX_ROUNDS} rounds`);
-  }
+  const notify = recordingNotifier(record);
+  const run = (method: string, params: Record<string, unknown>, call: TestCallOptions = {}) => runToEnd(reg, method, params, call, { ...options, record, notify });
 
   type Tool = NonNullable<A["tools"]>[number];
   /** Calls a tool by its definition or by its name, with arguments typed by its input schema. */
@@ -111,6 +78,55 @@ export function testClient<A extends AppDefinition<any>>(app: A, options: TestCl
     listResourceTemplates: async (): Promise<Record<string, unknown>[]> => (await run("resources/templates/list", {})).resourceTemplates,
     listPrompts: async (): Promise<Record<string, unknown>[]> => (await run("prompts/list", {})).prompts,
   };
+}
+
+/** Publications go to the record instead of the hub. */
+function recordingNotifier(record: TestRecord): Notifier {
+  const published = (method: string, uri?: string) => {
+    record.published.push(uri === undefined ? { method } : { method, uri });
+  };
+  return {
+    toolsListChanged: async () => published("notifications/tools/list_changed"),
+    promptsListChanged: async () => published("notifications/prompts/list_changed"),
+    resourcesListChanged: async () => published("notifications/resources/list_changed"),
+    resourceUpdated: async (uri) => published("notifications/resources/updated", uri),
+  };
+}
+
+/** Runs a request as a client would: answering each round of input from the test, until a result. */
+async function runToEnd(
+  reg: Registry,
+  method: string,
+  params: Record<string, unknown>,
+  call: TestCallOptions,
+  client: TestClientOptions<unknown> & { record: TestRecord; notify: Notifier },
+): Promise<any> {
+  const answers: Record<string, unknown> = {};
+  let state: Json | undefined;
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const outcome = await execute(method, params, {
+      era: "modern",
+      reg,
+      table: MODERN_METHODS,
+      protocolVersion: MODERN_VERSION,
+      clientCapabilities: client.capabilities ?? ALL_INPUT,
+      clientInfo: { name: "testClient", version: "0" },
+      logLevel: "debug",
+      progressToken: "test",
+      answers,
+      state,
+      signal: call.signal ?? new AbortController().signal,
+      emit: (n) => client.record.notifications.push(n),
+      notify: client.notify,
+      env: client.env ?? {},
+      principal: client.principal,
+    });
+    if (outcome.kind === "result") return outcome.result;
+    if (outcome.kind === "error") throw outcome.error;
+    for (const [key, request] of Object.entries(outcome.required.requests)) answers[key] = answer(call.answers, key, request);
+    state = outcome.required.state;
+  }
+  throw new Error(`${method} still asked for input after ${MAX_ROUNDS} rounds`);
 }
 
 function answer(answers: TestAnswers | undefined, key: string, request: InputRequest): unknown {
