@@ -2,13 +2,15 @@
 // most expensive and stops at the first failure: typecheck, static checks (scripts/checks/),
 // workerd integration tests (vitest), bundle-size budget, the fork drill, then end-to-end runs against real `wrangler dev` servers
 // (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
-// official conformance suite; the opt-in OAuth entry). Helpers live in test/e2e/.
+// the README's client snippets and the dev scripts; official conformance suite; the opt-in
+// OAuth entry). Helpers live in test/e2e/.
 import { CHECKS, runCheck } from "./checks/index.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
+import { runConnect } from "../test/e2e/connect.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
 import { run } from "../test/e2e/procs.mjs";
 import { startWrangler } from "../test/e2e/server.mjs";
@@ -90,6 +92,11 @@ const withEngineApp = (runClient) => async () => {
 
 await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientModern)));
 await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientLegacy)));
+
+// README "Connect a client": its marked blocks (curl, Inspector CLI and UI, mcp-remote, the
+// TypeScript clients) run as written against the engine test app; then `npm run dev` and
+// `npm run dev:conformance` with wrangler's --port/--ip after `--`.
+await step("e2e: README Connect a client snippets + npm dev scripts' port flags (wrangler dev)", e2eStep(runConnect));
 
 // Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
 // authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.
