@@ -63,8 +63,10 @@ export interface McpWorker {
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
-  // Compiled once per isolate: schemas, lists and lookups are constants from here on.
-  const reg = compileApp(app);
+  // Compiled once per isolate, on the first request rather than at start-up (JSON Schema generation
+  // would otherwise be most of the start-up); from then on schemas, lists and lookups are constants.
+  // An app with a definition error still fails its own tests, where testClient compiles it.
+  const registry = () => compileApp(app);
   const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
   const verifierOf = (config: Config) => {
     if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth));
@@ -94,7 +96,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
       if (who instanceof Response) return who;
       principal = who.id;
     }
-    const legacy: LegacyDeps = { reg, config, env, principal };
+    const legacy: LegacyDeps = { reg: registry(), config, env, principal };
     if (request.method === "POST") return handlePost(request, env, ctx, legacy);
     // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
     if (request.method === "GET") return serveLegacyGet(request, legacy);
@@ -103,7 +105,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   }
 
   async function handlePost(request: Request, env: Env, ctx: WorkerContext, legacy: LegacyDeps): Promise<Response> {
-    const { config, principal } = legacy;
+    const { reg, config, principal } = legacy;
     const media = checkPostMediaTypes(request);
     if (media) return media;
     const body = await readBody(request, config.maxBodyBytes);

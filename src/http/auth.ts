@@ -6,9 +6,9 @@
  * scopes). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
  * that tells the client where to find the authorization server.
  */
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import type { AuthConfig } from "../config";
 import { ErrorCode } from "../mcp/errors";
+import type { JwtClaims } from "./jwt";
 import { reject } from "./responses";
 
 export interface Principal {
@@ -57,12 +57,13 @@ export function staticTokenVerifier(token: string, scopes: string[]): TokenVerif
 }
 
 export function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
-  // The remote key set caches keys and refetches on an unknown key id (rotation).
-  const keySet = cfg.jwks ? createLocalJWKSet(JSON.parse(cfg.jwks)) : createRemoteJWKSet(new URL(cfg.jwksUrl!));
+  // jose is loaded on the first token, not at start-up: a server without JWT auth never evaluates it.
+  let check: Promise<(token: string, audience: string) => Promise<JwtClaims>> | undefined;
   return async (token, resource) => {
-    let payload: JWTPayload;
+    check ??= import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
+    let payload: JwtClaims;
     try {
-      ({ payload } = await jwtVerify(token, keySet, { issuer: cfg.issuer, audience: cfg.audience ?? resource }));
+      payload = await (await check)(token, cfg.audience ?? resource);
     } catch (err) {
       throw new AuthFailure("invalid_token", `The access token is not valid: ${(err as Error).message}`);
     }

@@ -1,0 +1,20 @@
+/**
+ * JWT access-token checks with `jose`: signature against the issuer's keys,
+ * issuer, audience and expiry. Imported on demand by auth.ts, so only servers
+ * that use JWT auth evaluate jose.
+ */
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify } from "jose";
+import type { AuthConfig } from "../config";
+
+/** The claims the template reads from an access token. */
+export interface JwtClaims {
+  sub?: string;
+  scope?: unknown;
+}
+
+export function jwtChecker(cfg: Extract<AuthConfig, { mode: "jwt" }>) {
+  // The remote key set caches keys and refetches on an unknown key id (rotation).
+  const keySet = cfg.jwks ? createLocalJWKSet(JSON.parse(cfg.jwks)) : createRemoteJWKSet(new URL(cfg.jwksUrl!));
+  return async (token: string, audience: string): Promise<JwtClaims> =>
+    (await jwtVerify(token, keySet, { issuer: cfg.issuer, audience })).payload;
+}
