@@ -42,6 +42,8 @@ export interface Vars {
   MAX_HEADER_BYTES?: string;
   MAX_STREAMS_PER_SESSION?: string;
   MAX_PENDING_PER_SESSION?: string;
+  /** One JSON log line per request: "all" (default), "errors" (failed requests only) or "off". */
+  LOG_REQUESTS?: string;
 }
 
 export interface Config {
@@ -60,6 +62,7 @@ export interface Config {
   maxHeaderBytes: number;
   maxStreamsPerSession: number;
   maxPendingPerSession: number;
+  logRequests: "off" | "errors" | "all";
 }
 
 export type AuthConfig =
@@ -95,6 +98,12 @@ const list = (value: string | undefined) =>
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
 
+function logVolume(value: string | undefined): Config["logRequests"] {
+  const v = (value ?? "all").trim().toLowerCase() || "all";
+  if (v === "all" || v === "errors" || v === "off") return v;
+  throw new Error(`LOG_REQUESTS must be all, errors or off, got "${value}"`);
+}
+
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
@@ -123,6 +132,7 @@ export function readConfig(env: Vars): Config {
     maxHeaderBytes: positiveInt(env.MAX_HEADER_BYTES, 8192, "MAX_HEADER_BYTES"),
     maxStreamsPerSession: positiveInt(env.MAX_STREAMS_PER_SESSION, 16, "MAX_STREAMS_PER_SESSION"),
     maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
+    logRequests: logVolume(env.LOG_REQUESTS),
   };
   cached = { env, config };
   return config;

@@ -67,7 +67,8 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   if (bad) return bad;
   const stub = sessionOf(request, deps.env);
   if (stub instanceof Response) return stub;
-  return answer(await stub.handle({ message: msg, principal: deps.principal }), stub);
+  const traceparent = request.headers.get("traceparent") ?? undefined;
+  return answer(await stub.handle({ message: msg, principal: deps.principal, traceparent }), stub);
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {

@@ -6,6 +6,9 @@
  * handler emits a notification first, in which case it becomes SSE.
  */
 import type { Config } from "../config";
+import type { Env } from "../env";
+import { reportingFor } from "../reporting";
+import { readTrace, type TraceContext } from "../mcp/telemetry";
 import type { Notifier } from "../mcp/context";
 import { INPUT_METHODS, MODERN_METHODS, hasMethod } from "../mcp/dispatch";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
@@ -27,7 +30,7 @@ import { failedStatus, refusedStatus } from "./status";
 export interface LaneDeps {
   reg: Registry;
   config: Config;
-  env: unknown;
+  env: Env;
   waitUntil(p: Promise<unknown>): void;
   notify: Notifier;
   principal?: string;
@@ -117,7 +120,8 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     (sse, message) => sse.send(message),
     abort.signal,
   );
-  const work = respond(msg, envelope, deps, abort.signal, out.emit);
+  const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
+  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, out.emit);
   const first = await out.settle(work);
   if (first) return json(first.body, first.status);
   const sse = out.stream!;
@@ -136,7 +140,7 @@ interface Reply {
 }
 
 /** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
-async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
+async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps & { trace: TraceContext }, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
   const params = msg.params ?? {};
   const bind: Binding = { method: msg.method, target: String(params.name ?? params.uri ?? ""), principal: deps.principal ?? "" };
   const { stateSecret, inputStateTtlSeconds } = deps.config;
@@ -160,6 +164,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps, 
       notify: deps.notify,
       env: deps.env,
       principal: deps.principal,
+      reporting: reportingFor(deps.config, deps.env, deps.reg, deps.trace),
     });
     if (outcome.kind === "result") return reply(encodeModernResult(msg.method, outcome.result, deps.reg, deps.principal));
     if (outcome.kind === "error") throw outcome.error;

@@ -4,6 +4,7 @@
  */
 import type * as v from "valibot";
 import type { HandlerContext } from "./context";
+import type { TelemetryHooks } from "./telemetry";
 import type {
   Annotations,
   CallToolResult,
@@ -130,6 +131,8 @@ export interface AppDefinition<Env = DefaultEnv> {
   pageSize?: number;
   /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
   cacheTtlMs?: number;
+  /** Your own telemetry: called around every request on both lanes (README → Observability). */
+  telemetry?: TelemetryHooks;
 }
 
 /** The arguments a tool is called with (before valibot applies defaults and transforms). */

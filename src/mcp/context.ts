@@ -1,5 +1,6 @@
 /** What every handler (tool, resource, prompt, completion) receives besides its arguments. */
 import type { Input } from "./input";
+import type { TraceContext } from "./telemetry";
 import type { ClientCapabilities, Implementation, LogLevel } from "./types";
 
 export interface Notifier {
@@ -35,4 +36,6 @@ export interface HandlerContext<Env = unknown> {
   env: Env;
   /** Who is calling, when authorization is on. */
   principal?: string;
+  /** The caller's W3C trace context (`traceparent`…), to pass on to what the handler calls. */
+  trace: TraceContext;
 }

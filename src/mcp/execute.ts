@@ -12,6 +12,7 @@ import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
 import type { Registry } from "./registry";
+import { pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
 export interface ExecuteOptions {
@@ -34,6 +35,8 @@ export interface ExecuteOptions {
   principal?: string;
   /** 2025 polling: end the client's connection now; it resumes with Last-Event-ID. */
   closeStream?(retryMs?: number): void;
+  /** Where the request is reported (log line, metrics, the app's hooks); omitted, nothing is. */
+  reporting?: Reporting;
 }
 
 export type Outcome =
@@ -42,6 +45,24 @@ export type Outcome =
   | { kind: "error"; error: McpError };
 
 export async function execute(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
+  const { reporting } = options;
+  if (!reporting) return run(method, params, options);
+  const started = Date.now();
+  const about = { revision: options.protocolVersion, lane: options.era, method, name: targetOf(method, params), traceId: traceIdOf(reporting.trace.traceparent) };
+  try {
+    reporting.hooks?.onRequest?.(about);
+  } catch (err) {
+    console.error(JSON.stringify({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: about.traceId }));
+  }
+  const outcome = await run(method, params, options);
+  const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
+  if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
+  if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
+  report(record, reporting);
+  return outcome;
+}
+
+async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
     return { kind: "result", result: await dispatch(options.table, options.reg, method, params, handlerContext(options)) };
   } catch (err) {
@@ -49,6 +70,18 @@ export async function execute(method: string, params: Record<string, unknown>, o
     if (INPUT_METHODS.has(method)) return { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
   }
+}
+
+/** The tool or prompt a request names, or the resource it reads: what operators group by. */
+function targetOf(method: string, params: Record<string, unknown>): string | undefined {
+  const target = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
+  return typeof target === "string" ? target.slice(0, 256) : undefined;
+}
+
+function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode"> {
+  if (outcome.kind === "error") return { outcome: "error", errorCode: outcome.error.code };
+  if (outcome.kind === "input") return { outcome: "input_required" };
+  return { outcome: outcome.result.isError === true ? "tool_error" : "result" };
 }
 
 function handlerContext(o: ExecuteOptions): HandlerContext {
@@ -76,5 +109,6 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     closeStream: o.closeStream ?? (() => {}),
     env: o.env,
     principal: o.principal,
+    trace: o.reporting?.trace ?? {},
   };
 }

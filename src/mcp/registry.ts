@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
+import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import { compileUriTemplate, type UriMatcher } from "./uri-template";
 
@@ -28,6 +29,7 @@ export interface Registry {
   capabilities: ServerCapabilities;
   pageSize: number;
   cacheTtlMs: number;
+  hooks?: TelemetryHooks;
   tools: Map<string, CompiledTool>;
   toolList: Record<string, unknown>[];
   resources: Map<string, ResourceDefinition<any>>;
@@ -107,6 +109,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
     capabilities,
     pageSize: app.pageSize ?? 50,
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
+    hooks: app.telemetry,
     tools,
     // Registration order is the deterministic order 2026-07-28 asks for.
     toolList: [...tools.values()].map((t) => t.wire),

@@ -52,7 +52,8 @@ export interface SessionStart {
 
 export interface SessionRpc extends Rpc.DurableObjectBranded {
   initialize(args: SessionStart): Promise<void>;
-  handle(args: { message: Message; principal: string }): Promise<SessionAnswer>;
+  /** `traceparent` is the HTTP header's, for a client that sends trace context there rather than in `_meta`. */
+  handle(args: { message: Message; principal: string; traceparent?: string }): Promise<SessionAnswer>;
   openGet(args: { principal: string; lastEventId?: string }): Promise<SessionAnswer>;
   /** False when there is no such session for this principal. */
   terminate(principal: string): Promise<boolean>;

@@ -20,6 +20,8 @@ import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonr
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import type { Json } from "../mcp/types";
+import type { TraceContext } from "../mcp/telemetry";
+import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
 import type { SessionRow, SessionStore } from "./session-store";
 import type { StreamLog } from "./stream-log";
@@ -45,6 +47,8 @@ export class Call {
     host: CallHost,
     readonly request: JsonRpcRequest,
     stream?: string,
+    /** The client's trace context: on the call's log line and on the requests the call sends the client. */
+    readonly trace: TraceContext = {},
   ) {
     this.out = new LazyStream(
       () => host.log.open("post", host.next(), request.id),
@@ -78,6 +82,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     env: host.bindings,
     principal: host.session.principal || undefined,
     closeStream: (retryMs = 1000) => host.log.disconnect(call.out.ensure(), retryMs),
+    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, host.session.id),
   });
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, encodeLegacyError(outcome.error));
@@ -104,7 +109,9 @@ async function askClient(host: CallHost, call: Call, signal: InputRequired, answ
   for (const [key, req] of Object.entries(signal.requests)) {
     const rpcId = `s${host.next().toString(36)}`;
     host.store.addPending({ rpcId, stream, key, method: req.method, deadline });
-    call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params: req.params ?? {} });
+    // The client's trace context rides along, so its side of the exchange joins the same trace.
+    const params = Object.keys(call.trace).length > 0 ? { ...req.params, _meta: { ...call.trace } } : (req.params ?? {});
+    call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params });
   }
   await host.scheduleAlarm();
 }

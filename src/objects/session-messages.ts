@@ -9,6 +9,7 @@ import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } 
 import { checkInputResponse } from "../mcp/input";
 import { resultResponse, errorResponse, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "../mcp/jsonrpc";
 import { resourceExists } from "../mcp/methods/resources";
+import { readTrace } from "../mcp/telemetry";
 import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { Refusal, SessionAnswer } from "./contracts";
@@ -45,7 +46,7 @@ function track(host: SessionHost, call: Call, answers: Record<string, unknown>, 
   });
 }
 
-export async function onRequest(host: SessionHost, req: JsonRpcRequest): Promise<SessionAnswer> {
+export async function onRequest(host: SessionHost, req: JsonRpcRequest, traceparent?: string): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
   const ok = (result: object = {}) => reply(resultResponse(req.id, result));
@@ -71,7 +72,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest): Promise
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
-  const call = new Call(host, req);
+  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent));
   const first = await call.out.settle(track(host, call, {}, undefined));
   if (first) return reply(first);
   return { kind: "stream", stream: call.out.stream!, after: -1 };
@@ -133,6 +134,9 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse): Promi
   stored.answers[pending.key] = msg.result;
   host.store.putCall(stored);
   // Run the handler again once every answer of this round is in.
-  if (host.store.pendingCount(pending.stream) === 0) void track(host, new Call(host, request, pending.stream), stored.answers, stored.state as Json | undefined);
+  if (host.store.pendingCount(pending.stream) === 0) {
+    const call = new Call(host, request, pending.stream, readTrace(request.params?._meta));
+    void track(host, call, stored.answers, stored.state as Json | undefined);
+  }
   return ACCEPTED;
 }

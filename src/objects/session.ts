@@ -129,12 +129,12 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return true;
   }
 
-  async handle(args: { message: Message; principal: string }): Promise<SessionAnswer> {
+  async handle(args: { message: Message; principal: string; traceparent?: string }): Promise<SessionAnswer> {
     if (!(await this.open(args.principal))) return NO_SESSION;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
     if (message.kind === "response") return onResponse(this, message.message);
-    return onRequest(this, message.message);
+    return onRequest(this, message.message, args.traceparent);
   }
 
   async openGet(args: { principal: string; lastEventId?: string }): Promise<SessionAnswer> {

@@ -7,7 +7,7 @@
  * hostile message arrived still completes when the user answers.
  */
 import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../engine-app/index";
 import { readConfig } from "../../src/config";
 import { MCP_URL, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
@@ -28,6 +28,26 @@ import {
 } from "../helpers/legacy";
 
 afterEach(cancelAllReaders);
+
+// Every line the engine logs during the whole battery: none may carry a secret or an argument value.
+const logged: string[] = [];
+const RECORD_KEYS = new Set(["mcp", "revision", "lane", "method", "name", "outcome", "errorCode", "durationMs", "principal", "session", "traceId"]);
+beforeAll(() => {
+  for (const level of ["log", "warn", "error", "info", "debug"] as const) {
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+  }
+});
+afterAll(() => {
+  vi.restoreAllMocks();
+  const text = logged.join("\n");
+  expect(logged.length).toBeGreaterThan(0);
+  expect(text).not.toContain(String(env.MCP_STATE_SECRET));
+  expect(text).not.toMatch(/Bearer\s+\S/);
+  for (const line of logged) {
+    const record = /^\{"mcp":"request"/.test(line) ? (JSON.parse(line) as Record<string, unknown>) : undefined;
+    if (record) expect(Object.keys(record).filter((k) => !RECORD_KEYS.has(k)), line).toEqual([]);
+  }
+});
 
 const ParseError = -32700;
 const InvalidRequest = -32600;

@@ -5,6 +5,7 @@ import type { HandlerContext } from "../context";
 import { McpError, ToolError, invalidParams } from "../errors";
 import { InputRequired } from "../input";
 import { paginate } from "../pagination";
+import { traceIdOf } from "../telemetry";
 import type { Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
@@ -37,7 +38,7 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
     if (err instanceof InputRequired || err instanceof McpError) throw err;
     if (err instanceof ToolError) return toolError(err.message);
-    return internalFailure(name, err);
+    return internalFailure(name, err, traceIdOf(ctx.trace.traceparent));
   }
 }
 
@@ -45,9 +46,10 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
  * An unexpected exception may carry anything (a connection string, a stack): the model gets a generic
  * message, and the server log gets the details under an id that ties the two together.
  */
-function internalFailure(tool: string, err: unknown): CallToolResult {
+function internalFailure(tool: string, err: unknown, traceId: string | undefined): CallToolResult {
   const errorId = crypto.randomUUID();
-  console.error(`Tool "${tool}" threw (error id ${errorId}):`, err instanceof Error ? (err.stack ?? err.message) : err);
+  const stack = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  console.error(JSON.stringify({ mcp: "tool_threw", message: `Tool "${tool}" threw (error id ${errorId})`, tool, errorId, stack, traceId }));
   return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
 
