@@ -118,7 +118,8 @@ function consentPage(d: ConsentDescription, handle: string, user: string): strin
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
   const local = d.redirectIsLoopback ? "<p><strong>Access goes to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : "";
   const scopes = d.scope.length > 0 ? `<p>Scopes: ${d.scope.map(escape).join(", ")}</p>` : "";
-  return `<!doctype html><meta charset="utf-8"><title>Authorize ${name}</title>
+  return `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Authorize ${name}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em}h1{font-size:1.4em}button{font:inherit;padding:.4em 1.2em;margin-right:.5em}</style>
 <h1>Allow ${name} to use this MCP server as ${escape(user)}?</h1>
 <p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>${local}${scopes}
 <form method="post"><input type="hidden" name="handle" value="${escape(handle)}">
