@@ -11,13 +11,32 @@
 // scenario fetched; `--scenario authorization-code-grant` alone has no metadata and fails.
 import { fileURLToPath } from "node:url";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
-import { spawnGroup, stopGroup } from "./procs.mjs";
+import { sleep, spawnGroup, stopGroup } from "./procs.mjs";
 import { freePort, startWrangler } from "./server.mjs";
 import { oauthClient } from "./oauth.mjs";
 
 const CONFIG = "wrangler.oauth.toml";
 const SCENARIOS = ["authorization-server-metadata-endpoint", "authorization-code-grant"];
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
+
+/**
+ * What the user's browser does: open the URL (the demo answers with a 302 to the suite's
+ * callback) and follow the redirect. The suite prints the URL before its callback server
+ * listens, so the last hop is retried for a few seconds.
+ */
+async function approve(url) {
+  const res = await fetch(url, { redirect: "manual" });
+  const location = res.headers.get("Location");
+  if (res.status !== 302 || !location) throw new Error(`/authorize answered ${res.status}, not a redirect: ${(await res.text()).slice(0, 200)}`);
+  for (let i = 0; ; i++) {
+    try {
+      return await fetch(location);
+    } catch (err) {
+      if (i >= 40) throw err;
+      await sleep(250);
+    }
+  }
+}
 
 /** Runs `conformance authorization`, playing the user for each URL it prints; resolves with its output. */
 function runSuite(args, timeoutMs) {
@@ -31,8 +50,7 @@ function runSuite(args, timeoutMs) {
       for (const m of stripAnsi(out).matchAll(/^(https?:\/\/\S+\/authorize\?\S+)$/gm)) {
         if (visited.has(m[1])) continue;
         visited.add(m[1]);
-        // The demo answers with a 302 to the suite's callback; following it delivers the code.
-        fetch(m[1]).catch((err) => (out += `\n[test] opening the authorize URL failed: ${err.message}\n`));
+        approve(m[1]).catch((err) => (out += `\n[test] opening the authorize URL failed: ${err.message}\n`));
       }
     };
     child.stdout.on("data", onData);
