@@ -7,7 +7,8 @@
  *
  * ▶ PLUG REAL LOGIN INTO `signedInUser` BELOW. Until you do, nobody can authorize: the template
  *   never approves anyone by default. For local testing only, OAUTH_DEMO_AUTO_APPROVE="true"
- *   signs everyone in as a demo user and skips the consent page, on loopback hosts only.
+ *   signs in as a demo user every browser on this machine (not the network) and skips the
+ *   consent page; see demoAutoApprove.
  */
 import { AuthorizationError, CimdFetchError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
@@ -15,9 +16,9 @@ import type { Env } from "../env";
 export interface OAuthEnv extends Env {
   /** Clients, grants and tokens (hashed); `wrangler kv namespace create OAUTH_KV`. */
   OAUTH_KV: KVNamespace;
-  /** Set by the provider for its default handler. */
+  /** Set by the provider for its default handler (on the per-origin copy of env, ./index.ts). */
   OAUTH_PROVIDER: OAuthHelpers;
-  /** "true" signs every visitor in as a demo user and approves at once; loopback hosts only. */
+  /** "true" signs in, as a demo user, browsers on this machine only (demoAutoApprove). */
   OAUTH_DEMO_AUTO_APPROVE?: string;
 }
 
@@ -28,9 +29,25 @@ export interface UserProps {
 
 export const AUTHORIZE_PATH = "/authorize";
 
-/** The demo switch, honoured only on a loopback host: a deployed Worker never auto-approves. */
-const demo = (request: Request, env: OAuthEnv) =>
-  env.OAUTH_DEMO_AUTO_APPROVE === "true" && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(new URL(request.url).hostname);
+/** localhost, 127.0.0.0/8 and [::1]: where plain http is accepted (`wrangler dev`). */
+export const isLoopbackHostname = (hostname: string) => /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname);
+
+/** 127.0.0.0/8 and ::1, also written as IPv4-mapped IPv6. */
+const isLoopbackAddress = (ip: string) => /^(::ffff:)?127(\.\d{1,3}){3}$|^(0{0,4}:){2,7}0{0,3}1$/i.test(ip.trim());
+
+/**
+ * The demo switch. Besides the var, the browser must really be on this machine, and the Host
+ * header cannot tell: the client writes it. CF-Connecting-IP can: in production Cloudflare sets
+ * it to the real client's address (never loopback) and replaces any value the client sent;
+ * under `wrangler dev` it is the address of the connection. So a deployed Worker never
+ * auto-approves, even with the var left on. One limit: `wrangler dev` keeps a CF-Connecting-IP
+ * the client sent itself, so never bind `wrangler dev` to a network address (`--ip 0.0.0.0`)
+ * with the demo on.
+ */
+export const demoAutoApprove = (request: Request, env: OAuthEnv) =>
+  env.OAUTH_DEMO_AUTO_APPROVE === "true" &&
+  isLoopbackAddress(request.headers.get("CF-Connecting-IP") ?? "") &&
+  isLoopbackHostname(new URL(request.url).hostname);
 
 /**
  * ▶ PLUG REAL LOGIN HERE: return the signed-in user's stable id (no ":"), or undefined.
@@ -39,11 +56,11 @@ const demo = (request: Request, env: OAuthEnv) =>
  * through `finishUpstream()` (the provider's docs/upstream-sign-in.md). Redirect to your login
  * page instead of answering 403 when nobody is signed in.
  *
- * The demo (OAUTH_DEMO_AUTO_APPROVE="true", on localhost only): "demo-user", or
+ * The demo (OAUTH_DEMO_AUTO_APPROVE="true", browsers on this machine only): "demo-user", or
  * "demo-<login_hint>" so a test can be two different users.
  */
 async function signedInUser(request: Request, env: OAuthEnv): Promise<string | undefined> {
-  if (!demo(request, env)) return undefined;
+  if (!demoAutoApprove(request, env)) return undefined;
   const hint = new URL(request.url).searchParams.get("login_hint") ?? "";
   return /^[A-Za-z0-9_-]{1,64}$/.test(hint) ? `demo-${hint}` : "demo-user";
 }
@@ -70,7 +87,7 @@ export async function authorize(request: Request, env: OAuthEnv): Promise<Respon
     if (!user) return page(403, "Sign-in is not set up on this server: plug your login into signedInUser() in src/oauth/authorize.ts.");
     // The demo skips the page unless the client asks for it (prompt=consent).
     const prompt = new URL(request.url).searchParams.get("prompt") ?? "";
-    if (demo(request, env) && !prompt.split(" ").includes("consent")) {
+    if (demoAutoApprove(request, env) && !prompt.split(" ").includes("consent")) {
       return complete(oauth, authRequest, user, new Headers());
     }
     const details = await oauth.describeConsent(authRequest); // first: a failed lookup leaves nothing in KV
@@ -101,7 +118,8 @@ function consentPage(d: ConsentDescription, handle: string, user: string): strin
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
   const local = d.redirectIsLoopback ? "<p><strong>Access goes to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : "";
   const scopes = d.scope.length > 0 ? `<p>Scopes: ${d.scope.map(escape).join(", ")}</p>` : "";
-  return `<!doctype html><meta charset="utf-8"><title>Authorize ${name}</title>
+  return `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Authorize ${name}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em}h1{font-size:1.4em}button{font:inherit;padding:.4em 1.2em;margin-right:.5em}</style>
 <h1>Allow ${name} to use this MCP server as ${escape(user)}?</h1>
 <p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>${local}${scopes}
 <form method="post"><input type="hidden" name="handle" value="${escape(handle)}">

@@ -16,38 +16,62 @@ import { reject } from "../http/responses";
 import { ErrorCode } from "../mcp/errors";
 import app from "../server";
 import { MCP_PATH, createMcpWorker } from "../worker";
-import { AUTHORIZE_PATH, authorize, type OAuthEnv, type UserProps } from "./authorize";
+import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
 
 const mcp = createMcpWorker(app, { principal: (_request, _env, ctx) => (ctx.props as UserProps | undefined)?.userId });
 export const { McpHub, McpSession } = mcp;
 
 /**
  * The issuer is this Worker's origin and the protected resource is `<origin>/mcp`, as the
- * template derives its resource URI everywhere else; one provider per origin, built on first
- * use, and only for hosts in ALLOWED_HOSTS. The provider accepts https, and http on loopback
- * hosts only (wrangler dev).
+ * template derives its resource URI everywhere else, so each origin gets its own provider,
+ * and only for hosts in ALLOWED_HOSTS.
+ *
+ * Each origin also gets its own copy of `env`. The provider stores its helpers in
+ * `env.OAUTH_PROVIDER` the first time it needs them and never replaces them; `env` is one object
+ * for the whole isolate, so with a shared `env` the first origin to reach /authorize would answer
+ * /authorize for every other origin too (wrong issuer, wrong resource). A copy per origin keeps
+ * each provider's helpers with its own origin.
+ *
+ * The cache is bounded: an allowed host without a port in ALLOWED_HOSTS matches every port, and
+ * each `Host: name:port` is an origin of its own, so a client cycling ports must not be able to
+ * fill the isolate's memory. A deployment answers on a few origins (its domains, workers.dev,
+ * localhost under `wrangler dev`); the least recently used entry goes first, and an evicted
+ * origin is simply built again on its next request (providers keep nothing but configuration).
  */
-const providers = new Map<string, OAuthProvider<OAuthEnv>>();
-function providerFor(origin: string): OAuthProvider<OAuthEnv> {
-  let provider = providers.get(origin);
-  if (!provider) {
-    provider = new OAuthProvider<OAuthEnv>({
-      apiRoute: MCP_PATH,
-      apiHandler: mcp,
-      defaultHandler: {
-        fetch: (request, env, ctx) =>
-          new URL(request.url).pathname === AUTHORIZE_PATH ? authorize(request, env) : mcp.fetch(request, env, ctx),
-      },
-      authorizeEndpoint: AUTHORIZE_PATH,
-      tokenEndpoint: "/oauth/token",
-      clientRegistrationEndpoint: "/oauth/register",
-      // CIMD also needs the global_fetch_strictly_public flag (wrangler.oauth.toml) and outbound network.
-      clientIdMetadataDocumentEnabled: true,
-      resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name },
-    });
-    providers.set(origin, provider);
+const MAX_PROVIDERS = 16;
+interface Issuer {
+  provider: OAuthProvider<OAuthEnv>;
+  base: OAuthEnv;
+  env: OAuthEnv;
+}
+const issuers = new Map<string, Issuer>();
+
+function issuerFor(origin: string, env: OAuthEnv): Issuer {
+  const hit = issuers.get(origin);
+  if (hit && hit.base === env) {
+    issuers.delete(origin); // re-insert: Map order is the recency order
+    issuers.set(origin, hit);
+    return hit;
   }
-  return provider;
+  const provider = new OAuthProvider<OAuthEnv>({
+    apiRoute: MCP_PATH,
+    apiHandler: mcp,
+    defaultHandler: {
+      fetch: (request, env, ctx) =>
+        new URL(request.url).pathname === AUTHORIZE_PATH ? authorize(request, env) : mcp.fetch(request, env, ctx),
+    },
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: "/oauth/token",
+    clientRegistrationEndpoint: "/oauth/register",
+    // CIMD also needs the global_fetch_strictly_public flag (wrangler.oauth.toml) and outbound network.
+    clientIdMetadataDocumentEnabled: true,
+    resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name },
+  });
+  const issuer: Issuer = { provider, base: env, env: { ...env } };
+  issuers.delete(origin);
+  issuers.set(origin, issuer);
+  while (issuers.size > MAX_PROVIDERS) issuers.delete(issuers.keys().next().value!);
+  return issuer;
 }
 
 export default {
@@ -66,13 +90,19 @@ export default {
     if (!hostAllowed(host, config.allowedHosts)) {
       return reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
     }
-    let provider: OAuthProvider<OAuthEnv>;
+    // OAuth runs over https only; plain http is accepted on loopback hosts (`wrangler dev`). A
+    // plain-http request to any other allowed host is the client's mistake (or a proxy that
+    // dropped TLS): say so, rather than fail to build an issuer for it.
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHostname(url.hostname))) {
+      return reject(403, ErrorCode.InvalidRequest, `Forbidden: OAuth on ${url.host} needs https; use https://${url.host}${url.pathname}`);
+    }
+    let issuer: Issuer;
     try {
-      provider = providerFor(url.origin);
+      issuer = issuerFor(url.origin, env);
     } catch (err) {
       console.error("OAuth provider configuration failed:", err);
-      return reject(500, ErrorCode.InternalError, `OAuth needs https (or http on a loopback host); ${url.origin} cannot be an issuer`);
+      return reject(500, ErrorCode.InternalError, `OAuth provider configuration failed for ${url.origin}`);
     }
-    return provider.fetch(request, env, ctx);
+    return issuer.provider.fetch(request, issuer.env, ctx);
   },
 } satisfies ExportedHandler<OAuthEnv>;

@@ -59,8 +59,77 @@ function rawStatus(origin, pathname, { method = "GET", headers = {} } = {}) {
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
+/**
+ * A fetch that connects to `server` (the wrangler dev origin) whatever host the URL names, and
+ * sends that host as the Host header: how a second hostname of the same Worker is reached
+ * without DNS. `headers` may add more (e.g. CF-Connecting-IP). Never follows redirects.
+ */
+export function fetchVia(server, extraHeaders = {}) {
+  const { hostname, port } = new URL(server);
+  return (input, init = {}) =>
+    new Promise((resolve, reject) => {
+      const url = new URL(input);
+      const headers = { ...Object.fromEntries(new Headers(init.headers ?? {})), Host: url.host, ...extraHeaders };
+      const req = http.request({ host: hostname, port, path: `${url.pathname}${url.search}`, method: init.method ?? "GET", headers }, (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const h = new Headers();
+          for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+          const body = [204, 304].includes(res.statusCode) ? null : Buffer.concat(chunks);
+          resolve(new Response(body, { status: res.statusCode, headers: h }));
+        });
+      });
+      req.on("error", reject);
+      if (init.body !== undefined) req.write(typeof init.body === "string" ? init.body : String(init.body));
+      req.end();
+    });
+}
+
+/**
+ * The isolate's live heap (bytes, after a full collection) through the `wrangler dev` inspector:
+ * how a test sees memory a Worker keeps. startWrangler gives the inspector a free port; it is
+ * read from the wrangler process's command line.
+ */
+async function heapProbe(origin) {
+  const port = new URL(origin).port;
+  let inspector;
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      const i = args.indexOf("--port");
+      if (i > 0 && args[i + 1] === port && args.includes("--inspector-port")) inspector = args[args.indexOf("--inspector-port") + 1];
+    } catch {
+      /* gone, or not ours */
+    }
+  }
+  assert(inspector, "could not find the wrangler dev inspector port (Linux /proc)");
+  const ws = new WebSocket(`ws://127.0.0.1:${inspector}/ws`, { headers: { Origin: "http://localhost" } });
+  await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = () => reject(new Error("inspector connection failed")))));
+  let next = 0;
+  const waiting = new Map();
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (waiting.has(m.id)) waiting.get(m.id)(m), waiting.delete(m.id);
+  };
+  const send = (method, params = {}) => new Promise((resolve) => {
+    const id = ++next;
+    waiting.set(id, resolve);
+    ws.send(JSON.stringify({ id, method, params }));
+  });
+  await send("HeapProfiler.enable");
+  return {
+    /** A heap snapshot runs a full GC first (this inspector has no collectGarbage); its chunks are dropped. */
+    async used() {
+      await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+      return (await send("Runtime.getHeapUsage")).result.usedSize;
+    },
+    close: () => ws.close(),
+  };
+}
+
 /** A 2026-07-28 request: the headers mirror the body, and `_meta` carries the envelope. */
-function modernInit(method, token) {
+export function modernInit(method, token) {
   const body = {
     jsonrpc: "2.0",
     id: 1,
@@ -79,7 +148,7 @@ function modernInit(method, token) {
 }
 
 /** A 2025-11-25 request, in a session when `session` is given. */
-function legacyInit(message, token, session) {
+export function legacyInit(message, token, session) {
   const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
   if (session) Object.assign(headers, { "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY });
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -87,15 +156,15 @@ function legacyInit(message, token, session) {
 }
 
 /** The JSON-RPC message of a JSON or single-event SSE answer. */
-async function rpcBody(res) {
+export async function rpcBody(res) {
   const text = await res.text();
   if (!(res.headers.get("Content-Type") ?? "").startsWith("text/event-stream")) return JSON.parse(text);
   const data = text.split("\n").filter((l) => l.startsWith("data:") && l.length > 5).map((l) => l.slice(5).trim());
   return JSON.parse(data.at(-1));
 }
 
-/** The OAuth client side: discovery, registration, authorize (by hand), token. */
-function oauthClient(origin) {
+/** The OAuth client side: discovery, registration, authorize (by hand), token; `fetch` may be fetchVia(…). */
+export function oauthClient(origin, fetch = globalThis.fetch, redirect = REDIRECT) {
   const state = { meta: undefined, clientId: undefined };
   const discover = async () => {
     const res = await fetch(`${origin}/.well-known/oauth-authorization-server`);
@@ -106,7 +175,7 @@ function oauthClient(origin) {
     const res = await fetch(state.meta.registration_endpoint, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ client_name: "e2e OAuth client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", ...extra }),
+      body: JSON.stringify({ client_name: "e2e OAuth client", redirect_uris: [redirect], token_endpoint_auth_method: "none", ...extra }),
     });
     const body = await res.json();
     assertEqual(res.status, 201, `registration status (${JSON.stringify(body)})`);
@@ -116,7 +185,7 @@ function oauthClient(origin) {
   const authorizeUrl = (params = {}) => {
     const p = pkce();
     const url = new URL(state.meta.authorization_endpoint);
-    const q = { response_type: "code", client_id: state.clientId, redirect_uri: REDIRECT, code_challenge: p.challenge, code_challenge_method: "S256", state: b64url(randomBytes(12)), resource: `${origin}/mcp`, ...params };
+    const q = { response_type: "code", client_id: state.clientId, redirect_uri: redirect, code_challenge: p.challenge, code_challenge_method: "S256", state: b64url(randomBytes(12)), resource: `${origin}/mcp`, ...params };
     for (const [k, v] of Object.entries(q)) url.searchParams.set(k, v);
     return { url, verifier: p.verifier, state: q.state };
   };
@@ -124,7 +193,7 @@ function oauthClient(origin) {
   const codeFrom = (res, expectedState) => {
     assertEqual(res.status, 302, "authorize status");
     const loc = new URL(res.headers.get("Location"));
-    assertEqual(`${loc.origin}${loc.pathname}`, REDIRECT, "redirect target");
+    assertEqual(`${loc.origin}${loc.pathname}`, redirect, "redirect target");
     assertEqual(loc.searchParams.get("state"), expectedState, "state echoed");
     assertEqual(loc.searchParams.get("iss"), state.meta.issuer, "RFC 9207 iss");
     const code = loc.searchParams.get("code");
@@ -143,7 +212,7 @@ function oauthClient(origin) {
   const login = async (user) => {
     const a = authorizeUrl({ login_hint: user });
     const code = codeFrom(await fetch(a.url, { redirect: "manual" }), a.state);
-    const t = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier, resource: `${origin}/mcp` });
+    const t = await token({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: a.verifier, resource: `${origin}/mcp` });
     assertEqual(t.status, 200, `token status (${JSON.stringify(t.body)})`);
     assertEqual(t.body.token_type.toLowerCase(), "bearer", "token_type");
     return t.body;
@@ -309,6 +378,59 @@ export async function runOAuth() {
       assertEqual(res.headers.get("Location"), null, "Location");
       assert(html.includes("could not be verified"), `page: ${html.slice(0, 200)}`);
     }, 30_000);
+
+    // Red-team regressions. Each name says the behaviour; the defect it guards is in the comment.
+
+    // The provider keeps its helpers in env.OAUTH_PROVIDER from the first request on and env is
+    // one object per isolate: the second host's /authorize used the first host's issuer.
+    await check("two allowed hosts in one isolate: each authorizes for its own origin, in either order", async () => {
+      const port = new URL(origin).port;
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `localhost:${port}`]) {
+        const other = `http://${host}`;
+        const c = oauthClient(other, fetchVia(origin));
+        const meta = await c.discover();
+        assertEqual(meta.issuer, other, `issuer on ${host}`);
+        await c.register();
+        const t = await c.login("dora"); // codeFrom checks iss = this origin's issuer
+        const res = await fetchVia(origin)(`${other}/mcp`, modernInit("server/discover", t.access_token));
+        assertEqual(res.status, 200, `token on ${host}/mcp`);
+      }
+    });
+
+    // The demo decided "this machine" from the Host header, which the client writes.
+    await check("demo auto-approve: a browser not on this machine is never approved, whatever Host it sends", async () => {
+      const port = new URL(origin).port;
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+        const remote = fetchVia(origin, { "CF-Connecting-IP": "203.0.113.7" }); // what Cloudflare sets for a remote client
+        const a = client.authorizeUrl({ login_hint: "mallory", resource: `http://${host}/mcp` });
+        const url = new URL(a.url);
+        url.host = host;
+        const res = await remote(url);
+        assertEqual(res.status, 403, `remote client on Host ${host}`);
+        assertEqual(res.headers.get("Location"), null, `Location on Host ${host}`);
+      }
+      const local = client.authorizeUrl({ login_hint: "mallory" });
+      assertEqual((await fetchVia(origin, { "CF-Connecting-IP": "127.0.0.1" })(local.url)).status, 302, "a browser on this machine is still approved");
+    });
+
+    // One provider was kept per Host:port, for ever: a client cycling ports grew the isolate.
+    await check("provider cache is bounded: 1,500 Host ports leave the isolate heap within 1 MiB", async () => {
+      const probe = await heapProbe(origin);
+      try {
+        const meta = (port) => rawStatus(origin, "/.well-known/oauth-authorization-server", { headers: { Host: `127.0.0.1:${port}` } });
+        for (let p = 30_000; p < 30_050; p++) await meta(p); // warm up: fill the cache once
+        const before = await probe.used();
+        for (let p = 40_000; p < 41_500; p += 10) {
+          const statuses = await Promise.all(Array.from({ length: 10 }, (_, k) => meta(p + k)));
+          assert(statuses.every((r) => r.status === 200), `metadata on port ${p}: ${statuses.map((r) => r.status)}`);
+        }
+        const after = await probe.used();
+        console.log(`    heap ${kib(before)} → ${kib(after)} after 1,500 ports`);
+        assert(after - before < 1024 * 1024, `heap grew by ${kib(after - before)}`);
+      } finally {
+        probe.close();
+      }
+    }, 120_000);
   } finally {
     if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     await server.stop();
@@ -332,9 +454,14 @@ export async function runOAuth() {
       assertEqual(res.headers.get("Location"), null, "Location");
       assert((await res.text()).includes("signedInUser()"), "the page does not say where to plug in login");
     });
-    await check("an allowed host that is neither https nor loopback cannot be an issuer: 500 with the reason", async () => {
-      const res = await rawStatus(plain.origin, "/.well-known/oauth-authorization-server", { headers: { Host: "lan.example" } });
-      assertEqual(res.status, 500, "status");
+    // A plain-http request to an allowed non-loopback host failed to build an issuer: 500.
+    await check("plain http on an allowed non-loopback host: 403 that says to use https, never 500", async () => {
+      for (const p of ["/.well-known/oauth-authorization-server", "/authorize", "/oauth/token", "/oauth/register", "/mcp"]) {
+        const res = await fetchVia(plain.origin)(`http://lan.example${p}`, p === "/mcp" ? modernInit("server/discover") : {});
+        const text = await res.text();
+        assertEqual(res.status, 403, `status on ${p} (${text.slice(0, 200)})`);
+        assert(text.includes("https://lan.example"), `the answer on ${p} does not name the https URL: ${text.slice(0, 200)}`);
+      }
     });
   } finally {
     await plain.stop();
