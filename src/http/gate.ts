@@ -17,16 +17,23 @@ export function hostAllowed(hostPort: string, allowed: string[], wildcards = tru
   return allowed.some((entry) => entry === hp || entry === host || (wildcards && entry.startsWith("*.") && host.endsWith(entry.slice(1))));
 }
 
+const hostOf = (request: Request) => request.headers.get("Host") ?? new URL(request.url).host;
+
+/** 403 unless the Host is allowed (DNS-rebinding protection); every route of the Worker passes it. */
+export function checkHost(request: Request, config: Config): Response | null {
+  const host = hostOf(request);
+  return hostAllowed(host, config.allowedHosts) ? null : reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
+}
+
 /**
  * 403 unless the Host is allowed and a present Origin is allowed; returns the allowed origin (or null).
  * A wildcard entry admits Hosts only, never Origins: a page on another name under the same domain
  * (another tenant's workers.dev site) must not get a browser's way into this server.
  */
 export function checkHostAndOrigin(request: Request, config: Config): Response | { origin: string | null } {
-  const host = request.headers.get("Host") ?? new URL(request.url).host;
-  if (!hostAllowed(host, config.allowedHosts)) {
-    return reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
-  }
+  const refused = checkHost(request, config);
+  if (refused) return refused;
+  const host = hostOf(request);
   const origin = request.headers.get("Origin");
   if (origin === null) return { origin: null };
   let url: URL;

@@ -11,7 +11,7 @@
  */
 import { OAuthProvider } from "@cloudflare/workers-oauth-provider";
 import { readConfig } from "../config";
-import { checkHostAndOrigin, hostAllowed } from "../http/gate";
+import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
 import { ErrorCode } from "../mcp/errors";
 import app from "../server";
@@ -86,10 +86,8 @@ export default {
       if (request.method === "OPTIONS") return mcp.fetch(request, env, ctx);
     }
     // DNS-rebinding protection for every route, before the origin becomes an issuer.
-    const host = request.headers.get("Host") ?? url.host;
-    if (!hostAllowed(host, config.allowedHosts)) {
-      return reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
-    }
+    const refused = checkHost(request, config);
+    if (refused) return refused;
     // OAuth runs over https only; plain http is accepted on loopback hosts (`wrangler dev`). A
     // plain-http request to any other allowed host is the client's mistake (or a proxy that
     // dropped TLS): say so, rather than fail to build an issuer for it.
