@@ -2,12 +2,17 @@
  * The 2026 side of take-or-require: turning a retry's requestState and
  * inputResponses into the answers a handler sees, and an InputRequired
  * signal into an InputRequiredResult with a freshly sealed state.
+ *
+ * The client carries the state, so nothing in a retry is trusted: an answer
+ * counts only if the sealed state says the server asked for it under that key,
+ * it is shape-checked against the method of that request, and the state only
+ * opens for the same method, target, arguments and principal it was issued for.
  */
-import { invalidParams } from "../mcp/errors";
+import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
-import { checkInputResponse as checkAnswer, type InputRequest, type InputRequired } from "../mcp/input";
+import { checkInputResponse as checkAnswer, ownEntries, type InputRequest, type InputRequired } from "../mcp/input";
 import type { Json } from "../mcp/types";
-import { seal, unseal } from "./seal";
+import { MAX_REQUEST_STATE_LENGTH, RequestStateTooLarge, seal, unseal } from "./seal";
 
 export interface RoundInput {
   answers: Record<string, unknown>;
@@ -18,29 +23,55 @@ export interface Binding {
   method: string;
   target: string;
   principal: string;
+  /** Digest of the request's key parameters (see `requestDigest`). */
+  digest: string;
+}
+
+/**
+ * What a requestState is bound to besides the method and target: a digest of the parameters that
+ * decide what the request does. For tools/call and prompts/get that is the arguments (a state
+ * issued while greeting Ada must not complete a call with other arguments); for resources/read the
+ * URI. Keys are sorted, so a client that re-serialises the same arguments in another order still
+ * matches.
+ */
+export async function requestDigest(method: string, params: Record<string, unknown>): Promise<string> {
+  const key = method === "resources/read" ? { uri: params.uri ?? null } : { arguments: params.arguments ?? {} };
+  const bytes = new TextEncoder().encode(canonicalJson(key));
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  let hex = "";
+  for (const b of hash) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** JSON with object keys sorted at every level: one text for one value. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 export async function openRound(params: Record<string, unknown>, bind: Binding, secret: string | undefined): Promise<RoundInput> {
-  let answers: Record<string, unknown> = {};
-  let state: Json | undefined;
-  let asked: Record<string, string> | undefined;
-  if (params.requestState !== undefined) {
-    const sealed = await unseal(params.requestState, bind, secret);
-    answers = { ...sealed.a };
-    state = sealed.s;
-    asked = sealed.k;
-  }
   const responses = params.inputResponses;
+  if (responses !== undefined && !isObject(responses)) throw invalidParams("inputResponses must be an object keyed by input request");
+  // Without a requestState the server asked nothing yet: any inputResponses are unsolicited and ignored.
+  if (params.requestState === undefined) return { answers: Object.create(null), state: undefined };
+
+  const sealed = await unseal(params.requestState, bind, secret);
+  const answers = ownEntries(isObject(sealed.a) ? sealed.a : {});
+  const asked = isObject(sealed.k) ? sealed.k : {};
   if (responses !== undefined) {
-    if (!isObject(responses)) throw invalidParams("inputResponses must be an object keyed by input request");
-    for (const [key, answer] of Object.entries(responses)) {
-      // Keys the server did not ask for are ignored, as the spec recommends.
-      if (asked && !(key in asked)) continue;
-      checkAnswer(key, asked?.[key], answer);
-      answers[key] = answer;
+    // Walk the keys the server asked for, never the client's: extra keys (`__proto__` included) are
+    // ignored, as the spec recommends, and every answer that counts is checked against its request.
+    for (const key of Object.keys(asked)) {
+      if (!Object.hasOwn(responses, key)) continue;
+      checkAnswer(key, String(asked[key]), responses[key]);
+      answers[key] = responses[key];
     }
   }
-  return { answers, state };
+  return { answers, state: sealed.s };
 }
 
 export async function closeRound(
@@ -50,18 +81,39 @@ export async function closeRound(
   secret: string | undefined,
   ttlSeconds: number,
 ): Promise<{ inputRequests: Record<string, InputRequest>; requestState: string }> {
-  const k = Object.fromEntries(Object.entries(signal.requests).map(([key, r]) => [key, r.method]));
-  const requestState = await seal(
-    {
-      m: bind.method,
-      t: bind.target,
-      p: bind.principal,
-      e: Math.floor(Date.now() / 1000) + ttlSeconds,
-      a: round.answers,
-      k,
-      ...(signal.state !== undefined ? { s: signal.state } : {}),
-    },
-    secret,
-  );
+  const k = ownEntries(Object.fromEntries(Object.entries(signal.requests).map(([key, r]) => [key, r.method]))) as Record<string, string>;
+  let requestState: string;
+  try {
+    requestState = await seal(
+      {
+        m: bind.method,
+        t: bind.target,
+        p: bind.principal,
+        d: bind.digest,
+        e: Math.floor(Date.now() / 1000) + ttlSeconds,
+        a: round.answers,
+        k,
+        ...(signal.state !== undefined ? { s: signal.state } : {}),
+      },
+      secret,
+    );
+  } catch (err) {
+    if (!(err instanceof RequestStateTooLarge)) throw err;
+    throw tooLarge(round, signal, err.length);
+  }
   return { inputRequests: signal.requests, requestState };
+}
+
+/**
+ * A state this server would refuse to open is never handed out. Whose fault it is decides the code:
+ * answers the client piled up are its input (-32602); the handler's own state is the server's (-32603).
+ */
+function tooLarge(round: RoundInput, signal: InputRequired, length: number): McpError {
+  const size = (x: unknown) => (x === undefined ? 0 : new TextEncoder().encode(JSON.stringify(x)).length);
+  const limit = `${MAX_REQUEST_STATE_LENGTH} characters`;
+  if (size(round.answers) >= size(signal.state)) {
+    return invalidParams(`inputResponses: the answers given so far are too large to carry to the next round (requestState would be ${length} characters, over ${limit}); send shorter answers`);
+  }
+  console.error(`A handler's input state is too large for requestState (${length} characters, over ${limit})`);
+  return new McpError(ErrorCode.InternalError, `The server's state for this request is too large to carry between rounds (over ${limit})`);
 }

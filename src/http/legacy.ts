@@ -6,9 +6,9 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { ErrorCode, invalidParams } from "../mcp/errors";
+import { ErrorCode, invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
-import { resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
+import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
@@ -39,12 +39,18 @@ function sessionOf(request: Request, env: Env): Response | Stub {
   return sessionStub(env, id);
 }
 
-/** MCP-Protocol-Version on session traffic: absent means the negotiated one; anything unknown is 400. */
+/**
+ * MCP-Protocol-Version on session traffic: absent means the negotiated one; anything that is no
+ * session revision is 400 here, and the session object refuses (400) a revision other than the one
+ * it negotiated, which only it knows.
+ */
 function checkVersionHeader(request: Request): Response | null {
-  const v = request.headers.get("MCP-Protocol-Version")?.trim();
+  const v = versionHeader(request);
   if (v === undefined || isLegacyVersion(v)) return null;
   return reject(400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${v}" for a session (supported: ${LEGACY_VERSIONS.join(", ")})`);
 }
+
+const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
 
 async function answer(result: SessionAnswer, stub: Stub): Promise<Response> {
   switch (result.kind) {
@@ -63,12 +69,19 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
     return initialize(msg.message, deps);
   }
+  if (msg.kind === "request") {
+    try {
+      checkProgressToken(msg.message.params?._meta);
+    } catch (err) {
+      return rpcError(msg.message.id, (err as McpError).toJSON(), 400);
+    }
+  }
   const bad = checkVersionHeader(request);
   if (bad) return bad;
   const stub = sessionOf(request, deps.env);
   if (stub instanceof Response) return stub;
   const traceparent = request.headers.get("traceparent") ?? undefined;
-  return answer(await stub.handle({ message: msg, principal: deps.principal, traceparent }), stub);
+  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent }), stub);
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
@@ -104,7 +117,7 @@ export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promis
   const bad = checkVersionHeader(request);
   if (bad) return bad;
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
-  return answer(await stub.openGet({ principal: deps.principal, lastEventId }), stub);
+  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId }), stub);
 }
 
 export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
@@ -112,5 +125,6 @@ export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Pro
   if (stub instanceof Response) return stub;
   const bad = checkVersionHeader(request);
   if (bad) return bad;
-  return (await stub.terminate(deps.principal)) ? new Response(null, { status: 200 }) : notFound();
+  const done = await stub.terminate({ principal: deps.principal, protocolVersion: versionHeader(request) });
+  return done.kind === "accepted" ? new Response(null, { status: 200 }) : answer(done, stub);
 }

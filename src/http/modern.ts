@@ -16,13 +16,13 @@ import { ErrorCode, McpError, invalidParams, methodNotFound, toMcpError } from "
 import { execute } from "../mcp/execute";
 import { isObject } from "../mcp/guards";
 import type { InputRequest } from "../mcp/input";
-import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import { checkProgressToken, errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel } from "../mcp/types";
-import { META, MODERN_VERSION, SUPPORTED_VERSIONS, isLegacyVersion } from "../mcp/versions";
+import { META, PER_REQUEST_VERSIONS, isLegacyVersion } from "../mcp/versions";
 import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
-import { closeRound, openRound, type Binding, type RoundInput } from "./input-state";
+import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
 import { failedStatus, refusedStatus } from "./status";
@@ -61,16 +61,15 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
 
   if (headerVersion !== version)
     throw new McpError(ErrorCode.HeaderMismatch, `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${version}"`);
-  if (version !== MODERN_VERSION) {
-    // A legacy revision only exists inside an initialize session; listing it as "supported" here
-    // would send a client that retries with a mutual version straight back to the same error.
-    const legacy = isLegacyVersion(version);
+  if (!PER_REQUEST_VERSIONS.includes(version)) {
+    // `supported` lists only what this path serves, whatever was requested: a client retries with
+    // a version from it, and a legacy revision would earn it this same error again.
     throw new McpError(
       ErrorCode.UnsupportedProtocolVersion,
-      legacy
-        ? `Protocol version ${version} needs an initialize session; per-request _meta is served for ${MODERN_VERSION}`
+      isLegacyVersion(version)
+        ? `Protocol version ${version} needs an initialize session (without the per-request _meta); per-request _meta is served for ${PER_REQUEST_VERSIONS.join(", ")}`
         : `Unsupported protocol version: ${version}`,
-      { supported: legacy ? [MODERN_VERSION] : SUPPORTED_VERSIONS, requested: version },
+      { supported: PER_REQUEST_VERSIONS, requested: version },
     );
   }
 
@@ -80,9 +79,7 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
     throw invalidParams(`Invalid log level: ${String(logLevel)}`);
-  const progressToken = meta.progressToken;
-  if (progressToken !== undefined && typeof progressToken !== "string" && !Number.isSafeInteger(progressToken))
-    throw invalidParams("progressToken must be a string or an integer");
+  const progressToken = checkProgressToken(meta);
   const clientInfo = meta[META.clientInfo];
 
   if (msg.method === "tools/call" && typeof params.name === "string") {
@@ -142,11 +139,17 @@ interface Reply {
 /** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
 async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps & { trace: TraceContext }, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
   const params = msg.params ?? {};
-  const bind: Binding = { method: msg.method, target: String(params.name ?? params.uri ?? ""), principal: deps.principal ?? "" };
   const { stateSecret, inputStateTtlSeconds } = deps.config;
   const reply = (result: object): Reply => ({ body: resultResponse(msg.id, result), status: 200 });
   try {
-    const round: RoundInput = INPUT_METHODS.has(msg.method) ? await openRound(params, bind, stateSecret) : { answers: {}, state: undefined };
+    const input = INPUT_METHODS.has(msg.method);
+    const bind: Binding = {
+      method: msg.method,
+      target: String(params.name ?? params.uri ?? ""),
+      principal: deps.principal ?? "",
+      digest: input ? await requestDigest(msg.method, params) : "",
+    };
+    const round: RoundInput = input ? await openRound(params, bind, stateSecret) : { answers: Object.create(null), state: undefined };
     const outcome = await execute(msg.method, params, {
       era: "modern",
       reg: deps.reg,

@@ -11,7 +11,7 @@ import { listResourceTemplates, listResources, readResource } from "./methods/re
 import { callTool, listTools } from "./methods/tools";
 import type { Registry } from "./registry";
 import type { ServerCapabilities } from "./types";
-import { SUPPORTED_VERSIONS } from "./versions";
+import { PER_REQUEST_VERSIONS } from "./versions";
 
 type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
 
@@ -40,7 +40,7 @@ export const MODERN_METHODS: MethodTable = {
   ...SHARED,
   "server/discover": {
     run: (reg) => ({
-      supportedVersions: SUPPORTED_VERSIONS,
+      supportedVersions: PER_REQUEST_VERSIONS,
       capabilities: reg.capabilities,
       ...(reg.instructions ? { instructions: reg.instructions } : {}),
     }),

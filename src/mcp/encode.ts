@@ -37,8 +37,18 @@ export function encodeInputRequired(
   return out;
 }
 
-/** The 2025 form of an error: a missing resource is -32002 there. */
+/** The 2025 form of an error: a missing resource is -32002 there, a missing client capability -32600. */
 export function encodeLegacyError(err: McpError): JsonRpcErrorObject {
   if (err instanceof ResourceNotFound) return { code: ErrorCode.ResourceNotFoundLegacy, message: err.message, data: { uri: err.uri } };
+  if (err.code === ErrorCode.MissingRequiredClientCapability) {
+    // -32021 exists only from 2026-07-28 on. 2025-11-25 defines no code for "this request needs a
+    // capability the client did not declare at initialize": its servers simply must not send such a
+    // request. The standard code that fits is -32600 Invalid Request: the request is well-formed
+    // JSON-RPC with valid params, but it cannot be served in this session as negotiated, which is
+    // also how the revision answers its nearest case (a tool call that needs task augmentation sent
+    // without it). -32602 would blame the arguments and -32603 a server fault, and the client can
+    // only fix it by opening a session that declares the capability, which `data` names.
+    return { code: ErrorCode.InvalidRequest, message: err.message, data: err.data };
+  }
   return err.toJSON();
 }

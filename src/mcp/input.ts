@@ -118,10 +118,14 @@ export function missingCapability(request: InputRequest, caps: ClientCapabilitie
       if (!url && declaresModes && e.form === undefined) return { elicitation: { form: {} } };
       return null;
     }
-    case "sampling/createMessage":
+    case "sampling/createMessage": {
       if (!caps.sampling) return { sampling: {} };
       if (request.params.tools !== undefined && !caps.sampling.tools) return { sampling: { tools: {} } };
+      // Context from other servers ("thisServer", "allServers") is only for clients that declared they can add it.
+      const context = request.params.includeContext;
+      if (context !== undefined && context !== "none" && !caps.sampling.context) return { sampling: { context: {} } };
       return null;
+    }
     case "roots/list":
       return caps.roots ? null : { roots: {} };
   }
@@ -129,16 +133,22 @@ export function missingCapability(request: InputRequest, caps: ClientCapabilitie
 
 /** What a handler sees: the answers gathered so far and a way to ask for more. */
 export class Input {
+  private readonly answers: Readonly<Record<string, unknown>>;
+
   constructor(
-    private readonly answers: Readonly<Record<string, unknown>>,
+    answers: Readonly<Record<string, unknown>>,
     /** App state the handler passed to `require` in an earlier round. */
     readonly state: Json | undefined,
     private readonly capabilities: ClientCapabilities,
-  ) {}
+  ) {
+    // Own keys only, in an object without a prototype: `take("constructor")` or `take("__proto__")` must
+    // never find something the client did not answer.
+    this.answers = ownEntries(answers);
+  }
 
   /** The client's answer for `key`, if it gave one. */
   take<T = ElicitResult>(key: string): T | undefined {
-    return this.answers[key] as T | undefined;
+    return (Object.hasOwn(this.answers, key) ? this.answers[key] : undefined) as T | undefined;
   }
 
   /** Stop here and ask the client; the handler runs again with the answers. */
@@ -165,16 +175,42 @@ export class Input {
   }
 }
 
-/** Checks a client's answer has the shape of the result its input request asks for (-32602 otherwise). */
+/** A copy of an object's own enumerable entries in an object with no prototype. */
+export function ownEntries(source: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of Object.entries(source)) out[key] = value;
+  return out;
+}
+
+const isFormValue = (v: unknown) =>
+  typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (Array.isArray(v) && v.every((x) => typeof x === "string"));
+
+/**
+ * Checks a client's answer has the shape of the result its input request asks for (-32602 otherwise).
+ * `method` is the method of the request the server made under `key`; an answer to anything else is
+ * never handed to a handler, so an unknown method is refused too.
+ */
 export function checkInputResponse(key: string, method: string | undefined, answer: unknown): void {
   const bad = (what: string) => invalidParams(`inputResponses.${key}: ${what}`);
   if (!isObject(answer)) throw bad("must be an object");
-  if (method === "elicitation/create") {
-    if (!["accept", "decline", "cancel"].includes(answer.action as string)) throw bad('action must be "accept", "decline" or "cancel"');
-    if (answer.content !== undefined && !isObject(answer.content)) throw bad("content must be an object");
-  } else if (method === "sampling/createMessage") {
-    if (typeof answer.model !== "string" || answer.content === undefined) throw bad("a sampling result needs role, content and model");
-  } else if (method === "roots/list") {
-    if (!Array.isArray(answer.roots)) throw bad("a roots result needs a roots array");
+  switch (method) {
+    case "elicitation/create":
+      if (!["accept", "decline", "cancel"].includes(answer.action as string)) throw bad('action must be "accept", "decline" or "cancel"');
+      if (answer.content !== undefined) {
+        if (!isObject(answer.content)) throw bad("content must be an object");
+        if (!Object.values(answer.content).every(isFormValue)) throw bad("content values must be strings, numbers, booleans or lists of strings");
+      }
+      return;
+    case "sampling/createMessage":
+      if (answer.role !== "user" && answer.role !== "assistant") throw bad('a sampling result needs role "user" or "assistant"');
+      if (typeof answer.model !== "string") throw bad("a sampling result needs a model name");
+      if (!isObject(answer.content) && !Array.isArray(answer.content)) throw bad("a sampling result needs content (a block or a list of blocks)");
+      return;
+    case "roots/list":
+      if (!Array.isArray(answer.roots) || !answer.roots.every((r) => isObject(r) && typeof r.uri === "string"))
+        throw bad("a roots result needs a roots array of { uri, name? }");
+      return;
+    default:
+      throw bad("the server made no such input request");
   }
 }

@@ -125,6 +125,23 @@ function describeShapeProblem(obj: Record<string, unknown>): string {
   return "not a JSON-RPC request, notification or response";
 }
 
+/**
+ * Progress tokens are echoed in every progress notification of their request, so they are held to
+ * the same bound as request ids: a 900 KB token would otherwise cost its size again per event.
+ */
+export const MAX_PROGRESS_TOKEN_LENGTH = MAX_ID_LENGTH;
+
+/** The `_meta.progressToken` of a request (a string of at most MAX_PROGRESS_TOKEN_LENGTH, or an integer); -32602 otherwise. */
+export function checkProgressToken(meta: unknown): string | number | undefined {
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined;
+  const token = (meta as Record<string, unknown>).progressToken;
+  if (token === undefined || Number.isSafeInteger(token)) return token as number | undefined;
+  if (typeof token !== "string") throw new McpError(ErrorCode.InvalidParams, "_meta.progressToken must be a string or an integer");
+  if (token.length > MAX_PROGRESS_TOKEN_LENGTH)
+    throw new McpError(ErrorCode.InvalidParams, `_meta.progressToken must be at most ${MAX_PROGRESS_TOKEN_LENGTH} characters`);
+  return token;
+}
+
 export const resultResponse = (id: RequestId, result: unknown) => ({ jsonrpc: "2.0" as const, id, result });
 export const errorResponse = (id: RequestId | null, error: JsonRpcErrorObject) => ({ jsonrpc: "2.0" as const, id, error });
 export const notification = (method: string, params?: Params) =>

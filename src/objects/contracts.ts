@@ -50,13 +50,20 @@ export interface SessionStart {
   clientInfo?: Implementation;
 }
 
+/** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
+export interface Caller {
+  principal: string;
+  /** Absent means the negotiated revision; present, it must be the negotiated one. */
+  protocolVersion?: string;
+}
+
 export interface SessionRpc extends Rpc.DurableObjectBranded {
   initialize(args: SessionStart): Promise<void>;
   /** `traceparent` is the HTTP header's, for a client that sends trace context there rather than in `_meta`. */
-  handle(args: { message: Message; principal: string; traceparent?: string }): Promise<SessionAnswer>;
-  openGet(args: { principal: string; lastEventId?: string }): Promise<SessionAnswer>;
-  /** False when there is no such session for this principal. */
-  terminate(principal: string): Promise<boolean>;
+  handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer>;
+  openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer>;
+  /** `accepted` when the session is gone; a refusal when there is no such session for this caller. */
+  terminate(args: Caller): Promise<SessionAnswer>;
   /** A notification published through the hub. */
   deliver(n: HubNotification): Promise<void>;
 }

@@ -73,7 +73,8 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     clientInfo: host.session.clientInfo,
     // 2025: until the client picks a level with logging/setLevel, every level may be sent.
     logLevel: host.session.logLevel ?? "debug",
-    progressToken: meta.progressToken as string | number | undefined,
+    // Checked (type and length) at the edge before the call was admitted; anything else is not echoed.
+    progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
     answers,
     state,
     signal: call.abort.signal,

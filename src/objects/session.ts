@@ -14,7 +14,7 @@ import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
 import { hubStub } from "./addresses";
-import type { HubNotification, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
+import type { Caller, HubNotification, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
@@ -115,10 +115,21 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     }
   }
 
-  /** Loads the session and checks the caller may use it; false = answer 404. */
-  private async open(principal: string): Promise<boolean> {
+  /**
+   * Loads the session and checks the caller may use it: null when it may, otherwise the refusal
+   * (404 for no such session for this principal, 400 for a version header other than the
+   * negotiated one — only the session knows what was negotiated, only the edge sees the header).
+   */
+  private async open({ principal, protocolVersion }: Caller): Promise<SessionAnswer | null> {
     const row = await this.load();
-    if (!row || row.principal !== principal) return false;
+    if (!row || row.principal !== principal) return NO_SESSION;
+    if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
+      return refuse(
+        "invalid",
+        null,
+        `Bad Request: MCP-Protocol-Version "${protocolVersion}" is not this session's negotiated version (${row.protocolVersion}); send that one or none`,
+      );
+    }
     const now = Date.now();
     // One write a minute at most keeps the idle clock honest without a write per request.
     if (now - row.lastSeenAt > 60_000) {
@@ -126,19 +137,21 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       await this.store.putSession(row);
       await this.scheduleAlarm();
     }
-    return true;
+    return null;
   }
 
-  async handle(args: { message: Message; principal: string; traceparent?: string }): Promise<SessionAnswer> {
-    if (!(await this.open(args.principal))) return NO_SESSION;
+  async handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+    const refused = await this.open(args);
+    if (refused) return refused;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
     if (message.kind === "response") return onResponse(this, message.message);
     return onRequest(this, message.message, args.traceparent);
   }
 
-  async openGet(args: { principal: string; lastEventId?: string }): Promise<SessionAnswer> {
-    if (!(await this.open(args.principal))) return NO_SESSION;
+  async openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+    const refused = await this.open(args);
+    if (refused) return refused;
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       if (this.atStreamLimit()) return tooManyStreams(null);
@@ -155,10 +168,11 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return { kind: "stream", stream: parsed.stream, after: parsed.seq };
   }
 
-  async terminate(principal: string): Promise<boolean> {
-    if (!(await this.open(principal))) return false;
+  async terminate(caller: Caller): Promise<SessionAnswer> {
+    const refused = await this.open(caller);
+    if (refused) return refused;
     await this.endSession();
-    return true;
+    return { kind: "accepted" };
   }
 
   /** Session-level messages go on the newest GET stream; resource updates only when subscribed. */

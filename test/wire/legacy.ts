@@ -76,7 +76,9 @@ export async function openLegacySession(send: Send, opts: OpenOptions = {}): Pro
   const id = res.header("Mcp-Session-Id");
   if (!id) throw new Error("initialize must assign a session id (Mcp-Session-Id)");
   if (opts.initialized !== false) {
-    const ack = await send({ method: "POST", headers: legacyHeaders(id), body: JSON.stringify(notificationMessage("notifications/initialized")) });
+    // From here on a client names the negotiated revision (a session refuses any other).
+    const headers = legacyHeaders(id, { "MCP-Protocol-Version": init.protocolVersion });
+    const ack = await send({ method: "POST", headers, body: JSON.stringify(notificationMessage("notifications/initialized")) });
     if (ack.status !== 202) throw new Error(`notifications/initialized: HTTP ${ack.status} ${ack.text.slice(0, 200)}`);
   }
   return { id, protocolVersion: init.protocolVersion, init };
