@@ -42,6 +42,7 @@ export interface Vars {
   MAX_HEADER_BYTES?: string;
   MAX_STREAMS_PER_SESSION?: string;
   MAX_PENDING_PER_SESSION?: string;
+  MAX_SUBSCRIPTIONS_PER_SESSION?: string;
 }
 
 export interface Config {
@@ -60,6 +61,7 @@ export interface Config {
   maxHeaderBytes: number;
   maxStreamsPerSession: number;
   maxPendingPerSession: number;
+  maxSubscriptionsPerSession: number;
 }
 
 export type AuthConfig =
@@ -123,6 +125,7 @@ export function readConfig(env: Vars): Config {
     maxHeaderBytes: positiveInt(env.MAX_HEADER_BYTES, 8192, "MAX_HEADER_BYTES"),
     maxStreamsPerSession: positiveInt(env.MAX_STREAMS_PER_SESSION, 16, "MAX_STREAMS_PER_SESSION"),
     maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
+    maxSubscriptionsPerSession: positiveInt(env.MAX_SUBSCRIPTIONS_PER_SESSION, 256, "MAX_SUBSCRIPTIONS_PER_SESSION"),
   };
   cached = { env, config };
   return config;

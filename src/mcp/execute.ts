@@ -11,6 +11,7 @@ import { INPUT_METHODS, dispatch, type MethodTable } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
+import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
@@ -34,6 +35,8 @@ export interface ExecuteOptions {
   principal?: string;
   /** 2025 polling: end the client's connection now; it resumes with Last-Event-ID. */
   closeStream?(retryMs?: number): void;
+  /** 2025: sends notifications/elicitation/complete to the session. */
+  completeElicitation?(elicitationId: string): void;
 }
 
 export type Outcome =
@@ -44,10 +47,24 @@ export type Outcome =
 export async function execute(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
     return { kind: "result", result: await dispatch(options.table, options.reg, method, params, handlerContext(options)) };
-  } catch (err) {
+  } catch (thrown) {
+    let err = thrown;
+    // 2026-07-28 has no -32042: "complete this URL first" is an input round there, asked like any other.
+    if (err instanceof UrlElicitationRequired && options.era === "modern") {
+      err = INPUT_METHODS.has(method) ? asInputRound(err, options) : new InputRequired({}, undefined);
+    }
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
     if (INPUT_METHODS.has(method)) return { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
+  }
+}
+
+/** The InputRequired a 2026 client gets instead of -32042, or -32021 when it cannot open URLs. */
+function asInputRound(err: UrlElicitationRequired, o: ExecuteOptions): unknown {
+  try {
+    return new Input({}, o.state, o.clientCapabilities).require(err.asInputRequests(), o.state);
+  } catch (signal) {
+    return signal;
   }
 }
 
@@ -74,6 +91,7 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     input: new Input(o.answers, o.state, o.clientCapabilities),
     notify: o.notify,
     closeStream: o.closeStream ?? (() => {}),
+    completeElicitation: o.completeElicitation ?? (() => {}),
     env: o.env,
     principal: o.principal,
   };

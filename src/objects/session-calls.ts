@@ -15,8 +15,8 @@ import { encodeLegacyError } from "../mcp/encode";
 import { ErrorCode } from "../mcp/errors";
 import { execute } from "../mcp/execute";
 import { isObject } from "../mcp/guards";
-import type { InputRequired } from "../mcp/input";
-import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import type { InputRequest, InputRequired } from "../mcp/input";
+import { errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import type { Json } from "../mcp/types";
@@ -78,6 +78,13 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     env: host.bindings,
     principal: host.session.principal || undefined,
     closeStream: (retryMs = 1000) => host.log.disconnect(call.out.ensure(), retryMs),
+    // A session-level message: on the GET stream when the client holds one, else on this call's stream.
+    completeElicitation: (elicitationId) => {
+      const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });
+      const stream = host.store.latestGetStream();
+      if (stream) host.log.append(stream, message);
+      else call.out.emit(message);
+    },
   });
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, encodeLegacyError(outcome.error));
@@ -104,7 +111,13 @@ async function askClient(host: CallHost, call: Call, signal: InputRequired, answ
   for (const [key, req] of Object.entries(signal.requests)) {
     const rpcId = `s${host.next().toString(36)}`;
     host.store.addPending({ rpcId, stream, key, method: req.method, deadline });
-    call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params: req.params ?? {} });
+    call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params: withElicitationId(req) });
   }
   await host.scheduleAlarm();
+}
+
+/** 2025-11-25 requires an elicitationId on every URL elicitation; a request built without one gets one. */
+function withElicitationId(req: InputRequest): object {
+  if (req.method !== "elicitation/create" || req.params.mode !== "url" || req.params.elicitationId) return req.params ?? {};
+  return { ...req.params, elicitationId: crypto.randomUUID() };
 }
