@@ -40,7 +40,7 @@ export async function complete(reg: Registry, params: Record<string, unknown>, c
   return { completion: { values, total: all.length, hasMore: all.length > values.length } };
 }
 
-/** The context arguments a completer sees: the client's string values, in an object with no prototype keys. */
+/** The context arguments a completer sees: the client's own string values, anything else dropped. */
 function stringsOnly(args: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(args)) if (typeof val === "string") out[k] = val;
