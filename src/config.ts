@@ -44,6 +44,7 @@ export interface Vars {
   MAX_PENDING_PER_SESSION?: string;
   /** One JSON log line per request: "all" (default), "errors" (failed requests only) or "off". */
   LOG_REQUESTS?: string;
+  MAX_SUBSCRIPTIONS_PER_SESSION?: string;
 }
 
 export interface Config {
@@ -63,6 +64,7 @@ export interface Config {
   maxStreamsPerSession: number;
   maxPendingPerSession: number;
   logRequests: "off" | "errors" | "all";
+  maxSubscriptionsPerSession: number;
 }
 
 export type AuthConfig =
@@ -133,6 +135,7 @@ export function readConfig(env: Vars): Config {
     maxStreamsPerSession: positiveInt(env.MAX_STREAMS_PER_SESSION, 16, "MAX_STREAMS_PER_SESSION"),
     maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
     logRequests: logVolume(env.LOG_REQUESTS),
+    maxSubscriptionsPerSession: positiveInt(env.MAX_SUBSCRIPTIONS_PER_SESSION, 256, "MAX_SUBSCRIPTIONS_PER_SESSION"),
   };
   cached = { env, config };
   return config;

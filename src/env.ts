@@ -2,8 +2,20 @@
 import type { Vars } from "./config";
 import type { ObjectBindings } from "./objects/contracts";
 
+/**
+ * Cloudflare Rate Limiting bindings (`[[ratelimits]]` in wrangler.toml), each optional: without the
+ * binding there is no limit. Counted per principal, or per client address when anonymous.
+ */
+export interface RateLimitBindings {
+  /** Every request to the MCP endpoint. */
+  MCP_RATE_LIMIT?: RateLimit;
+  /** 2025 session creation (`initialize`), on top of MCP_RATE_LIMIT. */
+  MCP_SESSION_RATE_LIMIT?: RateLimit;
+}
+
 export type Env = Vars &
-  ObjectBindings & {
+  ObjectBindings &
+  RateLimitBindings & {
     /** Optional Workers Analytics Engine dataset: one data point per request (README → Observability). */
     MCP_METRICS?: AnalyticsEngineDataset;
   };

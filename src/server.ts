@@ -110,7 +110,8 @@ export default defineApp({
       title: "A temperature unit",
       mimeType: "text/plain",
       read: ({ unit }, uri) => {
-        const about = UNITS[unit!];
+        // Own keys only: "units://__proto__" or "units://constructor" must be not found, not Object's.
+        const about = Object.hasOwn(UNITS, unit!) ? UNITS[unit!] : undefined;
         if (!about) throw new ResourceNotFound(uri);
         return about;
       },

@@ -10,7 +10,7 @@ import type { AppDefinition } from "./mcp/app";
 import { ErrorCode, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
-import { PRM_PATH, authenticate, challenge, protectedResourceMetadata, verifierFor, type TokenVerifier } from "./http/auth";
+import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type TokenVerifier } from "./http/auth";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
 import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
@@ -18,6 +18,7 @@ import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } f
 import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./http/responses";
+import { overLimit, rateLimitKey } from "./http/rate-limit";
 import { refusedStatus } from "./http/status";
 import { createNotifier } from "./objects/addresses";
 import { McpHub } from "./objects/hub";
@@ -92,11 +93,14 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
       if (!principal) return challenge(request, path, 401, "Unauthorized");
     } else if (verify) {
       const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
-      const who = await authenticate(request, verify, path, scopes);
+      const who = await authenticate(request, verify, path, scopes, hasMetadata(config));
       if (who instanceof Response) return who;
       principal = who.id;
     }
-    const legacy: LegacyDeps = { reg: registry(), config, env, principal };
+    const key = rateLimitKey(request, principal);
+    const limited = await overLimit(env.MCP_RATE_LIMIT, key, "this client sent too many requests", "MCP_RATE_LIMIT");
+    if (limited) return limited;
+    const legacy = { reg: registry(), config, env, principal, rateLimitKey: key };
     if (request.method === "POST") return handlePost(request, env, ctx, legacy);
     // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
     if (request.method === "GET") return serveLegacyGet(request, legacy);
@@ -104,7 +108,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     return methodNotAllowed("GET, POST, DELETE");
   }
 
-  async function handlePost(request: Request, env: Env, ctx: WorkerContext, legacy: LegacyDeps): Promise<Response> {
+  async function handlePost(request: Request, env: Env, ctx: WorkerContext, legacy: LegacyDeps & { rateLimitKey: string }): Promise<Response> {
     const { reg, config, principal } = legacy;
     const media = checkPostMediaTypes(request);
     if (media) return media;
@@ -118,7 +122,14 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
       const e = toMcpError(err);
       return rpcError(idOf(body), e.toJSON(), refusedStatus(e.code));
     }
-    if (classifyEra(msg, request.headers) === "legacy") return serveLegacyPost(request, msg, legacy);
+    if (classifyEra(msg, request.headers) === "legacy") {
+      if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
+        // Each session is a Durable Object with storage: creating them has its own, smaller budget.
+        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, legacy.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT");
+        if (limited) return limited;
+      }
+      return serveLegacyPost(request, msg, legacy);
+    }
     if (msg.kind !== "request") return accepted();
 
     return serveModernRequest(request, msg.message, {
@@ -132,10 +143,13 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     });
   }
 
-  /** RFC 9728 metadata, at the path-suffixed and the root form; 404 while authorization is off. */
+  /** Whether this server has RFC 9728 metadata to serve: authorization on, with an authorization server to name. */
+  const hasMetadata = (config: Config) => verifierOf(config) !== undefined && authorizationServers(config.auth).length > 0;
+
+  /** RFC 9728 metadata, at the path-suffixed and the root form; 404 while there is none (see hasMetadata). */
   function handleMetadata(request: Request, env: Env): Response {
     const config = readConfig(env);
-    if (!verifierOf(config)) return reject(404, ErrorCode.MethodNotFound, "Authorization is not enabled on this server");
+    if (!hasMetadata(config)) return reject(404, ErrorCode.MethodNotFound, "This server has no OAuth protected-resource metadata (authorization is off, or uses a static token)");
     return protectedResourceMetadata(request, path, config.auth);
   }
 

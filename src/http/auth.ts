@@ -81,11 +81,19 @@ export function verifierFor(cfg: AuthConfig): TokenVerifier | undefined {
   return undefined;
 }
 
-/** RFC 9728 protected-resource metadata. */
+/**
+ * The authorization servers a client can get a token from. Only JWT mode names one (the issuer): a
+ * static token (AUTH_MODE=token) is handed out by you, not by an OAuth server, so there is nothing to
+ * discover and no protected-resource metadata to serve, since RFC 9728 and MCP require at least one
+ * authorization server in it.
+ */
+export const authorizationServers = (cfg: AuthConfig): string[] => (cfg.mode === "jwt" ? [cfg.issuer] : []);
+
+/** RFC 9728 protected-resource metadata; only served when there is an authorization server to name. */
 export function protectedResourceMetadata(request: Request, mcpPath: string, cfg: AuthConfig): Response {
   const body = {
     resource: resourceUri(request, mcpPath),
-    authorization_servers: cfg.mode === "jwt" ? [cfg.issuer] : [],
+    authorization_servers: authorizationServers(cfg),
     scopes_supported: cfg.mode === "none" ? [] : cfg.scopes,
     bearer_methods_supported: ["header"],
   };
@@ -93,15 +101,25 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, cfg
 }
 
 /**
- * A 401/403 with the RFC 6750 challenge that points the client at this resource's RFC 9728 metadata,
- * where it finds the authorization server (and, with `scopes`, what to ask for).
+ * A 401/403 with the RFC 6750 challenge. With `metadata` it points the client at this resource's
+ * RFC 9728 metadata, where it finds the authorization server (and, with `scopes`, what to ask for);
+ * without one (a static token) it names no metadata URL that would only answer 404.
  */
-export function challenge(request: Request, mcpPath: string, status: 401 | 403, message: string, error?: string, scopes: string[] = []): Response {
-  const metadata = `${new URL(request.url).origin}${PRM_PATH}${mcpPath}`;
-  const scope = scopes.length > 0 ? `, scope="${scopes.join(" ")}"` : "";
-  return reject(status, ErrorCode.InvalidRequest, message, {
-    "WWW-Authenticate": `Bearer ${error ? `error="${error}", ` : ""}resource_metadata="${metadata}"${scope}`,
-  });
+export function challenge(
+  request: Request,
+  mcpPath: string,
+  status: 401 | 403,
+  message: string,
+  error?: string,
+  scopes: string[] = [],
+  metadata = true,
+): Response {
+  const params = [
+    ...(error ? [`error="${error}"`] : []),
+    ...(metadata ? [`resource_metadata="${new URL(request.url).origin}${PRM_PATH}${mcpPath}"`] : []),
+    ...(scopes.length > 0 ? [`scope="${scopes.join(" ")}"`] : []),
+  ];
+  return reject(status, ErrorCode.InvalidRequest, message, { "WWW-Authenticate": params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer" });
 }
 
 /** Runs the verifier on the request's bearer token; a Response is the 401/403 to send. */
@@ -110,8 +128,9 @@ export async function authenticate(
   verify: TokenVerifier,
   mcpPath: string,
   scopes: string[],
+  metadata = true,
 ): Promise<Principal | Response> {
-  const fail = (status: 401 | 403, error: string | undefined, message: string) => challenge(request, mcpPath, status, message, error, scopes);
+  const fail = (status: 401 | 403, error: string | undefined, message: string) => challenge(request, mcpPath, status, message, error, scopes, metadata);
 
   const header = request.headers.get("Authorization") ?? "";
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);

@@ -14,7 +14,7 @@ const ALLOW_HEADERS = [
   "mcp-name",
   "last-event-id",
 ];
-const EXPOSE_HEADERS = "Mcp-Session-Id, WWW-Authenticate";
+const EXPOSE_HEADERS = "Mcp-Session-Id, WWW-Authenticate, Retry-After";
 const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
 
 /** Mcp-Param-<Name> headers are open-ended, so they are allowed by prefix. */

@@ -32,6 +32,12 @@ export interface HandlerContext<Env = unknown> {
    * Last-Event-ID and misses nothing. Does nothing on 2026-07-28.
    */
   closeStream(retryMs?: number): void;
+  /**
+   * 2025: tells the client that the URL elicitation with this id (from `elicitUrl`) is finished, with
+   * `notifications/elicitation/complete`, so it can retry what waited for it. Does nothing on
+   * 2026-07-28, which has no such notification (the client's retry carries the answer).
+   */
+  completeElicitation(elicitationId: string): void;
   /** The Worker's bindings and vars. */
   env: Env;
   /** Who is calling, when authorization is on. */

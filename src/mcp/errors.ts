@@ -13,6 +13,8 @@ export const ErrorCode = {
   InternalError: -32603,
   /** 2025-11-25 only; 2026-07-28 uses InvalidParams with data.uri. */
   ResourceNotFoundLegacy: -32002,
+  /** 2025-11-25 only: the request cannot go on until the user completes a URL elicitation. */
+  UrlElicitationRequired: -32042,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
@@ -73,6 +75,16 @@ export const missingClientCapability = (requiredCapabilities: Record<string, obj
     `This request needs the client capability ${Object.keys(requiredCapabilities).join(", ")}, which the client did not declare`,
     { requiredCapabilities },
   );
+
+/**
+ * A handler returned something its kind of result cannot carry (contents without a uri, a completion
+ * that is not a list of strings…). That is a bug in the server, not in the request: -32603, with the
+ * details in the server log and a message that says whose fault it is.
+ */
+export function handlerReturned(what: string, detail: string, value?: unknown): McpError {
+  console.error(`The server's ${what} handler returned ${detail}:`, value);
+  return new McpError(ErrorCode.InternalError, `The server's ${what} handler returned ${detail}`);
+}
 
 /** Anything a handler threw that is not an McpError becomes -32603 without leaking internals. */
 export function toMcpError(err: unknown): McpError {

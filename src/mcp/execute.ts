@@ -11,6 +11,7 @@ import { INPUT_METHODS, dispatch, type MethodTable } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
+import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
 import { pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
@@ -37,6 +38,8 @@ export interface ExecuteOptions {
   closeStream?(retryMs?: number): void;
   /** Where the request is reported (log line, metrics, the app's hooks); omitted, nothing is. */
   reporting?: Reporting;
+  /** 2025: sends notifications/elicitation/complete to the session. */
+  completeElicitation?(elicitationId: string): void;
 }
 
 export type Outcome =
@@ -65,7 +68,12 @@ export async function execute(method: string, params: Record<string, unknown>, o
 async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
     return { kind: "result", result: await dispatch(options.table, options.reg, method, params, handlerContext(options)) };
-  } catch (err) {
+  } catch (thrown) {
+    let err = thrown;
+    // 2026-07-28 has no -32042: "complete this URL first" is an input round there, asked like any other.
+    if (err instanceof UrlElicitationRequired && options.era === "modern") {
+      err = INPUT_METHODS.has(method) ? asInputRound(err, options) : new InputRequired({}, undefined);
+    }
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
     if (INPUT_METHODS.has(method)) return { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
@@ -82,6 +90,15 @@ function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode
   if (outcome.kind === "error") return { outcome: "error", errorCode: outcome.error.code };
   if (outcome.kind === "input") return { outcome: "input_required" };
   return { outcome: outcome.result.isError === true ? "tool_error" : "result" };
+}
+
+/** The InputRequired a 2026 client gets instead of -32042, or -32021 when it cannot open URLs. */
+function asInputRound(err: UrlElicitationRequired, o: ExecuteOptions): unknown {
+  try {
+    return new Input({}, o.state, o.clientCapabilities).require(err.asInputRequests(), o.state);
+  } catch (signal) {
+    return signal;
+  }
 }
 
 function handlerContext(o: ExecuteOptions): HandlerContext {
@@ -107,6 +124,7 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     input: new Input(o.answers, o.state, o.clientCapabilities),
     notify: o.notify,
     closeStream: o.closeStream ?? (() => {}),
+    completeElicitation: o.completeElicitation ?? (() => {}),
     env: o.env,
     principal: o.principal,
     trace: o.reporting?.trace ?? {},

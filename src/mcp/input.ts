@@ -79,10 +79,14 @@ export const elicit = (message: string, properties: Record<string, PrimitiveSche
   params: { mode: "form", message, requestedSchema: { type: "object", properties, ...(required ? { required } : {}) } },
 });
 
-/** Send the user to a URL (sign-in, payment…); `accept` only means they agreed to open it. */
-export const elicitUrl = (message: string, url: string, elicitationId?: string): ElicitRequest => ({
+/**
+ * Send the user to a URL (sign-in, payment…); `accept` only means they agreed to open it. 2025-11-25
+ * clients need an `elicitationId` (one is made up when you give none; read it back from
+ * `.params.elicitationId`); pass your own to call `ctx.completeElicitation(id)` when the flow ends.
+ */
+export const elicitUrl = (message: string, url: string, elicitationId: string = crypto.randomUUID()): ElicitRequest & { params: ElicitUrlParams } => ({
   method: "elicitation/create",
-  params: { mode: "url", message, url, ...(elicitationId ? { elicitationId } : {}) },
+  params: { mode: "url", message, url, elicitationId },
 });
 
 /** Ask the client's model for a completion. */
@@ -148,6 +152,7 @@ export class Input {
 
   /** The client's answer for `key`, if it gave one. */
   take<T = ElicitResult>(key: string): T | undefined {
+    // Own keys only: a key like "constructor" must not find Object.prototype's.
     return (Object.hasOwn(this.answers, key) ? this.answers[key] : undefined) as T | undefined;
   }
 

@@ -66,6 +66,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   terminate(args: Caller): Promise<SessionAnswer>;
   /** A notification published through the hub. */
   deliver(n: HubNotification): Promise<void>;
+  /** Sends `ping` on the session's GET stream; false when the client holds none. */
+  pingClient(): Promise<boolean>;
 }
 
 /** What a session sends a relay socket: an event (id and data), or the end of the stream. */

@@ -15,8 +15,8 @@ import { encodeLegacyError } from "../mcp/encode";
 import { ErrorCode } from "../mcp/errors";
 import { execute } from "../mcp/execute";
 import { isObject } from "../mcp/guards";
-import type { InputRequired } from "../mcp/input";
-import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import type { InputRequest, InputRequired } from "../mcp/input";
+import { errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import type { Json } from "../mcp/types";
@@ -84,6 +84,13 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     principal: host.session.principal || undefined,
     closeStream: (retryMs = 1000) => host.log.disconnect(call.out.ensure(), retryMs),
     reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, host.session.id),
+    // A session-level message: on the GET stream when the client holds one, else on this call's stream.
+    completeElicitation: (elicitationId) => {
+      const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });
+      const stream = host.store.latestGetStream();
+      if (stream) host.log.append(stream, message);
+      else call.out.emit(message);
+    },
   });
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, encodeLegacyError(outcome.error));
@@ -111,8 +118,15 @@ async function askClient(host: CallHost, call: Call, signal: InputRequired, answ
     const rpcId = `s${host.next().toString(36)}`;
     host.store.addPending({ rpcId, stream, key, method: req.method, deadline });
     // The client's trace context rides along, so its side of the exchange joins the same trace.
-    const params = Object.keys(call.trace).length > 0 ? { ...req.params, _meta: { ...call.trace } } : (req.params ?? {});
+    const base = withElicitationId(req);
+    const params = Object.keys(call.trace).length > 0 ? { ...base, _meta: { ...call.trace } } : base;
     call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params });
   }
   await host.scheduleAlarm();
+}
+
+/** 2025-11-25 requires an elicitationId on every URL elicitation; a request built without one gets one. */
+function withElicitationId(req: InputRequest): object {
+  if (req.method !== "elicitation/create" || req.params.mode !== "url" || req.params.elicitationId) return req.params ?? {};
+  return { ...req.params, elicitationId: crypto.randomUUID() };
 }

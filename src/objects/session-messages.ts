@@ -34,6 +34,9 @@ export const tooManyStreams = (id: RequestId | null) =>
   refuse("too-many-streams", id, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
 
 const ACCEPTED: SessionAnswer = { kind: "accepted" };
+
+/** The longest URI a session subscribes to; real resource URIs are far shorter, and each is stored twice. */
+export const MAX_SUBSCRIPTION_URI_LENGTH = 4096;
 const key = (id: unknown) => JSON.stringify(id);
 
 /** Runs a call and keeps it findable while it runs; its answer ends its stream when it has one. */
@@ -57,6 +60,8 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
     case "ping":
       return ok();
     case "logging/setLevel":
+      // Without the logging capability the method does not exist, and nothing is logged to the client.
+      if (!host.reg.capabilities.logging) return fail(methodNotFound(req.method));
       if (!LOG_LEVELS.includes(params.level as LogLevel)) return fail(invalidParams(`Invalid log level: ${String(params.level)}`));
       host.session.logLevel = params.level as LogLevel;
       await host.store.putSession(host.session);
@@ -65,8 +70,17 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
     case "resources/unsubscribe":
       if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
       if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
+      // Subscriptions are stored in the session and in the hub: their number and size are capped.
+      if (params.uri.length > MAX_SUBSCRIPTION_URI_LENGTH)
+        return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
       if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
-      await subscribe(host, req.method === "resources/subscribe", params.uri);
+      const add = req.method === "resources/subscribe";
+      const subs = new Set(host.session.subscriptions);
+      if (add && !subs.has(params.uri) && subs.size >= host.config.maxSubscriptionsPerSession)
+        return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
+      if (add) subs.add(params.uri);
+      else subs.delete(params.uri);
+      await saveSubscriptions(host, [...subs]);
       return ok();
   }
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
@@ -74,16 +88,31 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   if (host.atStreamLimit()) return tooManyStreams(req.id);
   const call = new Call(host, req, undefined, readTrace(params._meta, traceparent));
   const first = await call.out.settle(track(host, call, {}, undefined));
-  if (first) return reply(first);
+  // Cancelled while the POST waited for JSON: the spec says not to answer a cancelled request, but the
+  // POST still needs an HTTP answer. 202 with no body is what the transport gives a message that gets
+  // no JSON-RPC response, and clients accept it on any POST (the client already gave up on the id); an
+  // SSE stream instead would invite a Last-Event-ID resume for an answer that never comes.
+  if (first && call.abort.signal.aborted) return ACCEPTED;
+  if (first) return reply(jsonSafe(first, req.id));
   return { kind: "stream", stream: call.out.stream!, after: -1 };
 }
 
-/** Adds or removes a resource subscription; the hub learns the new set. */
-async function subscribe(host: SessionHost, add: boolean, uri: string): Promise<void> {
-  const subs = new Set(host.session.subscriptions);
-  if (add) subs.add(uri);
-  else subs.delete(uri);
-  host.session.subscriptions = [...subs];
+/**
+ * The answer crosses an RPC boundary as a structured clone, which throws on what JSON would not carry
+ * (a function a handler left in a result): the client gets -32603, never a 500.
+ */
+function jsonSafe(response: object, id: RequestId): object {
+  try {
+    return JSON.parse(JSON.stringify(response)) as object;
+  } catch (err) {
+    console.error("A handler's result is not JSON:", err);
+    return errorResponse(id, { code: ErrorCode.InternalError, message: "The server's handler returned a result that is not JSON" });
+  }
+}
+
+/** Stores the session's resource subscriptions; the hub learns the new set. */
+async function saveSubscriptions(host: SessionHost, subscriptions: string[]): Promise<void> {
+  host.session.subscriptions = subscriptions;
   await host.store.putSession(host.session);
   await hubStub(host.bindings).register(host.session.id, host.session.subscriptions);
 }
@@ -117,6 +146,8 @@ function cancel(host: SessionHost, requestId: unknown): void {
 export async function onResponse(host: SessionHost, msg: JsonRpcResponse): Promise<SessionAnswer> {
   const pending = typeof msg.id === "string" ? host.store.takePending(msg.id) : undefined;
   if (!pending) return refuse("invalid", null, `No pending server request has id ${JSON.stringify(msg.id)}`);
+  // Any answer to our ping, even an error, says the client is there; nothing else waits on it.
+  if (pending.method === "ping") return ACCEPTED;
   const stored = host.store.getCall(pending.stream);
   if (!stored) return ACCEPTED;
   const request = JSON.parse(stored.request) as JsonRpcRequest;

@@ -241,6 +241,14 @@ export class SessionStore {
       : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending WHERE stream = ?", stream).one().n;
   }
 
+  /** Removes the pings past their deadline and returns the streams they went out on. */
+  takeExpiredPings(now: number): string[] {
+    return this.sql
+      .exec<{ stream: string }>("DELETE FROM pending WHERE method = 'ping' AND deadline <= ? RETURNING stream", now)
+      .toArray()
+      .map((r) => r.stream);
+  }
+
   /** Streams whose pending requests are past their deadline. */
   expiredCalls(now: number): string[] {
     return this.sql.exec<{ stream: string }>("SELECT DISTINCT stream FROM pending WHERE deadline <= ?", now).toArray().map((r) => r.stream);

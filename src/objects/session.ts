@@ -21,6 +21,9 @@ import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-
 import { closeFromPeer } from "./sockets";
 import { StreamLog } from "./stream-log";
 
+/** How long a client has to answer the server's ping; answering is immediate for a live client. */
+export const PING_TIMEOUT_MS = 30_000;
+
 const NO_SESSION = refuse("unknown-session", null, "Session not found; send initialize again");
 
 /** Clients before 2025-11-25 choke on an event with empty data, so they get no priming event. */
@@ -186,6 +189,23 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (stream) this.log.append(stream, notification(n.method, n.params));
   }
 
+  /**
+   * Server-to-client `ping` (for a cron or a keep-alive policy of yours): sent on the newest GET
+   * stream and stored as pending like any server request. The client's answer is taken like any
+   * other; a ping still unanswered at its deadline means the client is gone, and the alarm ends that
+   * stream's connections (a live client reconnects with GET and Last-Event-ID), which frees its slot.
+   */
+  async pingClient(): Promise<boolean> {
+    if (!(await this.load())) return false;
+    const stream = this.store.latestGetStream();
+    if (!stream || this.store.isClosed(stream)) return false;
+    const rpcId = `s${this.next().toString(36)}`;
+    this.store.addPending({ rpcId, stream, key: "ping", method: "ping", deadline: Date.now() + PING_TIMEOUT_MS });
+    this.log.append(stream, { jsonrpc: "2.0", id: rpcId, method: "ping" });
+    await this.scheduleAlarm();
+    return true;
+  }
+
   // ── the relay: a WebSocket per client connection to a stream ─────────────
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -223,6 +243,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (!row) return this.store.destroy();
     const now = Date.now();
     if (now >= row.lastSeenAt + this.config.sessionIdleMs) return this.endSession();
+    for (const stream of new Set(this.store.takeExpiredPings(now))) this.log.disconnect(stream);
     for (const stream of this.store.expiredCalls(now)) {
       const call = this.store.getCall(stream);
       const id = call ? (JSON.parse(call.request) as JsonRpcRequest).id : null;

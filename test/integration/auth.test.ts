@@ -32,18 +32,16 @@ function modern(method: string, params: Record<string, unknown>, token?: string,
 describe("static bearer token", () => {
   const tokenEnv = { AUTH_MODE: "token", MCP_AUTH_TOKEN: "s3cret-token", AUTH_SCOPES: "mcp" };
 
-  it("both revisions: a request without a token gets 401 with a challenge naming the metadata URL and scope", async () => {
+  it("both revisions: a request without a token gets 401 with a challenge naming the scope (no metadata: there is no authorization server)", async () => {
     const res = await call(tokenEnv, modern("server/discover", {}));
     expect(res.status).toBe(401);
-    expect(res.headers.get("WWW-Authenticate")).toBe(
-      'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="mcp"',
-    );
+    expect(res.headers.get("WWW-Authenticate")).toBe('Bearer scope="mcp"');
   });
 
   it("both revisions: a wrong token gets 401 invalid_token", async () => {
     const res = await call(tokenEnv, modern("server/discover", {}, "nope"));
     expect(res.status).toBe(401);
-    expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer error="invalid_token", resource_metadata="/);
+    expect(res.headers.get("WWW-Authenticate")).toBe('Bearer error="invalid_token", scope="mcp"');
   });
 
   it("both revisions: the right token is served", async () => {
@@ -54,14 +52,10 @@ describe("static bearer token", () => {
     expect(body.result.cacheScope).toBe("private");
   });
 
-  it("RFC 9728 metadata is served at the path-suffixed and the root form", async () => {
+  it("a static token has no authorization server, so there is no RFC 9728 metadata (404)", async () => {
     for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
       const res = await call(tokenEnv, { url: `http://localhost${path}` });
-      expect(res.status).toBe(200);
-      const meta = (await res.json()) as Record<string, unknown>;
-      expect(meta.resource).toBe(MCP);
-      expect(meta.bearer_methods_supported).toEqual(["header"]);
-      expect(meta.scopes_supported).toEqual(["mcp"]);
+      expect(res.status).toBe(404);
     }
   });
 
@@ -114,9 +108,16 @@ describe("JWT access tokens", () => {
     );
   });
 
-  it("the metadata names the issuer as the authorization server", async () => {
-    const res = await call(jwtEnv, { url: "http://localhost/.well-known/oauth-protected-resource/mcp" });
-    expect(((await res.json()) as { authorization_servers: string[] }).authorization_servers).toEqual([ISSUER]);
+  it("RFC 9728 metadata, at the path-suffixed and the root form, names the issuer as the authorization server", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
+      const res = await call(jwtEnv, { url: `http://localhost${path}` });
+      expect(res.status).toBe(200);
+      const meta = (await res.json()) as Record<string, unknown>;
+      expect(meta.resource).toBe(MCP);
+      expect(meta.authorization_servers).toEqual([ISSUER]);
+      expect(meta.bearer_methods_supported).toEqual(["header"]);
+      expect(meta.scopes_supported).toEqual(["mcp:use"]);
+    }
   });
 
   it("2026-07-28: a requestState sealed for one user is rejected for another", async () => {

@@ -1,7 +1,8 @@
 /** completion/complete for prompt arguments and resource template variables. */
 import type { Completer } from "../app";
 import type { HandlerContext } from "../context";
-import { invalidParams } from "../errors";
+import { handlerReturned, invalidParams } from "../errors";
+import { isObject } from "../guards";
 import type { Registry } from "../registry";
 
 const MAX_VALUES = 100;
@@ -12,7 +13,7 @@ export async function complete(reg: Registry, params: Record<string, unknown>, c
   if (typeof ref !== "object" || ref === null) throw invalidParams("completion/complete needs params.ref");
   if (typeof argument !== "object" || argument === null || typeof argument.name !== "string" || typeof argument.value !== "string")
     throw invalidParams("completion/complete needs params.argument with string name and value");
-  const context = params.context as { arguments?: Record<string, string> } | undefined;
+  const context = params.context as { arguments?: unknown } | undefined;
 
   let completers: Record<string, Completer<any>> | undefined;
   if (ref.type === "ref/prompt") {
@@ -28,8 +29,20 @@ export async function complete(reg: Registry, params: Record<string, unknown>, c
     throw invalidParams('params.ref.type must be "ref/prompt" or "ref/resource"');
   }
 
-  const completer = completers?.[argument.name];
-  const all = completer ? await completer(argument.value, { arguments: context?.arguments ?? {} }, ctx) : [];
+  // The name comes from the client: only the app's own completers count, never Object.prototype's
+  // ("constructor", "__proto__", "valueOf"…).
+  const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
+  const given = isObject(context?.arguments) ? stringsOnly(context.arguments) : {};
+  const all: unknown = completer ? await completer(argument.value, { arguments: given }, ctx) : [];
+  if (!Array.isArray(all) || !all.every((x) => typeof x === "string"))
+    throw handlerReturned(`completion (${argument.name})`, "something other than a list of strings", all);
   const values = all.slice(0, MAX_VALUES);
   return { completion: { values, total: all.length, hasMore: all.length > values.length } };
+}
+
+/** The context arguments a completer sees: the client's own string values, anything else dropped. */
+function stringsOnly(args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(args)) if (typeof val === "string") out[k] = val;
+  return out;
 }

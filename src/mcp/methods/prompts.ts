@@ -1,6 +1,7 @@
 /** prompts/list and prompts/get. */
 import type { HandlerContext } from "../context";
-import { invalidParams } from "../errors";
+import { handlerReturned, invalidParams } from "../errors";
+import { isObject } from "../guards";
 import { paginate } from "../pagination";
 import type { Registry } from "../registry";
 
@@ -19,6 +20,18 @@ export async function getPrompt(reg: Registry, params: Record<string, unknown>, 
   const given = args as Record<string, string>;
   const missing = (prompt.arguments ?? []).filter((a) => a.required && given[a.name] === undefined).map((a) => a.name);
   if (missing.length > 0) throw invalidParams(`Missing required argument(s) for prompt ${name}: ${missing.join(", ")}`);
-  const value = await prompt.get(given, ctx);
-  return Array.isArray(value) ? { messages: value } : value;
+  const value: unknown = await prompt.get(given, ctx);
+  const result = Array.isArray(value) ? { messages: value } : value;
+  const bad = checkPromptResult(result);
+  if (bad) throw handlerReturned(`prompt "${name}"`, bad, value);
+  return result;
+}
+
+/** What is wrong with a prompt handler's result, or undefined when it is a GetPromptResult. */
+function checkPromptResult(result: unknown): string | undefined {
+  if (!isObject(result) || !Array.isArray(result.messages)) return "no list of messages";
+  const i = result.messages.findIndex(
+    (m: unknown) => !isObject(m) || (m.role !== "user" && m.role !== "assistant") || !isObject(m.content) || typeof m.content.type !== "string",
+  );
+  return i < 0 ? undefined : `an invalid message at index ${i} (it needs role "user" or "assistant" and a content block)`;
 }

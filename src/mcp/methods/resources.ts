@@ -1,7 +1,8 @@
 /** resources/list, resources/templates/list and resources/read. */
 import type { ResourceReturn } from "../app";
 import type { HandlerContext } from "../context";
-import { ResourceNotFound, invalidParams } from "../errors";
+import { ResourceNotFound, handlerReturned, invalidParams } from "../errors";
+import { isObject } from "../guards";
 import { paginate } from "../pagination";
 import type { Registry } from "../registry";
 import type { ResourceContents } from "../types";
@@ -33,7 +34,18 @@ export async function readResource(reg: Registry, params: Record<string, unknown
   throw new ResourceNotFound(uri);
 }
 
+/**
+ * A handler's return as the result's contents. Whatever it returned is checked: only text or blob
+ * contents with a uri go on (an object reached by a lookup like `MAP[name]` with name
+ * "__proto__" must not travel as a result).
+ */
 function normalize(value: ResourceReturn, uri: string, mimeType?: string): ResourceContents[] {
   if (typeof value === "string") return [mimeType ? { uri, mimeType, text: value } : { uri, text: value }];
-  return Array.isArray(value) ? value : [value];
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  const i = list.findIndex((c) => !isContents(c));
+  if (i >= 0) throw handlerReturned(`read (${uri})`, `invalid contents at index ${i} (each needs a uri and a text or blob string)`, list[i]);
+  return list as ResourceContents[];
 }
+
+const isContents = (c: unknown): boolean =>
+  isObject(c) && typeof c.uri === "string" && (typeof c.text === "string" || typeof c.blob === "string");

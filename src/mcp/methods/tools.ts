@@ -33,6 +33,9 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
     if (!tool.def.output) return toResult(value as ToolReturn);
     const checked = v.safeParse(tool.def.output, value);
     if (!checked.success) return toolError(`${name} returned a result that does not match its output schema: ${describeIssues(checked.issues)}`);
+    // JSON has no Infinity or NaN: they would arrive as null and break the tool's own output schema.
+    const where = nonFinitePath(checked.output, "");
+    if (where !== undefined) return toolError(`${name} returned a number that is not finite at ${where || "the top level"}; JSON cannot carry it`);
     return { content: [{ type: "text", text: JSON.stringify(checked.output) }], structuredContent: checked.output };
   } catch (err) {
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
@@ -70,4 +73,15 @@ function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
       return path ? `${path}: ${i.message}` : i.message;
     })
     .join("; ");
+}
+
+/** The dot path of the first number that JSON cannot carry (Infinity, NaN), or undefined. */
+function nonFinitePath(value: unknown, path: string): string | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = nonFinitePath(item, path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
