@@ -22,8 +22,10 @@ export interface Vars {
   /** Per-stream event log caps for Last-Event-ID replay. */
   EVENT_LOG_MAX_EVENTS?: string;
   EVENT_LOG_MAX_BYTES?: string;
-  /** How long a finished POST stream can still be replayed. */
+  /** How long a finished POST stream (or a replaced GET stream) can still be replayed. */
   STREAM_REPLAY_SECONDS?: string;
+  /** Per session: the UTF-8 bytes the logs of finished streams may keep for replay; the oldest go first. */
+  CLOSED_LOG_MAX_BYTES?: string;
   /** Authorization: "none" (default), "token" (static bearer token) or "jwt" (OAuth access tokens). */
   AUTH_MODE?: string;
   /** "token" mode: the one accepted bearer token (a secret). */
@@ -58,6 +60,7 @@ export interface Config {
   eventLogMaxEvents: number;
   eventLogMaxBytes: number;
   streamReplayMs: number;
+  closedLogMaxBytes: number;
   auth: AuthConfig;
   maxJsonDepth: number;
   maxHeaderBytes: number;
@@ -129,6 +132,9 @@ export function readConfig(env: Vars): Config {
     eventLogMaxEvents: positiveInt(env.EVENT_LOG_MAX_EVENTS, 10_000, "EVENT_LOG_MAX_EVENTS"),
     eventLogMaxBytes: positiveInt(env.EVENT_LOG_MAX_BYTES, 4 * 1024 * 1024, "EVENT_LOG_MAX_BYTES"),
     streamReplayMs: positiveInt(env.STREAM_REPLAY_SECONDS, 300, "STREAM_REPLAY_SECONDS") * 1000,
+    // Two full per-stream logs: the last finished streams stay replayable, and a session's finished
+    // streams never hold more than this however many it runs inside one replay window.
+    closedLogMaxBytes: positiveInt(env.CLOSED_LOG_MAX_BYTES, 8 * 1024 * 1024, "CLOSED_LOG_MAX_BYTES"),
     auth: readAuth(env),
     maxJsonDepth: positiveInt(env.MAX_JSON_DEPTH, 64, "MAX_JSON_DEPTH"),
     maxHeaderBytes: positiveInt(env.MAX_HEADER_BYTES, 8192, "MAX_HEADER_BYTES"),

@@ -20,6 +20,19 @@ import { SseStream } from "./sse";
 
 const FILTER_KEYS = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const;
 
+/**
+ * Resource URIs one listen request may subscribe to. Every publish of a resource update checks each
+ * of them, so the list is capped; a client that needs more opens another listen stream.
+ */
+export const MAX_LISTEN_RESOURCE_URIS = 256;
+/**
+ * Longest resource URI in a listen filter, in UTF-8 bytes: the common practical limit for URLs.
+ * With the count cap a filter stays under 512 KiB, which the hub stores and sends in one frame.
+ */
+export const MAX_LISTEN_URI_LENGTH = 2048;
+
+const encoder = new TextEncoder();
+
 /** The subset of the requested filter this server honours (echoed in the acknowledgement). */
 export function honouredFilter(requested: unknown, reg: Registry): HubFilter {
   if (!isObject(requested)) throw invalidParams("subscriptions/listen needs params.notifications (an object)");
@@ -28,6 +41,16 @@ export function honouredFilter(requested: unknown, reg: Registry): HubFilter {
     if (r[key] !== undefined && typeof r[key] !== "boolean") throw invalidParams(`notifications.${key} must be a boolean`);
   if (r.resourceSubscriptions !== undefined && !(Array.isArray(r.resourceSubscriptions) && r.resourceSubscriptions.every((u) => typeof u === "string")))
     throw invalidParams("notifications.resourceSubscriptions must be an array of strings");
+  if (Array.isArray(r.resourceSubscriptions)) {
+    const uris = r.resourceSubscriptions as string[];
+    if (uris.length > MAX_LISTEN_RESOURCE_URIS)
+      throw invalidParams(`notifications.resourceSubscriptions has ${uris.length} URIs; at most ${MAX_LISTEN_RESOURCE_URIS} per listen request`);
+    for (const uri of uris) {
+      const bytes = encoder.encode(uri).byteLength;
+      if (bytes > MAX_LISTEN_URI_LENGTH)
+        throw invalidParams(`notifications.resourceSubscriptions has a URI of ${bytes} bytes; at most ${MAX_LISTEN_URI_LENGTH}`);
+    }
+  }
 
   const caps = reg.capabilities;
   const out: HubFilter = {};

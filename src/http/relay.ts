@@ -10,6 +10,12 @@ import { reject } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
 import { SseStream } from "./sse";
 
+/**
+ * A client whose buffer filled up is disconnected with this `retry:`; it resumes from the durable
+ * log with Last-Event-ID, so it loses nothing and the Worker holds at most one buffer for it.
+ */
+const SLOW_CLIENT_RETRY_MS = 1000;
+
 export async function relayStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
@@ -17,8 +23,20 @@ export async function relayStream(stub: DurableObjectStub<SessionRpc>, stream: s
   if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
   ws.accept();
   // A dropped client connection is not a cancellation in 2025-11-25: only the relay goes away.
-  const sse = new SseStream(() => ws.close(1000, "client disconnected"), headers);
+  const sse = new SseStream(
+    () => {
+      try {
+        ws.close(1000, "client disconnected");
+      } catch {
+        // already closed by the session
+      }
+    },
+    headers,
+    SLOW_CLIENT_RETRY_MS,
+  );
   ws.addEventListener("message", (event) => {
+    // Frames already on their way after the stream closed (an overflow) have nowhere to go; they are in the log.
+    if (!sse.isOpen) return;
     const frame = JSON.parse(String(event.data)) as StreamFrame;
     if ("e" in frame) {
       if (frame.d === "") sse.prime(frame.e);

@@ -1,7 +1,8 @@
 /**
- * A Server-Sent Events response. Writes are synchronous enqueues; the stream
- * reports a client disconnect through `onClose`, which the 2026 lane treats
- * as cancellation.
+ * A Server-Sent Events response. Writes are synchronous enqueues into a
+ * bounded buffer; the stream reports a client disconnect, or a client too slow
+ * to keep its buffer from filling, through `onClose`, which the 2026 lane
+ * treats as cancellation.
  */
 
 export const SSE_HEADERS = {
@@ -16,22 +17,41 @@ const encoder = new TextEncoder();
 /** Keep-alive interval: inside the 15–25 s window that survives common idle timeouts. */
 export const KEEP_ALIVE_MS = 20_000;
 
+/**
+ * Bytes one SSE response may hold for a client that is not reading. The runtime drains the buffer
+ * as fast as the connection takes bytes, so a client that keeps up never comes near it; one that
+ * stops reading would otherwise make the isolate hold everything the request emits (a tool that
+ * logs in a loop, a large progressToken echoed in every progress event). 256 KiB is a few hundred
+ * ordinary progress and log events of slack, and 100 stalled streams in one isolate stay at 25 MiB
+ * of its 128 MB. A full buffer closes the stream: on 2026-07-28 that cancels the request; on
+ * 2025-11-25 the events are in the session's log and the client resumes with Last-Event-ID.
+ */
+export const SSE_BUFFER_BYTES = 256 * 1024;
+
 export class SseStream {
   readonly response: Response;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private closed = false;
   private keepAlive?: ReturnType<typeof setInterval>;
+  /** True once the stream was closed because its client did not read fast enough. */
+  overflowed = false;
 
   constructor(
     private readonly onClose: () => void = () => {},
     headers: Record<string, string> = {},
+    /** Sent as `retry:` before an overflow closes the stream, for a client that can resume (2025). */
+    private readonly overflowRetryMs?: number,
   ) {
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.controller = controller;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        cancel: () => this.finish(true),
       },
-      cancel: () => this.finish(true),
-    });
+      // desiredSize is then the room left in the buffer, in bytes.
+      new ByteLengthQueuingStrategy({ highWaterMark: SSE_BUFFER_BYTES }),
+    );
     this.response = new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
   }
 
@@ -79,11 +99,27 @@ export class SseStream {
 
   private write(chunk: string): void {
     if (this.closed) return;
+    const bytes = encoder.encode(chunk);
+    const room = this.controller.desiredSize ?? 0;
+    // One event larger than the whole buffer still goes to a client that has read everything before it.
+    if (bytes.byteLength > room && room < SSE_BUFFER_BYTES) return this.overflow();
     try {
-      this.controller.enqueue(encoder.encode(chunk));
+      this.controller.enqueue(bytes);
     } catch {
       this.finish(true);
     }
+  }
+
+  /** The client stopped reading and its buffer is full: end the stream instead of holding more. */
+  private overflow(): void {
+    this.overflowed = true;
+    try {
+      if (this.overflowRetryMs !== undefined) this.controller.enqueue(encoder.encode(`retry: ${this.overflowRetryMs}\n\n`));
+      this.controller.close();
+    } catch {
+      // the client is gone already
+    }
+    this.finish(true);
   }
 
   private finish(byClient: boolean): void {

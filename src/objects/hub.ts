@@ -6,7 +6,9 @@
  * Listeners connect over hibernatable WebSockets: the Worker holds the
  * client's SSE response and this object only holds the socket, so it can be
  * evicted between notifications without dropping anyone. Each socket's
- * filter lives in its attachment, which survives hibernation.
+ * filter lives in its attachment, which survives hibernation; a filter too
+ * large for an attachment lives in the hub's storage under a key the
+ * attachment holds.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
@@ -32,10 +34,30 @@ function wants(filter: HubFilter, n: HubNotification): boolean {
   }
 }
 
+/**
+ * A socket attachment holds at most 2,048 bytes once serialized; filters whose JSON is longer than
+ * this (many or long resource URIs) are stored in SQLite instead, leaving room for the encoding.
+ */
+const INLINE_FILTER_CHARS = 960;
+
+/** A socket's attachment: its filter, or the key of the filter in storage. */
+type Attachment = HubFilter | { stored: string };
+
+function storedKey(ws: WebSocket): string | undefined {
+  const a = ws.deserializeAttachment() as Attachment | null;
+  return a && "stored" in a ? a.stored : undefined;
+}
+
 export class McpHub extends DurableObject<Env> implements HubRpc {
+  /** Stored filters already read, by key (lost with the instance, read again on demand). */
+  private readonly filters = new Map<string, HubFilter>();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL)");
+    ctx.storage.sql.exec(`
+      CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
+    `);
   }
 
   async register(sessionId: string, subscriptions: string[]): Promise<void> {
@@ -57,7 +79,16 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
   async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (typeof message !== "string") return;
     try {
-      ws.serializeAttachment(JSON.parse(message) as HubFilter);
+      const filter = JSON.parse(message) as HubFilter;
+      let inline = message.length <= INLINE_FILTER_CHARS;
+      if (inline) {
+        try {
+          ws.serializeAttachment(filter);
+        } catch {
+          inline = false;
+        }
+      }
+      if (!inline) ws.serializeAttachment(this.storeFilter(filter, message));
       ws.send(HUB_READY);
     } catch {
       ws.close(1008, "invalid filter");
@@ -65,7 +96,45 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
   }
 
   async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.forget(ws);
     closeFromPeer(ws, code);
+  }
+
+  async webSocketError(ws: WebSocket): Promise<void> {
+    this.forget(ws);
+  }
+
+  private storeFilter(filter: HubFilter, json: string): Attachment {
+    const key = crypto.randomUUID();
+    const sql = this.ctx.storage.sql;
+    // Filters of sockets that went away without a close event (a restart) go when a new one comes.
+    const live = new Set(this.ctx.getWebSockets().flatMap((ws) => storedKey(ws) ?? []));
+    for (const { key: old } of sql.exec<{ key: string }>("SELECT key FROM listen_filters").toArray()) {
+      if (!live.has(old)) sql.exec("DELETE FROM listen_filters WHERE key = ?", old);
+    }
+    sql.exec("INSERT INTO listen_filters (key, filter) VALUES (?, ?)", key, json);
+    this.filters.set(key, filter);
+    return { stored: key };
+  }
+
+  private forget(ws: WebSocket): void {
+    const key = storedKey(ws);
+    if (key === undefined) return;
+    this.filters.delete(key);
+    this.ctx.storage.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
+  }
+
+  private filterOf(ws: WebSocket): HubFilter | null {
+    const a = ws.deserializeAttachment() as Attachment | null;
+    if (!a || !("stored" in a)) return a;
+    let filter = this.filters.get(a.stored);
+    if (!filter) {
+      const row = this.ctx.storage.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
+      if (!row) return null;
+      filter = JSON.parse(row.filter) as HubFilter;
+      this.filters.set(a.stored, filter);
+    }
+    return filter;
   }
 
   async publish(n: HubNotification): Promise<number> {
@@ -76,7 +145,7 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     await Promise.allSettled(targets.map((s) => sessionStub(this.env, s.id).deliver(n)));
     let delivered = targets.length;
     for (const ws of this.ctx.getWebSockets()) {
-      const filter = ws.deserializeAttachment() as HubFilter | null;
+      const filter = this.filterOf(ws);
       if (!filter || !wants(filter, n)) continue;
       try {
         ws.send(frame);

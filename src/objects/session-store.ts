@@ -3,7 +3,8 @@
  * - the session row (negotiated version, client capabilities and info, log
  *   level, subscriptions, principal, timestamps);
  * - the SSE event log, per stream, with ids "<stream>-<seq>" that encode the
- *   stream, capped in count and bytes;
+ *   stream, capped in count and UTF-8 bytes per stream, and in bytes over all
+ *   finished streams of the session;
  * - the calls waiting for client input, and the server-to-client requests
  *   still pending, with their deadlines.
  * Nothing here lives only in memory, so eviction loses nothing.
@@ -54,6 +55,24 @@ export interface LogLimits {
   maxBytes: number;
 }
 
+/**
+ * The UTF-8 length of a string, which is what SQLite stores for it; a string's `length` counts UTF-16
+ * units and would let text outside ASCII take up to three times the cap.
+ */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: two units, four bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
 export const eventId = (stream: string, seq: number) => `${stream}-${seq}`;
 
 /** Splits a Last-Event-ID back into its stream and position; null when it is not one of ours. */
@@ -61,6 +80,9 @@ export function parseEventId(id: string): { stream: string; seq: number } | null
   const m = /^([a-z][0-9a-z]{0,15})-(\d{1,12})$/.exec(id);
   return m ? { stream: m[1]!, seq: Number(m[2]) } : null;
 }
+
+/** A stream with a stored call is still in use whatever its state, so it is never dropped. */
+const NO_CALL = "id NOT IN (SELECT stream FROM calls)";
 
 export class SessionStore {
   constructor(
@@ -115,9 +137,9 @@ export class SessionStore {
       .map((r) => ({ stream: r.id, requestId: JSON.parse(r.request_id) as string | number }));
   }
 
-  /** GET streams other than this one (replaced by a newer GET). */
+  /** Open GET streams other than this one (replaced by a newer GET). */
   otherGetStreams(except: string): string[] {
-    return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ?", except).toArray().map((r) => r.id);
+    return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ? AND closed_at IS NULL", except).toArray().map((r) => r.id);
   }
 
   streamExists(id: string): boolean {
@@ -128,6 +150,12 @@ export class SessionStore {
     return this.sql.exec<{ kind: StreamKind }>("SELECT kind FROM streams WHERE id = ?", id).toArray()[0]?.kind;
   }
 
+  /** Whether a Last-Event-ID may still resume this stream: it exists and, if closed, its window is not over. */
+  isReplayable(id: string, closedAfter: number): boolean {
+    const row = this.sql.exec<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id).toArray()[0];
+    return row !== undefined && (row.closed_at === null || row.closed_at > closedAfter);
+  }
+
   isClosed(id: string): boolean {
     const row = this.sql.exec<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id).toArray()[0];
     return row === undefined || row.closed_at !== null;
@@ -136,7 +164,7 @@ export class SessionStore {
   /** Appends one message to a stream's log and returns its seq; trims the oldest events past the caps. */
   append(stream: string, data: string, limits: LogLimits): number {
     const row = this.sql
-      .exec<{ next_seq: number }>("UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ? WHERE id = ? RETURNING next_seq", data.length, stream)
+      .exec<{ next_seq: number }>("UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ? WHERE id = ? RETURNING next_seq", utf8Length(data), stream)
       .toArray()[0];
     if (!row) throw new Error(`unknown stream ${stream}`);
     const seq = row.next_seq - 1;
@@ -148,7 +176,7 @@ export class SessionStore {
   private trim(stream: string, limits: LogLimits): void {
     let { events, bytes } = this.sql.exec<{ events: number; bytes: number }>("SELECT events, bytes FROM streams WHERE id = ?", stream).one();
     if (events <= limits.maxEvents && bytes <= limits.maxBytes) return;
-    const oldest = this.sql.exec<{ seq: number; n: number }>("SELECT seq, length(data) AS n FROM events WHERE stream = ? ORDER BY seq", stream);
+    const oldest = this.sql.exec<{ seq: number; n: number }>("SELECT seq, length(CAST(data AS BLOB)) AS n FROM events WHERE stream = ? ORDER BY seq", stream);
     let upTo = -1;
     for (const e of oldest) {
       if (events <= limits.maxEvents && bytes <= limits.maxBytes) break;
@@ -174,21 +202,35 @@ export class SessionStore {
     return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' ORDER BY rowid DESC LIMIT 1").toArray()[0]?.id;
   }
 
-  /** Drops POST streams closed before `cutoff` (their replay window is over) and older GET streams. */
+  /** Drops the streams closed at or before `cutoff`: their replay window is over. */
   dropStreamsClosedBefore(cutoff: number): void {
-    const latestGet = this.latestGetStream() ?? "";
-    const gone = this.sql
-      .exec<{ id: string }>("SELECT id FROM streams WHERE (closed_at IS NOT NULL AND closed_at < ?) OR (kind = 'get' AND id != ?)", cutoff, latestGet)
+    const gone = this.sql.exec<{ id: string }>(`SELECT id FROM streams WHERE closed_at <= ? AND ${NO_CALL}`, cutoff).toArray();
+    for (const { id } of gone) this.dropStream(id);
+  }
+
+  /** Keeps the logs of closed streams within `maxBytes` in all, dropping the oldest closed streams first. */
+  trimClosed(maxBytes: number): void {
+    const total = this.sql.exec<{ b: number }>(`SELECT coalesce(sum(bytes), 0) AS b FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL}`).one().b;
+    if (total <= maxBytes) return;
+    let excess = total - maxBytes;
+    const oldest = this.sql
+      .exec<{ id: string; bytes: number }>(`SELECT id, bytes FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL} ORDER BY closed_at, rowid`)
       .toArray();
-    for (const { id } of gone) {
-      if (this.hasCall(id)) continue;
-      this.sql.exec("DELETE FROM events WHERE stream = ?", id);
-      this.sql.exec("DELETE FROM streams WHERE id = ?", id);
+    for (const { id, bytes } of oldest) {
+      if (excess <= 0) break;
+      this.dropStream(id);
+      excess -= bytes;
     }
   }
 
+  private dropStream(id: string): void {
+    this.sql.exec("DELETE FROM events WHERE stream = ?", id);
+    this.sql.exec("DELETE FROM streams WHERE id = ?", id);
+  }
+
+  /** When the oldest closed stream was closed: its replay window ends first. */
   earliestClosedAt(): number | undefined {
-    return this.sql.exec<{ t: number | null }>("SELECT min(closed_at) AS t FROM streams").one().t ?? undefined;
+    return this.sql.exec<{ t: number | null }>(`SELECT min(closed_at) AS t FROM streams WHERE ${NO_CALL}`).one().t ?? undefined;
   }
 
   // ── calls waiting for input, and pending server requests ─────────────────

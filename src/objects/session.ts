@@ -26,6 +26,12 @@ export const PING_TIMEOUT_MS = 30_000;
 
 const NO_SESSION = refuse("unknown-session", null, "Session not found; send initialize again");
 
+/**
+ * A GET stream replaced by a newer one is closed with this `retry:`: its client reconnects (and can
+ * resume what it missed with Last-Event-ID while the replay window lasts).
+ */
+const REPLACED_GET_RETRY_MS = 1000;
+
 /** Clients before 2025-11-25 choke on an event with empty data, so they get no priming event. */
 const wantsPriming = (version: string) => version >= "2025-11-25";
 
@@ -33,7 +39,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   protected abstract readonly app: AppDefinition<any>;
   readonly store: SessionStore;
   readonly log: StreamLog;
-  readonly config: Config;
+  config: Config;
   session!: SessionRow;
   readonly running = new Map<string, Call>();
   private loaded?: Promise<SessionRow | undefined>;
@@ -42,10 +48,18 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     super(ctx, env);
     this.config = readConfig(env);
     this.store = new SessionStore(ctx.storage.sql, ctx.storage);
-    this.log = new StreamLog(this.store, (stream) => ctx.getWebSockets(stream), {
-      maxEvents: this.config.eventLogMaxEvents,
-      maxBytes: this.config.eventLogMaxBytes,
-    });
+    this.log = new StreamLog(
+      this.store,
+      (stream) => ctx.getWebSockets(stream),
+      () => ({ maxEvents: this.config.eventLogMaxEvents, maxBytes: this.config.eventLogMaxBytes }),
+      () => this.streamClosed(),
+    );
+  }
+
+  /** A stream closed: the finished logs stay within their byte cap, and the alarm covers its window. */
+  private streamClosed(): void {
+    this.store.trimClosed(this.config.closedLogMaxBytes);
+    this.scheduleAlarm().catch((err) => console.error("session: could not schedule the alarm", err));
   }
 
   get bindings(): Env {
@@ -159,13 +173,15 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       if (this.atStreamLimit()) return tooManyStreams(null);
       const stream = this.log.open("get", this.next());
-      // The newest GET stream carries session-level messages; an older one is told it is over.
-      for (const old of this.store.otherGetStreams(stream)) this.log.disconnect(old);
+      // The newest GET stream carries session-level messages. An older one is closed like a finished
+      // POST stream: its client is told to reconnect, and can replay what it missed during the window.
+      for (const old of this.store.otherGetStreams(stream)) this.log.close(old, REPLACED_GET_RETRY_MS);
       this.store.dropStreamsClosedBefore(Date.now() - this.config.streamReplayMs);
       return { kind: "stream", stream, after: -1 };
     }
     const parsed = parseEventId(args.lastEventId);
-    if (!parsed || !this.store.streamExists(parsed.stream)) {
+    // A stream past its window is refused even if the alarm has not dropped it yet.
+    if (!parsed || !this.store.isReplayable(parsed.stream, Date.now() - this.config.streamReplayMs)) {
       return refuse("invalid", null, "Unknown Last-Event-ID: that stream is not in this session's log (it may have expired)");
     }
     return { kind: "stream", stream: parsed.stream, after: parsed.seq };
@@ -250,6 +266,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       endCall(this, stream, errorResponse(id, { code: ErrorCode.InternalError, message: "Timed out waiting for the client to answer a server request" }));
     }
     this.store.dropStreamsClosedBefore(now - this.config.streamReplayMs);
+    this.store.trimClosed(this.config.closedLogMaxBytes);
     await this.scheduleAlarm();
   }
 

@@ -15,7 +15,10 @@ export class StreamLog {
     private readonly store: SessionStore,
     /** The relay sockets connected to a stream. */
     private readonly sockets: (stream: string) => WebSocket[],
-    private readonly limits: LogLimits,
+    /** The per-stream caps, read at each append (the session's settings). */
+    private readonly limits: () => LogLimits,
+    /** Called after a stream closed: its replay window starts, and closed logs are bounded. */
+    private readonly onClosed: () => void = () => {},
   ) {}
 
   /** Opens a stream; its first id (seq 0) is the priming event the relay sends on connect. */
@@ -26,14 +29,18 @@ export class StreamLog {
   /** Stores a message as the stream's next event and sends it to a connected client. */
   append(stream: string, message: object): void {
     const data = JSON.stringify(message);
-    const seq = this.store.append(stream, data, this.limits);
+    const seq = this.store.append(stream, data, this.limits());
     this.push(stream, { e: eventId(stream, seq), d: data });
   }
 
-  /** Closes the stream for good: its client connections end, and its log stays replayable for a while. */
-  close(stream: string): void {
+  /**
+   * Closes the stream for good: its client connections end, and its log stays replayable for a while.
+   * With `retryMs` its clients are told to come back (a replaced GET stream: its client opens a new one).
+   */
+  close(stream: string, retryMs?: number): void {
     this.store.closeStream(stream, Date.now());
-    this.push(stream, { end: true });
+    this.push(stream, retryMs === undefined ? { end: true } : { end: true, retry: retryMs });
+    this.onClosed();
   }
 
   /**

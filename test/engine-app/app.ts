@@ -1,7 +1,7 @@
 /**
  * The engine's own test app: the tools, resources, prompt and completions the
  * integration, e2e, load and bench code drive (greet, countdown,
- * convert_temperature, roll_dice, info://about, units://{unit}, explain_unit).
+ * convert_temperature, roll_dice, chatter, info://about, units://{unit}, explain_unit).
  * It mirrors the example app on purpose but lives here, so that a fork that
  * replaces src/server.ts keeps every engine test green.
  */
@@ -83,10 +83,32 @@ export const countdown = defineTool({
   },
 });
 
+/** Streams tests: emits `count` log messages of `size` copies of `char` as fast as it can (no waits). */
+export const chatter = defineTool({
+  name: "chatter",
+  title: "Chatter",
+  description: "Emits many log messages at once; the stream tests use it to fill event logs and SSE buffers.",
+  input: v.object({
+    count: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000)),
+    size: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1_000_000)),
+    char: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2)), "x"),
+  }),
+  handler: async ({ count, size, char }, ctx) => {
+    const line = char.repeat(size);
+    let sent = 0;
+    for (; sent < count && !ctx.signal.aborted; sent++) {
+      ctx.log("info", line);
+      // Yield now and then, so a cancellation (a closed stream) can reach the handler.
+      if (sent % 16 === 15) await new Promise((r) => setTimeout(r, 0));
+    }
+    return `sent ${sent}`;
+  },
+});
+
 export default defineApp({
   info: { name: "engine-test-app", title: "Engine test app", version: "0.1.0" },
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
-  tools: [convertTemperature, rollDice, greet, countdown],
+  tools: [convertTemperature, rollDice, greet, countdown, chatter],
   resources: [
     defineResource({
       uri: "info://about",
