@@ -14,7 +14,7 @@ import type { InputHandlers } from "./handlers";
 import { paramHeaders, toolHeaderMap } from "./headers";
 import type { CallOptions, Lane, LaneConfig } from "./lane";
 import { LegacySession } from "./legacy";
-import { Subscription, type ListenFilter, type ServerNotification } from "./listen";
+import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
 import { requestWithInput } from "./rounds";
 import type {
@@ -57,6 +57,8 @@ export interface McpClientOptions {
   cache?: ResultCache | true;
   /** Which `private` cache entries this client may reuse: one authorization context. Defaults to this client alone. */
   cachePartition?: string;
+  /** 2025-11-25: keep the session's GET stream open for server requests and notifications (default true). */
+  sessionStream?: boolean;
   /** Notifications that belong to no request (list changes, resource updates, session-wide logs). */
   onNotification?: (notification: ServerNotification) => void;
 }
@@ -142,7 +144,7 @@ export class McpClient {
   }
 
   private async openLegacy(): Promise<this> {
-    const session = await LegacySession.open(this.config);
+    const session = await LegacySession.open(this.config, this.options.sessionStream ?? true);
     this.lane = session;
     this.capabilities = (session.server.capabilities ?? {}) as ServerCapabilities;
     this.instructions = session.server.instructions;
@@ -267,21 +269,10 @@ export class McpClient {
       }
       throw new McpClientError("The listen stream ended before the server acknowledged it");
     }
+    // 2025-11-25: the session's GET stream carries the notifications; subscribe to resources first.
     const session = lane as LegacySession;
     for (const uri of filter.resourceSubscriptions ?? []) await session.request("resources/subscribe", { uri });
-    let opened!: () => void;
-    const open = new Promise<void>((resolve) => (opened = resolve));
-    const stream = session.stream(controller.signal, () => opened());
-    // Start reading so the GET is sent; the first message waits in a one-slot buffer.
-    const first = stream.next();
-    await Promise.race([open, first.then(() => undefined)]);
-    async function* replay(): AsyncGenerator<WireMessage> {
-      const r = await first;
-      if (r.done) return;
-      yield r.value;
-      yield* stream;
-    }
-    return new Subscription(filter, replay(), controller, onEach);
+    return new Subscription(filter, queued((push) => session.subscribe(push), controller.signal), controller, onEach);
   }
 
   /** Ends the client: DELETE of the 2025-11-25 session; nothing to end in 2026-07-28. */

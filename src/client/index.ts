@@ -14,3 +14,5 @@ export { MemoryCache, type ResultCache } from "./cache";
 export { encodeHeaderValue } from "./headers";
 export type * from "./types";
 export type { Fetch } from "./wire";
+export { OAuthClient, type OAuthClientOptions } from "./auth/oauth";
+export { MemoryTokenStore, type StoredClient, type StoredTokens, type TokenStore } from "./auth/store";

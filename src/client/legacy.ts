@@ -46,12 +46,47 @@ export class LegacySession implements Lane {
   sessionId: string | undefined;
   server!: InitializeResult;
 
-  private constructor(private readonly config: LaneConfig) {}
+  /** Ends the session's GET stream when the session closes. */
+  private background: AbortController | undefined;
+  /** Who else wants what arrives on the GET stream (the `listen()` subscriptions). */
+  private readonly listeners = new Set<(m: WireMessage) => void>();
 
-  static async open(config: LaneConfig): Promise<LegacySession> {
-    const session = new LegacySession(config);
+  private constructor(
+    private readonly config: LaneConfig,
+    private readonly openStream: boolean,
+  ) {}
+
+  /**
+   * Opens a session. With `openStream` the session's GET stream is kept open
+   * in the background, as the server may send its requests and list changes
+   * there rather than on a POST's answer.
+   */
+  static async open(config: LaneConfig, openStream = true): Promise<LegacySession> {
+    const session = new LegacySession(config, openStream);
     await session.initialize();
+    if (openStream) session.startStream();
     return session;
+  }
+
+  private startStream(): void {
+    this.background?.abort();
+    const controller = (this.background = new AbortController());
+    void (async () => {
+      try {
+        for await (const m of this.stream(controller.signal)) {
+          this.config.onNotification?.(m);
+          for (const listener of this.listeners) listener(m);
+        }
+      } catch {
+        // 405 (no GET stream offered), a closed session or an abort: requests still work without it.
+      }
+    })();
+  }
+
+  /** Adds a listener to the GET stream's notifications; returns how to remove it. */
+  subscribe(listener: (m: WireMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   private headers(method?: string, params?: Record<string, unknown>): Record<string, string> {
@@ -100,6 +135,7 @@ export class LegacySession implements Lane {
       if (res.status === 404 && this.sessionId && attempt === 0) {
         await res.body?.cancel();
         await this.initialize();
+        if (this.openStream) this.startStream();
         continue;
       }
       if (!res.ok) throw await httpError(res, method);
@@ -178,15 +214,13 @@ export class LegacySession implements Lane {
    * (list changes, resource updates, its own requests). Yields notifications;
    * answers requests through the handlers; resumes after a dropped connection.
    */
-  async *stream(signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<WireMessage> {
+  async *stream(signal?: AbortSignal): AsyncGenerator<WireMessage> {
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
     while (!signal?.aborted) {
       const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
       const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
       if (!res.ok) throw await httpError(res, "opening the session stream");
-      onOpen?.();
-      onOpen = undefined;
       for await (const r of messagesOf(res, signal)) {
         if (r.eventId !== undefined) lastEventId = r.eventId;
         if (r.retry !== undefined) retry = r.retry;
@@ -205,6 +239,7 @@ export class LegacySession implements Lane {
 
   /** Ends the session on the server (405 means it does not let clients do that, which is fine). */
   async close(): Promise<void> {
+    this.background?.abort();
     if (!this.sessionId) return;
     const res = await this.config.fetch(this.config.url, { method: "DELETE", headers: this.headers() }).catch(() => undefined);
     await res?.body?.cancel();

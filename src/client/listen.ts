@@ -65,3 +65,29 @@ function wanted(filter: ListenFilter, n: ServerNotification): boolean {
       return false;
   }
 }
+
+/** Turns a push source (the session's GET stream) into a stream a subscription can read, until the signal aborts. */
+export async function* queued(subscribe: (push: (m: WireMessage) => void) => () => void, signal: AbortSignal): AsyncGenerator<WireMessage> {
+  const buffer: WireMessage[] = [];
+  let wake: (() => void) | undefined;
+  const unsubscribe = subscribe((m) => {
+    buffer.push(m);
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (!signal.aborted) {
+      const next = buffer.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+    signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -37,6 +37,7 @@ export async function post(fetchFn: Fetch, url: string, headers: Record<string, 
     });
   } catch (err) {
     if (signal?.aborted) throw signal.reason ?? err;
+    if (err instanceof McpClientError) throw err;
     throw new McpClientError(`Could not reach ${url}: ${(err as Error)?.message ?? err}`);
   }
 }
