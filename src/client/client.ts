@@ -260,13 +260,16 @@ export class McpClient {
     const onEach = (n: ServerNotification) => this.cache?.invalidate(n.method);
     if (lane instanceof ModernLane) {
       const { messages } = await lane.open("subscriptions/listen", { notifications: filter }, { signal: controller.signal });
-      for await (const m of messages) {
+      // Read by hand: leaving a for-await loop would close the stream the subscription goes on reading.
+      for (let r = await messages.next(); !r.done; r = await messages.next()) {
+        const m = r.value;
         if (m.error) throw new McpClientError(m.error.message, m.error.code, 200, m.error.data);
         if (m.method === "notifications/subscriptions/acknowledged") {
           const honoured = (m.params?.notifications ?? filter) as ListenFilter;
           return new Subscription(honoured, messages, controller, onEach);
         }
       }
+      controller.abort();
       throw new McpClientError("The listen stream ended before the server acknowledged it");
     }
     // 2025-11-25: the session's GET stream carries the notifications; subscribe to resources first.
