@@ -8,7 +8,9 @@ import { CHECKS, runCheck } from "./checks/index.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
+import { runClientOwn } from "../test/e2e/client-own.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
+import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runConnect } from "../test/e2e/connect.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
@@ -123,6 +125,13 @@ await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)
   const r = await runConformance();
   return r;
 }));
+
+// The engine's own client (src/client): both revisions against the engine test app, listen and
+// resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
+await step("e2e: own client (src/client) on both revisions, engine app + fixture + client-app (wrangler dev)", e2eStep(runClientOwn));
+
+// The official suite judging that client: `npm run conformance-client`, both requirement sets side by side.
+await step("e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)", e2eStep(runConformanceClient));
 
 console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
 finish();

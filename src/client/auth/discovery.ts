@@ -1,0 +1,82 @@
+/**
+ * Finding who issues tokens for an MCP server: its protected resource
+ * metadata (RFC 9728; from the challenge's `resource_metadata`, else the
+ * path-suffixed and then the root well-known URL), and the authorization
+ * server's metadata (RFC 8414 and OpenID discovery, in the order MCP gives).
+ * oauth4webapi checks that the metadata names the issuer it was asked for.
+ */
+import * as oauth from "oauth4webapi";
+import { McpClientError } from "../errors";
+import type { Fetch } from "../wire";
+
+export interface ResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported?: string[];
+}
+
+export async function resourceMetadata(fetchFn: Fetch, serverUrl: string, fromChallenge?: string): Promise<ResourceMetadata> {
+  const url = new URL(serverUrl);
+  const path = url.pathname.replace(/\/$/, "");
+  const candidates = [
+    ...(fromChallenge ? [fromChallenge] : []),
+    ...(path ? [`${url.origin}/.well-known/oauth-protected-resource${path}`] : []),
+    `${url.origin}/.well-known/oauth-protected-resource`,
+  ];
+  for (const candidate of candidates) {
+    const res = await fetchFn(candidate, { headers: { Accept: "application/json" } }).catch(() => undefined);
+    if (!res?.ok) {
+      await res?.body?.cancel();
+      continue;
+    }
+    const prm = (await res.json()) as ResourceMetadata;
+    if (!Array.isArray(prm.authorization_servers) || prm.authorization_servers.length === 0) {
+      throw new McpClientError(`The protected resource metadata at ${candidate} names no authorization server`);
+    }
+    if (!resourceMatches(prm.resource, serverUrl)) {
+      throw new McpClientError(`The protected resource metadata is for ${prm.resource}, not for ${serverUrl}; refusing to send it a token`);
+    }
+    return prm;
+  }
+  throw new McpClientError(`No protected resource metadata found for ${serverUrl}`, undefined, 401);
+}
+
+/** The metadata's resource must be this server or a path above it, on the same origin. */
+function resourceMatches(resource: unknown, serverUrl: string): boolean {
+  if (typeof resource !== "string") return false;
+  try {
+    const r = new URL(resource);
+    const s = new URL(serverUrl);
+    if (r.origin !== s.origin) return false;
+    const rp = r.pathname.replace(/\/$/, "");
+    const sp = s.pathname.replace(/\/$/, "");
+    return sp === rp || sp.startsWith(rp + "/");
+  } catch {
+    return false;
+  }
+}
+
+/** The well-known URLs MCP tries for an issuer, in order. */
+function metadataUrls(issuer: URL): string[] {
+  const path = issuer.pathname.replace(/\/$/, "");
+  if (!path) return [`${issuer.origin}/.well-known/oauth-authorization-server`, `${issuer.origin}/.well-known/openid-configuration`];
+  return [
+    `${issuer.origin}/.well-known/oauth-authorization-server${path}`,
+    `${issuer.origin}/.well-known/openid-configuration${path}`,
+    `${issuer.origin}${path}/.well-known/openid-configuration`,
+  ];
+}
+
+export async function authorizationServer(fetchFn: Fetch, issuer: string): Promise<oauth.AuthorizationServer> {
+  const expected = new URL(issuer);
+  for (const url of metadataUrls(expected)) {
+    const res = await fetchFn(url, { headers: { Accept: "application/json" } }).catch(() => undefined);
+    if (!res?.ok) {
+      await res?.body?.cancel();
+      continue;
+    }
+    // Rejects metadata whose issuer is not the one the URL was built from (a mix-up defence).
+    return oauth.processDiscoveryResponse(expected, res);
+  }
+  throw new McpClientError(`No authorization server metadata found for ${issuer}`);
+}

@@ -1,0 +1,220 @@
+/**
+ * The MCP authorization flow as a client, on oauth4webapi: on a 401 it finds
+ * the authorization server (challenge → resource metadata → server metadata),
+ * gets a client id (pre-registered, a client ID metadata document, or dynamic
+ * registration), sends the user through authorization code + PKCE S256 with
+ * the `resource` indicator, checks the `iss` of the answer, redeems the code,
+ * and retries the request. A 403 `insufficient_scope` asks again for the
+ * union of the scopes held and the scopes challenged (step-up); an expired
+ * token is refreshed first. Each request triggers at most one new
+ * authorization, so a server that keeps refusing ends the loop.
+ */
+import * as oauth from "oauth4webapi";
+import type { AuthProvider } from "../client";
+import { McpClientError } from "../errors";
+import type { Fetch } from "../wire";
+import { bearerChallenge, type BearerChallenge } from "./challenge";
+import { authorizationServer, resourceMetadata } from "./discovery";
+import { MemoryTokenStore, clientKey, tokensKey, type StoredClient, type StoredTokens, type TokenStore } from "./store";
+
+export interface OAuthClientOptions {
+  /** Where the authorization server sends the user back (registered with it). */
+  redirectUri: string;
+  /**
+   * Sends the user to `authorizationUrl` and resolves with the full URL the
+   * browser came back to on `redirectUri` (with `code`, `state`, `iss`).
+   */
+  authorize: (authorizationUrl: URL) => Promise<string | URL>;
+  clientName?: string;
+  /** A client registered beforehand; used with every authorization server unless it has its own stored registration. */
+  clientId?: string;
+  clientSecret?: string;
+  /** An https URL of this client's metadata document, used when the server supports client ID metadata documents. */
+  clientMetadataUrl?: string;
+  /** For dynamic registration; `native` for loopback or custom-scheme redirects (the default), `web` otherwise. */
+  applicationType?: "native" | "web";
+  /** Scope to ask for when neither the challenge nor the resource metadata names one. */
+  scope?: string;
+  /** Ask for `offline_access` (a refresh token) when the authorization server lists it. Default true. */
+  offlineAccess?: boolean;
+  store?: TokenStore;
+  /** The fetch for the OAuth requests (discovery, registration, tokens). */
+  fetch?: Fetch;
+  /** Allow http:// endpoints. Defaults to true only for loopback hosts (local development). */
+  allowHttp?: boolean;
+}
+
+/**
+ * client_secret_basic with unreserved characters (such as "-") left as they are: a decoding server
+ * reads the same credentials, and a server that compares them undecoded still recognises its own id.
+ */
+const basicAuth =
+  (secret: string): oauth.ClientAuth =>
+  (_as, client, _body, headers) =>
+    headers.set("authorization", `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`)}`);
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const union = (...scopes: (string | undefined)[]) => {
+  const set = new Set(scopes.flatMap((s) => s?.split(" ") ?? []).filter(Boolean));
+  return set.size ? [...set].join(" ") : undefined;
+};
+
+export class OAuthClient implements AuthProvider {
+  private readonly store: TokenStore;
+  constructor(private readonly options: OAuthClientOptions) {
+    this.store = options.store ?? new MemoryTokenStore();
+  }
+
+  private get oauthFetch(): Fetch {
+    return this.options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  private requestOptions(url: string) {
+    const insecure = this.options.allowHttp ?? LOOPBACK.has(new URL(url).hostname);
+    const fetchFn = this.oauthFetch;
+    return {
+      [oauth.customFetch]: (u: string, init: RequestInit) => fetchFn(u, init),
+      ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
+    };
+  }
+
+  /** The tokens held for an MCP server, if any. */
+  async tokens(resource: string): Promise<StoredTokens | undefined> {
+    return (await this.store.get(tokensKey(resource))) as StoredTokens | undefined;
+  }
+
+  wrap(next: Fetch, resource: string): Fetch {
+    return async (input, init) => {
+      const send = async () => {
+        const tokens = await this.tokens(resource);
+        const headers = new Headers(init?.headers);
+        if (tokens) headers.set("Authorization", `Bearer ${tokens.accessToken}`);
+        return next(input, { ...init, headers });
+      };
+      const res = await send();
+      if (res.status !== 401 && res.status !== 403) return res;
+      const challenge = bearerChallenge(res) ?? {};
+      if (res.status === 403 && challenge.error !== "insufficient_scope") return res;
+      await res.body?.cancel();
+      try {
+        await this.obtain(resource, res.status, challenge);
+      } catch (err) {
+        if (err instanceof McpClientError) throw err;
+        throw new McpClientError(`Authorization for ${resource} failed: ${(err as Error)?.message ?? err}`, undefined, res.status);
+      }
+      return send();
+    };
+  }
+
+  /** Gets a usable token for `resource` after the server refused the one held (or none). */
+  private async obtain(resource: string, status: number, challenge: BearerChallenge): Promise<void> {
+    const held = await this.tokens(resource);
+    const prm = await resourceMetadata(this.oauthFetch, resource, challenge.resourceMetadata);
+    const issuer = prm.authorization_servers[0]!;
+    const as = await authorizationServer(this.oauthFetch, issuer);
+    // A refused token with a refresh token from the same server: refresh before bothering the user.
+    if (status === 401 && held?.refreshToken && held.issuer === as.issuer) {
+      if (await this.refresh(resource, as, held).catch(() => false)) return;
+    }
+    const stepUp = status === 403 ? held?.scope : undefined;
+    let scope = union(stepUp, challenge.scope ?? (stepUp ? undefined : prm.scopes_supported?.join(" ")) ?? this.options.scope);
+    if ((this.options.offlineAccess ?? true) && as.scopes_supported?.includes("offline_access") && scope && !scope.split(" ").includes("offline_access")) {
+      scope = union(scope, "offline_access");
+    }
+    await this.authorizeAt(resource, prm.resource, as, scope);
+  }
+
+  private async client(as: oauth.AuthorizationServer): Promise<StoredClient> {
+    const stored = (await this.store.get(clientKey(as.issuer))) as StoredClient | undefined;
+    if (stored) return stored;
+    const o = this.options;
+    if (o.clientId) return { clientId: o.clientId, ...(o.clientSecret ? { clientSecret: o.clientSecret } : {}) };
+    if (o.clientMetadataUrl && as.client_id_metadata_document_supported) return { clientId: o.clientMetadataUrl, tokenEndpointAuthMethod: "none" };
+    if (!as.registration_endpoint) throw new McpClientError(`The authorization server ${as.issuer} offers no registration and this client has no client id for it`);
+    const methods = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"];
+    const method = methods.includes("none") ? "none" : methods.includes("client_secret_basic") ? "client_secret_basic" : "client_secret_post";
+    // Registration is read by hand: authorization servers fill optional fields loosely (a null expiry),
+    // and only the id, the secret and the auth method matter here.
+    const res = await this.oauthFetch(as.registration_endpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({
+        client_name: o.clientName ?? "MCP client",
+        redirect_uris: [o.redirectUri],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: method,
+        application_type: o.applicationType ?? "native",
+      }),
+    });
+    const reg = (await res.json().catch(() => ({}))) as { client_id?: unknown; client_secret?: unknown; token_endpoint_auth_method?: unknown };
+    if (!res.ok || typeof reg.client_id !== "string") throw new McpClientError(`Dynamic client registration at ${as.issuer} failed (HTTP ${res.status})`, undefined, res.status);
+    const client: StoredClient = {
+      clientId: reg.client_id,
+      ...(typeof reg.client_secret === "string" ? { clientSecret: reg.client_secret } : {}),
+      ...(typeof reg.token_endpoint_auth_method === "string" ? { tokenEndpointAuthMethod: reg.token_endpoint_auth_method } : {}),
+    };
+    await this.store.set(clientKey(as.issuer), client);
+    return client;
+  }
+
+  private clientAuth(as: oauth.AuthorizationServer, client: StoredClient): oauth.ClientAuth {
+    if (!client.clientSecret) return oauth.None();
+    const method = client.tokenEndpointAuthMethod ?? (as.token_endpoint_auth_methods_supported?.includes("client_secret_post") && !as.token_endpoint_auth_methods_supported.includes("client_secret_basic") ? "client_secret_post" : "client_secret_basic");
+    return method === "client_secret_post" ? oauth.ClientSecretPost(client.clientSecret) : basicAuth(client.clientSecret);
+  }
+
+  private async authorizeAt(resource: string, resourceIndicator: string, as: oauth.AuthorizationServer, scope: string | undefined): Promise<void> {
+    if (!as.authorization_endpoint || !as.token_endpoint) throw new McpClientError(`The authorization server ${as.issuer} has no authorization or token endpoint`);
+    const stored = await this.client(as);
+    const client: oauth.Client = { client_id: stored.clientId };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint);
+    const q = url.searchParams;
+    q.set("response_type", "code");
+    q.set("client_id", stored.clientId);
+    q.set("redirect_uri", this.options.redirectUri);
+    q.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
+    q.set("code_challenge_method", "S256");
+    q.set("state", state);
+    q.set("resource", resourceIndicator);
+    if (scope) q.set("scope", scope);
+    const back = new URL(String(await this.options.authorize(url)));
+    // Checks state, an error answer, and `iss` against the issuer (RFC 9207) before the code is used.
+    const params = oauth.validateAuthResponse(as, client, back, state);
+    const res = await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, {
+      additionalParameters: { resource: resourceIndicator },
+      ...this.requestOptions(as.token_endpoint),
+    });
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    await this.save(resource, as.issuer, tokens, scope);
+  }
+
+  private async refresh(resource: string, as: oauth.AuthorizationServer, held: StoredTokens): Promise<boolean> {
+    if (!as.token_endpoint || !held.refreshToken) return false;
+    const stored = await this.client(as);
+    const client: oauth.Client = { client_id: stored.clientId };
+    const res = await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken, this.requestOptions(as.token_endpoint));
+    const tokens = await oauth.processRefreshTokenResponse(as, client, res);
+    await this.save(resource, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
+    return true;
+  }
+
+  private async save(resource: string, issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): Promise<void> {
+    const scope = t.scope ?? asked;
+    const tokens: StoredTokens = {
+      accessToken: t.access_token,
+      issuer,
+      ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}),
+      ...(scope ? { scope } : {}),
+      ...(typeof t.expires_in === "number" ? { expiresAt: Date.now() + t.expires_in * 1000 } : {}),
+    };
+    await this.store.set(tokensKey(resource), tokens);
+  }
+
+  /** Forgets the tokens for a server (sign out). */
+  async forget(resource: string): Promise<void> {
+    await this.store.delete(tokensKey(resource));
+  }
+}

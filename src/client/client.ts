@@ -1,0 +1,286 @@
+/**
+ * `McpClient`: one MCP server, reached with `fetch` only, so the same code
+ * runs in a Worker, a Durable Object and Node. It picks the revision
+ * (2026-07-28 first unless told otherwise, a 2025-11-25 session when the
+ * server does not speak it), drives the input rounds through the app's
+ * handlers, and returns typed results or throws `McpClientError`.
+ */
+import type { LogLevel } from "../mcp/types";
+import { MODERN_VERSION, META } from "../mcp/versions";
+import { CacheFront, MemoryCache, type ResultCache } from "./cache";
+import { judgeProbe, rememberEra, rememberedEra, type Protocol } from "./era";
+import { McpClientError } from "./errors";
+import type { InputHandlers } from "./handlers";
+import { paramHeaders, toolHeaderMap } from "./headers";
+import type { CallOptions, Lane, LaneConfig } from "./lane";
+import { LegacySession } from "./legacy";
+import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
+import { ModernLane } from "./modern";
+import { requestWithInput } from "./rounds";
+import type {
+  CallToolResult,
+  ClientInfo,
+  CompleteResult,
+  CompletionRef,
+  DiscoverResult,
+  GetPromptResult,
+  Implementation,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  ReadResourceResult,
+  ServerCapabilities,
+  Tool,
+} from "./types";
+import type { Fetch, WireMessage } from "./wire";
+
+/** Something that adds credentials to every request and can obtain them (the OAuth client is one). */
+export interface AuthProvider {
+  wrap(fetch: Fetch, resource: string): Fetch;
+}
+
+export interface McpClientOptions {
+  /** `auto` (the default) tries 2026-07-28 and falls back to a 2025-11-25 session; or pin one revision. */
+  protocol?: Protocol;
+  clientInfo?: ClientInfo;
+  /** How the app answers the server's questions; each one present is declared as a capability. */
+  handlers?: InputHandlers;
+  /** Defaults to the global `fetch`; a service binding's `fetch` works too. */
+  fetch?: Fetch;
+  /** Headers for every request (for example a static `Authorization`). */
+  headers?: Record<string, string>;
+  auth?: AuthProvider;
+  /** Ask for log messages at this level (2026-07-28: per request; 2025-11-25: `logging/setLevel`). */
+  logLevel?: LogLevel;
+  /** Honour `ttlMs`/`cacheScope`: `true` for an in-memory cache, or your own. */
+  cache?: ResultCache | true;
+  /** Which `private` cache entries this client may reuse: one authorization context. Defaults to this client alone. */
+  cachePartition?: string;
+  /** 2025-11-25: keep the session's GET stream open for server requests and notifications (default true). */
+  sessionStream?: boolean;
+  /** Notifications that belong to no request (list changes, resource updates, session-wide logs). */
+  onNotification?: (notification: ServerNotification) => void;
+}
+
+export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "mcp-worker-client", version: "0.1.0" };
+
+export class McpClient {
+  readonly url: string;
+  private lane: Lane | undefined;
+  private readonly config: LaneConfig;
+  private readonly cache: CacheFront | undefined;
+  /** Tools seen in tools/list: their `x-mcp-header` arguments, or null for a tool whose annotations are invalid. */
+  private readonly toolHeaders = new Map<string, Map<string, string> | null>();
+  /** What the server said about itself (discover in 2026-07-28, initialize in 2025-11-25). */
+  serverInfo: Implementation | undefined;
+  capabilities: ServerCapabilities = {};
+  instructions: string | undefined;
+
+  constructor(
+    url: string | URL,
+    private readonly options: McpClientOptions = {},
+  ) {
+    this.url = String(url);
+    const base: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.config = {
+      url: this.url,
+      fetch: options.auth ? options.auth.wrap(base, this.url) : base,
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      handlers: options.handlers ?? {},
+      headers: options.headers ?? {},
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      onNotification: (m) => void this.notified(m),
+    };
+    const cache = options.cache === true ? new MemoryCache() : options.cache;
+    this.cache = cache ? new CacheFront(cache, this.url, options.cachePartition ?? crypto.randomUUID()) : undefined;
+  }
+
+  /** Creates a client and connects it. */
+  static async connect(url: string | URL, options?: McpClientOptions): Promise<McpClient> {
+    return new McpClient(url, options).connect();
+  }
+
+  /** The revision in use, once connected. */
+  get protocolVersion(): string | undefined {
+    return this.lane?.version;
+  }
+  get era(): "modern" | "legacy" | undefined {
+    return this.lane ? (this.lane instanceof ModernLane ? "modern" : "legacy") : undefined;
+  }
+
+  /** Chooses the revision and meets the server: `server/discover` in 2026-07-28, `initialize` in 2025-11-25. */
+  async connect(): Promise<this> {
+    if (this.lane) return this;
+    const protocol = this.options.protocol ?? "auto";
+    if (protocol !== "auto" && protocol !== MODERN_VERSION) return this.openLegacy();
+    if (protocol === "auto" && rememberedEra(this.url) === "legacy") return this.openLegacy();
+    const modern = new ModernLane(this.config);
+    try {
+      await this.discoverOn(modern);
+    } catch (err) {
+      if (!(err instanceof McpClientError)) throw err;
+      const verdict = judgeProbe(err);
+      if (verdict.kind === "modern-retry") {
+        // The server named the revision it wants; one more try with it, then its answer stands.
+        await this.discoverOn(new ModernLane(this.config, verdict.version));
+      } else if (verdict.kind === "legacy" && protocol === "auto") {
+        rememberEra(this.url, "legacy");
+        return this.openLegacy();
+      } else throw err;
+    }
+    if (protocol === "auto") rememberEra(this.url, "modern");
+    return this;
+  }
+
+  private async discoverOn(lane: ModernLane): Promise<void> {
+    const raw = await lane.request("server/discover", {});
+    const result = raw as unknown as DiscoverResult;
+    this.lane = lane;
+    this.capabilities = result.capabilities ?? {};
+    this.instructions = result.instructions;
+    this.serverInfo = result._meta?.[META.serverInfo] as Implementation | undefined;
+    await this.cache?.put("server/discover", {}, raw);
+  }
+
+  private async openLegacy(): Promise<this> {
+    const session = await LegacySession.open(this.config, this.options.sessionStream ?? true);
+    this.lane = session;
+    this.capabilities = (session.server.capabilities ?? {}) as ServerCapabilities;
+    this.instructions = session.server.instructions;
+    this.serverInfo = session.server.serverInfo;
+    return this;
+  }
+
+  private async ready(): Promise<Lane> {
+    if (!this.lane) await this.connect();
+    return this.lane!;
+  }
+
+  private async notified(m: WireMessage): Promise<void> {
+    if (!m.method) return;
+    await this.cache?.invalidate(m.method);
+    this.options.onNotification?.({ method: m.method, params: m.params ?? {} });
+  }
+
+  /**
+   * Any request, with the input rounds and the cache. The typed methods below
+   * are this with the method's name and result type.
+   */
+  async request<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, options?: CallOptions): Promise<T> {
+    const lane = await this.ready();
+    const cached = await this.cache?.get(method, params);
+    if (cached) return cached as T;
+    const result = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options);
+    await this.cache?.put(method, params, result);
+    return result as T;
+  }
+
+  async discover(): Promise<DiscoverResult> {
+    const lane = await this.ready();
+    if (!(lane instanceof ModernLane)) throw new McpClientError("server/discover exists only in 2026-07-28; this server speaks " + lane.version);
+    return this.request<DiscoverResult>("server/discover");
+  }
+
+  /**
+   * One page of tools. In 2026-07-28 a tool whose `x-mcp-header`
+   * annotations break the rules is left out: the server could not accept a
+   * call to it.
+   */
+  async listTools(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListToolsResult> {
+    const result = await this.request<ListToolsResult>("tools/list", params, options);
+    const keep: Tool[] = [];
+    for (const tool of result.tools ?? []) {
+      const map = toolHeaderMap(tool.inputSchema);
+      this.toolHeaders.set(tool.name, map);
+      if (map || this.era === "legacy") keep.push(tool);
+    }
+    return { ...result, tools: keep };
+  }
+
+  /** Every tool, following `nextCursor`. */
+  async listAllTools(options?: CallOptions): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.listTools(cursor !== undefined ? { cursor } : {}, options);
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    const lane = await this.ready();
+    if (lane instanceof ModernLane && !this.toolHeaders.has(name)) await this.listAllTools().catch(() => undefined);
+    const map = this.toolHeaders.get(name);
+    if (map === null && lane instanceof ModernLane) {
+      throw new McpClientError(`Tool ${name} has invalid x-mcp-header annotations; the client will not call it`);
+    }
+    const headers = { ...(map ? paramHeaders(map, args) : {}), ...options?.headers };
+    return this.request<CallToolResult>("tools/call", { name, arguments: args }, { ...options, headers });
+  }
+
+  listResources(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListResourcesResult> {
+    return this.request("resources/list", params, options);
+  }
+  listResourceTemplates(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListResourceTemplatesResult> {
+    return this.request("resources/templates/list", params, options);
+  }
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.request("resources/read", { uri }, options);
+  }
+  listPrompts(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListPromptsResult> {
+    return this.request("prompts/list", params, options);
+  }
+  getPrompt(name: string, args: Record<string, string> = {}, options?: CallOptions): Promise<GetPromptResult> {
+    return this.request("prompts/get", { name, arguments: args }, options);
+  }
+  complete(ref: CompletionRef, argument: { name: string; value: string }, context?: Record<string, string>, options?: CallOptions): Promise<CompleteResult> {
+    return this.request("completion/complete", { ref, argument, ...(context ? { context: { arguments: context } } : {}) }, options);
+  }
+
+  /** `ping` exists only in 2025-11-25; in 2026-07-28 any request shows the server is there, so this discovers. */
+  async ping(signal?: AbortSignal): Promise<void> {
+    const lane = await this.ready();
+    if (lane instanceof LegacySession) await lane.ping(signal);
+    else await lane.request("server/discover", {}, signal ? { signal } : {});
+  }
+
+  /**
+   * Subscribes to list changes and resource updates. Resolves once the
+   * server has acknowledged (2026-07-28) or the session stream is open
+   * (2025-11-25, after `resources/subscribe` for each URI); read it with
+   * `for await`, end it with `close()` or the signal.
+   */
+  async listen(filter: ListenFilter, options: { signal?: AbortSignal } = {}): Promise<Subscription> {
+    const lane = await this.ready();
+    const controller = new AbortController();
+    options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
+    const onEach = (n: ServerNotification) => this.cache?.invalidate(n.method);
+    if (lane instanceof ModernLane) {
+      const { messages } = await lane.open("subscriptions/listen", { notifications: filter }, { signal: controller.signal });
+      // Read by hand: leaving a for-await loop would close the stream the subscription goes on reading.
+      for (let r = await messages.next(); !r.done; r = await messages.next()) {
+        const m = r.value;
+        if (m.error) throw new McpClientError(m.error.message, m.error.code, 200, m.error.data);
+        if (m.method === "notifications/subscriptions/acknowledged") {
+          const honoured = (m.params?.notifications ?? filter) as ListenFilter;
+          return new Subscription(honoured, messages, controller, onEach);
+        }
+      }
+      controller.abort();
+      throw new McpClientError("The listen stream ended before the server acknowledged it");
+    }
+    // 2025-11-25: the session's GET stream carries the notifications; subscribe to resources first.
+    const session = lane as LegacySession;
+    for (const uri of filter.resourceSubscriptions ?? []) await session.request("resources/subscribe", { uri });
+    return new Subscription(filter, queued((push) => session.subscribe(push), controller.signal), controller, onEach);
+  }
+
+  /** Ends the client: DELETE of the 2025-11-25 session; nothing to end in 2026-07-28. */
+  async close(): Promise<void> {
+    await this.lane?.close();
+    this.lane = undefined;
+  }
+}

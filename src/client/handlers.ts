@@ -1,0 +1,50 @@
+/**
+ * What the app answers when a server asks it something: a form or URL
+ * elicitation, a sampling request, the roots list. The same handlers serve
+ * both revisions: 2026-07-28 embeds the requests in an `input_required`
+ * result and the client retries with the answers; 2025-11-25 sends them as
+ * real requests on the session's streams and the client POSTs the answers.
+ */
+import type { ClientCapabilities } from "../mcp/types";
+import type { ElicitRequest, ElicitResult, RootsResult, SamplingRequest, SamplingResult } from "../mcp/input";
+import { McpClientError } from "./errors";
+
+export type { ElicitResult, RootsResult, SamplingResult };
+
+export interface InputHandlers {
+  elicitation?: (params: ElicitRequest["params"], signal?: AbortSignal) => Promise<ElicitResult> | ElicitResult;
+  sampling?: (params: SamplingRequest["params"], signal?: AbortSignal) => Promise<SamplingResult> | SamplingResult;
+  roots?: (signal?: AbortSignal) => Promise<RootsResult> | RootsResult;
+}
+
+/** The capabilities a client declares follow from the handlers it has: nothing is promised that nobody answers. */
+export function capabilitiesOf(handlers: InputHandlers, legacy: boolean): ClientCapabilities {
+  const caps: Record<string, object> = {};
+  if (handlers.elicitation) caps.elicitation = { form: {}, url: {} };
+  if (handlers.sampling) caps.sampling = {};
+  if (handlers.roots) caps.roots = legacy ? { listChanged: false } : {};
+  return caps as ClientCapabilities;
+}
+
+/** Answers one server request (`elicitation/create`, `sampling/createMessage`, `roots/list`, `ping`). */
+export async function answerInput(
+  handlers: InputHandlers,
+  request: { method: string; params?: unknown },
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const params = (request.params ?? {}) as never;
+  switch (request.method) {
+    case "elicitation/create":
+      if (handlers.elicitation) return handlers.elicitation(params, signal);
+      break;
+    case "sampling/createMessage":
+      if (handlers.sampling) return handlers.sampling(params, signal);
+      break;
+    case "roots/list":
+      if (handlers.roots) return handlers.roots(signal);
+      break;
+    case "ping":
+      return {};
+  }
+  throw new McpClientError(`The client has no handler for ${request.method}`, -32601);
+}

@@ -1,0 +1,18 @@
+/**
+ * The MCP client an app imports on its own (`./client`), so a server that
+ * does not call other servers does not carry it. It uses `fetch` and web
+ * APIs only: it runs in a Worker, a Durable Object and Node 22.
+ */
+export { McpClient, DEFAULT_CLIENT_INFO, type AuthProvider, type McpClientOptions } from "./client";
+export { McpClientError } from "./errors";
+export type { Protocol } from "./era";
+export { forgetEra } from "./era";
+export type { InputHandlers, ElicitResult, RootsResult, SamplingResult } from "./handlers";
+export type { CallOptions, LogMessage, Progress } from "./lane";
+export { Subscription, type ListenFilter, type ServerNotification } from "./listen";
+export { MemoryCache, type ResultCache } from "./cache";
+export { encodeHeaderValue } from "./headers";
+export type * from "./types";
+export type { Fetch } from "./wire";
+export { OAuthClient, type OAuthClientOptions } from "./auth/oauth";
+export { MemoryTokenStore, type StoredClient, type StoredTokens, type TokenStore } from "./auth/store";

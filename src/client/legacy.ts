@@ -1,0 +1,248 @@
+/**
+ * The 2025-11-25 lane: a session opened with `initialize`, named by the
+ * `Mcp-Session-Id` the server gives, and closed with DELETE. Answers arrive
+ * as JSON or SSE; on SSE the server may ask the client things
+ * (elicitation, sampling, roots, ping) before it answers, and may close the
+ * connection on purpose after telling the client how long to wait (`retry:`),
+ * so the client comes back with GET and `Last-Event-ID` for the rest.
+ */
+import { LEGACY_VERSIONS } from "../mcp/versions";
+import { McpClientError, fromWireError } from "./errors";
+import { answerInput, capabilitiesOf } from "./handlers";
+import { encodeHeaderValue, mcpName } from "./headers";
+import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
+import { httpError, messagesOf, post, type WireMessage } from "./wire";
+
+/** The newest legacy revision, the one a client asks for in `initialize`. */
+export const LEGACY_VERSION = LEGACY_VERSIONS[0];
+/** How long to wait before resuming when the server named no `retry:`. */
+const DEFAULT_RETRY_MS = 1000;
+/** Reconnections in a row that bring nothing new before a stream is given up. */
+const MAX_IDLE_RESUMES = 5;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+export interface InitializeResult {
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: { name: string; version: string; [key: string]: unknown };
+  instructions?: string;
+}
+
+export class LegacySession implements Lane {
+  version: string = LEGACY_VERSION;
+  sessionId: string | undefined;
+  server!: InitializeResult;
+
+  /** Ends the session's GET stream when the session closes. */
+  private background: AbortController | undefined;
+  /** Who else wants what arrives on the GET stream (the `listen()` subscriptions). */
+  private readonly listeners = new Set<(m: WireMessage) => void>();
+
+  private constructor(
+    private readonly config: LaneConfig,
+    private readonly openStream: boolean,
+  ) {}
+
+  /**
+   * Opens a session. With `openStream` the session's GET stream is kept open
+   * in the background, as the server may send its requests and list changes
+   * there rather than on a POST's answer.
+   */
+  static async open(config: LaneConfig, openStream = true): Promise<LegacySession> {
+    const session = new LegacySession(config, openStream);
+    await session.initialize();
+    if (openStream) session.startStream();
+    return session;
+  }
+
+  private startStream(): void {
+    this.background?.abort();
+    const controller = (this.background = new AbortController());
+    void (async () => {
+      try {
+        for await (const m of this.stream(controller.signal)) {
+          this.config.onNotification?.(m);
+          for (const listener of this.listeners) listener(m);
+        }
+      } catch {
+        // 405 (no GET stream offered), a closed session or an abort: requests still work without it.
+      }
+    })();
+  }
+
+  /** Adds a listener to the GET stream's notifications; returns how to remove it. */
+  subscribe(listener: (m: WireMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private headers(method?: string, params?: Record<string, unknown>): Record<string, string> {
+    const name = method && params ? mcpName(method, params) : undefined;
+    return {
+      ...this.config.headers,
+      ...(this.server ? { "MCP-Protocol-Version": this.version } : {}),
+      ...(this.sessionId ? { "Mcp-Session-Id": this.sessionId } : {}),
+      ...(method ? { "Mcp-Method": method } : {}),
+      ...(name !== undefined ? { "Mcp-Name": encodeHeaderValue(name) } : {}),
+    };
+  }
+
+  private async initialize(): Promise<void> {
+    this.sessionId = undefined;
+    const id = nextId();
+    const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true), clientInfo: this.config.clientInfo };
+    const res = await post(this.config.fetch, this.config.url, this.headers("initialize"), { jsonrpc: "2.0", id, method: "initialize", params });
+    if (!res.ok) throw await httpError(res, "initialize");
+    this.sessionId = res.headers.get("mcp-session-id") ?? undefined;
+    const result = (await this.consume(res, id, "initialize")) as unknown as InitializeResult;
+    if (!(LEGACY_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
+      throw new McpClientError(`The server answered initialize with protocol version ${result.protocolVersion}, which this client does not speak`);
+    }
+    this.version = result.protocolVersion;
+    this.server = result;
+    await this.notify("notifications/initialized");
+    if (this.config.logLevel && result.capabilities?.logging) await this.request("logging/setLevel", { level: this.config.logLevel });
+  }
+
+  /** Sends a notification; the server accepts it with 202 and no body. */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    const res = await post(this.config.fetch, this.config.url, this.headers(method), { jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+    if (!res.ok) throw await httpError(res, method);
+    await res.body?.cancel();
+  }
+
+  async request(method: string, params: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>> {
+    for (let attempt = 0; ; attempt++) {
+      const id = nextId();
+      const progressToken = options?.onProgress ? id : undefined;
+      const meta = { ...(params._meta as object | undefined), ...(progressToken !== undefined ? { progressToken } : {}) };
+      const body = { jsonrpc: "2.0", id, method, params: { ...params, ...(Object.keys(meta).length ? { _meta: meta } : {}) } };
+      const res = await post(this.config.fetch, this.config.url, { ...this.headers(method, params), ...options?.headers }, body, options?.signal);
+      // A session the server has forgotten answers 404: the client must start a new one.
+      if (res.status === 404 && this.sessionId && attempt === 0) {
+        await res.body?.cancel();
+        await this.initialize();
+        if (this.openStream) this.startStream();
+        continue;
+      }
+      if (!res.ok) throw await httpError(res, method);
+      // In this revision closing a connection is not a cancellation: say it.
+      const onAbort = () => void this.notify("notifications/cancelled", { requestId: id, reason: "The client cancelled the request" }).catch(() => {});
+      options?.signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        return await this.consume(res, id, method, options, progressToken);
+      } finally {
+        options?.signal?.removeEventListener("abort", onAbort);
+      }
+    }
+  }
+
+  /** Reads an answer to its end, resuming with `Last-Event-ID` when the server closes the connection first. */
+  private async consume(res: Response, id: number, method: string, options?: CallOptions, progressToken?: number): Promise<Record<string, unknown>> {
+    const signal = options?.signal;
+    let lastEventId: string | undefined;
+    let retry = DEFAULT_RETRY_MS;
+    let idle = 0;
+    for (let current = res; ; ) {
+      let progressed = false;
+      for await (const r of messagesOf(current, signal)) {
+        if (r.eventId !== undefined && r.eventId !== lastEventId) {
+          lastEventId = r.eventId;
+          progressed = true;
+        }
+        if (r.retry !== undefined) retry = r.retry;
+        const m = r.message;
+        if (!m) continue;
+        if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
+          if (m.error) throw fromWireError(m.error, current.status);
+          return m.result ?? {};
+        }
+        await this.handle(m, options, progressToken, signal);
+      }
+      if (signal?.aborted) throw signal.reason;
+      idle = progressed ? 0 : idle + 1;
+      if (lastEventId === undefined || idle > MAX_IDLE_RESUMES) throw new McpClientError(`The answer to ${method} ended without a result`);
+      await sleep(retry, signal);
+      current = await this.resume(lastEventId, signal);
+    }
+  }
+
+  /** A server request is answered through the app's handlers; a notification goes to its request or to the app. */
+  private async handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal): Promise<void> {
+    if (!m.method) return;
+    if (m.id === undefined || m.id === null) {
+      deliver(m, options, progressToken, this.config.onNotification);
+      return;
+    }
+    let reply: unknown;
+    try {
+      reply = { jsonrpc: "2.0", id: m.id, result: await answerInput(this.config.handlers, { method: m.method, params: m.params }, signal) };
+    } catch (err) {
+      const e = err as McpClientError;
+      reply = { jsonrpc: "2.0", id: m.id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };
+    }
+    const res = await post(this.config.fetch, this.config.url, this.headers(), reply, signal);
+    if (!res.ok) throw await httpError(res, `answer to ${m.method}`);
+    await res.body?.cancel();
+  }
+
+  private async resume(lastEventId: string, signal?: AbortSignal): Promise<Response> {
+    const res = await this.config.fetch(this.config.url, {
+      method: "GET",
+      headers: { ...this.headers(), Accept: "text/event-stream", "Last-Event-ID": lastEventId },
+      signal,
+    });
+    if (!res.ok) throw await httpError(res, "resuming the stream");
+    return res;
+  }
+
+  /**
+   * The session's own GET stream: what the server sends outside any request
+   * (list changes, resource updates, its own requests). Yields notifications;
+   * answers requests through the handlers; resumes after a dropped connection.
+   */
+  async *stream(signal?: AbortSignal): AsyncGenerator<WireMessage> {
+    let lastEventId: string | undefined;
+    let retry = DEFAULT_RETRY_MS;
+    while (!signal?.aborted) {
+      const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
+      const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
+      if (!res.ok) throw await httpError(res, "opening the session stream");
+      for await (const r of messagesOf(res, signal)) {
+        if (r.eventId !== undefined) lastEventId = r.eventId;
+        if (r.retry !== undefined) retry = r.retry;
+        const m = r.message;
+        if (!m?.method) continue;
+        if (m.id !== undefined && m.id !== null) await this.handle(m, undefined, undefined, signal);
+        else yield m;
+      }
+      await sleep(retry, signal).catch(() => {});
+    }
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.request("ping", {}, { ...(signal ? { signal } : {}) });
+  }
+
+  /** Ends the session on the server (405 means it does not let clients do that, which is fine). */
+  async close(): Promise<void> {
+    this.background?.abort();
+    if (!this.sessionId) return;
+    const res = await this.config.fetch(this.config.url, { method: "DELETE", headers: this.headers() }).catch(() => undefined);
+    await res?.body?.cancel();
+    this.sessionId = undefined;
+  }
+}

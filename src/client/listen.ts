@@ -1,0 +1,93 @@
+/**
+ * A subscription to what a server announces: list changes and resource
+ * updates. `McpClient.listen()` resolves once the server has acknowledged it
+ * (2026-07-28 `subscriptions/listen`) or opened the session stream
+ * (2025-11-25), and is then read with `for await`. `close()` ends it; in
+ * 2026-07-28 closing the stream is how the subscription is cancelled.
+ */
+import type { WireMessage } from "./wire";
+
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+export interface ServerNotification {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export class Subscription implements AsyncIterable<ServerNotification> {
+  constructor(
+    /** What the server agreed to send (2026-07-28 echoes the honoured subset; 2025-11-25 the filter asked for). */
+    readonly filter: ListenFilter,
+    private readonly source: AsyncGenerator<WireMessage>,
+    private readonly controller: AbortController,
+    private readonly onEach?: (n: ServerNotification) => void | Promise<void>,
+  ) {}
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<ServerNotification> {
+    try {
+      for await (const m of this.source) {
+        if (!m.method || m.id !== undefined) {
+          // The final result of a listen request: the server ended the subscription.
+          if (m.result !== undefined || m.error !== undefined) return;
+          continue;
+        }
+        const n = { method: m.method, params: m.params ?? {} };
+        if (!wanted(this.filter, n)) continue;
+        await this.onEach?.(n);
+        yield n;
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
+
+function wanted(filter: ListenFilter, n: ServerNotification): boolean {
+  switch (n.method) {
+    case "notifications/tools/list_changed":
+      return !!filter.toolsListChanged;
+    case "notifications/prompts/list_changed":
+      return !!filter.promptsListChanged;
+    case "notifications/resources/list_changed":
+      return !!filter.resourcesListChanged;
+    case "notifications/resources/updated":
+      return (filter.resourceSubscriptions ?? []).some((uri) => typeof n.params.uri === "string" && n.params.uri.startsWith(uri));
+    default:
+      return false;
+  }
+}
+
+/** Turns a push source (the session's GET stream) into a stream a subscription can read, until the signal aborts. */
+export async function* queued(subscribe: (push: (m: WireMessage) => void) => () => void, signal: AbortSignal): AsyncGenerator<WireMessage> {
+  const buffer: WireMessage[] = [];
+  let wake: (() => void) | undefined;
+  const unsubscribe = subscribe((m) => {
+    buffer.push(m);
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (!signal.aborted) {
+      const next = buffer.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+    signal.removeEventListener("abort", onAbort);
+  }
+}

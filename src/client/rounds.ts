@@ -1,0 +1,45 @@
+/**
+ * The 2026-07-28 multi-round loop. A `tools/call`, `prompts/get` or
+ * `resources/read` may come back `input_required`: the client answers every
+ * embedded request through the app's handlers and sends the same request
+ * again (a new id) with the answers and the server's `requestState`, echoed
+ * byte for byte, until the result is complete. A 2025-11-25 server never
+ * answers this way (it asks on the session's stream), so the loop is a no-op there.
+ */
+import { McpClientError } from "./errors";
+import { answerInput, type InputHandlers } from "./handlers";
+import type { CallOptions, Lane } from "./lane";
+
+/** Rounds after which a server that keeps asking is taken to be looping. */
+export const MAX_ROUNDS = 16;
+
+/** `resultType` values the client knows how to finish; an extension (tasks) adds its own here. */
+const COMPLETE = new Set([undefined, "complete"]);
+
+export async function requestWithInput(
+  lane: Lane,
+  handlers: InputHandlers,
+  method: string,
+  params: Record<string, unknown>,
+  options?: CallOptions,
+): Promise<Record<string, unknown>> {
+  let next = params;
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const result = await lane.request(method, next, options);
+    const type = result.resultType as string | undefined;
+    if (COMPLETE.has(type)) return result;
+    if (type !== "input_required") throw new McpClientError(`The server answered ${method} with an unknown resultType "${String(type)}"`);
+    const requests = (result.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>;
+    const inputResponses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(requests)) {
+      inputResponses[key] = await answerInput(handlers, request, options?.signal);
+    }
+    // Each retry is the original request plus this round's answers; nothing of an earlier round is carried over.
+    next = {
+      ...params,
+      ...(Object.keys(inputResponses).length ? { inputResponses } : {}),
+      ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {}),
+    };
+  }
+  throw new McpClientError(`The server asked for input on ${method} more than ${MAX_ROUNDS} times`);
+}

@@ -1,0 +1,81 @@
+/**
+ * One HTTP exchange with an MCP endpoint: the POST, and the messages of its
+ * answer whether the server chose JSON or SSE. Errors that come back as HTTP
+ * statuses become `McpClientError`s carrying the status and, when the body is
+ * a JSON-RPC error, its code and message.
+ */
+import { McpClientError, isWireError } from "./errors";
+import { readSse } from "./sse";
+
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface WireMessage {
+  jsonrpc: "2.0";
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** One message of an answer, with the SSE cursor that followed it (2025-11-25 only). */
+export interface Received {
+  message?: WireMessage;
+  eventId?: string;
+  retry?: number;
+}
+
+export const ACCEPT_BOTH = "application/json, text/event-stream";
+
+export async function post(fetchFn: Fetch, url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal): Promise<Response> {
+  try {
+    return await fetchFn(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason ?? err;
+    if (err instanceof McpClientError) throw err;
+    throw new McpClientError(`Could not reach ${url}: ${(err as Error)?.message ?? err}`);
+  }
+}
+
+/** Reads a failed HTTP answer into an error: the JSON-RPC error when there is one, the status otherwise. */
+export async function httpError(res: Response, what: string): Promise<McpClientError> {
+  const text = await res.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    if (isWireError(body.error)) return new McpClientError(body.error.message, body.error.code, res.status, body.error.data);
+  } catch {
+    // not JSON: fall through to the status
+  }
+  return new McpClientError(`${what}: HTTP ${res.status}${text ? ` ${text.slice(0, 200)}` : ""}`, undefined, res.status);
+}
+
+/** The messages of a 200 answer, in order. A JSON answer is one message; an SSE answer is a stream of them. */
+export async function* messagesOf(res: Response, signal?: AbortSignal): AsyncGenerator<Received> {
+  const type = res.headers.get("content-type") ?? "";
+  if (type.includes("text/event-stream") && res.body) {
+    for await (const ev of readSse(res.body, signal)) {
+      let message: WireMessage | undefined;
+      if (ev.data.trim() !== "") {
+        try {
+          message = JSON.parse(ev.data) as WireMessage;
+        } catch {
+          throw new McpClientError(`The server sent an SSE event that is not JSON: ${ev.data.slice(0, 120)}`);
+        }
+      }
+      yield { ...(message ? { message } : {}), ...(ev.id !== undefined ? { eventId: ev.id } : {}), ...(ev.retry !== undefined ? { retry: ev.retry } : {}) };
+    }
+    return;
+  }
+  const text = await res.text();
+  if (text.trim() === "") return;
+  try {
+    yield { message: JSON.parse(text) as WireMessage };
+  } catch {
+    throw new McpClientError(`The server answered with a body that is not JSON (${type || "no content type"})`, undefined, res.status);
+  }
+}

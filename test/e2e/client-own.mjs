@@ -1,0 +1,165 @@
+// Why: the engine's own client (src/client) must work against the engine on both revisions, in
+// Node and inside a Worker. This bundles src/client for Node, walks the engine test app under
+// `wrangler dev` pinned to 2026-07-28 and to 2025-11-25 (tools, resources, prompts, completions,
+// elicitation as input rounds and as session requests, progress, logs, cancellation), uses the
+// conformance fixture for listen and for resumption after a dropped stream, and serves
+// test/client-app, whose tool calls the fixture through the client from inside its Worker.
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { assert, assertEqual, createChecks } from "./checks.mjs";
+import { ROOT } from "./procs.mjs";
+import { startWrangler } from "./server.mjs";
+
+async function loadClient() {
+  const dir = path.join(ROOT, "test/.tmp/client-own");
+  mkdirSync(dir, { recursive: true });
+  const outfile = path.join(dir, `client-${process.pid}.mjs`);
+  await build({ entryPoints: [path.join(ROOT, "src/client/index.ts")], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });
+  try {
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    rmSync(outfile, { force: true });
+  }
+}
+
+const textOf = (r) => (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+
+async function engineWalk(lib, url, protocol, { check }) {
+  const tag = protocol;
+  const asked = [];
+  const handlers = { elicitation: async (params) => (asked.push(params.message), { action: "accept", content: { name: "Ada" } }) };
+  let client;
+  const ok = await check(`${tag}: connect`, async () => {
+    client = await lib.McpClient.connect(url, { protocol, handlers, logLevel: "info" });
+    assertEqual(client.protocolVersion, protocol, "protocol version");
+    assertEqual(client.serverInfo?.name, "engine-test-app", "server name");
+  });
+  if (!ok) return;
+  try {
+    await check(`${tag}: tools/list + tools/call with structured content`, async () => {
+      const tools = await client.listAllTools();
+      assert(tools.some((t) => t.name === "convert_temperature"), "convert_temperature listed");
+      const r = await client.callTool("convert_temperature", { value: 100, from: "celsius" });
+      assertEqual(r.structuredContent?.fahrenheit, 212, "fahrenheit");
+    });
+    await check(`${tag}: elicitation (${protocol === "2026-07-28" ? "input rounds" : "session request"})`, async () => {
+      const r = await client.callTool("greet", {});
+      assertEqual(textOf(r), "Hello, Ada!", "greeting");
+      assert(asked.length >= 1, "the elicitation handler was asked");
+    });
+    await check(`${tag}: progress and log callbacks`, async () => {
+      const progress = [];
+      const logs = [];
+      const r = await client.callTool("countdown", { from: 3 }, { onProgress: (p) => progress.push(p), onLog: (m) => logs.push(m) });
+      assertEqual(textOf(r), "Liftoff!", "result");
+      assert(progress.length >= 3, `progress notifications (${progress.length})`);
+      assert(logs.length >= 1, `log messages (${logs.length})`);
+    });
+    await check(`${tag}: cancellation by AbortSignal`, async () => {
+      const t0 = Date.now();
+      let threw = false;
+      try {
+        await client.callTool("countdown", { from: 10 }, { signal: AbortSignal.timeout(150) });
+      } catch {
+        threw = true;
+      }
+      assert(threw && Date.now() - t0 < 900, "the call ended early with an error");
+    });
+    await check(`${tag}: resources, templates, read`, async () => {
+      const { resources } = await client.listResources();
+      assert(resources.some((r) => r.uri === "info://about"), "info://about listed");
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert(resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"), "template listed");
+      const about = await client.readResource("info://about");
+      assert(about.contents[0]?.text?.includes("Engine test app"), "about text");
+      const kelvin = await client.readResource("units://kelvin");
+      assert(kelvin.contents.length === 1, "template read");
+    });
+    await check(`${tag}: resource not found is an McpClientError with the server's code`, async () => {
+      try {
+        await client.readResource("units://rankine");
+        throw new Error("no error");
+      } catch (err) {
+        assert(err instanceof lib.McpClientError, `McpClientError (${err})`);
+        assert(err.code === (protocol === "2026-07-28" ? -32602 : -32002), `code ${err.code}`);
+      }
+    });
+    await check(`${tag}: prompts and completions`, async () => {
+      const { prompts } = await client.listPrompts();
+      assert(prompts.some((p) => p.name === "explain_unit"), "prompt listed");
+      const p = await client.getPrompt("explain_unit", { unit: "kelvin" });
+      assert(JSON.stringify(p.messages).includes("kelvin"), "prompt text");
+      const c = await client.complete({ type: "ref/prompt", name: "explain_unit" }, { name: "unit", value: "k" });
+      assertEqual(JSON.stringify(c.completion.values), '["kelvin"]', "completion");
+    });
+    if (protocol !== "2026-07-28") await check(`${tag}: ping`, () => client.ping());
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+async function fixtureWalk(lib, url, protocol, { check }) {
+  const tag = `${protocol} fixture`;
+  let client;
+  if (!(await check(`${tag}: connect`, async () => (client = await lib.McpClient.connect(url, { protocol }))))) return;
+  try {
+    await check(`${tag}: listen yields tools/list_changed after the acknowledgement`, async () => {
+      const sub = await client.listen({ toolsListChanged: true });
+      const it = sub[Symbol.asyncIterator]();
+      const next = it.next();
+      await client.callTool("test_trigger_tool_change", {});
+      const { value } = await next;
+      assertEqual(value?.method, "notifications/tools/list_changed", "notification");
+      sub.close();
+    });
+    if (protocol === "2025-11-25") {
+      await check(`${tag}: resumption after the server drops the stream (Last-Event-ID)`, async () => {
+        const r = await client.callTool("test_reconnection", {});
+        assert(textOf(r).includes("properly reconnected"), `result: ${textOf(r)}`);
+      });
+    }
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/** @returns {Promise<{passed: number, failed: number}>} */
+export async function runClientOwn() {
+  const checks = createChecks("own client");
+  const lib = await loadClient();
+  const servers = [];
+  try {
+    const engine = await startWrangler({ config: "test/engine-app/wrangler.toml" });
+    servers.push(engine);
+    for (const protocol of ["2026-07-28", "2025-11-25"]) await engineWalk(lib, engine.url, protocol, checks);
+    await checks.check("auto: a dual-era server is spoken to in 2026-07-28", async () => {
+      const c = await lib.McpClient.connect(engine.url);
+      assertEqual(c.era, "modern", "era");
+      await c.close();
+    });
+    const fixture = await startWrangler({ config: "test/conformance/wrangler.toml" });
+    servers.push(fixture);
+    for (const protocol of ["2026-07-28", "2025-11-25"]) await fixtureWalk(lib, fixture.url, protocol, checks);
+    const relay = await startWrangler({ config: "test/client-app/wrangler.toml", vars: { UPSTREAM_MCP_URL: fixture.url } });
+    servers.push(relay);
+    await checks.check("a Worker tool calls another MCP server through the client", async () => {
+      const c = await lib.McpClient.connect(relay.url);
+      const r = await c.callTool("relay", {});
+      assertEqual(textOf(r), "2026-07-28: This is a simple text response for testing.", "relayed text");
+      await c.close();
+    }, 30_000);
+  } catch (err) {
+    await checks.check("servers start", () => Promise.reject(err));
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+  return checks.counts();
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await runClientOwn();
+  console.log(`own client: ${r.passed} passed, ${r.failed} failed`);
+  process.exit(r.failed ? 1 : 0);
+}
