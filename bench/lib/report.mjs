@@ -93,7 +93,7 @@ ${table(
   replay.cases.map((r) => [r.label, fmt.ms(r.p50), `${fmt.ms(r.min)}–${fmt.ms(r.max)}`, r.runs, fmt.rps((r.missed / r.p50) * 1000)]),
 )}
 
-Live delivery of the ${replay.logSize.toLocaleString("en-US")}-event stream (write + relay): ${replay.liveMs.toFixed(0)} ms.
+Live delivery of the ${replay.logSize.toLocaleString("en-US")}-event stream (write + relay): ${replay.liveMs.toFixed(0)} ms, with ${replay.liveReconnects} Last-Event-ID reconnects (the server closes a stream whose reader lags more than its 256 KiB send buffer, and a long replay comes one buffer per reconnect).
 Replay cost follows the events missed (an index range scan), not the log size: compare the two "100 missed" rows.`;
 }
 
