@@ -47,6 +47,13 @@ export interface Vars {
   /** One JSON log line per request: "all" (default), "errors" (failed requests only) or "off". */
   LOG_REQUESTS?: string;
   MAX_SUBSCRIPTIONS_PER_SESSION?: string;
+  /** Tasks: how long a task and its result are kept when the tool names no ttl, and the most any may ask. */
+  TASK_TTL_SECONDS?: string;
+  TASK_MAX_TTL_SECONDS?: string;
+  /** Tasks not yet finished that one owner (a principal; anonymous: a session or a client address) may have. */
+  MAX_TASKS_IN_FLIGHT?: string;
+  /** Largest task result kept, in UTF-8 bytes of its JSON; a larger one fails the task. */
+  TASK_MAX_RESULT_BYTES?: string;
 }
 
 export interface Config {
@@ -68,6 +75,10 @@ export interface Config {
   maxPendingPerSession: number;
   logRequests: "off" | "errors" | "all";
   maxSubscriptionsPerSession: number;
+  taskTtlMs: number;
+  taskMaxTtlMs: number;
+  maxTasksInFlight: number;
+  taskMaxResultBytes: number;
 }
 
 export type AuthConfig =
@@ -142,6 +153,11 @@ export function readConfig(env: Vars): Config {
     maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
     logRequests: logVolume(env.LOG_REQUESTS),
     maxSubscriptionsPerSession: positiveInt(env.MAX_SUBSCRIPTIONS_PER_SESSION, 256, "MAX_SUBSCRIPTIONS_PER_SESSION"),
+    taskTtlMs: positiveInt(env.TASK_TTL_SECONDS, 3600, "TASK_TTL_SECONDS") * 1000,
+    taskMaxTtlMs: positiveInt(env.TASK_MAX_TTL_SECONDS, 86_400, "TASK_MAX_TTL_SECONDS") * 1000,
+    maxTasksInFlight: positiveInt(env.MAX_TASKS_IN_FLIGHT, 16, "MAX_TASKS_IN_FLIGHT"),
+    // A Durable Object's SQLite row holds at most 2 MB; half of that leaves room for the rest of the task.
+    taskMaxResultBytes: positiveInt(env.TASK_MAX_RESULT_BYTES, 1024 * 1024, "TASK_MAX_RESULT_BYTES"),
   };
   cached = { env, config };
   return config;

@@ -6,5 +6,5 @@ import app from "./server";
 import { createMcpWorker } from "./mcp";
 
 const worker = createMcpWorker(app);
-export const { McpHub, McpSession } = worker;
+export const { McpHub, McpSession, McpTask } = worker;
 export default worker;

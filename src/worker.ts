@@ -23,6 +23,7 @@ import { refusedStatus } from "./http/status";
 import { createNotifier } from "./objects/addresses";
 import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
+import { taskObjectFor } from "./objects/task";
 
 export const MCP_PATH = "/mcp";
 
@@ -60,6 +61,8 @@ export interface McpWorker {
   handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined>;
   McpHub: typeof McpHub;
   McpSession: ReturnType<typeof sessionObjectFor>;
+  /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
+  McpTask: ReturnType<typeof taskObjectFor>;
 }
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
@@ -138,6 +141,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
       env,
       notify: createNotifier(env),
       principal: principal || undefined,
+      anonymousKey: legacy.rateLimitKey,
       waitUntil: (p) => ctx.waitUntil(p),
       listen: (m) => serveListen(m, reg, env, principal || undefined),
     });
@@ -171,6 +175,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   return {
     McpHub,
     McpSession: sessionObjectFor(app),
+    McpTask: taskObjectFor(app),
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);

@@ -38,11 +38,19 @@ export function checkRoutingHeaders(headers: Headers, method: string, params: Re
   const m = headerValue(headers, "Mcp-Method");
   if (m === undefined) throw mismatch("Missing Mcp-Method header");
   if (m !== method) throw mismatch(`Mcp-Method header "${m}" does not match the body method "${method}"`);
-  const target = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  const target = routingTarget(method, params);
   if (target === undefined) return;
   const n = headerValue(headers, "Mcp-Name");
   if (n === undefined) throw mismatch("Missing Mcp-Name header");
   if (n !== target) throw mismatch(`Mcp-Name header does not match the body`);
+}
+
+/** The body field Mcp-Name mirrors: the tool or prompt name, the resource URI, or (tasks extension) the task id. */
+function routingTarget(method: string, params: Record<string, unknown>): unknown {
+  if (method === "tools/call" || method === "prompts/get") return params.name;
+  if (method === "resources/read") return params.uri;
+  if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel") return params.taskId;
+  return undefined;
 }
 
 /** Every argument a tool marks with x-mcp-header must be mirrored exactly in its Mcp-Param-* header. */

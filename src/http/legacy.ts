@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import { ErrorCode, invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
-import type { Registry } from "../mcp/registry";
+import { legacyCapabilities, type Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
 import { isSessionId, newSessionId, sessionStub } from "../objects/addresses";
@@ -102,7 +102,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
   const { reg } = deps;
   const result = {
     protocolVersion,
-    capabilities: reg.capabilities,
+    capabilities: legacyCapabilities(reg, deps.principal),
     serverInfo: reg.info,
     ...(reg.instructions ? { instructions: reg.instructions } : {}),
   };

@@ -26,6 +26,9 @@ import { closeRound, openRound, requestDigest, type Binding, type RoundInput } f
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
 import { failedStatus, refusedStatus } from "./status";
+import { MODERN_TASK_METHODS, createModernTask, declaresTasks, serveModernTaskMethod, taskDecision, tasksExtensionRequired } from "./tasks";
+import { argumentProblem } from "../mcp/methods/tools";
+import type { StartTask } from "../mcp/tasks";
 
 export interface LaneDeps {
   reg: Registry;
@@ -34,6 +37,8 @@ export interface LaneDeps {
   waitUntil(p: Promise<unknown>): void;
   notify: Notifier;
   principal?: string;
+  /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
+  anonymousKey: string;
   /** Serves subscriptions/listen (it needs the hub). */
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
@@ -74,7 +79,10 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
   }
 
   checkRoutingHeaders(request.headers, msg.method, params);
-  if (msg.method !== "subscriptions/listen" && !hasMethod(MODERN_METHODS, reg, msg.method)) throw methodNotFound(msg.method);
+  // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
+  const taskMethod = reg.hasTasks && MODERN_TASK_METHODS.has(msg.method);
+  if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN_METHODS, reg, msg.method)) throw methodNotFound(msg.method);
+  if (taskMethod && !declaresTasks(caps as ClientCapabilities)) throw tasksExtensionRequired();
 
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
@@ -142,6 +150,31 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
   const { stateSecret, inputStateTtlSeconds } = deps.config;
   const reply = (result: object): Reply => ({ body: resultResponse(msg.id, result), status: 200 });
   try {
+    if (MODERN_TASK_METHODS.has(msg.method)) {
+      return reply(encodeModernResult(msg.method, await serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""), deps.reg, deps.principal));
+    }
+    const asTask = msg.method === "tools/call" ? taskDecision(deps.reg, params, envelope.clientCapabilities) : "plain";
+    const startTask = (answers: Readonly<Record<string, unknown>>) =>
+      createModernTask(
+        {
+          tool: deps.reg.tools.get(params.name as string)! as Parameters<typeof createModernTask>[0]["tool"],
+          params,
+          protocolVersion: envelope.protocolVersion,
+          clientCapabilities: envelope.clientCapabilities,
+          clientInfo: envelope.clientInfo,
+          answers: { ...answers },
+          trace: deps.trace,
+          principal: deps.principal ?? "",
+          anonymousKey: deps.anonymousKey,
+        },
+        deps.env,
+        deps.config,
+      );
+    if (asTask === "task") {
+      // A bad argument is answered now, like any call's, not by a task that fails later.
+      const problem = argumentProblem(deps.reg, params);
+      return reply(encodeModernResult(msg.method, (problem as Record<string, unknown> | undefined) ?? (await startTask({})), deps.reg, deps.principal));
+    }
     const input = INPUT_METHODS.has(msg.method);
     const bind: Binding = {
       method: msg.method,
@@ -168,7 +201,10 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       env: deps.env,
       principal: deps.principal,
       reporting: reportingFor(deps.config, deps.env, deps.reg, deps.trace),
+      canStartTask: asTask === "inline",
     });
+    // The input the request gathered goes into the task, which runs the handler again from the start.
+    if (outcome.kind === "task") return reply(encodeModernResult(msg.method, await startTask((outcome.start as StartTask).answers), deps.reg, deps.principal));
     if (outcome.kind === "result") return reply(encodeModernResult(msg.method, outcome.result, deps.reg, deps.principal));
     if (outcome.kind === "error") throw outcome.error;
     const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, stateSecret, inputStateTtlSeconds);

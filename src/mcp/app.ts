@@ -4,6 +4,7 @@
  */
 import type * as v from "valibot";
 import type { HandlerContext } from "./context";
+import type { TaskOptions, TaskSupport } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type {
   Annotations,
@@ -62,6 +63,11 @@ export interface ToolDefinition<
   inputSchema?: Record<string, unknown>;
   /** Structured result; the handler returns a value of this type. */
   output?: O;
+  /**
+   * Run as a durable task (README → Tasks): "optional" when the client can take one, "required"
+   * always; the default "forbidden" never. The handler is the same either way.
+   */
+  task?: TaskSupport | TaskOptions;
   handler: (
     args: I extends ObjectSchema ? v.InferOutput<I> : Record<string, unknown>,
     ctx: HandlerContext<Env>,

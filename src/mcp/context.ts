@@ -44,4 +44,19 @@ export interface HandlerContext<Env = unknown> {
   principal?: string;
   /** The caller's W3C trace context (`traceparent`…), to pass on to what the handler calls. */
   trace: TraceContext;
+  /**
+   * Runs `fn` once per task: inside a task its result (JSON) is kept in the task's storage, and a
+   * later run of the handler (after input arrived, or after the object was evicted) gets the kept
+   * value instead of running `fn` again. Outside a task it simply runs `fn`.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * For a tool with `task: { startsInline: true }`: from here on the call is a task. In a request
+   * that can take a task the handler stops here and runs again, from the start, inside the task
+   * (code before this line must be safe to run twice; input asked before it is kept). Inside the task,
+   * or where no task can be made, it returns at once.
+   */
+  startTask(): void;
+  /** Inside a task: its id. */
+  task?: { id: string };
 }

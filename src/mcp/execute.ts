@@ -10,6 +10,7 @@ import type { HandlerContext, Notifier } from "./context";
 import { INPUT_METHODS, dispatch, type MethodTable } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
+import { StartTask } from "./tasks";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
 import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
@@ -40,11 +41,22 @@ export interface ExecuteOptions {
   reporting?: Reporting;
   /** 2025: sends notifications/elicitation/complete to the session. */
   completeElicitation?(elicitationId: string): void;
+  /** Set when the request runs inside a task: its id, and where its finished steps are kept. */
+  task?: { id: string; journal: StepJournal };
+  /** A request that may become a task: `ctx.startTask()` stops it with the "task" outcome. */
+  canStartTask?: boolean;
+}
+
+/** A task's finished steps, by name (values are JSON). */
+export interface StepJournal {
+  get(name: string): { value: unknown } | undefined;
+  put(name: string, value: unknown): void;
 }
 
 export type Outcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "input"; required: InputRequired }
+  | { kind: "task"; start: StartTask }
   | { kind: "error"; error: McpError };
 
 export async function execute(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
@@ -74,6 +86,7 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
     if (err instanceof UrlElicitationRequired && options.era === "modern") {
       err = INPUT_METHODS.has(method) ? asInputRound(err, options) : new InputRequired({}, undefined);
     }
+    if (err instanceof StartTask) return { kind: "task", start: err };
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
     if (INPUT_METHODS.has(method)) return { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
@@ -89,6 +102,7 @@ function targetOf(method: string, params: Record<string, unknown>): string | und
 function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode"> {
   if (outcome.kind === "error") return { outcome: "error", errorCode: outcome.error.code };
   if (outcome.kind === "input") return { outcome: "input_required" };
+  if (outcome.kind === "task") return { outcome: "task" };
   return { outcome: outcome.result.isError === true ? "tool_error" : "result" };
 }
 
@@ -128,5 +142,24 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     env: o.env,
     principal: o.principal,
     trace: o.reporting?.trace ?? {},
+    step: o.task ? journaled(o.task.journal) : async (_name, fn) => fn(),
+    startTask() {
+      if (o.canStartTask) throw new StartTask(o.answers);
+    },
+    task: o.task ? { id: o.task.id } : undefined,
+  };
+}
+
+/** `ctx.step` inside a task: a finished step's value comes from the journal; a new one is run and kept. */
+function journaled(journal: StepJournal): HandlerContext["step"] {
+  return async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
+    if (typeof name !== "string" || name === "") throw new TypeError("ctx.step needs a name");
+    const kept = journal.get(name);
+    if (kept) return kept.value as T;
+    const value = await fn();
+    // JSON only: what a step returns must survive storage the same way on every run.
+    const stored = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+    journal.put(name, stored);
+    return (value === undefined ? undefined : stored) as T;
   };
 }

@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
+import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import { compileUriTemplate, type UriMatcher } from "./uri-template";
@@ -15,6 +16,8 @@ export interface CompiledTool {
   wire: Record<string, unknown>;
   /** Arguments that must be mirrored in Mcp-Param-* headers (2026-07-28). */
   headerParams: Map<string, { header: string; type: string }>;
+  /** How the tool runs as a task; undefined for a tool that never does. */
+  task?: TaskOptions;
 }
 
 export interface CompiledTemplate {
@@ -26,12 +29,17 @@ export interface CompiledTemplate {
 export interface Registry {
   info: Implementation;
   instructions?: string;
+  /** 2026-07-28 capabilities (tasks as an extension). */
   capabilities: ServerCapabilities;
+  /** Whether any tool runs as a task. */
+  hasTasks: boolean;
   pageSize: number;
   cacheTtlMs: number;
   hooks?: TelemetryHooks;
   tools: Map<string, CompiledTool>;
   toolList: Record<string, unknown>[];
+  /** The same tools as 2025-11-25 lists them: with `execution.taskSupport`. */
+  legacyToolList: Record<string, unknown>[];
   resources: Map<string, ResourceDefinition<any>>;
   resourceList: Record<string, unknown>[];
   templates: CompiledTemplate[];
@@ -56,10 +64,20 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     : def.input
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : { type: "object", properties: {} };
-  const wire = wireOf(def, ["input", "output", "inputSchema"]);
+  const wire = wireOf(def, ["input", "output", "inputSchema", "task"]);
   wire.inputSchema = inputSchema;
   if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
-  return { def, wire, headerParams: mcpHeaderParams(inputSchema) };
+  const task = taskOptionsOf(def.task);
+  if (task && task.support !== "optional" && task.support !== "required")
+    throw new Error(`Tool ${def.name}: task must be "forbidden", "optional" or "required"`);
+  return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
+}
+
+/** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
+export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {
+  const { extensions: _modernOnly, ...caps } = reg.capabilities;
+  if (!reg.hasTasks) return caps;
+  return { ...caps, tasks: { ...(principal ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } } };
 }
 
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
@@ -102,17 +120,21 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (prompts.size > 0) capabilities.prompts = { listChanged: true };
   if (hasCompletions) capabilities.completions = {};
   if (app.logging ?? true) capabilities.logging = {};
+  const hasTasks = [...tools.values()].some((t) => t.task);
+  if (hasTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
 
   return {
     info: app.info,
     instructions: app.instructions,
     capabilities,
+    hasTasks,
     pageSize: app.pageSize ?? 50,
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
     hooks: app.telemetry,
     tools,
     // Registration order is the deterministic order 2026-07-28 asks for.
     toolList: [...tools.values()].map((t) => t.wire),
+    legacyToolList: [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire)),
     resources,
     resourceList: [...resources.values()].map((r) => wireOf(r, [])),
     templates,

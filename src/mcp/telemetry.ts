@@ -21,7 +21,7 @@ export interface RequestRecord {
   /** The tool or prompt name, or the resource URI. */
   name?: string;
   /** `result`; `tool_error` for a tool result with isError; `input_required` while waiting for the client; `error` for a JSON-RPC error. */
-  outcome: "result" | "tool_error" | "input_required" | "error";
+  outcome: "result" | "tool_error" | "input_required" | "task" | "error";
   errorCode?: number;
   durationMs: number;
   /** A hash of the caller (authorization on), so calls can be grouped by caller without naming them. */

@@ -123,6 +123,8 @@ async function runToEnd(
     });
     if (outcome.kind === "result") return outcome.result;
     if (outcome.kind === "error") throw outcome.error;
+    // In-process calls run a task tool's handler straight through (canStartTask is not set).
+    if (outcome.kind === "task") throw new Error(`${method} tried to become a task in the test client`);
     for (const [key, request] of Object.entries(outcome.required.requests)) answers[key] = answer(call.answers, key, request);
     state = outcome.required.state;
   }

@@ -88,5 +88,6 @@ export interface ServerCapabilities {
   prompts?: { listChanged?: boolean };
   completions?: object;
   logging?: object;
+  extensions?: Record<string, object>;
   [key: string]: unknown;
 }

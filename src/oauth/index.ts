@@ -19,7 +19,7 @@ import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
 
 const mcp = createMcpWorker(app, { principal: (_request, _env, ctx) => (ctx.props as UserProps | undefined)?.userId });
-export const { McpHub, McpSession } = mcp;
+export const { McpHub, McpSession, McpTask } = mcp;
 
 /**
  * The issuer is this Worker's origin and the protected resource is `<origin>/mcp`, as the

@@ -4,6 +4,8 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it (the hub calls sessions, sessions call the hub).
  */
+import type { TaskView } from "../mcp/tasks";
+import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import type { JsonRpcErrorObject } from "../mcp/errors";
 import type { Message } from "../mcp/jsonrpc";
@@ -19,6 +21,8 @@ export interface HubFilter {
 export interface HubNotification {
   method: string;
   params?: Record<string, unknown>;
+  /** A task's owner: such a notification reaches only listeners of the same principal. Never sent to clients. */
+  principal?: string;
 }
 
 /** The frame the hub sends once a listener's filter is stored: notifications published after it arrive. */
@@ -68,7 +72,69 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   deliver(n: HubNotification): Promise<void>;
   /** Sends `ping` on the session's GET stream; false when the client holds none. */
   pingClient(): Promise<boolean>;
+  /** A task this session created changed: its status notification, and the answer to a waiting `tasks/result`. */
+  taskUpdated(task: TaskView): Promise<void>;
+  /** A 2025 task's progress or log message, for the session's GET stream. */
+  taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void>;
 }
+
+/** Whose a task is. Anonymous 2025 tasks belong to their session; anonymous 2026 tasks to whoever holds the id. */
+export interface TaskOwner {
+  era: "modern" | "legacy";
+  /** "" when the server has no authorization. */
+  principal: string;
+  /** 2025: the session that created the task (where its messages go). */
+  sessionId?: string;
+}
+
+/** What a lane hands the task object to create a task. */
+export interface TaskStart {
+  taskId: string;
+  owner: TaskOwner;
+  /** The owner index that counts this task against MAX_TASKS_IN_FLIGHT (and lists it, for tasks/list). */
+  indexKey: string;
+  /** The tools/call params, as the client sent them. */
+  params: Record<string, unknown>;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  /** Answers gathered in the request before the call became a task (startsInline). */
+  answers: Record<string, unknown>;
+  ttlMs: number;
+  pollIntervalMs: number;
+  immediateMs: number;
+  trace: TraceContext;
+  /** 2025: the original request's progressToken, which stays valid for the task's life. */
+  progressToken?: string | number;
+}
+
+export type TaskCreated =
+  | { kind: "task"; task: TaskView }
+  /** Finished within the tool's immediateMs: answered as a plain result; the task is gone. */
+  | { kind: "immediate"; result: Record<string, unknown> }
+  | { kind: "refused"; error: JsonRpcErrorObject };
+
+/**
+ * A task object's methods as callers see them. Its values are JSON; the platform's RPC types cannot
+ * prove that of `unknown` fields (they type such a result as never), so stubs are given this type.
+ */
+export interface TaskMethods {
+  create(start: TaskStart): Promise<TaskCreated>;
+  /** null: no such task for this caller (never created, expired, or someone else's). */
+  get(caller: TaskOwner): Promise<TaskView | null>;
+  /** Takes answers to outstanding input requests; unknown or already answered keys are ignored. */
+  update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null>;
+  /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
+  cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
+  // The same class serves as an owner's task index (one object per owner key).
+  /** Counts a new task against the owner's limit; false when the owner is at it. */
+  admit(taskId: string, max: number, task: TaskView): Promise<boolean>;
+  /** The task's latest state for listing, or null to forget it (expired). */
+  settle(taskId: string, task: TaskView | null): Promise<void>;
+  list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
+}
+
+export interface TaskRpc extends TaskMethods, Rpc.DurableObjectBranded {}
 
 /** What a session sends a relay socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
@@ -77,4 +143,6 @@ export type StreamFrame = { e: string; d: string } | { end: true; retry?: number
 export interface ObjectBindings {
   MCP_SESSION: DurableObjectNamespace<SessionRpc>;
   MCP_HUB: DurableObjectNamespace<HubRpc>;
+  /** Tasks and their owners' indexes; needed only by an app with task tools. */
+  MCP_TASK?: DurableObjectNamespace<TaskRpc>;
 }

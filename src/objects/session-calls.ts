@@ -94,6 +94,8 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
   });
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, encodeLegacyError(outcome.error));
+  // A session call never may become a task (canStartTask is not set): task calls go to session-tasks.ts.
+  if (outcome.kind === "task") return errorResponse(request.id, { code: ErrorCode.InternalError, message: "This call cannot become a task here" });
   const count = Object.keys(outcome.required.requests).length;
   if (host.store.pendingCount() + count > host.config.maxPendingPerSession) {
     return errorResponse(request.id, { code: ErrorCode.InternalError, message: "Too many server requests are waiting for answers in this session (MAX_PENDING_PER_SESSION)" });

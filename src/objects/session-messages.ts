@@ -14,6 +14,7 @@ import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { Refusal, SessionAnswer } from "./contracts";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
+import { LEGACY_TASK_METHODS, forwardTaskAnswer, onTaskRequest, taskToolCall } from "./session-tasks";
 
 export interface SessionHost extends CallHost {
   /** Handlers running in this instance, by JSON of the client's request id (for notifications/cancelled). */
@@ -82,6 +83,13 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       else subs.delete(params.uri);
       await saveSubscriptions(host, [...subs]);
       return ok();
+  }
+  if (LEGACY_TASK_METHODS.has(req.method)) {
+    return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
+  }
+  if (req.method === "tools/call" && host.reg.hasTasks) {
+    const asTask = await taskToolCall(host, req, reply);
+    if (asTask) return asTask;
   }
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
@@ -161,6 +169,11 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse): Promi
     // The request stays pending: the client can still send a well-formed answer.
     host.store.addPending(pending);
     return { kind: "refused", refusal: "invalid", id: null, error: (err as McpError).toJSON() };
+  }
+  // An answer to a task's input request, asked on a tasks/result stream, belongs to the task.
+  if (request.method === "tasks/result") {
+    await forwardTaskAnswer(host, request, pending.key, msg.result);
+    return ACCEPTED;
   }
   stored.answers[pending.key] = msg.result;
   host.store.putCall(stored);

@@ -261,6 +261,19 @@ export class SessionStore {
     return undefined;
   }
 
+  /** The stored calls of one method (tasks/result waits), with their requests. */
+  callsOf(method: string): { stream: string; request: { id: string | number; method: string; params?: Record<string, unknown> } }[] {
+    return this.sql
+      .exec<{ stream: string; request: string }>("SELECT stream, request FROM calls")
+      .toArray()
+      .map((r) => ({ stream: r.stream, request: JSON.parse(r.request) }))
+      .filter((c) => c.request.method === method);
+  }
+
+  hasPending(stream: string, key: string): boolean {
+    return this.sql.exec("SELECT 1 FROM pending WHERE stream = ? AND key = ?", stream, key).toArray().length > 0;
+  }
+
   deleteCall(stream: string): void {
     this.sql.exec("DELETE FROM calls WHERE stream = ?", stream);
     this.sql.exec("DELETE FROM pending WHERE stream = ?", stream);

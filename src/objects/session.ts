@@ -17,6 +17,8 @@ import { hubStub } from "./addresses";
 import type { Caller, HubNotification, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
+import { onTaskUpdated } from "./session-tasks";
+import type { TaskView } from "../mcp/tasks";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 import { closeFromPeer } from "./sockets";
 import { StreamLog } from "./stream-log";
@@ -220,6 +222,17 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     this.log.append(stream, { jsonrpc: "2.0", id: rpcId, method: "ping" });
     await this.scheduleAlarm();
     return true;
+  }
+
+  async taskUpdated(task: TaskView): Promise<void> {
+    if (await this.load()) await onTaskUpdated(this, task);
+  }
+
+  /** A task's progress or log message goes where session-level messages go: the newest GET stream. */
+  async taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    if (!(await this.load())) return;
+    const stream = this.store.latestGetStream();
+    if (stream) this.log.append(stream, notification(message.method, message.params));
   }
 
   // ── the relay: a WebSocket per client connection to a stream ─────────────

@@ -7,13 +7,14 @@ import { defineApp } from "../../src/mcp";
 import { prompts, resources, template } from "./catalog";
 import { legacyTools, watchedResource } from "./legacy";
 import { mrtrPrompt, mrtrTools } from "./mrtr";
+import { taskTools } from "./tasks";
 import { contentTools, schemaTools, statelessTools } from "./tools";
 
 export default defineApp({
   info: { name: "mcp-conformance-fixtures", title: "MCP conformance fixtures", version: "0.1.0" },
   instructions: "Fixtures for the MCP conformance suite (2026-07-28 and 2025-11-25).",
   // test_simple_text must stay first: http-header-validation calls tools[0] with no arguments.
-  tools: [...contentTools, ...statelessTools, ...mrtrTools, ...schemaTools, ...legacyTools],
+  tools: [...contentTools, ...statelessTools, ...mrtrTools, ...schemaTools, ...legacyTools, ...taskTools],
   resources: [...resources, watchedResource],
   resourceTemplates: [template],
   prompts: [...prompts, mrtrPrompt],

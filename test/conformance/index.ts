@@ -3,5 +3,5 @@ import { createMcpWorker } from "../../src/mcp";
 import app from "./app";
 
 const worker = createMcpWorker(app);
-export const { McpHub, McpSession } = worker;
+export const { McpHub, McpSession, McpTask } = worker;
 export default worker;

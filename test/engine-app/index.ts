@@ -4,7 +4,7 @@ import app from "./app";
 import edgeApp from "./edge-app";
 
 const worker = createMcpWorker(app);
-export const { McpHub, McpSession } = worker;
+export const { McpHub, McpSession, McpTask } = worker;
 export default worker;
 
 /** The 2025 session class of the edge-case fixture app (bound as MCP_SESSION_EDGE; see edge-app.ts). */

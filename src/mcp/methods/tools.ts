@@ -4,14 +4,28 @@ import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
 import { McpError, ToolError, invalidParams } from "../errors";
 import { InputRequired } from "../input";
+import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
 import { traceIdOf } from "../telemetry";
 import type { Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
-export function listTools(reg: Registry, params: Record<string, unknown>) {
-  const { page, nextCursor } = paginate(reg.toolList, params.cursor, reg.pageSize);
+export function listTools(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+  // Only 2025-11-25 tools carry `execution.taskSupport`; 2026-07-28 dropped the field.
+  const { page, nextCursor } = paginate(ctx.era === "legacy" ? reg.legacyToolList : reg.toolList, params.cursor, reg.pageSize);
   return nextCursor ? { tools: page, nextCursor } : { tools: page };
+}
+
+/**
+ * A tool call's arguments checked before it becomes a task: a bad argument is answered at once, like
+ * any call's (a tool result with `isError`), rather than as a task that fails later.
+ */
+export function argumentProblem(reg: Registry, params: Record<string, unknown>): CallToolResult | undefined {
+  const tool = typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
+  const args = params.arguments ?? {};
+  if (!tool?.def.input || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
+  const parsed = v.safeParse(tool.def.input, args);
+  return parsed.success ? undefined : toolError(`Invalid arguments for ${tool.def.name}: ${describeIssues(parsed.issues)}`);
 }
 
 export async function callTool(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult> {
@@ -39,7 +53,7 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
     return { content: [{ type: "text", text: JSON.stringify(checked.output) }], structuredContent: checked.output };
   } catch (err) {
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
-    if (err instanceof InputRequired || err instanceof McpError) throw err;
+    if (err instanceof InputRequired || err instanceof StartTask || err instanceof McpError) throw err;
     if (err instanceof ToolError) return toolError(err.message);
     return internalFailure(name, err, traceIdOf(ctx.trace.traceparent));
   }

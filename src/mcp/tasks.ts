@@ -1,0 +1,122 @@
+/**
+ * Tasks in the protocol core: what a tool declares, the one record a task is
+ * kept as, and how each revision shows it. 2026-07-28 has tasks as the
+ * `io.modelcontextprotocol/tasks` extension (flattened task, `ttlMs`, inlined
+ * result on `tasks/get`, answers through `tasks/update`); 2025-11-25 has them in
+ * core (`{ task }`, `ttl`, `tasks/result`, a tool result with `isError` is a
+ * failed task). Where a task lives and runs is the objects' business.
+ */
+import type { JsonRpcErrorObject } from "./errors";
+import type { InputRequest } from "./input";
+import type { Json } from "./types";
+
+/** The extension id a 2026 client names in its per-request capabilities, and the server in discover. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** 2025-11-25: every message about a task (but tasks/get|list|cancel) carries this `_meta` key. */
+export const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+export const isTerminal = (s: TaskStatus) => s === "completed" || s === "failed" || s === "cancelled";
+
+/** Whether a tool runs as a task: never (the default), when the client can take one, or always. */
+export type TaskSupport = "forbidden" | "optional" | "required";
+
+export interface TaskOptions {
+  support: Exclude<TaskSupport, "forbidden">;
+  /** How long the task and its result are kept, from creation (capped by TASK_MAX_TTL_SECONDS). */
+  ttlMs?: number;
+  /** How often clients are told to poll `tasks/get`. */
+  pollIntervalMs?: number;
+  /**
+   * Run the handler in the request first, until it calls `ctx.startTask()`: input it asks for before
+   * that is answered in the request itself (2026 input rounds), and only then does the call become a
+   * task, which runs the handler again from the start with those answers. Default false: the task is
+   * created before the handler runs.
+   */
+  startsInline?: boolean;
+  /**
+   * Wait this long (ms) for the task to finish before answering the call: a task done by then is
+   * answered as a plain result and never surfaces (2026-07-28's immediate-result shortcut). Default 0.
+   */
+  immediateMs?: number;
+}
+
+/** A tool's `task` field, normalised. */
+export function taskOptionsOf(task: TaskSupport | TaskOptions | undefined): TaskOptions | undefined {
+  if (task === undefined || task === "forbidden") return undefined;
+  return typeof task === "string" ? { support: task } : task;
+}
+
+/** The signal `ctx.startTask()` throws in a request that is to become a task. Not an error. */
+export class StartTask {
+  constructor(
+    /** Answers gathered in the request so far; the task's handler run starts with them. */
+    readonly answers: Readonly<Record<string, unknown>>,
+  ) {}
+}
+
+/** An input request as a task keeps it. */
+export interface StoredInputRequest {
+  method: InputRequest["method"];
+  params?: Record<string, unknown>;
+}
+
+/** The one stored form of a task, from which both revisions' shapes are made. */
+export interface TaskView {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: number;
+  lastUpdatedAt: number;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** input_required: every outstanding request, by key (kept loosely typed: this crosses RPC). */
+  inputRequests?: Record<string, StoredInputRequest>;
+  /** completed (and 2025 failed-by-isError): the tools/call result. */
+  result?: Record<string, unknown>;
+  /** failed: the JSON-RPC error the call ended with. */
+  error?: JsonRpcErrorObject;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function baseFields(t: TaskView) {
+  return {
+    taskId: t.taskId,
+    status: t.status,
+    ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}),
+    createdAt: iso(t.createdAt),
+    lastUpdatedAt: iso(t.lastUpdatedAt),
+  };
+}
+
+/** 2026-07-28 Task (the flattened fields of CreateTaskResult). */
+export const modernTask = (t: TaskView): Record<string, Json> => ({
+  ...baseFields(t),
+  ttlMs: t.ttlMs,
+  pollIntervalMs: t.pollIntervalMs,
+});
+
+/** 2026-07-28 DetailedTask: `tasks/get` and `notifications/tasks` carry what the status has. */
+export function modernDetail(t: TaskView): Record<string, unknown> {
+  const out: Record<string, unknown> = modernTask(t);
+  if (t.status === "input_required") out.inputRequests = t.inputRequests ?? {};
+  if (t.status === "completed" && t.result) out.result = { resultType: "complete", ...t.result };
+  if (t.status === "failed" && t.error) out.error = t.error;
+  return out;
+}
+
+/** 2025-11-25 Task (inside CreateTaskResult, and the fields of the tasks/get, list and cancel results). */
+export const legacyTask = (t: TaskView): Record<string, Json> => ({
+  ...baseFields(t),
+  ttl: t.ttlMs,
+  pollInterval: t.pollIntervalMs,
+});
+
+/** What a finished call gives its task: 2026 keeps `isError` results completed; 2025 calls them failed. */
+export function finishedStatus(era: "modern" | "legacy", result: Record<string, unknown>): TaskStatus {
+  return era === "legacy" && result.isError === true ? "failed" : "completed";
+}
+
+/** Task ids are 256 random bits, base64url (like session ids): unguessable, safe in a header. */
+export const isTaskId = (id: unknown): id is string => typeof id === "string" && /^[A-Za-z0-9_-]{43}$/.test(id);

@@ -1,0 +1,142 @@
+/**
+ * Tasks inside a 2025-11-25 session (core tasks of that revision): a
+ * task-augmented tools/call creates the task in its own object, and the
+ * session serves tasks/get, tasks/list, tasks/cancel and tasks/result. A
+ * tasks/result waits on a stream of the session's log until the task ends; the
+ * task's input requests go out on that stream as real JSON-RPC requests
+ * tagged with the task, and their answers go to the task. The wait is a
+ * stored call, so it survives the session object being evicted.
+ */
+import { ErrorCode, invalidParams, methodNotFound } from "../mcp/errors";
+import { isObject } from "../mcp/guards";
+import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
+import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, type TaskView } from "../mcp/tasks";
+import { readTrace } from "../mcp/telemetry";
+import { newTaskId, taskIndexStub, taskStub } from "./addresses";
+import type { SessionAnswer, TaskOwner } from "./contracts";
+import { endCall, type CallHost } from "./session-calls";
+
+/** The methods of this revision's core tasks, served here rather than by the core's table. */
+export const LEGACY_TASK_METHODS = new Set(["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"]);
+
+const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
+
+const ownerOf = (host: CallHost): TaskOwner => ({ era: "legacy", principal: host.session.principal, sessionId: host.session.id });
+const indexKeyOf = (host: CallHost) => (host.session.principal ? `principal:${host.session.principal}` : `session:${host.session.id}`);
+
+type Reply = (message: object) => SessionAnswer;
+
+/**
+ * A tools/call the task rules decide: a CreateTaskResult, or the -32601 the revision's tool-level
+ * rules give a call that does not match the tool's taskSupport. Undefined: an ordinary call.
+ */
+export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> {
+  const params = req.params ?? {};
+  const tool = typeof params.name === "string" ? host.reg.tools.get(params.name) : undefined;
+  if (!tool) return undefined;
+  const augmented = isObject(params.task);
+  const task = taskOptionsOf(tool.def.task);
+  if (!task) return augmented ? reply(errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Tool ${tool.def.name} does not run as a task; call it without params.task` })) : undefined;
+  if (!augmented) {
+    if (task.support === "required") return reply(errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Tool ${tool.def.name} runs only as a task; call it with params.task` }));
+    return undefined;
+  }
+  const { config } = host;
+  const asked = (params.task as Record<string, unknown>).ttl;
+  const ttlMs = Math.min(typeof asked === "number" && Number.isSafeInteger(asked) && asked > 0 ? asked : (task.ttlMs ?? config.taskTtlMs), config.taskMaxTtlMs);
+  const meta = isObject(params._meta) ? params._meta : {};
+  const taskId = newTaskId();
+  const created = await taskStub(host.bindings, taskId).create({
+    taskId,
+    owner: ownerOf(host),
+    indexKey: indexKeyOf(host),
+    params,
+    protocolVersion: host.session.protocolVersion,
+    clientCapabilities: host.session.clientCapabilities,
+    clientInfo: host.session.clientInfo,
+    answers: {},
+    ttlMs,
+    pollIntervalMs: task.pollIntervalMs ?? 1000,
+    // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
+    immediateMs: 0,
+    trace: readTrace(meta),
+    progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
+  });
+  if (created.kind === "refused") return reply(errorResponse(req.id, created.error));
+  if (created.kind === "immediate") return reply(resultResponse(req.id, created.result));
+  return reply(resultResponse(req.id, { task: legacyTask(created.task) }));
+}
+
+/** tasks/get, tasks/list, tasks/cancel and tasks/result. */
+export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => SessionAnswer | string): Promise<SessionAnswer> {
+  const params = req.params ?? {};
+  const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
+  if (!host.reg.hasTasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
+  if (req.method === "tasks/list") {
+    // Without an authenticated owner there is nobody to list for (the revision's security advice).
+    if (!host.session.principal) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
+    if (params.cursor !== undefined && typeof params.cursor !== "string") return fail(ErrorCode.InvalidParams, "params.cursor must be a string");
+    const page = await taskIndexStub(host.bindings, indexKeyOf(host)).list(params.cursor as string | undefined, host.reg.pageSize);
+    if (!page) return fail(ErrorCode.InvalidParams, "Invalid cursor");
+    return reply(resultResponse(req.id, { tasks: page.tasks.map(legacyTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }));
+  }
+  const { taskId } = params;
+  if (typeof taskId !== "string") return reply(errorResponse(req.id, invalidParams(`${req.method} needs params.taskId (a string)`).toJSON()));
+  const notFound = () => fail(ErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+  if (!isTaskId(taskId)) return notFound();
+  const stub = taskStub(host.bindings, taskId);
+  if (req.method === "tasks/cancel") {
+    const done = await stub.cancel(ownerOf(host));
+    if (!done) return notFound();
+    if (done.wasTerminal) return fail(ErrorCode.InvalidParams, `Task ${taskId} has already ended (${done.task.status}); it cannot be cancelled`);
+    return reply(resultResponse(req.id, legacyTask(done.task)));
+  }
+  const task = await stub.get(ownerOf(host));
+  if (!task) return notFound();
+  if (req.method === "tasks/get") return reply(resultResponse(req.id, legacyTask(task)));
+  // tasks/result: now when the task has ended, otherwise on a stream once it does.
+  if (isTerminal(task.status)) return reply(taskResult(req.id, task));
+  const stream = openStream();
+  if (typeof stream !== "string") return stream;
+  host.store.putCall({ stream, request: JSON.stringify(req), answers: {}, state: undefined });
+  if (task.status === "input_required") sendTaskInput(host, stream, task);
+  await host.scheduleAlarm();
+  return { kind: "stream", stream, after: -1 };
+}
+
+/** What tasks/result answers for an ended task: the call's own result or error, tagged with the task. */
+function taskResult(id: RequestId, task: TaskView): object {
+  if (task.result) return resultResponse(id, { ...task.result, _meta: { ...(task.result._meta as object | undefined), ...related(task.taskId) } });
+  if (task.error) return errorResponse(id, task.error);
+  return errorResponse(id, { code: ErrorCode.InternalError, message: `Task ${task.taskId} was cancelled`, data: related(task.taskId) });
+}
+
+/** The task's input requests not yet sent on this stream, as server requests the client answers by POST. */
+function sendTaskInput(host: CallHost, stream: string, task: TaskView): void {
+  const deadline = Date.now() + host.config.pendingRequestMs;
+  for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
+    if (host.store.hasPending(stream, key)) continue;
+    const rpcId = `s${host.next().toString(36)}`;
+    host.store.addPending({ rpcId, stream, key, method: request.method, deadline });
+    host.log.append(stream, { jsonrpc: "2.0", id: rpcId, method: request.method, params: { ...(request.params ?? {}), _meta: related(task.taskId) } });
+  }
+}
+
+/** A task of this session changed: its status notification, and every tasks/result waiting on it. */
+export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
+  const get = host.store.latestGetStream();
+  if (get) host.log.append(get, notification("notifications/tasks/status", legacyTask(task)));
+  for (const { stream, request } of host.store.callsOf("tasks/result")) {
+    if (request.params?.taskId !== task.taskId) continue;
+    if (isTerminal(task.status)) endCall(host, stream, taskResult(request.id, task));
+    else if (task.status === "input_required") sendTaskInput(host, stream, task);
+  }
+  await host.scheduleAlarm();
+}
+
+/** The client answered a task's input request on a tasks/result stream: the answer goes to the task. */
+export async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: string, answer: unknown): Promise<void> {
+  const taskId = String(request.params?.taskId);
+  const done = await taskStub(host.bindings, taskId).update(ownerOf(host), { [key]: answer });
+  if (done?.error) console.error("session: the task refused an answer", done.error.message);
+}

@@ -1,0 +1,315 @@
+/**
+ * One task: a Durable Object with SQLite storage (task-store.ts), named by the
+ * task id. Its handler runs from the object's alarm, never from the request
+ * that created it, so it outlives the client, the isolate and a restart: the
+ * alarm is set before each run to a lease, and a run cut short (eviction, a
+ * crash, a deploy) is started again when the lease ends (at least once; the
+ * step journal keeps finished work). Input moves the task to input_required;
+ * the answers set the alarm again. One alarm also ends the task at its ttl.
+ *
+ * The same class, named by an owner key, is that owner's task index: the
+ * count of unfinished tasks (MAX_TASKS_IN_FLIGHT) and the list tasks/list reads.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { readConfig, type Config } from "../config";
+import type { Env } from "../env";
+import type { AppDefinition } from "../mcp/app";
+import { encodeLegacyError } from "../mcp/encode";
+import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
+import type { Outcome } from "../mcp/execute";
+import { checkInputResponse, type InputRequest } from "../mcp/input";
+import { compileApp, type Registry } from "../mcp/registry";
+import { finishedStatus, isTerminal, modernDetail, type StoredInputRequest, type TaskView } from "../mcp/tasks";
+import { utf8Length } from "./session-store";
+import { hubStub, sessionStub, taskIndexStub } from "./addresses";
+import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
+import { runTask } from "./task-run";
+import { TaskStore, type TaskRecord } from "./task-store";
+
+/**
+ * How long a run may go without finishing before the alarm starts it again. A live run is never
+ * doubled (one alarm runs at a time); the lease only matters when the run died with its isolate.
+ */
+export const TASK_LEASE_MS = 60_000;
+
+/** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
+const NOTIFY_INLINE_BYTES = 64 * 1024;
+
+const sameOwner = (a: TaskOwner, b: TaskOwner) =>
+  a.era === b.era && a.principal === b.principal && (a.era === "modern" || a.principal !== "" || a.sessionId === b.sessionId);
+
+export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
+  protected abstract readonly app: AppDefinition<any>;
+  private readonly store: TaskStore;
+  private readonly config: Config;
+  /** The run going on in this instance, if any. */
+  private running?: AbortController;
+  /** Callers waiting for the task to finish (the immediate-result shortcut). */
+  private readonly finishers = new Set<() => void>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.config = readConfig(env);
+    this.store = new TaskStore(ctx.storage.sql);
+  }
+
+  private get reg(): Registry {
+    return compileApp(this.app);
+  }
+
+  // ── the task's RPC surface ───────────────────────────────────────────────
+  async create(start: TaskStart): Promise<TaskCreated> {
+    const now = Date.now();
+    const view: TaskView = { taskId: start.taskId, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: start.ttlMs, pollIntervalMs: start.pollIntervalMs };
+    const admitted = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, this.config.maxTasksInFlight, view);
+    if (!admitted) {
+      return { kind: "refused", error: { code: ErrorCode.InternalError, message: `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${this.config.maxTasksInFlight}); wait for one to finish or cancel one` } };
+    }
+    // Stored before the id is returned: a tasks/get right after the create finds it.
+    this.store.putTask({ start, view, answers: { ...start.answers }, runs: 0 });
+    await this.ctx.storage.setAlarm(now);
+    if (start.immediateMs > 0) {
+      const done = await this.finishedWithin(start.immediateMs);
+      if (done && (done.view.status === "completed" || done.view.status === "failed") && done.view.result) {
+        // Answered as a plain result: nobody will ever ask for this task, so it goes now.
+        await this.forget(done);
+        return { kind: "immediate", result: done.view.result };
+      }
+    }
+    return { kind: "task", task: this.store.getTask()!.view };
+  }
+
+  async get(caller: TaskOwner): Promise<TaskView | null> {
+    return (await this.owned(caller))?.view ?? null;
+  }
+
+  async update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null> {
+    const record = await this.owned(caller);
+    if (!record) return null;
+    const { view } = record;
+    // Answers arriving after the task moved on are ignored: updates are eventually consistent.
+    if (view.status !== "input_required" || !view.inputRequests) return {};
+    const outstanding = view.inputRequests;
+    for (const [key, answer] of Object.entries(inputResponses)) {
+      if (!Object.hasOwn(outstanding, key)) continue;
+      try {
+        checkInputResponse(key, outstanding[key]!.method, answer);
+      } catch (err) {
+        return { error: (err as McpError).toJSON() };
+      }
+    }
+    for (const [key, answer] of Object.entries(inputResponses)) {
+      if (!Object.hasOwn(outstanding, key)) continue;
+      record.answers[key] = answer;
+      delete outstanding[key];
+    }
+    if (Object.keys(outstanding).length === 0) {
+      view.status = "working";
+      delete view.inputRequests;
+      delete view.statusMessage;
+      await this.ctx.storage.setAlarm(Date.now());
+    }
+    await this.save(record);
+    return {};
+  }
+
+  async cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null> {
+    const record = await this.owned(caller);
+    if (!record) return null;
+    if (isTerminal(record.view.status)) return { task: record.view, wasTerminal: true };
+    record.view.status = "cancelled";
+    record.view.statusMessage = "Cancelled by the client";
+    delete record.view.inputRequests;
+    this.running?.abort(new McpError(ErrorCode.InternalError, "The task was cancelled"));
+    await this.save(record);
+    await this.ctx.storage.setAlarm(this.expiryOf(record));
+    return { task: record.view, wasTerminal: false };
+  }
+
+  // ── the alarm: runs, leases, expiry ──────────────────────────────────────
+  async alarm(): Promise<void> {
+    const record = this.store.getTask();
+    if (!record) return;
+    if (Date.now() >= this.expiryOf(record)) return this.expire(record);
+    if (record.view.status !== "working" || this.running) {
+      await this.ctx.storage.setAlarm(this.expiryOf(record));
+      return;
+    }
+    await this.ctx.storage.setAlarm(Math.min(Date.now() + TASK_LEASE_MS, this.expiryOf(record)));
+    record.runs++;
+    this.store.putTask(record);
+    const abort = new AbortController();
+    this.running = abort;
+    let outcome: Outcome;
+    try {
+      outcome = await runTask(this.runHost(record), record, abort.signal);
+    } finally {
+      this.running = undefined;
+    }
+    // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
+    const latest = this.store.getTask();
+    if (!latest || latest.view.status !== "working") return;
+    this.settleRun(latest, outcome);
+    await this.save(latest);
+    await this.ctx.storage.setAlarm(latest.view.status === "working" ? Date.now() : this.expiryOf(latest));
+    for (const finished of this.finishers) finished();
+  }
+
+  private runHost(record: TaskRecord) {
+    return {
+      reg: this.reg,
+      env: this.env,
+      config: this.config,
+      journal: { get: (name: string) => this.store.getStep(name), put: (name: string, value: unknown) => this.store.putStep(name, value) },
+      onProgress: (message: string) => {
+        const latest = this.store.getTask();
+        if (!latest || latest.view.status !== "working") return;
+        latest.view.statusMessage = message.slice(0, 1024);
+        latest.view.lastUpdatedAt = Date.now();
+        this.store.putTask(latest);
+      },
+      toSession: (message: { method: string; params?: Record<string, unknown> }) => {
+        const sessionId = record.start.owner.sessionId;
+        if (sessionId) sessionStub(this.env, sessionId).taskMessage(message).catch((err) => console.error("task: could not reach its session", err));
+      },
+    };
+  }
+
+  /** The run's outcome, as the task's new status. */
+  private settleRun(record: TaskRecord, outcome: Outcome): void {
+    const { view } = record;
+    const legacy = record.start.owner.era === "legacy";
+    if (outcome.kind === "result") {
+      if (utf8Length(JSON.stringify(outcome.result)) > this.config.taskMaxResultBytes) {
+        return this.fail(view, { code: ErrorCode.InternalError, message: `The task's result is larger than TASK_MAX_RESULT_BYTES (${this.config.taskMaxResultBytes})` });
+      }
+      view.status = finishedStatus(record.start.owner.era, outcome.result);
+      view.result = outcome.result;
+      delete view.statusMessage;
+    } else if (outcome.kind === "input") {
+      view.status = "input_required";
+      view.inputRequests = forEra(outcome.required.requests, legacy);
+      record.state = outcome.required.state;
+    } else if (outcome.kind === "error") {
+      this.fail(view, legacy ? encodeLegacyError(outcome.error) : outcome.error.toJSON());
+    } else {
+      // startTask() inside a task returns at once; reaching here is an engine bug.
+      this.fail(view, { code: ErrorCode.InternalError, message: "The task asked to become a task again" });
+    }
+  }
+
+  private fail(view: TaskView, error: JsonRpcErrorObject): void {
+    view.status = "failed";
+    view.error = error;
+    view.statusMessage = error.message;
+  }
+
+  /** Resolves with the record once the task is no longer working, or undefined after `ms`. */
+  private finishedWithin(ms: number): Promise<TaskRecord | undefined> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.finishers.delete(done);
+        resolve(this.store.getTask());
+      };
+      const timer = setTimeout(() => {
+        this.finishers.delete(done);
+        resolve(undefined);
+      }, ms);
+      this.finishers.add(done);
+    });
+  }
+
+  private expiryOf(record: TaskRecord): number {
+    return record.view.createdAt + record.view.ttlMs;
+  }
+
+  /** The task, when it exists, has not expired, and belongs to the caller. */
+  private async owned(caller: TaskOwner): Promise<TaskRecord | undefined> {
+    const record = this.store.getTask();
+    if (!record || !sameOwner(record.start.owner, caller)) return undefined;
+    if (Date.now() >= this.expiryOf(record)) {
+      await this.expire(record);
+      return undefined;
+    }
+    return record;
+  }
+
+  private async expire(record: TaskRecord): Promise<void> {
+    this.running?.abort(new McpError(ErrorCode.InternalError, "The task expired"));
+    await this.forget(record);
+  }
+
+  private async forget(record: TaskRecord): Promise<void> {
+    await taskIndexStub(this.env, record.start.indexKey).settle(record.view.taskId, null);
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  /** Stores a change and tells whoever follows the task: its index, 2026 listeners, the 2025 session. */
+  private async save(record: TaskRecord): Promise<void> {
+    record.view.lastUpdatedAt = Date.now();
+    this.store.putTask(record);
+    const { view, start } = record;
+    const tell = async (what: string, p: Promise<unknown>) => {
+      try {
+        await p;
+      } catch (err) {
+        console.error(`task: could not tell ${what} of a status change`, err);
+      }
+    };
+    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, view));
+    if (start.owner.era === "modern") {
+      await tell("listeners", hubStub(this.env).publish({ method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
+    } else if (start.owner.sessionId) {
+      await tell("its session", sessionStub(this.env, start.owner.sessionId).taskUpdated(view));
+    }
+  }
+
+  // ── the owner index's RPC surface ────────────────────────────────────────
+  async admit(_taskId: string, max: number, task: TaskView): Promise<boolean> {
+    return this.store.admit(task, max, Date.now());
+  }
+
+  async settle(taskId: string, task: TaskView | null): Promise<void> {
+    this.store.settle(taskId, task, task !== null && isTerminal(task.status));
+  }
+
+  async list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null> {
+    const after = cursor === undefined ? 0 : Number(cursor);
+    if (!Number.isSafeInteger(after) || after < 0) return null;
+    const { tasks, next } = this.store.list(after, pageSize, Date.now());
+    return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
+  }
+}
+
+/** 2026 DetailedTask for a notification; a large result stays behind tasks/get. */
+function notificationParams(view: TaskView): Record<string, unknown> {
+  const detail = modernDetail(view);
+  if (detail.result !== undefined && utf8Length(JSON.stringify(detail.result)) > NOTIFY_INLINE_BYTES) {
+    delete detail.result;
+    detail.statusMessage = "The result is ready; read it with tasks/get";
+  }
+  return detail;
+}
+
+/** Input requests as each revision sends them: 2025 URL elicitations need an id, 2026 ones have none. */
+function forEra(requests: Record<string, InputRequest>, legacy: boolean): Record<string, StoredInputRequest> {
+  const out: Record<string, StoredInputRequest> = {};
+  for (const [key, r] of Object.entries(requests)) {
+    if (r.method !== "elicitation/create" || r.params.mode !== "url") out[key] = r as StoredInputRequest;
+    else if (legacy) out[key] = { method: r.method, params: { ...r.params, elicitationId: r.params.elicitationId ?? crypto.randomUUID() } };
+    else {
+      const { elicitationId: _id, ...params } = r.params;
+      out[key] = { method: r.method, params };
+    }
+  }
+  return out;
+}
+
+/** The task class for an app; `createMcpWorker(app)` gives it to the Worker entry. */
+export function taskObjectFor(app: AppDefinition<any>) {
+  return class McpTask extends TaskObject {
+    protected readonly app = app;
+  };
+}
