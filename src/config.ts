@@ -54,6 +54,8 @@ export interface Vars {
   MAX_TASKS_IN_FLIGHT?: string;
   /** Largest task result kept, in UTF-8 bytes of its JSON; a larger one fails the task. */
   TASK_MAX_RESULT_BYTES?: string;
+  /** A task run that has not finished after this many seconds is started again if its isolate died. */
+  TASK_LEASE_SECONDS?: string;
 }
 
 export interface Config {
@@ -79,6 +81,7 @@ export interface Config {
   taskMaxTtlMs: number;
   maxTasksInFlight: number;
   taskMaxResultBytes: number;
+  taskLeaseMs: number;
 }
 
 export type AuthConfig =
@@ -158,6 +161,7 @@ export function readConfig(env: Vars): Config {
     maxTasksInFlight: positiveInt(env.MAX_TASKS_IN_FLIGHT, 16, "MAX_TASKS_IN_FLIGHT"),
     // A Durable Object's SQLite row holds at most 2 MB; half of that leaves room for the rest of the task.
     taskMaxResultBytes: positiveInt(env.TASK_MAX_RESULT_BYTES, 1024 * 1024, "TASK_MAX_RESULT_BYTES"),
+    taskLeaseMs: positiveInt(env.TASK_LEASE_SECONDS, 60, "TASK_LEASE_SECONDS") * 1000,
   };
   cached = { env, config };
   return config;

@@ -26,12 +26,6 @@ import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
 import { runTask } from "./task-run";
 import { TaskStore, type TaskRecord } from "./task-store";
 
-/**
- * How long a run may go without finishing before the alarm starts it again. A live run is never
- * doubled (one alarm runs at a time); the lease only matters when the run died with its isolate.
- */
-export const TASK_LEASE_MS = 60_000;
-
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
 
@@ -135,7 +129,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       await this.ctx.storage.setAlarm(this.expiryOf(record));
       return;
     }
-    await this.ctx.storage.setAlarm(Math.min(Date.now() + TASK_LEASE_MS, this.expiryOf(record)));
+    // The lease (TASK_LEASE_SECONDS): a live run is never doubled, as one alarm runs at a time; the
+    // lease only fires when the run died with its isolate, and starts it again.
+    await this.ctx.storage.setAlarm(Math.min(Date.now() + this.config.taskLeaseMs, this.expiryOf(record)));
     record.runs++;
     this.store.putTask(record);
     const abort = new AbortController();

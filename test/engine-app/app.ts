@@ -105,10 +105,49 @@ export const chatter = defineTool({
   },
 });
 
+/**
+ * How many times each step's work really ran, by task id and step name. Module state outlives an
+ * evicted object (the isolate stays), so the eviction tests can see a finished step is not run again.
+ */
+export const stepRuns = new Map<string, number>();
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** Tasks tests: a durable task in two steps, with progress and one question between them. */
+export const prepareReport = defineTool({
+  name: "prepare_report",
+  title: "Prepare a report",
+  description: "Outlines a report, asks how long it should be, then writes it (a task when the client takes tasks).",
+  input: v.object({ topic: v.string(), pauseMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)), 0) }),
+  task: "optional",
+  handler: async ({ topic, pauseMs }, ctx) => {
+    const runs = (step: string) => `${ctx.task?.id ?? "request"}:${step}`;
+    const work = async <T>(step: string, make: () => T) => {
+      stepRuns.set(runs(step), (stepRuns.get(runs(step)) ?? 0) + 1);
+      await pause(pauseMs, ctx.signal);
+      return make();
+    };
+    const outline = await ctx.step("outline", () => work("outline", () => `an outline of ${topic}`));
+    ctx.progress(1, 3, "outlined");
+    const { length } = ctx.input.ask({
+      length: elicit(`How long should the report on ${topic} be?`, { words: { type: "integer", title: "Words" } }, ["words"]),
+    });
+    const words = length.action === "accept" ? Number(length.content?.words) : 100;
+    ctx.progress(2, 3, "writing");
+    const body = await ctx.step("write", () => work("write", () => `${words} words on ${topic}`));
+    return `Report: ${outline}, then ${body} (outline ran ${stepRuns.get(runs("outline")) ?? 0}×, write ${stepRuns.get(runs("write")) ?? 0}×)`;
+  },
+});
+
 export default defineApp({
   info: { name: "engine-test-app", title: "Engine test app", version: "0.1.0" },
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
-  tools: [convertTemperature, rollDice, greet, countdown, chatter],
+  tools: [convertTemperature, rollDice, greet, countdown, chatter, prepareReport],
   resources: [
     defineResource({
       uri: "info://about",
