@@ -7,7 +7,9 @@
  * tagged with the task, and their answers go to the task. The wait is a
  * stored call, so it survives the session object being evicted.
  */
-import { ErrorCode, invalidParams, methodNotFound } from "../mcp/errors";
+import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
+import { reported } from "../mcp/execute";
+import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, type TaskView } from "../mcp/tasks";
@@ -45,26 +47,31 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
   const asked = (params.task as Record<string, unknown>).ttl;
   const ttlMs = Math.min(typeof asked === "number" && Number.isSafeInteger(asked) && asked > 0 ? asked : (task.ttlMs ?? config.taskTtlMs), config.taskMaxTtlMs);
   const meta = isObject(params._meta) ? params._meta : {};
+  const trace = readTrace(meta);
   const taskId = newTaskId();
-  const created = await taskStub(host.bindings, taskId).create({
-    taskId,
-    owner: ownerOf(host),
-    indexKey: indexKeyOf(host),
-    params,
-    protocolVersion: host.session.protocolVersion,
-    clientCapabilities: host.session.clientCapabilities,
-    clientInfo: host.session.clientInfo,
-    answers: {},
-    ttlMs,
-    pollIntervalMs: task.pollIntervalMs ?? 1000,
-    // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
-    immediateMs: 0,
-    trace: readTrace(meta),
-    progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
+  const report = { protocolVersion: host.session.protocolVersion, era: "legacy" as const, principal: host.session.principal || undefined };
+  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id) }, async () => {
+    const created = await taskStub(host.bindings, taskId).create({
+      taskId,
+      owner: ownerOf(host),
+      indexKey: indexKeyOf(host),
+      params,
+      protocolVersion: host.session.protocolVersion,
+      clientCapabilities: host.session.clientCapabilities,
+      clientInfo: host.session.clientInfo,
+      answers: {},
+      ttlMs,
+      pollIntervalMs: task.pollIntervalMs ?? 1000,
+      // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
+      immediateMs: 0,
+      trace,
+      progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
+    });
+    if (created.kind === "refused") return { kind: "error", error: new McpError(created.error.code, created.error.message, created.error.data) };
+    return { kind: "result", result: created.kind === "immediate" ? created.result : { task: legacyTask(created.task) } };
   });
-  if (created.kind === "refused") return reply(errorResponse(req.id, created.error));
-  if (created.kind === "immediate") return reply(resultResponse(req.id, created.result));
-  return reply(resultResponse(req.id, { task: legacyTask(created.task) }));
+  if (outcome.kind === "error") return reply(errorResponse(req.id, outcome.error.toJSON()));
+  return reply(resultResponse(req.id, (outcome as { result: object }).result));
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */

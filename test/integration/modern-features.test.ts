@@ -347,6 +347,6 @@ describe("progress and logging (request-scoped notifications)", () => {
     expect(first?.method).toBe("notifications/progress");
     await reader.cancel();
     const after = await modernResult("tools/list");
-    expect(after.tools.length).toBe(5);
+    expect(after.tools.length).toBe(6);
   });
 });
