@@ -106,7 +106,12 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   const stream = openStream();
   if (typeof stream !== "string") return stream;
   host.store.putCall({ stream, request: JSON.stringify(req), answers: {}, state: undefined });
-  if (task.status === "input_required") sendTaskInput(host, stream, task);
+  // Read the task again now that the wait is stored: a change that came while it was being stored
+  // found no one waiting, and would otherwise be missed until the next one.
+  const latest = await stub.get(ownerOf(host));
+  if (!latest) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
+  else if (isTerminal(latest.status)) endCall(host, stream, taskResult(req.id, latest));
+  else if (latest.status === "input_required") sendTaskInput(host, stream, latest);
   await host.scheduleAlarm();
   return { kind: "stream", stream, after: -1 };
 }
