@@ -47,6 +47,8 @@ export interface Vars {
   /** One JSON log line per request: "all" (default), "errors" (failed requests only) or "off". */
   LOG_REQUESTS?: string;
   MAX_SUBSCRIPTIONS_PER_SESSION?: string;
+  /** How many hub Durable Objects notifications fan out through (README → Scale). */
+  HUB_SHARDS?: string;
 }
 
 export interface Config {
@@ -68,6 +70,7 @@ export interface Config {
   maxPendingPerSession: number;
   logRequests: "off" | "errors" | "all";
   maxSubscriptionsPerSession: number;
+  hubShards: number;
 }
 
 export type AuthConfig =
@@ -116,6 +119,18 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   return n;
 }
 
+/**
+ * Every publish is one call per hub shard from the publishing invocation, which has other calls to
+ * make and a per-invocation subrequest budget: the count is capped well below that budget.
+ */
+export const MAX_HUB_SHARDS = 256;
+
+function hubShards(value: string | undefined): number {
+  const n = positiveInt(value, 8, "HUB_SHARDS");
+  if (n > MAX_HUB_SHARDS) throw new Error(`HUB_SHARDS must be at most ${MAX_HUB_SHARDS}, got "${value}"`);
+  return n;
+}
+
 let cached: { env: Vars; config: Config } | undefined;
 
 export function readConfig(env: Vars): Config {
@@ -142,6 +157,7 @@ export function readConfig(env: Vars): Config {
     maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
     logRequests: logVolume(env.LOG_REQUESTS),
     maxSubscriptionsPerSession: positiveInt(env.MAX_SUBSCRIPTIONS_PER_SESSION, 256, "MAX_SUBSCRIPTIONS_PER_SESSION"),
+    hubShards: hubShards(env.HUB_SHARDS),
   };
   cached = { env, config };
   return config;

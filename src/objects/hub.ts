@@ -1,23 +1,29 @@
 /**
- * The notification hub: one Durable Object every listener registers with,
- * so one `notify` from any isolate reaches every open `subscriptions/listen`
- * stream and every 2025 session.
+ * A notification hub shard. HUB_SHARDS of them share the listeners (addresses.ts
+ * places them); a publish reaches every shard, and each shard reaches the
+ * `subscriptions/listen` streams and the 2025 sessions it holds.
  *
  * Listeners connect over hibernatable WebSockets: the Worker holds the
  * client's SSE response and this object only holds the socket, so it can be
  * evicted between notifications without dropping anyone. Each socket's
  * filter lives in its attachment, which survives hibernation; a filter too
- * large for an attachment lives in the hub's storage under a key the
+ * large for an attachment lives in the shard's storage under a key the
  * attachment holds.
+ *
+ * 2025 sessions are objects of their own, so reaching one is a call. A shard
+ * calls at most SESSION_BATCH sessions itself and hands larger sets to relays
+ * (objects of this class that keep no storage), which split them again: no
+ * invocation makes more than SESSION_BATCH calls however many sessions there are.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
 import { sessionStub } from "./addresses";
-import { HUB_READY, type HubFilter, type HubNotification, type HubRpc } from "./contracts";
+import { HUB_READY, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubRpc } from "./contracts";
 import { closeFromPeer } from "./sockets";
 
-function wants(filter: HubFilter, n: HubNotification): boolean {
+function wants(filter: HubListener, n: HubNotification): boolean {
+  if (n.principal !== undefined && (filter.principal ?? "") !== n.principal) return false;
   switch (n.method) {
     case "notifications/tools/list_changed":
       return filter.toolsListChanged === true;
@@ -29,6 +35,10 @@ function wants(filter: HubFilter, n: HubNotification): boolean {
       const uri = String(n.params?.uri ?? "");
       return (filter.resourceSubscriptions ?? []).some((s) => coversUri(s, uri));
     }
+    case TASK_NOTIFICATION: {
+      const taskId = n.params?.taskId;
+      return typeof taskId === "string" && (filter.taskIds ?? []).includes(taskId);
+    }
     default:
       return false;
   }
@@ -36,36 +46,52 @@ function wants(filter: HubFilter, n: HubNotification): boolean {
 
 /**
  * A socket attachment holds at most 2,048 bytes once serialized; filters whose JSON is longer than
- * this (many or long resource URIs) are stored in SQLite instead, leaving room for the encoding.
+ * this (many or long resource URIs or task ids) are stored in SQLite instead, leaving room for the encoding.
  */
 const INLINE_FILTER_CHARS = 960;
 
+/**
+ * Calls one invocation makes to sessions at most. Cloudflare bounds the subrequests of one
+ * invocation (`wrangler dev` does not); a shard or relay with more sessions than this splits them
+ * among at most this many relays, each a new invocation with its own budget.
+ */
+export const SESSION_BATCH = 100;
+
 /** A socket's attachment: its filter, or the key of the filter in storage. */
-type Attachment = HubFilter | { stored: string };
+type Attachment = HubListener | { stored: string };
 
 function storedKey(ws: WebSocket): string | undefined {
   const a = ws.deserializeAttachment() as Attachment | null;
   return a && "stored" in a ? a.stored : undefined;
 }
 
+/** What a client receives: the notification without the hub's routing fields. */
+const frameOf = (n: HubNotification) => JSON.stringify(n.params ? { method: n.method, params: n.params } : { method: n.method });
+
 export class McpHub extends DurableObject<Env> implements HubRpc {
   /** Stored filters already read, by key (lost with the instance, read again on demand). */
-  private readonly filters = new Map<string, HubFilter>();
+  private readonly filters = new Map<string, HubListener>();
+  private schemaReady = false;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec(`
-      CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
-    `);
+  /** The tables, created on first use: a relay never uses them, so it keeps no storage. */
+  private get sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.schemaReady) {
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
+      `);
+      this.schemaReady = true;
+    }
+    return sql;
   }
 
   async register(sessionId: string, subscriptions: string[]): Promise<void> {
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO sessions (id, subs) VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
+    this.sql.exec("INSERT OR REPLACE INTO sessions (id, subs) VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
   }
 
   async unregister(sessionId: string): Promise<void> {
-    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE id = ?", sessionId);
+    this.sql.exec("DELETE FROM sessions WHERE id = ?", sessionId);
   }
 
   async fetch(request: Request): Promise<Response> {
@@ -75,11 +101,11 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  /** The only frame a listener sends is its filter. */
+  /** The only frame a listener sends is its filter (with its principal). */
   async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (typeof message !== "string") return;
     try {
-      const filter = JSON.parse(message) as HubFilter;
+      const filter = JSON.parse(message) as HubListener;
       let inline = message.length <= INLINE_FILTER_CHARS;
       if (inline) {
         try {
@@ -104,9 +130,9 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     this.forget(ws);
   }
 
-  private storeFilter(filter: HubFilter, json: string): Attachment {
+  private storeFilter(filter: HubListener, json: string): Attachment {
     const key = crypto.randomUUID();
-    const sql = this.ctx.storage.sql;
+    const sql = this.sql;
     // Filters of sockets that went away without a close event (a restart) go when a new one comes.
     const live = new Set(this.ctx.getWebSockets().flatMap((ws) => storedKey(ws) ?? []));
     for (const { key: old } of sql.exec<{ key: string }>("SELECT key FROM listen_filters").toArray()) {
@@ -121,39 +147,58 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     const key = storedKey(ws);
     if (key === undefined) return;
     this.filters.delete(key);
-    this.ctx.storage.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
+    this.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
   }
 
-  private filterOf(ws: WebSocket): HubFilter | null {
+  private filterOf(ws: WebSocket): HubListener | null {
     const a = ws.deserializeAttachment() as Attachment | null;
     if (!a || !("stored" in a)) return a;
     let filter = this.filters.get(a.stored);
     if (!filter) {
-      const row = this.ctx.storage.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
+      const row = this.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
       if (!row) return null;
-      filter = JSON.parse(row.filter) as HubFilter;
+      filter = JSON.parse(row.filter) as HubListener;
       this.filters.set(a.stored, filter);
     }
     return filter;
   }
 
   async publish(n: HubNotification): Promise<number> {
-    const frame = JSON.stringify(n);
-    // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
-    const sessions = this.ctx.storage.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
-    const targets = sessions.filter((s) => n.method !== "notifications/resources/updated" || wants({ resourceSubscriptions: JSON.parse(s.subs) }, n));
-    await Promise.allSettled(targets.map((s) => sessionStub(this.env, s.id).deliver(n)));
-    let delivered = targets.length;
+    // Sockets first: a send is no call, so every listener has it before the sessions' calls start.
+    let delivered = 0;
+    let frame: string | undefined;
     for (const ws of this.ctx.getWebSockets()) {
       const filter = this.filterOf(ws);
       if (!filter || !wants(filter, n)) continue;
       try {
-        ws.send(frame);
+        ws.send((frame ??= frameOf(n)));
         delivered++;
       } catch {
         // a socket closing under us; its close handler cleans up
       }
     }
-    return delivered;
+    // Task notifications are for listen streams only (2025 sessions have no tasks extension).
+    if (n.method === TASK_NOTIFICATION) return delivered;
+    // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
+    const sessions = this.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
+    // (A principal's notifications are sorted by each session, which knows its principal.)
+    const uri = String(n.params?.uri ?? "");
+    const targets =
+      n.method === "notifications/resources/updated" ? sessions.filter((s) => (JSON.parse(s.subs) as string[]).some((sub) => coversUri(sub, uri))) : sessions;
+    return delivered + (await this.relay(targets.map((s) => s.id), n));
+  }
+
+  async relay(sessionIds: string[], n: HubNotification): Promise<number> {
+    if (sessionIds.length <= SESSION_BATCH) {
+      const results = await Promise.allSettled(sessionIds.map((id) => sessionStub(this.env, id).deliver(n)));
+      return results.filter((r) => r.status === "fulfilled").length;
+    }
+    // At most SESSION_BATCH relays of at most ⌈sessions / SESSION_BATCH⌉ sessions each; a relay
+    // with more than SESSION_BATCH splits again. Relays are named after this object, so two shards never share one.
+    const size = Math.ceil(sessionIds.length / SESSION_BATCH);
+    const batches = Array.from({ length: Math.ceil(sessionIds.length / size) }, (_, i) => sessionIds.slice(i * size, (i + 1) * size));
+    const hub = this.env.MCP_HUB;
+    const results = await Promise.allSettled(batches.map((ids, i) => hub.get(hub.idFromName(`relay/${this.ctx.id}/${i}`)).relay(ids, n)));
+    return results.reduce((sum, r) => sum + (r.status === "fulfilled" ? r.value : 0), 0);
   }
 }
