@@ -10,6 +10,11 @@
  * large for an attachment lives in the shard's storage under a key the
  * attachment holds.
  *
+ * A shard answers `publish` as soon as it knows who gets the notification, and
+ * sends right after: the publisher waits for one call per shard, never for the
+ * deliveries (an object with work pending is not evicted, and the sends keep
+ * publish order on every socket).
+ *
  * 2025 sessions are objects of their own, so reaching one is a call. A shard
  * calls at most SESSION_BATCH sessions itself and hands larger sets to relays
  * (objects of this class that keep no storage), which split them again: no
@@ -71,6 +76,12 @@ const frameOf = (n: HubNotification) => JSON.stringify(n.params ? { method: n.me
 export class McpHub extends DurableObject<Env> implements HubRpc {
   /** Stored filters already read, by key (lost with the instance, read again on demand). */
   private readonly filters = new Map<string, HubListener>();
+  /** Each socket's filter once read in this instance: a publish then costs no attachment decoding. */
+  private readonly socketFilters = new WeakMap<WebSocket, HubListener | null>();
+  /** Notifications accepted and not sent yet, in publish order, with the sockets each goes to. */
+  private readonly outbox: { frame: string; sockets: WebSocket[] }[] = [];
+  /** The sessions' deliveries, one notification after the other, so each session gets them in order. */
+  private sessionsDone: Promise<unknown> = Promise.resolve();
   private schemaReady = false;
 
   /** The tables, created on first use: a relay never uses them, so it keeps no storage. */
@@ -151,6 +162,12 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
   }
 
   private filterOf(ws: WebSocket): HubListener | null {
+    let filter = this.socketFilters.get(ws);
+    if (filter === undefined) this.socketFilters.set(ws, (filter = this.readFilter(ws)));
+    return filter;
+  }
+
+  private readFilter(ws: WebSocket): HubListener | null {
     const a = ws.deserializeAttachment() as Attachment | null;
     if (!a || !("stored" in a)) return a;
     let filter = this.filters.get(a.stored);
@@ -163,29 +180,44 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     return filter;
   }
 
+  /** Accepts a notification and answers how many listeners and sessions it goes to; the sends follow. */
   async publish(n: HubNotification): Promise<number> {
-    // Sockets first: a send is no call, so every listener has it before the sessions' calls start.
-    let delivered = 0;
-    let frame: string | undefined;
-    for (const ws of this.ctx.getWebSockets()) {
+    // Who gets it is decided now: every listener acknowledged before this call is among the sockets.
+    const sockets = this.ctx.getWebSockets().filter((ws) => {
       const filter = this.filterOf(ws);
-      if (!filter || !wants(filter, n)) continue;
-      try {
-        ws.send((frame ??= frameOf(n)));
-        delivered++;
-      } catch {
-        // a socket closing under us; its close handler cleans up
-      }
+      return filter !== null && wants(filter, n);
+    });
+    if (sockets.length > 0) {
+      this.outbox.push({ frame: frameOf(n), sockets });
+      // After this call's answer: the publisher does not wait for the sends.
+      if (this.outbox.length === 1) setTimeout(() => this.drain(), 0);
     }
     // Task notifications are for listen streams only (2025 sessions have no tasks extension).
-    if (n.method === TASK_NOTIFICATION) return delivered;
+    if (n.method === TASK_NOTIFICATION) return sockets.length;
     // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
     const sessions = this.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
     // (A principal's notifications are sorted by each session, which knows its principal.)
     const uri = String(n.params?.uri ?? "");
     const targets =
       n.method === "notifications/resources/updated" ? sessions.filter((s) => (JSON.parse(s.subs) as string[]).some((sub) => coversUri(sub, uri))) : sessions;
-    return delivered + (await this.relay(targets.map((s) => s.id), n));
+    if (targets.length > 0) {
+      const ids = targets.map((s) => s.id);
+      this.sessionsDone = this.sessionsDone.then(() => this.relay(ids, n)).catch((err) => console.error("hub: a session delivery failed:", err));
+    }
+    return sockets.length + targets.length;
+  }
+
+  /** Sends every accepted notification, oldest first. */
+  private drain(): void {
+    for (let next = this.outbox[0]; next; this.outbox.shift(), next = this.outbox[0]) {
+      for (const ws of next.sockets) {
+        try {
+          ws.send(next.frame);
+        } catch {
+          // a socket closing under us; its close handler cleans up
+        }
+      }
+    }
   }
 
   async relay(sessionIds: string[], n: HubNotification): Promise<number> {
