@@ -4,11 +4,13 @@
 // tools list change, and times each delivery from the moment the call was sent, and the publish
 // inside the Worker (the tool's own measurement). Once per hub shard count, so one run compares a
 // single hub with the sharded one. Every wait is bounded in count and time.
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { startWrangler } from "../../test/e2e/server.mjs";
 import { streamHeaders } from "../../test/wire/index.ts";
 import { Client, expectOk } from "./http.mjs";
 import { LegacySession, modernCall, modernRequest } from "./mcp.mjs";
+import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { percentile } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
 
@@ -64,6 +66,16 @@ class Arrivals {
   }
 }
 
+/** Resident memory of the Worker's workerd process(es), MiB (Linux; undefined elsewhere). */
+function workerRssMiB(roles) {
+  try {
+    const kib = roles.worker.reduce((a, pid) => a + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]), 0);
+    return kib / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs `fn(i)` for i < count, `concurrency` at a time. */
 async function pool(count, concurrency, fn) {
   const out = new Array(count);
@@ -97,7 +109,9 @@ async function openSession(client) {
  * has it (or `roundMs` passed). Latency of a delivery: from sending the tools/call to the event's
  * arrival. Returns the delivery and publisher statistics.
  */
-async function measure(client, streams, { rounds, roundMs }) {
+async function measure(client, streams, { rounds, roundMs, roles }) {
+  const rssMiB = roles && workerRssMiB(roles);
+  const cpuBefore = cpuMs(roles);
   const base = streams.map((s) => s.times.length);
   const deliveries = [];
   const publishMs = [];
@@ -115,6 +129,7 @@ async function measure(client, streams, { rounds, roundMs }) {
       else deliveries.push(at - t0);
     }
   }
+  const cpu = cpuDelta(cpuBefore, cpuMs(roles));
   const sorted = (xs) => [...xs].sort((a, b) => a - b);
   const d = sorted(deliveries);
   const p = sorted(publishMs);
@@ -129,6 +144,9 @@ async function measure(client, streams, { rounds, roundMs }) {
     publishP50: percentile(p, 50),
     publishMax: p.at(-1),
     callP50: percentile(c, 50),
+    /** The Worker's workerd (Worker, shards, sessions) CPU per publish, and its memory with the streams open. */
+    workerCpuMsPerPublish: cpu ? cpu.worker / rounds : undefined,
+    rssMiB,
   };
 }
 
@@ -144,6 +162,7 @@ export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs
     const server = await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" } });
     const most = Math.max(...listeners, sessions);
     const client = new Client(server.url, { connections: most + 64, timeoutMs: 60_000 });
+    const roles = wranglerProcesses(new URL(server.url).port);
     try {
       // One warm-up publish, so no row pays for starting the hub shards.
       await modernCall(client, "tools/call", { name: "announce", arguments: {} });
@@ -152,9 +171,9 @@ export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs
         const t0 = performance.now();
         open.push(...(await pool(count - open.length, 32, (i) => openListener(client, open.length + i))));
         const opened = performance.now() - t0;
-        const m = await measure(client, open, { rounds, roundMs });
+        const m = await measure(client, open, { rounds, roundMs, roles });
         rows.push({ kind: "listen", shards, openMs: opened, ...m });
-        onProgress(`  ${count} listen streams: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; ${m.missed} missed`);
+        onProgress(`  ${count} listen streams: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
         if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${count} listen streams: ${m.missed} deliveries missed`);
       }
       for (const a of open.splice(0)) a.close();
@@ -162,9 +181,9 @@ export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs
         const t0 = performance.now();
         const streams = await pool(sessions, 16, () => openSession(client));
         const opened = performance.now() - t0;
-        const m = await measure(client, streams, { rounds, roundMs });
+        const m = await measure(client, streams, { rounds, roundMs, roles });
         rows.push({ kind: "session", shards, openMs: opened, ...m });
-        onProgress(`  ${sessions} 2025 sessions: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; ${m.missed} missed`);
+        onProgress(`  ${sessions} 2025 sessions: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
         if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${sessions} sessions: ${m.missed} deliveries missed`);
         for (const a of streams) a.close();
       }

@@ -57,10 +57,11 @@ const INLINE_FILTER_CHARS = 960;
 
 /**
  * Calls one invocation makes to sessions at most. Cloudflare bounds the subrequests of one
- * invocation (`wrangler dev` does not); a shard or relay with more sessions than this splits them
- * among at most this many relays, each a new invocation with its own budget.
+ * invocation (50 on the Free plan, `wrangler dev` not at all); a shard or relay with more sessions
+ * than this splits them among at most this many relays, each a new invocation with its own budget:
+ * two levels reach 1,600 sessions per shard, three 64,000.
  */
-export const SESSION_BATCH = 100;
+export const SESSION_BATCH = 40;
 
 /** A socket's attachment: its filter, or the key of the filter in storage. */
 type Attachment = HubListener | { stored: string };
