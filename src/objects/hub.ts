@@ -63,6 +63,9 @@ const INLINE_FILTER_CHARS = 960;
  */
 export const SESSION_BATCH = 40;
 
+/** Characters of stored filters one shard keeps in memory (about 16 MB of its isolate's 128 MB). */
+const STORED_CACHE_CHARS = 8 * 1024 * 1024;
+
 /** A socket's attachment: its filter, or the key of the filter in storage. */
 type Attachment = HubListener | { stored: string };
 
@@ -75,10 +78,14 @@ function storedKey(ws: WebSocket): string | undefined {
 const frameOf = (n: HubNotification) => JSON.stringify(n.params ? { method: n.method, params: n.params } : { method: n.method });
 
 export class McpHub extends DurableObject<Env> implements HubRpc {
-  /** Stored filters already read, by key (lost with the instance, read again on demand). */
-  private readonly filters = new Map<string, HubListener>();
-  /** Each socket's filter once read in this instance: a publish then costs no attachment decoding. */
-  private readonly socketFilters = new WeakMap<WebSocket, HubListener | null>();
+  /**
+   * Each socket's filter once read in this instance, so a publish decodes no attachment and reads no
+   * row. Stored filters (up to 512 KiB each at the listen caps) are kept only while they add up to
+   * STORED_CACHE_CHARS; past that they are read from SQLite at each publish, so memory stays bounded.
+   */
+  private readonly socketFilters = new WeakMap<WebSocket, HubListener>();
+  private readonly storedSizes = new Map<string, number>();
+  private storedChars = 0;
   /** Notifications accepted and not sent yet, in publish order, with the sockets each goes to. */
   private readonly outbox: { frame: string; sockets: WebSocket[] }[] = [];
   /** The sessions' deliveries, one notification after the other, so each session gets them in order. */
@@ -126,7 +133,11 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
           inline = false;
         }
       }
-      if (!inline) ws.serializeAttachment(this.storeFilter(filter, message));
+      if (!inline) {
+        this.socketFilters.delete(ws);
+        ws.serializeAttachment(this.storeFilter(message));
+        this.keepStored(ws, storedKey(ws)!, filter, message.length);
+      } else this.socketFilters.set(ws, filter);
       ws.send(HUB_READY);
     } catch {
       ws.close(1008, "invalid filter");
@@ -142,7 +153,7 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     this.forget(ws);
   }
 
-  private storeFilter(filter: HubListener, json: string): Attachment {
+  private storeFilter(json: string): Attachment {
     const key = crypto.randomUUID();
     const sql = this.sql;
     // Filters of sockets that went away without a close event (a restart) go when a new one comes.
@@ -151,33 +162,39 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
       if (!live.has(old)) sql.exec("DELETE FROM listen_filters WHERE key = ?", old);
     }
     sql.exec("INSERT INTO listen_filters (key, filter) VALUES (?, ?)", key, json);
-    this.filters.set(key, filter);
     return { stored: key };
+  }
+
+  /** Caches a stored filter for its socket while the cache has room. */
+  private keepStored(ws: WebSocket, key: string, filter: HubListener, chars: number): void {
+    if (this.storedChars + chars > STORED_CACHE_CHARS) return;
+    this.storedChars += chars;
+    this.storedSizes.set(key, chars);
+    this.socketFilters.set(ws, filter);
   }
 
   private forget(ws: WebSocket): void {
     const key = storedKey(ws);
     if (key === undefined) return;
-    this.filters.delete(key);
+    this.storedChars -= this.storedSizes.get(key) ?? 0;
+    this.storedSizes.delete(key);
     this.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
   }
 
   private filterOf(ws: WebSocket): HubListener | null {
-    let filter = this.socketFilters.get(ws);
-    if (filter === undefined) this.socketFilters.set(ws, (filter = this.readFilter(ws)));
-    return filter;
-  }
-
-  private readFilter(ws: WebSocket): HubListener | null {
+    const cached = this.socketFilters.get(ws);
+    if (cached !== undefined) return cached;
     const a = ws.deserializeAttachment() as Attachment | null;
-    if (!a || !("stored" in a)) return a;
-    let filter = this.filters.get(a.stored);
-    if (!filter) {
-      const row = this.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
-      if (!row) return null;
-      filter = JSON.parse(row.filter) as HubListener;
-      this.filters.set(a.stored, filter);
+    // No attachment yet: the filter frame has not come (nothing to cache).
+    if (!a) return null;
+    if (!("stored" in a)) {
+      this.socketFilters.set(ws, a);
+      return a;
     }
+    const row = this.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
+    if (!row) return null;
+    const filter = JSON.parse(row.filter) as HubListener;
+    if (!this.storedSizes.has(a.stored)) this.keepStored(ws, a.stored, filter, row.filter.length);
     return filter;
   }
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
 import { SESSION_BATCH } from "../../src/objects/hub";
 import { hubStub, publishToHub } from "../../src/objects/addresses";
-import { hubShards, publish } from "../helpers/hub";
+import { evictHub, hubShards, publish } from "../helpers/hub";
 import { cancelAllReaders, getStream, openSession, sse } from "../helpers/legacy";
 import { META, SseReader, modernPost, type RpcMessage } from "../helpers/mcp";
 
@@ -81,6 +81,23 @@ describe("fan-out", () => {
     await evictDurableObject(hubShards()[1]!, { webSockets: "hibernate" });
     await publish({ method: TOOLS });
     expect((await Promise.all(readers.map((r) => nextOf(r, tools)))).every(Boolean)).toBe(true);
+  });
+
+  it("2026-07-28: filters too large for an attachment (kept in the shard's storage) still match after every shard is evicted", async () => {
+    const uris = Array.from({ length: 24 }, (_, i) => `units://${String(i).padStart(3, "0")}-${"z".repeat(80)}`);
+    const readers = await Promise.all(
+      [0, 1, 2, 3].map(async (i) => {
+        const res = await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: uris } }, { id: `big-${i}` });
+        const reader = new SseReader(res);
+        open.push(reader);
+        expect((await reader.next(3000))?.params.notifications.resourceSubscriptions).toHaveLength(uris.length);
+        return reader;
+      }),
+    );
+    await evictHub("hibernate");
+    await publish({ method: "notifications/resources/updated", params: { uri: uris[23]! } });
+    const got = await Promise.all(readers.map((r) => nextOf(r, (m) => m.method === "notifications/resources/updated")));
+    expect(got.map((m) => m?.params.uri)).toEqual(readers.map(() => uris[23]));
   });
 
   it("2026-07-28: a shard that drops its sockets ends only its own listen streams; the others keep receiving", async () => {
