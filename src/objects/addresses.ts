@@ -40,8 +40,9 @@ export function sessionShard(sessionId: string, shards: number): number {
 }
 
 /**
- * Publishes through every hub shard at once; resolves with how many listeners and sessions got it.
- * Throws when a shard could not be reached (the others still delivered).
+ * Publishes through every hub shard at once; resolves, once every shard has accepted it, with how
+ * many listeners and sessions it goes to (the shards deliver after answering). Throws when a shard
+ * could not be reached (the others still deliver).
  */
 export async function publishToHub(env: HubEnv, n: HubNotification): Promise<number> {
   const shards = hubShardCount(env);

@@ -44,8 +44,9 @@ export interface HubRpc extends Rpc.DurableObjectBranded {
   register(sessionId: string, subscriptions: string[]): Promise<void>;
   unregister(sessionId: string): Promise<void>;
   /**
-   * Sends a notification to every listener and session of this shard that asked for it; returns how
-   * many got it. Publishers call every shard (addresses.ts `publishToHub`).
+   * Accepts a notification for every listener and session of this shard that asked for it, and
+   * returns how many that is; the sends follow the answer. Publishers call every shard
+   * (addresses.ts `publishToHub`).
    */
   publish(n: HubNotification): Promise<number>;
   /** One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when they are many). */

@@ -14,7 +14,7 @@ import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
 import { hubStub, sessionShard } from "./addresses";
-import type { Caller, HubNotification, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
+import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
@@ -198,7 +198,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   /** Session-level messages go on the newest GET stream; resource updates only when subscribed. */
   async deliver(n: HubNotification): Promise<void> {
     if (!(await this.load())) return;
-    if (n.principal !== undefined && n.principal !== this.session.principal) return;
+    if (n.method === TASK_NOTIFICATION || (n.principal !== undefined && n.principal !== this.session.principal)) return;
     if (n.method === "notifications/resources/updated") {
       const uri = String(n.params?.uri ?? "");
       if (!this.session.subscriptions.some((s) => coversUri(s, uri))) return;
