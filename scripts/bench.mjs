@@ -2,7 +2,7 @@
 // against a bare Worker (the floor) and against the servers a user would pick instead (the
 // official SDK v2 `createMcpHandler` and Cloudflare `agents`' `createMcpHandler`, built from
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU,
-// requests/s and latency on both lanes, Last-Event-ID replays, and the targets
+// requests/s and latency on both lanes, Last-Event-ID replays, notification fan-out, and the targets
 // (bench/lib/targets.mjs) met or not. "This template" is the engine serving its own test app.
 //
 // Prints a Markdown report and writes it to bench/results/latest.md (git-ignored); with
@@ -18,6 +18,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { replay, sizeAndStartup, throughput } from "../bench/lib/phases.mjs";
+import { fanout } from "../bench/lib/fanout.mjs";
 import { benchReport } from "../bench/lib/report.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
@@ -43,6 +44,8 @@ const settings = {
   profileRuns: quick ? 3 : 9,
   legacySessions: 64,
   replayLog: 10_000,
+  // The fan-out phase: a single hub, then the sharded default (README → Scale).
+  fanout: { shardCounts: [1, 8], listeners: quick ? [100] : [300, 1000], sessions: quick ? 50 : 500, rounds: quick ? 2 : 5, roundMs: 20_000 },
 };
 
 // Progress on stderr (detail lines come indented); the report goes to stdout.
@@ -57,10 +60,12 @@ const { stat, engineProfile } = await sizeAndStartup({ tmpDir: tmp.dir, ...setti
 tmp.remove();
 const rows = await throughput(settings, progress);
 const replayed = await replay({ logSize: settings.replayLog, quick }, progress);
+const fannedOut = await fanout(settings.fanout, progress);
 
 const errors = [
   ...Object.values(rows).filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
   ...replayed.errors,
+  ...fannedOut.errors,
 ];
 const meta = {
   ...settings,
@@ -72,7 +77,7 @@ const meta = {
   loadAtEnd: loadavg(),
   minutes: ((performance.now() - started) / 60_000).toFixed(1),
 };
-const data = { meta, versions, stat, engineProfile, rows, replay: replayed, errors };
+const data = { meta, versions, stat, engineProfile, rows, replay: replayed, fanout: fannedOut, errors };
 const md = benchReport(data);
 
 console.log(md);

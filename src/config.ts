@@ -56,6 +56,8 @@ export interface Vars {
   TASK_MAX_RESULT_BYTES?: string;
   /** A task run that has not finished after this many seconds is started again if its isolate died. */
   TASK_LEASE_SECONDS?: string;
+  /** How many hub Durable Objects notifications fan out through (README → Scale). */
+  HUB_SHARDS?: string;
 }
 
 export interface Config {
@@ -82,6 +84,7 @@ export interface Config {
   maxTasksInFlight: number;
   taskMaxResultBytes: number;
   taskLeaseMs: number;
+  hubShards: number;
 }
 
 export type AuthConfig =
@@ -130,6 +133,18 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   return n;
 }
 
+/**
+ * Every publish is one call per hub shard from the publishing invocation, which has other calls to
+ * make and a per-invocation subrequest budget (10,000 on the Paid plan): the count stays well below it.
+ */
+export const MAX_HUB_SHARDS = 1000;
+
+function hubShards(value: string | undefined): number {
+  const n = positiveInt(value, 8, "HUB_SHARDS");
+  if (n > MAX_HUB_SHARDS) throw new Error(`HUB_SHARDS must be at most ${MAX_HUB_SHARDS}, got "${value}"`);
+  return n;
+}
+
 let cached: { env: Vars; config: Config } | undefined;
 
 export function readConfig(env: Vars): Config {
@@ -162,6 +177,7 @@ export function readConfig(env: Vars): Config {
     // A Durable Object's SQLite row holds at most 2 MB; half of that leaves room for the rest of the task.
     taskMaxResultBytes: positiveInt(env.TASK_MAX_RESULT_BYTES, 1024 * 1024, "TASK_MAX_RESULT_BYTES"),
     taskLeaseMs: positiveInt(env.TASK_LEASE_SECONDS, 60, "TASK_LEASE_SECONDS") * 1000,
+    hubShards: hubShards(env.HUB_SHARDS),
   };
   cached = { env, config };
   return config;

@@ -4,7 +4,7 @@
 import { fmt } from "./format.mjs";
 import { percentile } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
-import { checkTargets } from "./targets.mjs";
+import { checkFanoutTargets, checkTargets } from "./targets.mjs";
 
 /** One line for a runLoad result. */
 export function describeRun(r) {
@@ -97,6 +97,19 @@ Live delivery of the ${replay.logSize.toLocaleString("en-US")}-event stream (wri
 Replay cost follows the events missed (an index range scan), not the log size: compare the two "100 missed" rows.`;
 }
 
+function fanoutSection({ fanout }) {
+  const kind = (r) => (r.kind === "listen" ? "2026 `subscriptions/listen` streams" : "2025 sessions (GET stream each)");
+  return `## Notification fan-out (engine test app, its \`announce\` tool publishes a tools list change)
+
+${table(
+  ["receivers", "HUB_SHARDS", "count", "delivery p50 ms", "delivery p99 ms", "publish in the Worker, median (max) ms", "tools/call round trip, median ms", "Worker CPU per publish ms", "Worker RSS MiB", "deliveries", "missed"],
+  ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+  fanout.rows.map((r) => [kind(r), r.shards, r.streams.toLocaleString("en-US"), fmt.ms(r.p50), fmt.ms(r.p99), `${fmt.ms(r.publishP50)} (${fmt.ms(r.publishMax)})`, fmt.ms(r.callP50), fmt.ms(r.workerCpuMsPerPublish), fmt.ms(r.rssMiB), r.deliveries.toLocaleString("en-US"), r.missed]),
+)}
+
+Delivery: from sending the \`tools/call\` to the event's arrival on each stream, over ${fanout.rows[0]?.rounds ?? 0} publishes, one at a time. "Publish in the Worker" is the tool's own measurement of \`ctx.notify.toolsListChanged()\` (one call per shard; the shards send after answering). Under \`wrangler dev\` every shard, session and Worker shares one workerd thread, so more shards spread the work without making it parallel; in production each shard runs on its own.`;
+}
+
 function startupSection({ stat, engineProfile: p }) {
   return `## Where this template's start-up goes (50 µs profile, unminified build, mean of ${p.runs} runs)
 
@@ -110,7 +123,7 @@ ${table(["function @ module:line", "self ms"], ["l", "r"], p.topFunctions.map(([
 /** The Markdown report of `npm run bench`. */
 export function benchReport(data) {
   const { meta, errors } = data;
-  const targets = checkTargets(data);
+  const targets = [...checkTargets(data), ...checkFanoutTargets(data)];
   return `# Benchmarks
 
 Measured by \`npm run bench\` on ${meta.date} UTC — ${meta.cores} cores (${meta.cpuModel}), Node ${meta.node}, wrangler dev (workerd) on 127.0.0.1.
@@ -122,7 +135,7 @@ ${sizeSection(data)}
 ${throughputSection(data)}
 
 ${replaySection(data)}
-
+${data.fanout ? `\n${fanoutSection(data)}\n` : ""}
 ## Targets
 
 ${table(["", "target"], ["l", "l"], targets.map((t) => [t.met ? "✅" : "❌", t.text]))}

@@ -52,3 +52,31 @@ export function checkTargets({ stat, rows }) {
     },
   ];
 }
+
+/** The fan-out phase (bench/lib/fanout.mjs): one publish to this many listen streams, through the sharded hub. */
+export const FANOUT_BUDGETS = {
+  listeners: 1000,
+  /** The publish as the tool sees it (one call per hub shard), at most this many ms (median). */
+  publishMs: 20,
+  /** From sending the tools/call to the notification's arrival on every stream: p99 at most this many ms. */
+  deliveryP99Ms: 250,
+};
+
+/** The fan-out goals, on the row of the most shards measured; none when the phase did not run. */
+export function checkFanoutTargets({ fanout }) {
+  const rows = fanout?.rows ?? [];
+  const shards = Math.max(...rows.map((r) => r.shards));
+  const row = rows.find((r) => r.kind === "listen" && r.streams === FANOUT_BUDGETS.listeners && r.shards === shards);
+  if (!row) return [];
+  const n = FANOUT_BUDGETS.listeners.toLocaleString("en-US");
+  return [
+    {
+      met: row.publishP50 <= FANOUT_BUDGETS.publishMs,
+      text: `publishing to ${n} listen streams (HUB_SHARDS=${shards}) returns in ≤ ${FANOUT_BUDGETS.publishMs} ms at the publisher: median ${fmt.ms(row.publishP50)} ms`,
+    },
+    {
+      met: row.p99 <= FANOUT_BUDGETS.deliveryP99Ms && row.missed === 0,
+      text: `delivery to ${n} listen streams (HUB_SHARDS=${shards}) p99 ≤ ${FANOUT_BUDGETS.deliveryP99Ms} ms: ${fmt.ms(row.p99)} ms, ${row.missed} missed`,
+    },
+  ];
+}

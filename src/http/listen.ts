@@ -7,13 +7,14 @@
  */
 import type { Env } from "../env";
 import { encodeModernResult } from "../mcp/encode";
-import { ErrorCode, invalidParams, toMcpError } from "../mcp/errors";
+import { ErrorCode, invalidParams, missingClientCapability, toMcpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { META } from "../mcp/versions";
-import { hubStub } from "../objects/addresses";
-import { HUB_READY, type HubFilter } from "../objects/contracts";
+import type { ClientCapabilities } from "../mcp/types";
+import { hubStub, listenerShard } from "../objects/addresses";
+import { HUB_READY, type HubFilter, type HubListener } from "../objects/contracts";
 import { rpcError } from "./responses";
 import { refusedStatus } from "./status";
 import { SseStream } from "./sse";
@@ -31,10 +32,31 @@ export const MAX_LISTEN_RESOURCE_URIS = 256;
  */
 export const MAX_LISTEN_URI_LENGTH = 2048;
 
+/** The tasks extension, which a listen filter needs on both sides to name task ids. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** Task ids one listen request may follow, and the longest id: each publish of a task checks them all. */
+export const MAX_LISTEN_TASK_IDS = 256;
+export const MAX_LISTEN_TASK_ID_LENGTH = 256;
+
 const encoder = new TextEncoder();
 
-/** The subset of the requested filter this server honours (echoed in the acknowledgement). */
-export function honouredFilter(requested: unknown, reg: Registry): HubFilter {
+/** `notifications.taskIds`: checked in shape first, then against the client's declared extensions. */
+function requestedTaskIds(r: Record<string, unknown>, client: ClientCapabilities | undefined): string[] | undefined {
+  if (r.taskIds === undefined) return undefined;
+  if (!(Array.isArray(r.taskIds) && r.taskIds.every((t) => typeof t === "string"))) throw invalidParams("notifications.taskIds must be an array of strings");
+  const ids = r.taskIds as string[];
+  if (ids.length > MAX_LISTEN_TASK_IDS) throw invalidParams(`notifications.taskIds has ${ids.length} ids; at most ${MAX_LISTEN_TASK_IDS} per listen request`);
+  const long = ids.find((t) => t.length > MAX_LISTEN_TASK_ID_LENGTH);
+  if (long !== undefined) throw invalidParams(`notifications.taskIds has an id of ${long.length} characters; at most ${MAX_LISTEN_TASK_ID_LENGTH}`);
+  if (!isObject(client?.extensions) || !client.extensions[TASKS_EXTENSION]) throw missingClientCapability({ extensions: { [TASKS_EXTENSION]: {} } });
+  return ids;
+}
+
+/**
+ * The subset of the requested filter this server honours (echoed in the acknowledgement).
+ * `client` is the request's declared capabilities (its `_meta` envelope).
+ */
+export function honouredFilter(requested: unknown, reg: Registry, client?: ClientCapabilities): HubFilter {
   if (!isObject(requested)) throw invalidParams("subscriptions/listen needs params.notifications (an object)");
   const r = requested;
   for (const key of FILTER_KEYS)
@@ -52,19 +74,25 @@ export function honouredFilter(requested: unknown, reg: Registry): HubFilter {
     }
   }
 
+  const taskIds = requestedTaskIds(r, client);
+
   const caps = reg.capabilities;
   const out: HubFilter = {};
   if (r.toolsListChanged === true && caps.tools?.listChanged) out.toolsListChanged = true;
   if (r.promptsListChanged === true && caps.prompts?.listChanged) out.promptsListChanged = true;
   if (r.resourcesListChanged === true && caps.resources?.listChanged) out.resourcesListChanged = true;
   if (Array.isArray(r.resourceSubscriptions) && caps.resources?.subscribe) out.resourceSubscriptions = r.resourceSubscriptions as string[];
+  const extensions = caps.extensions as Record<string, unknown> | undefined;
+  if (taskIds && extensions?.[TASKS_EXTENSION]) out.taskIds = taskIds;
   return out;
 }
 
 export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, principal?: string): Promise<Response> {
   let filter: HubFilter;
   try {
-    filter = honouredFilter(msg.params?.notifications, reg);
+    const meta = msg.params?._meta;
+    const client = isObject(meta) && isObject(meta[META.clientCapabilities]) ? (meta[META.clientCapabilities] as ClientCapabilities) : undefined;
+    filter = honouredFilter(msg.params?.notifications, reg, client);
   } catch (err) {
     const e = toMcpError(err);
     return rpcError(msg.id, e.toJSON(), refusedStatus(e.code));
@@ -74,7 +102,7 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   const unavailable = () => rpcError(msg.id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
   let ws: WebSocket | null;
   try {
-    ws = (await hubStub(env).fetch("https://hub/listen", { headers: { Upgrade: "websocket" } })).webSocket;
+    ws = (await hubStub(env, listenerShard(env)).fetch("https://hub/listen", { headers: { Upgrade: "websocket" } })).webSocket;
   } catch (err) {
     console.error("subscriptions/listen: could not reach the hub:", err);
     return unavailable();
@@ -102,7 +130,9 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
       sse.close();
     }
   });
-  ws.send(JSON.stringify(filter));
+  // The principal stays with the filter in the hub, so a principal's notifications reach only its streams.
+  const listener: HubListener = { ...filter, principal: principal ?? "" };
+  ws.send(JSON.stringify(listener));
   sse.comment("listening");
   sse.startKeepAlive();
   return sse.response;

@@ -1,14 +1,56 @@
 /**
- * How the engine finds its Durable Objects: one hub for notifications, one
- * object per 2025 session named by its session id. Sharding the hub would
- * start here.
+ * How the engine finds its Durable Objects: HUB_SHARDS hub shards for
+ * notifications, one object per 2025 session named by its session id.
+ *
+ * Listeners are spread over the shards (not grouped by topic: a list change
+ * goes to nearly every listener, so topic shards would put them all on one),
+ * and a publish calls every shard once, in parallel: the publisher's cost
+ * follows the shard count, each shard's the listeners it holds.
  */
+import { readConfig, type Vars } from "../config";
 import { toBase64url } from "../mcp/base64url";
 import type { Notifier } from "../mcp/context";
-import type { ObjectBindings, TaskMethods } from "./contracts";
+import type { HubNotification, ObjectBindings, TaskMethods } from "./contracts";
 
-/** One hub for the whole deployment. */
-export const hubStub = (env: Pick<ObjectBindings, "MCP_HUB">) => env.MCP_HUB.get(env.MCP_HUB.idFromName("global"));
+type HubEnv = Pick<ObjectBindings, "MCP_HUB"> & Vars;
+
+/** Shard 0 keeps the name of the single hub of earlier versions, so an upgrade keeps its sessions and listeners. */
+const shardName = (index: number) => (index === 0 ? "global" : `global/${index}`);
+
+export const hubShardCount = (env: Vars) => readConfig(env).hubShards;
+
+/** Hub shard `index` (0 ≤ index < HUB_SHARDS). */
+export const hubStub = (env: Pick<ObjectBindings, "MCP_HUB">, index = 0) => env.MCP_HUB.get(env.MCP_HUB.idFromName(shardName(index)));
+
+let nextListener = Math.floor(Math.random() * 1024);
+/**
+ * The shard for a new listen stream: round robin from a random start in each isolate, so listeners
+ * spread evenly whichever isolate they reach; a publish calls every shard, so any shard will do.
+ */
+export const listenerShard = (env: Vars) => nextListener++ % hubShardCount(env);
+
+/**
+ * The shard a 2025 session registers with, from its id (random, so the spread is even). The session
+ * keeps the index it joined with, so a later change of HUB_SHARDS does not move it.
+ */
+export function sessionShard(sessionId: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < sessionId.length; i++) h = Math.imul(h ^ sessionId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % shards;
+}
+
+/**
+ * Publishes through every hub shard at once; resolves, once every shard has accepted it, with how
+ * many listeners and sessions it goes to (the shards deliver after answering). Throws when a shard
+ * could not be reached (the others still deliver).
+ */
+export async function publishToHub(env: HubEnv, n: HubNotification): Promise<number> {
+  const shards = hubShardCount(env);
+  const results = await Promise.allSettled(Array.from({ length: shards }, (_, i) => hubStub(env, i).publish(n)));
+  const failed = results.filter((r) => r.status === "rejected");
+  if (failed.length > 0) throw new Error(`${failed.length} of ${shards} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`);
+  return results.reduce((sum, r) => sum + (r as PromiseFulfilledResult<number>).value, 0);
+}
 
 export const sessionStub = (env: Pick<ObjectBindings, "MCP_SESSION">, sessionId: string) =>
   env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionId));
@@ -38,9 +80,9 @@ function taskNamespace(env: Pick<ObjectBindings, "MCP_TASK">) {
 export const isSessionId = (id: string) => /^[A-Za-z0-9_-]{43}$/.test(id);
 
 /** `notify`: list changes and resource updates, published through the hub from anywhere. */
-export function createNotifier(env: Pick<ObjectBindings, "MCP_HUB">): Notifier {
+export function createNotifier(env: HubEnv): Notifier {
   const publish = async (method: string, params?: Record<string, unknown>) => {
-    await hubStub(env).publish(params ? { method, params } : { method });
+    await publishToHub(env, params ? { method, params } : { method });
   };
   return {
     toolsListChanged: () => publish("notifications/tools/list_changed"),

@@ -16,14 +16,27 @@ export interface HubFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks whose `notifications/tasks` this stream wants (the tasks extension). */
+  taskIds?: string[];
+}
+
+/** What a listen socket sends its hub shard: the filter, and whose stream it is ("" when anonymous). */
+export interface HubListener extends HubFilter {
+  principal?: string;
 }
 
 export interface HubNotification {
   method: string;
   params?: Record<string, unknown>;
-  /** A task's owner: such a notification reaches only listeners of the same principal. Never sent to clients. */
+  /**
+   * Set: only listeners (and 2025 sessions) of this principal get it ("" is the anonymous one).
+   * It stays between the objects: the hub never sends it to a client.
+   */
   principal?: string;
 }
+
+/** A task's status notification: reaches the listen streams that named its taskId, never a 2025 session. */
+export const TASK_NOTIFICATION = "notifications/tasks";
 
 /** The frame the hub sends once a listener's filter is stored: notifications published after it arrive. */
 export const HUB_READY = "ready";
@@ -32,8 +45,14 @@ export interface HubRpc extends Rpc.DurableObjectBranded {
   /** A 2025 session joins, or updates its resource subscriptions. */
   register(sessionId: string, subscriptions: string[]): Promise<void>;
   unregister(sessionId: string): Promise<void>;
-  /** Sends a notification to every listener and session that asked for it; returns how many got it. */
+  /**
+   * Accepts a notification for every listener and session of this shard that asked for it, and
+   * returns how many that is; the sends follow the answer. Publishers call every shard
+   * (addresses.ts `publishToHub`).
+   */
   publish(n: HubNotification): Promise<number>;
+  /** One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when they are many). */
+  relay(sessionIds: string[], n: HubNotification): Promise<number>;
 }
 
 /** Why a session refused a message; the edge turns it into an HTTP status. */

@@ -1,23 +1,34 @@
 /**
- * The notification hub: one Durable Object every listener registers with,
- * so one `notify` from any isolate reaches every open `subscriptions/listen`
- * stream and every 2025 session.
+ * A notification hub shard. HUB_SHARDS of them share the listeners (addresses.ts
+ * places them); a publish reaches every shard, and each shard reaches the
+ * `subscriptions/listen` streams and the 2025 sessions it holds.
  *
  * Listeners connect over hibernatable WebSockets: the Worker holds the
  * client's SSE response and this object only holds the socket, so it can be
  * evicted between notifications without dropping anyone. Each socket's
  * filter lives in its attachment, which survives hibernation; a filter too
- * large for an attachment lives in the hub's storage under a key the
+ * large for an attachment lives in the shard's storage under a key the
  * attachment holds.
+ *
+ * A shard answers `publish` as soon as it knows who gets the notification, and
+ * sends right after: the publisher waits for one call per shard, never for the
+ * deliveries (an object with work pending is not evicted, and the sends keep
+ * publish order on every socket).
+ *
+ * 2025 sessions are objects of their own, so reaching one is a call. A shard
+ * calls at most SESSION_BATCH sessions itself and hands larger sets to relays
+ * (objects of this class that keep no storage), which split them again: no
+ * invocation makes more than SESSION_BATCH calls however many sessions there are.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
 import { sessionStub } from "./addresses";
-import { HUB_READY, type HubFilter, type HubNotification, type HubRpc } from "./contracts";
+import { HUB_READY, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubRpc } from "./contracts";
 import { closeFromPeer } from "./sockets";
 
-function wants(filter: HubFilter, n: HubNotification): boolean {
+function wants(filter: HubListener, n: HubNotification): boolean {
+  if (n.principal !== undefined && (filter.principal ?? "") !== n.principal) return false;
   switch (n.method) {
     case "notifications/tools/list_changed":
       return filter.toolsListChanged === true;
@@ -29,6 +40,10 @@ function wants(filter: HubFilter, n: HubNotification): boolean {
       const uri = String(n.params?.uri ?? "");
       return (filter.resourceSubscriptions ?? []).some((s) => coversUri(s, uri));
     }
+    case TASK_NOTIFICATION: {
+      const taskId = n.params?.taskId;
+      return typeof taskId === "string" && (filter.taskIds ?? []).includes(taskId);
+    }
     default:
       return false;
   }
@@ -36,36 +51,66 @@ function wants(filter: HubFilter, n: HubNotification): boolean {
 
 /**
  * A socket attachment holds at most 2,048 bytes once serialized; filters whose JSON is longer than
- * this (many or long resource URIs) are stored in SQLite instead, leaving room for the encoding.
+ * this (many or long resource URIs or task ids) are stored in SQLite instead, leaving room for the encoding.
  */
 const INLINE_FILTER_CHARS = 960;
 
+/**
+ * Calls one invocation makes to sessions at most. Cloudflare bounds the subrequests of one
+ * invocation (50 on the Free plan, `wrangler dev` not at all); a shard or relay with more sessions
+ * than this splits them among at most this many relays, each a new invocation with its own budget:
+ * two levels reach 1,600 sessions per shard, three 64,000.
+ */
+export const SESSION_BATCH = 40;
+
+/** Characters of stored filters one shard keeps in memory (about 16 MB of its isolate's 128 MB). */
+const STORED_CACHE_CHARS = 8 * 1024 * 1024;
+
 /** A socket's attachment: its filter, or the key of the filter in storage. */
-type Attachment = HubFilter | { stored: string };
+type Attachment = HubListener | { stored: string };
 
 function storedKey(ws: WebSocket): string | undefined {
   const a = ws.deserializeAttachment() as Attachment | null;
   return a && "stored" in a ? a.stored : undefined;
 }
 
-export class McpHub extends DurableObject<Env> implements HubRpc {
-  /** Stored filters already read, by key (lost with the instance, read again on demand). */
-  private readonly filters = new Map<string, HubFilter>();
+/** What a client receives: the notification without the hub's routing fields. */
+const frameOf = (n: HubNotification) => JSON.stringify(n.params ? { method: n.method, params: n.params } : { method: n.method });
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec(`
-      CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
-    `);
+export class McpHub extends DurableObject<Env> implements HubRpc {
+  /**
+   * Each socket's filter once read in this instance, so a publish decodes no attachment and reads no
+   * row. Stored filters (up to 512 KiB each at the listen caps) are kept only while they add up to
+   * STORED_CACHE_CHARS; past that they are read from SQLite at each publish, so memory stays bounded.
+   */
+  private readonly socketFilters = new WeakMap<WebSocket, HubListener>();
+  private readonly storedSizes = new Map<string, number>();
+  private storedChars = 0;
+  /** Notifications accepted and not sent yet, in publish order, with the sockets each goes to. */
+  private readonly outbox: { frame: string; sockets: WebSocket[] }[] = [];
+  /** The sessions' deliveries, one notification after the other, so each session gets them in order. */
+  private sessionsDone: Promise<unknown> = Promise.resolve();
+  private schemaReady = false;
+
+  /** The tables, created on first use: a relay never uses them, so it keeps no storage. */
+  private get sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.schemaReady) {
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
+      `);
+      this.schemaReady = true;
+    }
+    return sql;
   }
 
   async register(sessionId: string, subscriptions: string[]): Promise<void> {
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO sessions (id, subs) VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
+    this.sql.exec("INSERT OR REPLACE INTO sessions (id, subs) VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
   }
 
   async unregister(sessionId: string): Promise<void> {
-    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE id = ?", sessionId);
+    this.sql.exec("DELETE FROM sessions WHERE id = ?", sessionId);
   }
 
   async fetch(request: Request): Promise<Response> {
@@ -75,11 +120,11 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  /** The only frame a listener sends is its filter. */
+  /** The only frame a listener sends is its filter (with its principal). */
   async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (typeof message !== "string") return;
     try {
-      const filter = JSON.parse(message) as HubFilter;
+      const filter = JSON.parse(message) as HubListener;
       let inline = message.length <= INLINE_FILTER_CHARS;
       if (inline) {
         try {
@@ -88,7 +133,11 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
           inline = false;
         }
       }
-      if (!inline) ws.serializeAttachment(this.storeFilter(filter, message));
+      if (!inline) {
+        this.socketFilters.delete(ws);
+        ws.serializeAttachment(this.storeFilter(message));
+        this.keepStored(ws, storedKey(ws)!, filter, message.length);
+      } else this.socketFilters.set(ws, filter);
       ws.send(HUB_READY);
     } catch {
       ws.close(1008, "invalid filter");
@@ -104,56 +153,102 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     this.forget(ws);
   }
 
-  private storeFilter(filter: HubFilter, json: string): Attachment {
+  private storeFilter(json: string): Attachment {
     const key = crypto.randomUUID();
-    const sql = this.ctx.storage.sql;
+    const sql = this.sql;
     // Filters of sockets that went away without a close event (a restart) go when a new one comes.
     const live = new Set(this.ctx.getWebSockets().flatMap((ws) => storedKey(ws) ?? []));
     for (const { key: old } of sql.exec<{ key: string }>("SELECT key FROM listen_filters").toArray()) {
       if (!live.has(old)) sql.exec("DELETE FROM listen_filters WHERE key = ?", old);
     }
     sql.exec("INSERT INTO listen_filters (key, filter) VALUES (?, ?)", key, json);
-    this.filters.set(key, filter);
     return { stored: key };
+  }
+
+  /** Caches a stored filter for its socket while the cache has room. */
+  private keepStored(ws: WebSocket, key: string, filter: HubListener, chars: number): void {
+    if (this.storedChars + chars > STORED_CACHE_CHARS) return;
+    this.storedChars += chars;
+    this.storedSizes.set(key, chars);
+    this.socketFilters.set(ws, filter);
   }
 
   private forget(ws: WebSocket): void {
     const key = storedKey(ws);
     if (key === undefined) return;
-    this.filters.delete(key);
-    this.ctx.storage.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
+    this.storedChars -= this.storedSizes.get(key) ?? 0;
+    this.storedSizes.delete(key);
+    this.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
   }
 
-  private filterOf(ws: WebSocket): HubFilter | null {
+  private filterOf(ws: WebSocket): HubListener | null {
+    const cached = this.socketFilters.get(ws);
+    if (cached !== undefined) return cached;
     const a = ws.deserializeAttachment() as Attachment | null;
-    if (!a || !("stored" in a)) return a;
-    let filter = this.filters.get(a.stored);
-    if (!filter) {
-      const row = this.ctx.storage.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
-      if (!row) return null;
-      filter = JSON.parse(row.filter) as HubFilter;
-      this.filters.set(a.stored, filter);
+    // No attachment yet: the filter frame has not come (nothing to cache).
+    if (!a) return null;
+    if (!("stored" in a)) {
+      this.socketFilters.set(ws, a);
+      return a;
     }
+    const row = this.sql.exec<{ filter: string }>("SELECT filter FROM listen_filters WHERE key = ?", a.stored).toArray()[0];
+    if (!row) return null;
+    const filter = JSON.parse(row.filter) as HubListener;
+    if (!this.storedSizes.has(a.stored)) this.keepStored(ws, a.stored, filter, row.filter.length);
     return filter;
   }
 
+  /** Accepts a notification and answers how many listeners and sessions it goes to; the sends follow. */
   async publish(n: HubNotification): Promise<number> {
-    const frame = JSON.stringify(n);
-    // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
-    const sessions = this.ctx.storage.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
-    const targets = sessions.filter((s) => n.method !== "notifications/resources/updated" || wants({ resourceSubscriptions: JSON.parse(s.subs) }, n));
-    await Promise.allSettled(targets.map((s) => sessionStub(this.env, s.id).deliver(n)));
-    let delivered = targets.length;
-    for (const ws of this.ctx.getWebSockets()) {
+    // Who gets it is decided now: every listener acknowledged before this call is among the sockets.
+    const sockets = this.ctx.getWebSockets().filter((ws) => {
       const filter = this.filterOf(ws);
-      if (!filter || !wants(filter, n)) continue;
-      try {
-        ws.send(frame);
-        delivered++;
-      } catch {
-        // a socket closing under us; its close handler cleans up
+      return filter !== null && wants(filter, n);
+    });
+    if (sockets.length > 0) {
+      this.outbox.push({ frame: frameOf(n), sockets });
+      // After this call's answer: the publisher does not wait for the sends.
+      if (this.outbox.length === 1) setTimeout(() => this.drain(), 0);
+    }
+    // Task notifications are for listen streams only (2025 sessions have no tasks extension).
+    if (n.method === TASK_NOTIFICATION) return sockets.length;
+    // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
+    const sessions = this.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
+    // (A principal's notifications are sorted by each session, which knows its principal.)
+    const uri = String(n.params?.uri ?? "");
+    const targets =
+      n.method === "notifications/resources/updated" ? sessions.filter((s) => (JSON.parse(s.subs) as string[]).some((sub) => coversUri(sub, uri))) : sessions;
+    if (targets.length > 0) {
+      const ids = targets.map((s) => s.id);
+      this.sessionsDone = this.sessionsDone.then(() => this.relay(ids, n)).catch((err) => console.error("hub: a session delivery failed:", err));
+    }
+    return sockets.length + targets.length;
+  }
+
+  /** Sends every accepted notification, oldest first. */
+  private drain(): void {
+    for (let next = this.outbox[0]; next; this.outbox.shift(), next = this.outbox[0]) {
+      for (const ws of next.sockets) {
+        try {
+          ws.send(next.frame);
+        } catch {
+          // a socket closing under us; its close handler cleans up
+        }
       }
     }
-    return delivered;
+  }
+
+  async relay(sessionIds: string[], n: HubNotification): Promise<number> {
+    if (sessionIds.length <= SESSION_BATCH) {
+      const results = await Promise.allSettled(sessionIds.map((id) => sessionStub(this.env, id).deliver(n)));
+      return results.filter((r) => r.status === "fulfilled").length;
+    }
+    // At most SESSION_BATCH relays of at most ⌈sessions / SESSION_BATCH⌉ sessions each; a relay
+    // with more than SESSION_BATCH splits again. Relays are named after this object, so two shards never share one.
+    const size = Math.ceil(sessionIds.length / SESSION_BATCH);
+    const batches = Array.from({ length: Math.ceil(sessionIds.length / size) }, (_, i) => sessionIds.slice(i * size, (i + 1) * size));
+    const hub = this.env.MCP_HUB;
+    const results = await Promise.allSettled(batches.map((ids, i) => hub.get(hub.idFromName(`relay/${this.ctx.id}/${i}`)).relay(ids, n)));
+    return results.reduce((sum, r) => sum + (r.status === "fulfilled" ? r.value : 0), 0);
   }
 }

@@ -122,7 +122,7 @@ function jsonSafe(response: object, id: RequestId): object {
 async function saveSubscriptions(host: SessionHost, subscriptions: string[]): Promise<void> {
   host.session.subscriptions = subscriptions;
   await host.store.putSession(host.session);
-  await hubStub(host.bindings).register(host.session.id, host.session.subscriptions);
+  await hubStub(host.bindings, host.session.hubShard).register(host.session.id, host.session.subscriptions);
 }
 
 export async function onNotification(host: SessionHost, method: string, params: Record<string, unknown>): Promise<SessionAnswer> {

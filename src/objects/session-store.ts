@@ -24,6 +24,8 @@ export interface SessionRow {
   lastSeenAt: number;
   /** Next value for stream and server-request ids. */
   counter: number;
+  /** The hub shard this session registered with (absent: shard 0, the one hub of earlier versions). */
+  hubShard?: number;
 }
 
 export interface StoredEvent {

@@ -13,8 +13,8 @@ import { ErrorCode } from "../mcp/errors";
 import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
-import { hubStub } from "./addresses";
-import type { Caller, HubNotification, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
+import { hubStub, sessionShard } from "./addresses";
+import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
 import { onTaskUpdated } from "./session-tasks";
@@ -104,11 +104,12 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       createdAt: now,
       lastSeenAt: now,
       counter: 1,
+      hubShard: sessionShard(args.sessionId, this.config.hubShards),
     };
     this.store.createSchema();
     await this.store.putSession(this.session);
     this.loaded = Promise.resolve(this.session);
-    await hubStub(this.env).register(args.sessionId, []);
+    await hubStub(this.env, this.session.hubShard).register(args.sessionId, []);
     await this.scheduleAlarm();
   }
 
@@ -199,6 +200,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   /** Session-level messages go on the newest GET stream; resource updates only when subscribed. */
   async deliver(n: HubNotification): Promise<void> {
     if (!(await this.load())) return;
+    if (n.method === TASK_NOTIFICATION || (n.principal !== undefined && n.principal !== this.session.principal)) return;
     if (n.method === "notifications/resources/updated") {
       const uri = String(n.params?.uri ?? "");
       if (!this.session.subscriptions.some((s) => coversUri(s, uri))) return;
@@ -293,7 +295,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
         // already closed
       }
     }
-    await hubStub(this.env).unregister(this.session.id);
+    await hubStub(this.env, this.session.hubShard).unregister(this.session.id);
     await this.store.destroy();
     this.loaded = undefined;
   }

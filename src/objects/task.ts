@@ -21,7 +21,7 @@ import { checkInputResponse, type InputRequest } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
 import { finishedStatus, isTerminal, modernDetail, type StoredInputRequest, type TaskView } from "../mcp/tasks";
 import { utf8Length } from "./session-store";
-import { hubStub, sessionStub, taskIndexStub } from "./addresses";
+import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
 import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
 import { runTask } from "./task-run";
 import { TaskStore, type TaskRecord } from "./task-store";
@@ -257,7 +257,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     };
     await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, view));
     if (start.owner.era === "modern") {
-      await tell("listeners", hubStub(this.env).publish({ method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
+      await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
     } else if (start.owner.sessionId) {
       await tell("its session", sessionStub(this.env, start.owner.sessionId).taskUpdated(view));
     }

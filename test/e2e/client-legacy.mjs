@@ -33,7 +33,7 @@ async function coreChecks(client, { check }, { elicitations, logs }, prefix) {
     : (params, _unused, options) => client.callTool(params, options);
   await check(`${prefix}: tools/list has the engine app's six tools`, async () => {
     const { tools } = await client.listTools(undefined, REQ);
-    assertEqual(tools.map((t) => t.name).sort(), ["chatter", "convert_temperature", "countdown", "greet", "prepare_report", "roll_dice"], "tool names");
+    assertEqual(tools.map((t) => t.name).sort(), ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "roll_dice"], "tool names");
     const conv = tools.find((t) => t.name === "convert_temperature");
     assert(conv.outputSchema?.type === "object", "convert_temperature has no object outputSchema");
   });

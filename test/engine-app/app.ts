@@ -1,7 +1,8 @@
 /**
  * The engine's own test app: the tools, resources, prompt and completions the
  * integration, e2e, load and bench code drive (greet, countdown,
- * convert_temperature, roll_dice, chatter, info://about, units://{unit}, explain_unit).
+ * convert_temperature, roll_dice, chatter, prepare_report, announce, info://about, units://{unit},
+ * explain_unit).
  * It mirrors the example app on purpose but lives here, so that a fork that
  * replaces src/server.ts keeps every engine test green.
  */
@@ -144,10 +145,28 @@ export const prepareReport = defineTool({
   },
 });
 
+/**
+ * Publishes a tools list change to every listen stream and 2025 session, as an app does after its
+ * tools changed, and answers how long the publish took in the Worker (the bench's fan-out phase).
+ */
+export const announce = defineTool({
+  name: "announce",
+  title: "Announce a tools list change",
+  description: "Publishes notifications/tools/list_changed to every listener; answers the publish's duration in ms.",
+  annotations: { openWorldHint: false },
+  input: v.object({}),
+  output: v.object({ publishMs: v.number() }),
+  handler: async (_args, ctx) => {
+    const t0 = Date.now();
+    await ctx.notify.toolsListChanged();
+    return { publishMs: Date.now() - t0 };
+  },
+});
+
 export default defineApp({
   info: { name: "engine-test-app", title: "Engine test app", version: "0.1.0" },
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
-  tools: [convertTemperature, rollDice, greet, countdown, chatter, prepareReport],
+  tools: [convertTemperature, rollDice, greet, countdown, chatter, prepareReport, announce],
   resources: [
     defineResource({
       uri: "info://about",

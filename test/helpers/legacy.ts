@@ -123,8 +123,8 @@ export function instanceMarked(stub: ReturnType<typeof sessionStub>): Promise<bo
   return runInDurableObject(stub, (instance) => (instance as unknown as { testMarker?: boolean }).testMarker === true);
 }
 
-/** Publishes a notification through the global hub, as `notify` does from a tool or a cron trigger. */
-export const publish = (n: HubNotification) => env.MCP_HUB.get(env.MCP_HUB.idFromName("global")).publish(n);
+/** Publishes a notification through every hub shard, as `notify` does from a tool or a cron trigger. */
+export { publish } from "./hub";
 
 /** Every reader opened since the last cancelAllReaders, so a test file can hang them all up in afterEach. */
 const openReaders = new Set<EventReader>();

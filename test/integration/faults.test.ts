@@ -178,7 +178,7 @@ describe("2026-07-28: the modern lane through Durable Object faults", () => {
     expect(old.ended).toBe(true);
 
     const renewed = await listen("listen-after");
-    await env.MCP_HUB.get(env.MCP_HUB.idFromName("global")).publish({ method: "notifications/tools/list_changed" });
+    await publish({ method: "notifications/tools/list_changed" });
     const n = await nextOf(renewed, (m) => m.method === "notifications/tools/list_changed");
     expect(n?.params?._meta?.["io.modelcontextprotocol/subscriptionId"]).toBe("listen-after");
   });

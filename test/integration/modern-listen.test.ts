@@ -3,15 +3,11 @@
  * notification hub. Acknowledgement first, every notification tagged with the
  * subscription id, only requested types, and survival across hub hibernation.
  */
-import { env, evictDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import type { HubNotification } from "../../src/objects/contracts";
+import { evictHub, publish } from "../helpers/hub";
 import { META, SseReader, type RequestId, type RpcMessage, expectRpcError, modernPost } from "../helpers/mcp";
 
 const InvalidParams = -32602;
-
-const hub = () => env.MCP_HUB.get(env.MCP_HUB.idFromName("global"));
-const publish = (n: HubNotification) => hub().publish(n);
 
 const open: SseReader[] = [];
 afterEach(async () => {
@@ -155,7 +151,7 @@ describe("invalid filters", () => {
 describe("hub lifecycle", () => {
   it("2026-07-28: a notification still arrives after the hub is evicted with its WebSockets hibernated", async () => {
     const { reader } = await listen("listen-hibernate", { toolsListChanged: true });
-    await evictDurableObject(hub(), { webSockets: "hibernate" });
+    await evictHub("hibernate");
     expect(await publish({ method: "notifications/tools/list_changed" })).toBeGreaterThanOrEqual(1);
     const n = await nextOf(reader, "notifications/tools/list_changed");
     expect(n).toBeDefined();
@@ -164,7 +160,7 @@ describe("hub lifecycle", () => {
 
   it("2026-07-28: when the hub closes the subscription the stream ends with the listen result carrying subscriptionId", async () => {
     const { reader } = await listen("listen-close", { toolsListChanged: true });
-    await evictDurableObject(hub(), { webSockets: "close" });
+    await evictHub("close");
     const messages = await reader.all(3000);
     const last = messages.at(-1);
     expect(last?.id).toBe("listen-close");

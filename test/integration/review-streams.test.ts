@@ -249,7 +249,7 @@ describe("defect 15: listen filter limits", () => {
       const ack = await reader.next(3000);
       expect(ack?.method).toBe("notifications/subscriptions/acknowledged");
       expect(ack?.params.notifications.resourceSubscriptions).toHaveLength(n);
-      await env.MCP_HUB.get(env.MCP_HUB.idFromName("global")).publish({ method: "notifications/resources/updated", params: { uri: uri(n - 1) } });
+      await publish({ method: "notifications/resources/updated", params: { uri: uri(n - 1) } });
       const update = await reader.next(3000);
       expect(update).toMatchObject({ method: "notifications/resources/updated", params: { uri: uri(n - 1), _meta: { [META.subscriptionId]: "at-limits" } } });
     } finally {

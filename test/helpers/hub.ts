@@ -1,0 +1,13 @@
+/** The notification hub as the tests see it: every shard, publishing as `notify` does, evicting them. */
+import { env, evictDurableObject } from "cloudflare:test";
+import { hubShardCount, hubStub, publishToHub } from "../../src/objects/addresses";
+import type { HubNotification } from "../../src/objects/contracts";
+
+/** Publishes through every hub shard, as `ctx.notify` from a tool or a cron trigger does. */
+export const publish = (n: HubNotification) => publishToHub(env, n);
+
+/** Every hub shard (HUB_SHARDS in the test app's wrangler.toml). */
+export const hubShards = () => Array.from({ length: hubShardCount(env) }, (_, i) => hubStub(env, i));
+
+/** Evicts every shard: "hibernate" keeps the listeners' sockets, "close" drops them. */
+export const evictHub = (webSockets: "hibernate" | "close") => Promise.all(hubShards().map((s) => evictDurableObject(s, { webSockets })));

@@ -1,0 +1,149 @@
+/**
+ * The sharded hub: listen streams and 2025 sessions spread over HUB_SHARDS shards (4 in the test
+ * app), one publish reaches all of them, a shard evicted between notifications loses no listener,
+ * a closed shard ends only its own streams, and a set of sessions larger than one invocation's
+ * batch goes through relays.
+ */
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
+import { SESSION_BATCH } from "../../src/objects/hub";
+import { hubStub, publishToHub } from "../../src/objects/addresses";
+import { evictHub, hubShards, publish } from "../helpers/hub";
+import { cancelAllReaders, getStream, openSession, sse } from "../helpers/legacy";
+import { META, SseReader, modernPost, type RpcMessage } from "../helpers/mcp";
+
+const TOOLS = "notifications/tools/list_changed";
+
+const open: SseReader[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.cancel()));
+  await cancelAllReaders();
+});
+
+async function listen(id: string): Promise<SseReader> {
+  const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id });
+  expect(res.status).toBe(200);
+  const reader = new SseReader(res);
+  open.push(reader);
+  expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+  return reader;
+}
+
+async function nextOf(reader: SseReader, match: (m: RpcMessage) => boolean, timeoutMs = 3000): Promise<RpcMessage | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = await reader.next(Math.max(1, deadline - Date.now()));
+    if (!m || match(m)) return m;
+  }
+}
+
+const tools = (m: RpcMessage) => m.method === TOOLS;
+const socketsOn = (shard: ReturnType<typeof hubStub>) => runInDurableObject(shard, (_instance, state) => state.getWebSockets().length);
+
+describe("shard count", () => {
+  it("HUB_SHARDS sets the shard count (4 in the test app, 8 by default) and is bounded", () => {
+    expect(hubShards()).toHaveLength(4);
+    expect(readConfig({}).hubShards).toBe(8);
+    expect(readConfig({ HUB_SHARDS: "32" }).hubShards).toBe(32);
+    expect(() => readConfig({ HUB_SHARDS: "0" })).toThrow(/HUB_SHARDS/);
+    expect(() => readConfig({ HUB_SHARDS: String(MAX_HUB_SHARDS + 1) })).toThrow(/at most/);
+  });
+
+  it("a publish reaches exactly the shards the setting names", async () => {
+    // Four listeners in a row land on four different shards.
+    await Promise.all(["count-0", "count-1", "count-2", "count-3"].map(listen));
+    expect((await Promise.all(hubShards().map(socketsOn))).every((n) => n >= 1)).toBe(true);
+    // With the setting at 1 only shard 0 is called: the listeners on the other three get nothing.
+    const toOne = await publishToHub({ ...env, HUB_SHARDS: "1" }, { method: TOOLS });
+    const toAll = await publish({ method: TOOLS });
+    expect(toOne).toBeGreaterThanOrEqual(1);
+    expect(toAll - toOne).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("fan-out", () => {
+  it("2026-07-28: listen streams spread over every shard, and one publish reaches all of them", async () => {
+    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`spread-${i}`)));
+    const perShard = await Promise.all(hubShards().map(socketsOn));
+    expect(perShard.every((n) => n >= 1)).toBe(true);
+
+    expect(await publish({ method: TOOLS })).toBeGreaterThanOrEqual(8);
+    const got = await Promise.all(readers.map((r) => nextOf(r, tools)));
+    expect(got.map((m) => m?.params._meta[META.subscriptionId])).toEqual(readers.map((_, i) => `spread-${i}`));
+  });
+
+  it("2026-07-28: a shard evicted between notifications (sockets hibernated) still delivers to its listeners", async () => {
+    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`evict-${i}`)));
+    await publish({ method: TOOLS });
+    expect((await Promise.all(readers.map((r) => nextOf(r, tools)))).every(Boolean)).toBe(true);
+
+    await evictDurableObject(hubShards()[1]!, { webSockets: "hibernate" });
+    await publish({ method: TOOLS });
+    expect((await Promise.all(readers.map((r) => nextOf(r, tools)))).every(Boolean)).toBe(true);
+  });
+
+  it("2026-07-28: filters too large for an attachment (kept in the shard's storage) still match after every shard is evicted", async () => {
+    const uris = Array.from({ length: 24 }, (_, i) => `units://${String(i).padStart(3, "0")}-${"z".repeat(80)}`);
+    const readers = await Promise.all(
+      [0, 1, 2, 3].map(async (i) => {
+        const res = await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: uris } }, { id: `big-${i}` });
+        const reader = new SseReader(res);
+        open.push(reader);
+        expect((await reader.next(3000))?.params.notifications.resourceSubscriptions).toHaveLength(uris.length);
+        return reader;
+      }),
+    );
+    await evictHub("hibernate");
+    await publish({ method: "notifications/resources/updated", params: { uri: uris[23]! } });
+    const got = await Promise.all(readers.map((r) => nextOf(r, (m) => m.method === "notifications/resources/updated")));
+    expect(got.map((m) => m?.params.uri)).toEqual(readers.map(() => uris[23]));
+  });
+
+  it("2026-07-28: a shard that drops its sockets ends only its own listen streams; the others keep receiving", async () => {
+    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`drop-${i}`)));
+    await evictDurableObject(hubShards()[2]!, { webSockets: "close" });
+    await publish({ method: TOOLS });
+    const outcomes = await Promise.all(readers.map((r, i) => nextOf(r, (m) => tools(m) || m.id === `drop-${i}`)));
+    const ended = outcomes.filter((m) => m?.id !== undefined);
+    const notified = outcomes.filter((m) => m?.method === TOOLS);
+    expect(ended.length).toBeGreaterThanOrEqual(1);
+    expect(ended.every((m) => m!.result?.resultType === "complete")).toBe(true);
+    expect(notified.length).toBeGreaterThanOrEqual(1);
+    expect(ended.length + notified.length).toBe(8);
+  });
+
+  it("2025-11-25: sessions register with different shards, and one publish reaches every session's GET stream", async () => {
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => openSession()));
+    const shardsWithSessions = await Promise.all(
+      hubShards().map((shard) =>
+        runInDurableObject(shard, (_i, state) => {
+          const ids = new Set(sessions.map((s) => s.id));
+          const hasTable = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").toArray().length > 0;
+          return hasTable && state.storage.sql.exec<{ id: string }>("SELECT id FROM sessions").toArray().some((r) => ids.has(r.id));
+        }),
+      ),
+    );
+    expect(shardsWithSessions.filter(Boolean).length).toBeGreaterThanOrEqual(2);
+
+    const readers = await Promise.all(sessions.map(async (s) => sse(await getStream(s.id))));
+    await Promise.all(readers.map((r) => r.next()));
+    await publish({ method: TOOLS });
+    const got = await Promise.all(readers.map((r) => r.next()));
+    expect(got.map((e) => e?.message?.method)).toEqual(sessions.map(() => TOOLS));
+  });
+
+  it("2025-11-25: more sessions than one invocation may call are reached through relays", async () => {
+    const real = await Promise.all(Array.from({ length: 3 }, () => openSession()));
+    const readers = await Promise.all(real.map(async (s) => sse(await getStream(s.id))));
+    await Promise.all(readers.map((r) => r.next()));
+    // Ids of no session (their objects answer nothing) make the set larger than one batch.
+    const absent = Array.from({ length: SESSION_BATCH + 7 }, (_, i) => `absent-session-${i}`);
+    const ids = [...absent.slice(0, 50), real[0]!.id, ...absent.slice(50), real[1]!.id, real[2]!.id];
+    expect(ids.length).toBeGreaterThan(SESSION_BATCH);
+
+    expect(await hubShards()[0]!.relay(ids, { method: "notifications/prompts/list_changed" })).toBe(ids.length);
+    const got = await Promise.all(readers.map((r) => r.next()));
+    expect(got.map((e) => e?.message?.method)).toEqual(real.map(() => "notifications/prompts/list_changed"));
+  }, 20_000);
+});
