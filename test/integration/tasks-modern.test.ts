@@ -9,7 +9,7 @@ import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm,
 import { describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../src/mcp";
 import app from "../engine-app/app";
-import { buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { SseReader, buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const CAPS = { elicitation: {}, extensions: { [EXTENSION]: {} } };
@@ -230,5 +230,33 @@ describe("whose a task is", () => {
     }
     expect((await as("alice", "tasks/get", { taskId })).result.status).toBe("working");
     expect((await as("alice", "tasks/cancel", { taskId })).result.resultType).toBe("complete");
+  });
+});
+
+describe("told, not polled", () => {
+  it("2026-07-28: a listen stream with the task's id gets notifications/tasks for each status change, the result inlined at the end", async () => {
+    const { taskId } = await startReport("203.0.113.20");
+    const res = await modernPost("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { id: "listen-task", capabilities: CAPS });
+    const reader = new SseReader(res);
+    try {
+      const ack = await reader.next(3000);
+      expect(ack?.params?.notifications).toEqual({ taskIds: [taskId] });
+      await until(taskId, "input_required", "203.0.113.20");
+      await modernResult("tasks/update", { taskId, inputResponses: answer(9) }, from("203.0.113.20"));
+      const statuses: string[] = [];
+      let last: any;
+      for (let m = await reader.next(3000); m; m = await reader.next(3000)) {
+        if (m.method !== "notifications/tasks" || m.params?.taskId !== taskId) continue;
+        expect(m.params?._meta?.["io.modelcontextprotocol/subscriptionId"]).toBe("listen-task");
+        statuses.push(m.params.status);
+        last = m.params;
+        if (m.params.status === "completed") break;
+      }
+      expect(statuses).toContain("working");
+      expect(statuses.at(-1)).toBe("completed");
+      expect(last.result.content[0].text).toMatch(/9 words on tides/);
+    } finally {
+      await reader.cancel();
+    }
   });
 });
