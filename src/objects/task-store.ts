@@ -18,6 +18,10 @@ export interface TaskRecord {
   state?: Json;
   /** How many times the handler has been started (a run cut short is started again). */
   runs: number;
+  /** Set while a run goes on; found set by a new run, the last one died with its isolate. */
+  inRun?: boolean;
+  /** Runs cut short so far. */
+  cutShort?: number;
 }
 
 export class TaskStore {

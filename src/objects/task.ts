@@ -26,6 +26,9 @@ import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
 import { runTask } from "./task-run";
 import { TaskStore, type TaskRecord } from "./task-store";
 
+/** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
+export const MAX_CUT_SHORT = 5;
+
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
 
@@ -129,10 +132,20 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       await this.ctx.storage.setAlarm(this.expiryOf(record));
       return;
     }
+    // A run marked as going on that this instance is not running died with its isolate.
+    if (record.inRun) record.cutShort = (record.cutShort ?? 0) + 1;
+    if ((record.cutShort ?? 0) >= MAX_CUT_SHORT) {
+      record.inRun = false;
+      this.fail(record.view, { code: ErrorCode.InternalError, message: `The task's run was cut short ${MAX_CUT_SHORT} times (its isolate died each time); it is not started again` });
+      await this.save(record);
+      await this.ctx.storage.setAlarm(this.expiryOf(record));
+      return;
+    }
     // The lease (TASK_LEASE_SECONDS): a live run is never doubled, as one alarm runs at a time; the
     // lease only fires when the run died with its isolate, and starts it again.
     await this.ctx.storage.setAlarm(Math.min(Date.now() + this.config.taskLeaseMs, this.expiryOf(record)));
     record.runs++;
+    record.inRun = true;
     this.store.putTask(record);
     const abort = new AbortController();
     this.running = abort;
@@ -144,10 +157,13 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
     const latest = this.store.getTask();
-    if (!latest || latest.view.status !== "working") return;
-    this.settleRun(latest, outcome);
-    await this.save(latest);
-    await this.ctx.storage.setAlarm(latest.view.status === "working" ? Date.now() : this.expiryOf(latest));
+    if (!latest) return;
+    latest.inRun = false;
+    if (latest.view.status === "working") {
+      this.settleRun(latest, outcome);
+      await this.save(latest);
+    } else this.store.putTask(latest);
+    await this.ctx.storage.setAlarm(this.expiryOf(latest));
     for (const finished of this.finishers) finished();
   }
 

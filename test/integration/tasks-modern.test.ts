@@ -160,25 +160,51 @@ describe("what a task survives", () => {
     expect((await getTask(taskId, "203.0.113.10")).status).toBe("completed");
   });
 
-  it("2026-07-28: a run cut short by eviction is started again by the alarm's lease; a step it had finished is never run again", async () => {
-    const { taskId } = await startReport("203.0.113.11", { pauseMs: 400 });
+  /**
+   * Leaves the task's storage as an isolate that died mid-run leaves it: status working, a run marked
+   * as going on, and the lease alarm due. (evictDurableObject lets a running alarm finish first, so a
+   * death mid-run is set up in storage rather than by evicting.)
+   */
+  async function dieMidRun(taskId: string, cutShortBefore = 0) {
     const stub = taskObject(taskId);
-    await sleep(150); // inside the outline step
-    // While it runs, the alarm is the lease: were the isolate to die now, it would start the run again.
-    const lease = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
-    expect(lease).toBeGreaterThan(Date.now() + 30_000);
     await evictDurableObject(stub);
-    // The lease alarm restarts the run (in production when TASK_LEASE_SECONDS have passed).
+    await runInDurableObject(stub, async (_instance, state) => {
+      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+      record.view.status = "working";
+      delete record.view.inputRequests;
+      record.inRun = true;
+      record.cutShort = cutShortBefore;
+      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    return stub;
+  }
+
+  it("2026-07-28: a run that died with its isolate is started again by the lease; the step it had finished is not run again", async () => {
+    const { taskId } = await startReport("203.0.113.11", { pauseMs: 300 });
+    // While it runs, the alarm is the lease: were the isolate to die now, it would start the run again.
+    await sleep(100);
+    const lease = await runInDurableObject(taskObject(taskId), (_i, state) => state.storage.getAlarm());
+    expect(lease).toBeGreaterThan(Date.now() + 30_000);
+    await until(taskId, "input_required", "203.0.113.11");
+    // The outline step is done; the run now dies after the question was asked, before the answer.
+    const stub = await dieMidRun(taskId);
     await runDurableObjectAlarm(stub);
+    // The restarted run gets to the question again, without running the outline step again.
     await until(taskId, "input_required", "203.0.113.11");
     await modernResult("tasks/update", { taskId, inputResponses: answer(30) }, from("203.0.113.11"));
-    await sleep(150); // inside the write step; the outline step finished before the question
-    await evictDurableObject(stub);
-    await runDurableObjectAlarm(stub);
     const done = await until(taskId, "completed", "203.0.113.11");
-    // The handler ran at least three times (to the question, after the answer, after the eviction);
-    // the outline step, finished before the question, ran once all the same.
-    expect(done.result.content[0].text).toMatch(/^Report: an outline of tides, then 30 words on tides \(outline ran 1×, write [12]×\)$/);
+    expect(done.result.content[0].text).toBe("Report: an outline of tides, then 30 words on tides (outline ran 1×, write 1×)");
+  });
+
+  it("2026-07-28: a task whose runs keep dying (MAX_CUT_SHORT = 5 in a row) fails instead of running forever", async () => {
+    const { taskId } = await startReport("203.0.113.14");
+    await until(taskId, "input_required", "203.0.113.14");
+    const stub = await dieMidRun(taskId, 4);
+    await runDurableObjectAlarm(stub);
+    const task = await getTask(taskId, "203.0.113.14");
+    expect(task.status).toBe("failed");
+    expect(task.error).toMatchObject({ code: -32603, message: expect.stringMatching(/cut short 5 times/) });
   });
 
   it("2026-07-28: after its ttl the task is gone, and so is everything it stored", async () => {
