@@ -11,6 +11,7 @@ import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runClientOwn } from "../test/e2e/client-own.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
 import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
+import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runConnect } from "../test/e2e/connect.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
@@ -125,6 +126,10 @@ await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)
   const r = await runConformance();
   return r;
 }));
+
+// Tasks outlive their server: a task on each revision is killed mid-step with the whole
+// `wrangler dev`, and a new server on the same persisted state runs it to its result.
+await step("e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", e2eStep(runTasksRestart));
 
 // The engine's own client (src/client): both revisions against the engine test app, listen and
 // resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
