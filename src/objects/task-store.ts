@@ -34,6 +34,11 @@ export class TaskStore {
     return this.ready;
   }
 
+  /** After the object's storage was deleted: the tables are gone. */
+  forgetSchema(): void {
+    this.ready = false;
+  }
+
   private schema(): void {
     if (this.exists) return;
     this.sql.exec(`

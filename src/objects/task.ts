@@ -240,6 +240,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     await taskIndexStub(this.env, record.start.indexKey).settle(record.view.taskId, null);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.store.forgetSchema();
   }
 
   /** Stores a change and tells whoever follows the task: its index, 2026 listeners, the 2025 session. */

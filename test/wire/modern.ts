@@ -33,9 +33,19 @@ export interface ModernOptions {
 
 export const MODERN_CLIENT = { name: "mcp-wire-client", version: "0.0.0" };
 
-/** The `Mcp-Name` a method mirrors: params.name for tools/call and prompts/get, params.uri for resources/read. */
+/**
+ * The `Mcp-Name` a method mirrors: params.name for tools/call and prompts/get, params.uri for
+ * resources/read, params.taskId for the tasks extension's tasks/get, tasks/update and tasks/cancel.
+ */
 export function mirroredName(method: string, params: Record<string, unknown>): string | undefined {
-  const v = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  const v =
+    method === "tools/call" || method === "prompts/get"
+      ? params.name
+      : method === "resources/read"
+        ? params.uri
+        : ["tasks/get", "tasks/update", "tasks/cancel"].includes(method)
+          ? params.taskId
+          : undefined;
   return typeof v === "string" ? v : undefined;
 }
 

@@ -1,0 +1,161 @@
+/**
+ * Tasks on 2025-11-25 (core tasks of that revision) through /mcp: a
+ * task-augmented tools/call, tasks/get, tasks/cancel, tasks/list, and
+ * tasks/result, which waits on a stream and carries the task's own
+ * elicitation to the client there. The same prepare_report handler as on
+ * 2026-07-28; the task lives in its own object, the wait in the session.
+ */
+import { createExecutionContext, env, evictDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMcpWorker } from "../../src/mcp";
+import app from "../engine-app/app";
+import { call, cancelAllReaders, getStream, openSession, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
+import type { RpcMessage } from "../helpers/mcp";
+
+afterEach(cancelAllReaders);
+
+const RELATED = "io.modelcontextprotocol/related-task";
+const ELICITING = { elicitation: {} };
+
+async function startReport(sessionId: string, args: Record<string, unknown> = {}, task: Record<string, unknown> = {}) {
+  const created = await result(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "tides", ...args }, task });
+  expect(created.task, JSON.stringify(created)).toBeDefined();
+  return created.task as { taskId: string; status: string; ttl: number; [k: string]: unknown };
+}
+
+async function until(sessionId: string, taskId: string, status: string, ms = 5000) {
+  const deadline = Date.now() + ms;
+  let task: any;
+  while (Date.now() < deadline) {
+    task = await result(sessionId, "tasks/get", { taskId });
+    if (task.status === status || ["completed", "failed", "cancelled"].includes(task.status)) return task;
+    await sleep(20);
+  }
+  throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
+}
+
+describe("2025-11-25 tasks", () => {
+  it("2025-11-25: initialize offers tasks (without tasks/list for an anonymous client) and tools/list says which tools take them", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    expect(s.init.capabilities.tasks).toEqual({ cancel: {}, requests: { tools: { call: {} } } });
+    expect(s.init.capabilities.extensions).toBeUndefined();
+    const { tools } = await result(s.id, "tools/list");
+    expect(tools.find((t: any) => t.name === "prepare_report").execution).toEqual({ taskSupport: "optional" });
+    expect(tools.find((t: any) => t.name === "greet").execution).toBeUndefined();
+    expect((await call(s.id, "tasks/list")).error?.code).toBe(-32601);
+  });
+
+  it("2025-11-25: a task-augmented call answers CreateTaskResult; tasks/result carries the task's elicitation, tagged, and ends with the result", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const get = sse(await getStream(s.id));
+    const task = await startReport(s.id, {}, { ttl: 120_000 });
+    expect(task.status).toBe("working");
+    expect(task.ttl).toBe(120_000);
+    expect(task).not.toHaveProperty("ttlMs");
+    await until(s.id, task.taskId, "input_required");
+
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "result-1" }));
+    const ask = await reader.nextMessage();
+    expect(ask?.message?.method).toBe("elicitation/create");
+    expect(ask?.message?.params?._meta?.[RELATED]).toEqual({ taskId: task.taskId });
+    expect((await respond(s.id, ask!.message!.id!, { result: { action: "accept", content: { words: 20 } } })).status).toBe(202);
+
+    const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
+    expect(final?.id).toBe("result-1");
+    expect(final?.result.content[0].text).toBe("Report: an outline of tides, then 20 words on tides (outline ran 1×, write 1×)");
+    expect(final?.result._meta[RELATED]).toEqual({ taskId: task.taskId });
+    expect((await result(s.id, "tasks/get", { taskId: task.taskId })).status).toBe("completed");
+
+    // Status changes reached the session's GET stream.
+    const statuses: string[] = [];
+    for (let e = await get.nextMessage(500); e; e = await get.nextMessage(500)) {
+      if (e.message?.method === "notifications/tasks/status") statuses.push(e.message.params.status);
+    }
+    expect(statuses).toContain("input_required");
+    expect(statuses).toContain("completed");
+  });
+
+  it("2025-11-25: tasks/result of a finished task answers at once; the session object evicted in between loses nothing", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const task = await startReport(s.id);
+    await until(s.id, task.taskId, "input_required");
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }));
+    const ask = await reader.nextMessage();
+    await evictDurableObject(sessionStub(s.id));
+    await respond(s.id, ask!.message!.id!, { result: { action: "accept", content: { words: 5 } } });
+    await until(s.id, task.taskId, "completed");
+    const again = await call(s.id, "tasks/result", { taskId: task.taskId });
+    expect(again.result.content[0].text).toMatch(/5 words on tides/);
+  });
+
+  it("2025-11-25: tasks/cancel answers the cancelled task; a second cancel is -32602, as are unknown ids", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const task = await startReport(s.id, { pauseMs: 30_000 });
+    const cancelled = await result(s.id, "tasks/cancel", { taskId: task.taskId });
+    expect(cancelled).toMatchObject({ taskId: task.taskId, status: "cancelled" });
+    expect((await call(s.id, "tasks/cancel", { taskId: task.taskId })).error?.code).toBe(-32602);
+    expect((await call(s.id, "tasks/get", { taskId: "C".repeat(43) })).error?.code).toBe(-32602);
+    expect((await call(s.id, "tasks/result", { taskId: 42 })).error?.code).toBe(-32602);
+  });
+
+  it("2025-11-25: an anonymous task belongs to its session: another session gets -32602", async () => {
+    const a = await openSession({ capabilities: ELICITING });
+    const b = await openSession({ capabilities: ELICITING });
+    const task = await startReport(a.id, { pauseMs: 30_000 });
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
+      expect((await call(b.id, method, { taskId: task.taskId })).error?.code, method).toBe(-32602);
+    }
+    await result(a.id, "tasks/cancel", { taskId: task.taskId });
+  });
+
+  it("2025-11-25: params.task on a tool that never runs as a task is -32601; a plain call of a task tool runs as usual", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    expect((await call(s.id, "tools/call", { name: "roll_dice", arguments: {}, task: {} })).error?.code).toBe(-32601);
+    const res = await request(s.id, "tools/call", { name: "prepare_report", arguments: { topic: "x" } });
+    const reader = sse(res);
+    const ask = await reader.nextMessage();
+    expect(ask?.message?.method).toBe("elicitation/create");
+    expect(ask?.message?.params?._meta?.[RELATED]).toBeUndefined();
+  });
+});
+
+describe("2025-11-25 tasks of an authenticated principal", () => {
+  const worker = (who: string) => createMcpWorker(app, { principal: () => who });
+
+  async function post(who: string, sessionId: string | undefined, message: object): Promise<{ res: Response; body: RpcMessage }> {
+    const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    if (sessionId) headers["Mcp-Session-Id"] = sessionId;
+    const ctx = createExecutionContext();
+    const res = await worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    return { res, body: res.status === 202 ? ({} as RpcMessage) : ((await res.json()) as RpcMessage) };
+  }
+
+  async function open(who: string): Promise<string> {
+    const init = await post(who, undefined, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: ELICITING, clientInfo: { name: "t", version: "0" } } });
+    expect(init.body.result.capabilities.tasks.list).toEqual({});
+    const id = init.res.headers.get("Mcp-Session-Id")!;
+    await post(who, id, { jsonrpc: "2.0", method: "notifications/initialized" });
+    return id;
+  }
+
+  it("2025-11-25: tasks/list lists the principal's own tasks across its sessions, and nobody else's", async () => {
+    const alice1 = await open("list-alice");
+    const alice2 = await open("list-alice");
+    const bob = await open("list-bob");
+    const mine: string[] = [];
+    for (const sid of [alice1, alice2]) {
+      const r = await post("list-alice", sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "a", pauseMs: 30_000 }, task: {} } });
+      mine.push(r.body.result.task.taskId);
+    }
+    const theirs = await post("list-bob", bob, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "b", pauseMs: 30_000 }, task: {} } });
+    const listed = await post("list-alice", alice1, { jsonrpc: "2.0", id: 4, method: "tasks/list", params: {} });
+    expect(listed.body.result.tasks.map((t: any) => t.taskId).sort()).toEqual([...mine].sort());
+    // The same principal reaches its task from another of its sessions; another principal does not.
+    expect((await post("list-alice", alice2, { jsonrpc: "2.0", id: 5, method: "tasks/get", params: { taskId: mine[0] } })).body.result.status).toBe("working");
+    expect((await post("list-bob", bob, { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId: mine[0] } })).body.error?.code).toBe(-32602);
+    expect((await post("list-alice", alice1, { jsonrpc: "2.0", id: 7, method: "tasks/list", params: { cursor: "not a cursor" } })).body.error?.code).toBe(-32602);
+    for (const taskId of mine) await post("list-alice", alice1, { jsonrpc: "2.0", id: 8, method: "tasks/cancel", params: { taskId } });
+    await post("list-bob", bob, { jsonrpc: "2.0", id: 9, method: "tasks/cancel", params: { taskId: theirs.body.result.task.taskId } });
+  });
+});
