@@ -45,9 +45,8 @@ async function answerOf(res, id, what) {
 
 /** One 2026-07-28 request that declares the tasks extension; its result. */
 async function modern(url, method, params) {
+  // The builder mirrors params.taskId of the task methods in Mcp-Name, as the extension asks.
   const { id, message, headers } = buildModernRequest(method, params, { capabilities: CAPABILITIES });
-  // The task methods mirror the task id in Mcp-Name (the extension's routing header).
-  if (typeof params.taskId === "string") headers["Mcp-Name"] = params.taskId;
   const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(message), signal: AbortSignal.timeout(20_000) });
   return answerOf(res, id, method);
 }
