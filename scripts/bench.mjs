@@ -2,7 +2,8 @@
 // against a bare Worker (the floor) and against the servers a user would pick instead (the
 // official SDK v2 `createMcpHandler` and Cloudflare `agents`' `createMcpHandler`, built from
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU,
-// requests/s and latency on both lanes, Last-Event-ID replays, and the targets
+// requests/s and latency on both lanes, Last-Event-ID replays, tasks (create → completed,
+// tasks/get beside tools/call), and the targets
 // (bench/lib/targets.mjs) met or not. "This template" is the engine serving its own test app.
 //
 // Prints a Markdown report and writes it to bench/results/latest.md (git-ignored); with
@@ -21,6 +22,7 @@ import { replay, sizeAndStartup, throughput } from "../bench/lib/phases.mjs";
 import { benchReport } from "../bench/lib/report.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
+import { tasksPhase } from "../bench/lib/tasks.mjs";
 import { ROOT } from "../test/e2e/procs.mjs";
 
 const { values: opt } = parseArgs({
@@ -57,10 +59,12 @@ const { stat, engineProfile } = await sizeAndStartup({ tmpDir: tmp.dir, ...setti
 tmp.remove();
 const rows = await throughput(settings, progress);
 const replayed = await replay({ logSize: settings.replayLog, quick }, progress);
+const tasks = await tasksPhase({ quick, ...settings }, progress);
 
 const errors = [
   ...Object.values(rows).filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
   ...replayed.errors,
+  ...tasks.errors,
 ];
 const meta = {
   ...settings,
@@ -72,7 +76,7 @@ const meta = {
   loadAtEnd: loadavg(),
   minutes: ((performance.now() - started) / 60_000).toFixed(1),
 };
-const data = { meta, versions, stat, engineProfile, rows, replay: replayed, errors };
+const data = { meta, versions, stat, engineProfile, rows, replay: replayed, tasks, errors };
 const md = benchReport(data);
 
 console.log(md);

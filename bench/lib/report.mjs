@@ -84,6 +84,34 @@ ${table(
 )}`;
 }
 
+function tasksSection({ tasks: t }) {
+  const { lifecycle: l, get, call } = t;
+  const x = fmt.ratio;
+  return `## Tasks (2026-07-28 tasks extension, engine test app, wrangler dev)
+
+${l.tasks} \`quick_task\` tasks (the handler returns at once), ${l.concurrency} at a time: \`tools/call\` creates each, then \`tasks/get\` every ${t.pollMs} ms until it says completed (so "completed" is seen up to ${t.pollMs} ms late, plus one round trip); ${l.pollsPerTask.toFixed(2)} polls per task, ${fmt.rps(l.tasksPerS)} tasks/s, errors ${l.errors}.
+
+${table(
+  ["task", "p50 ms", "p99 ms", "max ms"],
+  ["l", "r", "r", "r"],
+  [
+    ["create (\`tools/call\` → CreateTaskResult)", fmt.ms(l.create.p50), fmt.ms(l.create.p99), fmt.ms(l.create.max)],
+    ["create → completed seen by \`tasks/get\`", fmt.ms(l.done.p50), fmt.ms(l.done.p99), fmt.ms(l.done.max)],
+  ],
+)}
+
+Polling a finished task beside the plain call, same server, ${get.roundRps.length} interleaved rounds at concurrency ${get.concurrency}:
+
+${table(
+  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs \`tools/call\`"],
+  ["l", "r", "r", "r", "r", "r", "r"],
+  [
+    ["\`tasks/get\` (finished task)", get],
+    ["\`tools/call\` (convert_temperature)", call],
+  ].map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), String(r.errors), x(r.rps, call.rps)]),
+)}`;
+}
+
 function replaySection({ replay }) {
   return `## 2025-11-25 Last-Event-ID replay (bench/fixture: a stream of N log events)
 
@@ -120,7 +148,7 @@ Throughput rows: ${meta.requests.toLocaleString("en-US")} requests each (${meta.
 ${sizeSection(data)}
 
 ${throughputSection(data)}
-
+${data.tasks ? `\n${tasksSection(data)}\n` : ""}
 ${replaySection(data)}
 
 ## Targets
