@@ -2,8 +2,8 @@
 // most expensive and stops at the first failure: typecheck, static checks (scripts/checks/),
 // workerd integration tests (vitest), bundle-size budget, the fork drill, then end-to-end runs against real `wrangler dev` servers
 // (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
-// the README's client snippets and the dev scripts; official conformance suite; the opt-in
-// OAuth entry). Helpers live in test/e2e/.
+// the README's client snippets and the dev scripts; official conformance suite; tasks across a
+// server restart; the opt-in OAuth entry). Helpers live in test/e2e/.
 import { CHECKS, runCheck } from "./checks/index.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
