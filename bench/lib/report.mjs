@@ -92,12 +92,13 @@ function tasksSection({ tasks: t }) {
 ${l.tasks} \`quick_task\` tasks (the handler returns at once), ${l.concurrency} at a time: \`tools/call\` creates each, then \`tasks/get\` every ${t.pollMs} ms until it says completed (so "completed" is seen up to ${t.pollMs} ms late, plus one round trip); ${l.pollsPerTask.toFixed(2)} polls per task, ${fmt.rps(l.tasksPerS)} tasks/s, errors ${l.errors}.
 
 ${table(
-  ["task", "p50 ms", "p99 ms", "max ms"],
-  ["l", "r", "r", "r"],
+  ["at concurrency " + l.concurrency, "p50 ms", "p99 ms", "max ms", "p50 vs plain call"],
+  ["l", "r", "r", "r", "r"],
   [
-    ["create (\`tools/call\` → CreateTaskResult)", fmt.ms(l.create.p50), fmt.ms(l.create.p99), fmt.ms(l.create.max)],
-    ["create → completed seen by \`tasks/get\`", fmt.ms(l.done.p50), fmt.ms(l.done.p99), fmt.ms(l.done.max)],
-  ],
+    ["task create (\`tools/call\` → CreateTaskResult)", l.create],
+    ["task create → completed seen by \`tasks/get\`", l.done],
+    [`plain \`tools/call\` (convert_temperature, ${l.plainCall.n} calls)`, l.plainCall],
+  ].map(([label, r]) => [label, fmt.ms(r.p50), fmt.ms(r.p99), fmt.ms(r.max), x(r.p50, l.plainCall.p50)]),
 )}
 
 Polling a finished task beside the plain call, same server, ${get.roundRps.length} interleaved rounds at concurrency ${get.concurrency}:

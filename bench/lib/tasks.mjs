@@ -69,6 +69,9 @@ export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxM
       op: async (i) => samples.push(await oneTask(client, i, 30_000)),
     });
     if (life.errors) errors.push(`tasks create → completed: ${life.errors} errors (${life.errorSamples.join(" | ")})`);
+    // The plain call at the tasks' concurrency, right after them: what a create costs above a call.
+    const plain = await runLoad({ name: "tools/call at the tasks' concurrency", total: tasks, concurrency: taskConcurrency, maxMs: rowMaxMs, op: async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i))) });
+    if (plain.errors) errors.push(`tools/call at c=${taskConcurrency}: ${plain.errors} errors (${plain.errorSamples.join(" | ")})`);
     const lifecycle = {
       tasks: life.done,
       concurrency: taskConcurrency,
@@ -76,11 +79,12 @@ export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxM
       tasksPerS: (samples.length / life.elapsedMs) * 1000,
       create: pcts(samples.map((s) => s.createMs)),
       done: pcts(samples.map((s) => s.doneMs)),
+      plainCall: { n: plain.done, p50: plain.p50, p99: plain.p99, max: plain.max },
       pollsPerTask: samples.reduce((a, s) => a + s.polls, 0) / (samples.length || 1),
       truncated: life.truncated,
       errors: life.errors,
     };
-    onProgress(`  create p50 ${lifecycle.create.p50.toFixed(1)} ms p99 ${lifecycle.create.p99.toFixed(1)} ms; completed p50 ${lifecycle.done.p50.toFixed(1)} ms p99 ${lifecycle.done.p99.toFixed(1)} ms; ${lifecycle.pollsPerTask.toFixed(2)} polls/task; errors ${life.errors}`);
+    onProgress(`  create p50 ${lifecycle.create.p50.toFixed(1)} ms p99 ${lifecycle.create.p99.toFixed(1)} ms; completed p50 ${lifecycle.done.p50.toFixed(1)} ms p99 ${lifecycle.done.p99.toFixed(1)} ms; plain tools/call p50 ${plain.p50.toFixed(1)} ms; ${lifecycle.pollsPerTask.toFixed(2)} polls/task; errors ${life.errors}`);
 
     // (b) tasks/get of one finished task, beside (c) the plain call, in interleaved rounds.
     const finished = samples[0]?.taskId;
