@@ -10,6 +10,10 @@
  *  Ask the user something: `ctx.input.ask({ key: elicit(...) })` returns the
  *  answers when the client has given them and otherwise stops the handler;
  *  it runs again with the answers (2026: MRTR retry; 2025: session request).
+ *
+ *  Long work: `task: "optional"` lets the call run as a durable task when the
+ *  client takes tasks; wrap each expensive piece in `ctx.step(name, fn)` so a
+ *  re-run (after the user answers, or after a restart) skips finished work.
  * ─────────────────────────────────────────────────────────────────────────
  */
 import * as v from "valibot";
@@ -90,10 +94,39 @@ export const countdown = defineTool({
   },
 });
 
+/** Stands in for slow work: an API or a model call. */
+const slowly = <T>(value: T, ms = 250) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+
+export const temperatureReport = defineTool({
+  name: "temperature_report",
+  title: "Write a temperature report",
+  description:
+    "Checks each reading in turn, asks which unit to report in, then summarises. Runs as a task when the client supports tasks, so it survives the client going away.",
+  input: v.object({
+    readings: v.pipe(v.array(v.number()), v.minLength(1), v.maxLength(24), v.description("Readings in degrees Celsius")),
+  }),
+  task: "optional",
+  handler: async ({ readings }, ctx) => {
+    const checked: number[] = [];
+    for (const [i, reading] of readings.entries()) {
+      // A finished step is kept with the task: when the handler runs again it gets the kept value at once.
+      checked.push(await ctx.step(`reading-${i}`, () => slowly(round2(reading))));
+      ctx.progress(i + 1, readings.length, `checked ${i + 1} of ${readings.length} readings`);
+    }
+    const { unit } = ctx.input.ask({
+      unit: elicit("Report in which unit?", { unit: { type: "string", title: "Unit", enum: ["celsius", "fahrenheit", "kelvin"] } }, ["unit"]),
+    });
+    const to = unit.action === "accept" && typeof unit.content?.unit === "string" ? unit.content.unit : "celsius";
+    const shown = checked.map((c) => (to === "fahrenheit" ? round2((c * 9) / 5 + 32) : to === "kelvin" ? round2(c + 273.15) : c));
+    const mean = round2(shown.reduce((a, b) => a + b, 0) / shown.length);
+    return `${shown.length} readings in ${to}: mean ${mean}, lowest ${Math.min(...shown)}, highest ${Math.max(...shown)}`;
+  },
+});
+
 export default defineApp({
   info: { name: "example-mcp-worker", title: "Example MCP Worker", version: "0.1.0" },
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
-  tools: [convertTemperature, rollDice, greet, countdown],
+  tools: [convertTemperature, rollDice, greet, countdown, temperatureReport],
   resources: [
     defineResource({
       uri: "info://about",

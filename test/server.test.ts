@@ -5,16 +5,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { testClient } from "../src/mcp";
-import app, { convertTemperature, countdown, greet, rollDice } from "../src/server";
+import app, { convertTemperature, countdown, greet, rollDice, temperatureReport } from "../src/server";
 
 const text = (result: { content: { type: string; text?: string }[] }) => result.content.map((c) => c.text ?? "").join("");
 
 describe("example app", () => {
   const c = testClient(app);
 
-  it("lists its four tools with their schemas", async () => {
+  it("lists its five tools with their schemas", async () => {
     const tools = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["convert_temperature", "roll_dice", "greet", "countdown"]);
+    expect(tools.map((t) => t.name)).toEqual(["convert_temperature", "roll_dice", "greet", "countdown", "temperature_report"]);
     expect(tools[0]).toMatchObject({ inputSchema: { type: "object", required: ["value", "from"] }, outputSchema: { type: "object" } });
   });
 
@@ -67,6 +67,24 @@ describe("example app", () => {
     expect(text(result)).toBe("Liftoff!");
     const progress = c.record.notifications.slice(before).filter((n) => n.method === "notifications/progress");
     expect(progress.map((n) => n.params?.progress)).toEqual([0, 1, 2]);
+  });
+
+  it("temperature_report checks each reading, asks for the unit, and summarises in it", async () => {
+    const before = c.record.notifications.length;
+    const asked: string[] = [];
+    const result = await c.callTool(temperatureReport, { readings: [10, 20, 30] }, {
+      answers: (key) => (asked.push(key), { action: "accept", content: { unit: "fahrenheit" } }),
+    });
+    expect(text(result)).toBe("3 readings in fahrenheit: mean 68, lowest 50, highest 86");
+    expect(asked).toEqual(["unit"]);
+    const progress = c.record.notifications.slice(before).filter((n) => n.method === "notifications/progress");
+    // The handler runs again once the answer is in; its finished steps are kept, its progress is said again.
+    expect([...new Set(progress.map((n) => n.params?.message))]).toEqual(["checked 1 of 3 readings", "checked 2 of 3 readings", "checked 3 of 3 readings"]);
+  });
+
+  it("temperature_report reports in Celsius when the user declines to choose", async () => {
+    const result = await c.callTool(temperatureReport, { readings: [-5] }, { answers: { unit: { action: "decline" } } });
+    expect(text(result)).toBe("1 readings in celsius: mean -5, lowest -5, highest -5");
   });
 
   it("the about resource is markdown", async () => {

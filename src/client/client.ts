@@ -12,11 +12,12 @@ import { judgeProbe, rememberEra, rememberedEra, type Protocol } from "./era";
 import { McpClientError } from "./errors";
 import type { InputHandlers } from "./handlers";
 import { paramHeaders, toolHeaderMap } from "./headers";
-import type { CallOptions, Lane, LaneConfig } from "./lane";
+import type { CallOptions, Lane, LaneConfig, TaskOptions } from "./lane";
 import { LegacySession } from "./legacy";
 import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
 import { requestWithInput } from "./rounds";
+import { followLegacyTask } from "./tasks";
 import type {
   CallToolResult,
   ClientInfo,
@@ -61,6 +62,12 @@ export interface McpClientOptions {
   sessionStream?: boolean;
   /** Notifications that belong to no request (list changes, resource updates, session-wide logs). */
   onNotification?: (notification: ServerNotification) => void;
+  /**
+   * Take tasks (`true`, or options): a tool the server runs as a task is followed to its result, so
+   * `callTool` answers the same either way. 2026-07-28 declares the tasks extension and polls
+   * `tasks/get`; 2025-11-25 asks for a task on calls of tools that support one and waits on `tasks/result`.
+   */
+  tasks?: boolean | TaskOptions;
 }
 
 export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "mcp-worker-client", version: "0.1.0" };
@@ -72,6 +79,8 @@ export class McpClient {
   private readonly cache: CacheFront | undefined;
   /** Tools seen in tools/list: their `x-mcp-header` arguments, or null for a tool whose annotations are invalid. */
   private readonly toolHeaders = new Map<string, Map<string, string> | null>();
+  /** 2025-11-25 tools/list: which tools take a task (`execution.taskSupport`). */
+  private readonly toolTasks = new Map<string, string>();
   /** What the server said about itself (discover in 2026-07-28, initialize in 2025-11-25). */
   serverInfo: Implementation | undefined;
   capabilities: ServerCapabilities = {};
@@ -90,6 +99,7 @@ export class McpClient {
       handlers: options.handlers ?? {},
       headers: options.headers ?? {},
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
       onNotification: (m) => void this.notified(m),
     };
     const cache = options.cache === true ? new MemoryCache() : options.cache;
@@ -171,7 +181,7 @@ export class McpClient {
     const lane = await this.ready();
     const cached = await this.cache?.get(method, params);
     if (cached) return cached as T;
-    const result = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options);
+    const result = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options, this.config.tasks);
     await this.cache?.put(method, params, result);
     return result as T;
   }
@@ -193,6 +203,8 @@ export class McpClient {
     for (const tool of result.tools ?? []) {
       const map = toolHeaderMap(tool.inputSchema);
       this.toolHeaders.set(tool.name, map);
+      const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+      if (typeof support === "string") this.toolTasks.set(tool.name, support);
       if (map || this.era === "legacy") keep.push(tool);
     }
     return { ...result, tools: keep };
@@ -218,6 +230,15 @@ export class McpClient {
       throw new McpClientError(`Tool ${name} has invalid x-mcp-header annotations; the client will not call it`);
     }
     const headers = { ...(map ? paramHeaders(map, args) : {}), ...options?.headers };
+    if (lane instanceof LegacySession && this.config.tasks) {
+      if (!this.toolTasks.has(name)) await this.listAllTools().catch(() => undefined);
+      const support = this.toolTasks.get(name);
+      if (support === "optional" || support === "required") {
+        const created = await lane.request("tools/call", { name, arguments: args, task: {} }, { ...options, headers });
+        const result = created.task ? await followLegacyTask(lane, created, this.config.tasks, options) : created;
+        return result as unknown as CallToolResult;
+      }
+    }
     return this.request<CallToolResult>("tools/call", { name, arguments: args }, { ...options, headers });
   }
 

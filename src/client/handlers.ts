@@ -8,6 +8,7 @@
 import type { ClientCapabilities } from "../mcp/types";
 import type { ElicitRequest, ElicitResult, RootsResult, SamplingRequest, SamplingResult } from "../mcp/input";
 import { McpClientError } from "./errors";
+import { TASKS_EXTENSION } from "../mcp/tasks";
 
 export type { ElicitResult, RootsResult, SamplingResult };
 
@@ -18,8 +19,10 @@ export interface InputHandlers {
 }
 
 /** The capabilities a client declares follow from the handlers it has: nothing is promised that nobody answers. */
-export function capabilitiesOf(handlers: InputHandlers, legacy: boolean): ClientCapabilities {
+export function capabilitiesOf(handlers: InputHandlers, legacy: boolean, tasks = false): ClientCapabilities {
   const caps: Record<string, object> = {};
+  // 2026-07-28 takes tasks by declaring the extension; 2025-11-25 by asking for one on each call.
+  if (tasks && !legacy) caps.extensions = { [TASKS_EXTENSION]: {} };
   if (handlers.elicitation) caps.elicitation = { form: {}, url: {} };
   if (handlers.sampling) caps.sampling = {};
   if (handlers.roots) caps.roots = legacy ? { listChanged: false } : {};

@@ -61,6 +61,13 @@ export function paramHeaders(map: Map<string, string>, args: Record<string, unkn
 
 /** The `Mcp-Name` a method needs, if any. */
 export function mcpName(method: string, params: Record<string, unknown>): string | undefined {
-  const v = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
+  const v =
+    method === "resources/read"
+      ? params.uri
+      : method === "tools/call" || method === "prompts/get"
+        ? params.name
+        : method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel"
+          ? params.taskId
+          : undefined;
   return typeof v === "string" ? v : undefined;
 }

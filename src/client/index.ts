@@ -8,7 +8,7 @@ export { McpClientError } from "./errors";
 export type { Protocol } from "./era";
 export { forgetEra } from "./era";
 export type { InputHandlers, ElicitResult, RootsResult, SamplingResult } from "./handlers";
-export type { CallOptions, LogMessage, Progress } from "./lane";
+export type { CallOptions, LogMessage, Progress, TaskOptions } from "./lane";
 export { Subscription, type ListenFilter, type ServerNotification } from "./listen";
 export { MemoryCache, type ResultCache } from "./cache";
 export { encodeHeaderValue } from "./headers";

@@ -29,6 +29,14 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/** How the client follows tasks (McpClientOptions.tasks). */
+export interface TaskOptions {
+  /** Poll no more often than this, whatever the server suggests (default 100 ms). */
+  minPollMs?: number;
+  /** Called with the task whenever the client learns its state (created, each poll). */
+  onTask?: (task: Record<string, unknown>) => void;
+}
+
 export interface Lane {
   /** The protocol revision this lane speaks. */
   readonly version: string;
@@ -45,6 +53,8 @@ export interface LaneConfig {
   /** Headers sent with every request (an app's own, never routing ones). */
   headers: Record<string, string>;
   logLevel?: LogLevel;
+  /** Set when the client takes tasks (McpClientOptions.tasks). */
+  tasks?: TaskOptions;
   /** Notifications that belong to no request of ours (list changes, session-wide logs). */
   onNotification?: (message: WireMessage) => void;
 }

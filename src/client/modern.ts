@@ -22,7 +22,7 @@ export class ModernLane implements Lane {
     const level = options?.onLog ? (this.config.logLevel ?? "info") : this.config.logLevel;
     return {
       [META.protocolVersion]: this.version,
-      [META.clientCapabilities]: capabilitiesOf(this.config.handlers, false),
+      [META.clientCapabilities]: capabilitiesOf(this.config.handlers, false, this.config.tasks !== undefined),
       [META.clientInfo]: this.config.clientInfo,
       ...(level ? { [META.logLevel]: level } : {}),
       ...(progressToken !== undefined ? { progressToken } : {}),

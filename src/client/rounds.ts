@@ -8,12 +8,13 @@
  */
 import { McpClientError } from "./errors";
 import { answerInput, type InputHandlers } from "./handlers";
-import type { CallOptions, Lane } from "./lane";
+import type { CallOptions, Lane, TaskOptions } from "./lane";
+import { followModernTask } from "./tasks";
 
 /** Rounds after which a server that keeps asking is taken to be looping. */
 export const MAX_ROUNDS = 16;
 
-/** `resultType` values the client knows how to finish; an extension (tasks) adds its own here. */
+/** `resultType` values that are the result itself. */
 const COMPLETE = new Set([undefined, "complete"]);
 
 export async function requestWithInput(
@@ -22,12 +23,15 @@ export async function requestWithInput(
   method: string,
   params: Record<string, unknown>,
   options?: CallOptions,
+  tasks?: TaskOptions,
 ): Promise<Record<string, unknown>> {
   let next = params;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const result = await lane.request(method, next, options);
     const type = result.resultType as string | undefined;
     if (COMPLETE.has(type)) return result;
+    // Only a client that declared the tasks extension is given a task; it follows it to the result.
+    if (type === "task" && tasks) return followModernTask(lane, handlers, result, tasks, options);
     if (type !== "input_required") throw new McpClientError(`The server answered ${method} with an unknown resultType "${String(type)}"`);
     const requests = (result.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>;
     const inputResponses: Record<string, unknown> = {};

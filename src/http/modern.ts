@@ -13,7 +13,7 @@ import type { Notifier } from "../mcp/context";
 import { INPUT_METHODS, MODERN_METHODS, hasMethod } from "../mcp/dispatch";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
 import { ErrorCode, McpError, invalidParams, methodNotFound, toMcpError } from "../mcp/errors";
-import { execute } from "../mcp/execute";
+import { execute, reported } from "../mcp/execute";
 import { isObject } from "../mcp/guards";
 import type { InputRequest } from "../mcp/input";
 import { checkProgressToken, errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
@@ -150,9 +150,21 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
   const { stateSecret, inputStateTtlSeconds } = deps.config;
   const reply = (result: object): Reply => ({ body: resultResponse(msg.id, result), status: 200 });
   try {
-    if (MODERN_TASK_METHODS.has(msg.method)) {
-      return reply(encodeModernResult(msg.method, await serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""), deps.reg, deps.principal));
-    }
+    const reporting = reportingFor(deps.config, deps.env, deps.reg, deps.trace);
+    const report = { protocolVersion: envelope.protocolVersion, era: "modern" as const, principal: deps.principal, reporting };
+    /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
+    const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {
+      const outcome = await reported(msg.method, params, report, async () => {
+        try {
+          return { kind: "result", result: await work() };
+        } catch (err) {
+          return { kind: "error", error: toMcpError(err) };
+        }
+      });
+      if (outcome.kind === "error") throw outcome.error;
+      return reply(encodeModernResult(msg.method, (outcome as { result: Record<string, unknown> }).result, deps.reg, deps.principal));
+    };
+    if (MODERN_TASK_METHODS.has(msg.method)) return await served(() => serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
     const asTask = msg.method === "tools/call" ? taskDecision(deps.reg, params, envelope.clientCapabilities) : "plain";
     const startTask = (answers: Readonly<Record<string, unknown>>) =>
       createModernTask(
@@ -173,7 +185,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (asTask === "task") {
       // A bad argument is answered now, like any call's, not by a task that fails later.
       const problem = argumentProblem(deps.reg, params);
-      return reply(encodeModernResult(msg.method, (problem as Record<string, unknown> | undefined) ?? (await startTask({})), deps.reg, deps.principal));
+      return await served(async () => (problem as Record<string, unknown> | undefined) ?? startTask({}));
     }
     const input = INPUT_METHODS.has(msg.method);
     const bind: Binding = {
@@ -200,7 +212,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       notify: deps.notify,
       env: deps.env,
       principal: deps.principal,
-      reporting: reportingFor(deps.config, deps.env, deps.reg, deps.trace),
+      reporting,
       canStartTask: asTask === "inline",
     });
     // The input the request gathered goes into the task, which runs the handler again from the start.

@@ -59,9 +59,22 @@ export type Outcome =
   | { kind: "task"; start: StartTask }
   | { kind: "error"; error: McpError };
 
-export async function execute(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
+export function execute(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
+  return reported(method, params, options, () => run(method, params, options));
+}
+
+/**
+ * Reports a request that the lane serves itself (a call that becomes a task, the task methods) the
+ * way `execute` reports the ones the core runs: one log line, the metrics point, the app's hooks.
+ */
+export async function reported(
+  method: string,
+  params: Record<string, unknown>,
+  options: Pick<ExecuteOptions, "protocolVersion" | "era" | "principal" | "reporting">,
+  work: () => Promise<Outcome>,
+): Promise<Outcome> {
   const { reporting } = options;
-  if (!reporting) return run(method, params, options);
+  if (!reporting) return work();
   const started = Date.now();
   const about = { revision: options.protocolVersion, lane: options.era, method, name: targetOf(method, params), traceId: traceIdOf(reporting.trace.traceparent) };
   try {
@@ -69,7 +82,7 @@ export async function execute(method: string, params: Record<string, unknown>, o
   } catch (err) {
     console.error(JSON.stringify({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: about.traceId }));
   }
-  const outcome = await run(method, params, options);
+  const outcome = await work();
   const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
   if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
   if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
@@ -102,7 +115,7 @@ function targetOf(method: string, params: Record<string, unknown>): string | und
 function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode"> {
   if (outcome.kind === "error") return { outcome: "error", errorCode: outcome.error.code };
   if (outcome.kind === "input") return { outcome: "input_required" };
-  if (outcome.kind === "task") return { outcome: "task" };
+  if (outcome.kind === "task" || outcome.result.resultType === "task" || "task" in outcome.result) return { outcome: "task" };
   return { outcome: outcome.result.isError === true ? "tool_error" : "result" };
 }
 

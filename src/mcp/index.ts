@@ -42,6 +42,7 @@ export {
   type SamplingResult,
 } from "./input";
 export type * from "./types";
+export type { TaskOptions, TaskSupport } from "./tasks";
 export { UrlElicitationRequired, urlElicitationRequired } from "./url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "../worker";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./test-client";

@@ -103,6 +103,10 @@ async function runToEnd(
 ): Promise<any> {
   const answers: Record<string, unknown> = {};
   let state: Json | undefined;
+  // A task tool runs as its task would: a step finished in one round is kept for the next.
+  const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
+  const steps = new Map<string, unknown>();
+  const task = tool?.task ? { id: "test-task", journal: { get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined), put: (n: string, v: unknown) => void steps.set(n, v) } } : undefined;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const outcome = await execute(method, params, {
       era: "modern",
@@ -120,6 +124,7 @@ async function runToEnd(
       notify: client.notify,
       env: client.env ?? {},
       principal: client.principal,
+      task,
     });
     if (outcome.kind === "result") return outcome.result;
     if (outcome.kind === "error") throw outcome.error;

@@ -7,7 +7,9 @@
  * tagged with the task, and their answers go to the task. The wait is a
  * stored call, so it survives the session object being evicted.
  */
-import { ErrorCode, invalidParams, methodNotFound } from "../mcp/errors";
+import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
+import { reported } from "../mcp/execute";
+import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, type TaskView } from "../mcp/tasks";
@@ -45,26 +47,31 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
   const asked = (params.task as Record<string, unknown>).ttl;
   const ttlMs = Math.min(typeof asked === "number" && Number.isSafeInteger(asked) && asked > 0 ? asked : (task.ttlMs ?? config.taskTtlMs), config.taskMaxTtlMs);
   const meta = isObject(params._meta) ? params._meta : {};
+  const trace = readTrace(meta);
   const taskId = newTaskId();
-  const created = await taskStub(host.bindings, taskId).create({
-    taskId,
-    owner: ownerOf(host),
-    indexKey: indexKeyOf(host),
-    params,
-    protocolVersion: host.session.protocolVersion,
-    clientCapabilities: host.session.clientCapabilities,
-    clientInfo: host.session.clientInfo,
-    answers: {},
-    ttlMs,
-    pollIntervalMs: task.pollIntervalMs ?? 1000,
-    // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
-    immediateMs: 0,
-    trace: readTrace(meta),
-    progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
+  const report = { protocolVersion: host.session.protocolVersion, era: "legacy" as const, principal: host.session.principal || undefined };
+  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id) }, async () => {
+    const created = await taskStub(host.bindings, taskId).create({
+      taskId,
+      owner: ownerOf(host),
+      indexKey: indexKeyOf(host),
+      params,
+      protocolVersion: host.session.protocolVersion,
+      clientCapabilities: host.session.clientCapabilities,
+      clientInfo: host.session.clientInfo,
+      answers: {},
+      ttlMs,
+      pollIntervalMs: task.pollIntervalMs ?? 1000,
+      // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
+      immediateMs: 0,
+      trace,
+      progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
+    });
+    if (created.kind === "refused") return { kind: "error", error: new McpError(created.error.code, created.error.message, created.error.data) };
+    return { kind: "result", result: created.kind === "immediate" ? created.result : { task: legacyTask(created.task) } };
   });
-  if (created.kind === "refused") return reply(errorResponse(req.id, created.error));
-  if (created.kind === "immediate") return reply(resultResponse(req.id, created.result));
-  return reply(resultResponse(req.id, { task: legacyTask(created.task) }));
+  if (outcome.kind === "error") return reply(errorResponse(req.id, outcome.error.toJSON()));
+  return reply(resultResponse(req.id, (outcome as { result: object }).result));
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */
@@ -99,7 +106,12 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   const stream = openStream();
   if (typeof stream !== "string") return stream;
   host.store.putCall({ stream, request: JSON.stringify(req), answers: {}, state: undefined });
-  if (task.status === "input_required") sendTaskInput(host, stream, task);
+  // Read the task again now that the wait is stored: a change that came while it was being stored
+  // found no one waiting, and would otherwise be missed until the next one.
+  const latest = await stub.get(ownerOf(host));
+  if (!latest) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
+  else if (isTerminal(latest.status)) endCall(host, stream, taskResult(req.id, latest));
+  else if (latest.status === "input_required") sendTaskInput(host, stream, latest);
   await host.scheduleAlarm();
   return { kind: "stream", stream, after: -1 };
 }

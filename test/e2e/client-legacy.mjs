@@ -116,6 +116,8 @@ async function sdkV1Run(url, checks) {
     client = new ClientV1(INFO, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       state.elicitations.push(request.params);
+      // prepare_report (a task) asks how long its report should be; greet asks for a name.
+      if (/^How long/.test(request.params.message)) return { action: "accept", content: { words: 42 } };
       return { action: "accept", content: { name: "Ada" } };
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => state.logs.push(n.params));
@@ -129,6 +131,21 @@ async function sdkV1Run(url, checks) {
   if (!connected) return;
   try {
     await coreChecks(client, checks, state, prefix);
+    await check(`${prefix}: experimental tasks: prepare_report runs as a task, its question answered on tasks/result`, async () => {
+      state.elicitations.length = 0;
+      const seen = [];
+      let result;
+      const stream = client.experimental.tasks.callToolStream({ name: "prepare_report", arguments: { topic: "tides" } }, undefined, { ...REQ, task: { ttl: 60_000 } });
+      for await (const message of stream) {
+        seen.push(message.type);
+        if (message.type === "error") throw message.error;
+        if (message.type === "result") result = message.result;
+      }
+      assertEqual(seen[0], "taskCreated", "first stream message");
+      assertEqual(textOf(result), "Report: an outline of tides, then 42 words on tides (outline ran 1×, write 1×)", "task result");
+      assertEqual(state.elicitations.length, 1, "elicitations");
+      assert(state.elicitations[0]._meta?.["io.modelcontextprotocol/related-task"]?.taskId, "the elicitation names its task");
+    });
     await check(`${prefix}: ping`, async () => {
       await client.ping(REQ);
     });

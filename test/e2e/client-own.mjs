@@ -98,6 +98,38 @@ async function engineWalk(lib, url, protocol, { check }) {
   } finally {
     await client.close().catch(() => {});
   }
+  await taskWalk(lib, url, protocol, { check });
+}
+
+/** A client that takes tasks gets a task tool's result from callTool, its question answered by the same handler. */
+async function taskWalk(lib, url, protocol, { check }) {
+  const tag = `${protocol} tasks`;
+  const seen = [];
+  const ids = [];
+  const handlers = { elicitation: async () => ({ action: "accept", content: { words: 12 } }) };
+  const onTask = (t) => (seen.push(t.status), ids.push(t.taskId));
+  let client;
+  if (!(await check(`${tag}: connect with tasks on`, async () => (client = await lib.McpClient.connect(url, { protocol, handlers, tasks: { onTask } }))))) return;
+  try {
+    await check(`${tag}: callTool follows prepare_report's task to its result`, async () => {
+      const r = await client.callTool("prepare_report", { topic: "ice" });
+      assertEqual(textOf(r), "Report: an outline of ice, then 12 words on ice (outline ran 1×, write 1×)", "result");
+      assertEqual(seen[0], "working", "the first task state seen");
+      if (protocol === "2026-07-28") assert(seen.includes("input_required") && seen.at(-1) === "completed", `states seen: ${seen.join(", ")}`);
+    });
+    await check(`${tag}: aborting the call cancels the task`, async () => {
+      seen.length = 0;
+      const abort = new AbortController();
+      const pending = client.callTool("prepare_report", { topic: "slow", pauseMs: 30_000 }, { signal: abort.signal });
+      setTimeout(() => abort.abort(new Error("given up")), 300);
+      const err = await pending.then(() => undefined, (e) => e);
+      assert(err, "the aborted call did not fail");
+      const task = await client.request("tasks/get", { taskId: ids.at(-1) });
+      assertEqual(task.status, "cancelled", "the task after the abort");
+    });
+  } finally {
+    await client.close().catch(() => {});
+  }
 }
 
 async function fixtureWalk(lib, url, protocol, { check }) {

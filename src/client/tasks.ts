@@ -1,0 +1,77 @@
+/**
+ * Following a task to its end, so a caller of `callTool` gets the tool's
+ * result whether or not the server ran it as a task. 2026-07-28 (the tasks
+ * extension): poll `tasks/get` at the server's interval, answer the task's
+ * input requests through the app's handlers with `tasks/update`, and read the
+ * result inlined once it is completed. 2025-11-25: `tasks/result` waits for
+ * the end, and the session lane answers the task's requests on that stream.
+ */
+import { McpClientError, fromWireError, isWireError } from "./errors";
+import { answerInput, type InputHandlers } from "./handlers";
+import type { CallOptions, Lane, TaskOptions } from "./lane";
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+/** 2026-07-28: polls a task from its CreateTaskResult to its result. Aborting the signal cancels the task. */
+export async function followModernTask(
+  lane: Lane,
+  handlers: InputHandlers,
+  created: Record<string, unknown>,
+  options: TaskOptions,
+  call?: CallOptions,
+): Promise<Record<string, unknown>> {
+  const taskId = String(created.taskId);
+  const signal = call?.signal;
+  const plain = signal ? { signal } : {};
+  const answered = new Set<string>();
+  let task = created;
+  try {
+    for (;;) {
+      options.onTask?.(task);
+      switch (task.status) {
+        case "completed": {
+          const { resultType: _type, ...result } = (task.result ?? {}) as Record<string, unknown>;
+          return result;
+        }
+        case "failed":
+          throw isWireError(task.error) ? fromWireError(task.error) : new McpClientError(`Task ${taskId} failed`);
+        case "cancelled":
+          throw new McpClientError(`Task ${taskId} was cancelled`);
+        case "input_required": {
+          const inputResponses: Record<string, unknown> = {};
+          for (const [key, request] of Object.entries((task.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>)) {
+            // Keys are never reused in a task's life: one answered is not answered again.
+            if (answered.has(key)) continue;
+            inputResponses[key] = await answerInput(handlers, request, signal);
+            answered.add(key);
+          }
+          if (Object.keys(inputResponses).length) await lane.request("tasks/update", { taskId, inputResponses }, plain);
+        }
+      }
+      const interval = typeof task.pollIntervalMs === "number" ? task.pollIntervalMs : 1000;
+      await sleep(Math.max(interval, options.minPollMs ?? 100), signal);
+      task = await lane.request("tasks/get", { taskId }, plain);
+    }
+  } catch (err) {
+    // The caller gave up: the work it started should not go on for nobody.
+    if (signal?.aborted) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** 2025-11-25: waits for a task created by a task-augmented call and returns the call's result. */
+export async function followLegacyTask(lane: Lane, created: Record<string, unknown>, options: TaskOptions, call?: CallOptions): Promise<Record<string, unknown>> {
+  const task = created.task as Record<string, unknown>;
+  options.onTask?.(task);
+  const { signal } = call ?? {};
+  try {
+    return await lane.request("tasks/result", { taskId: task.taskId }, signal ? { signal } : {});
+  } catch (err) {
+    if (signal?.aborted) await lane.request("tasks/cancel", { taskId: task.taskId }, {}).catch(() => undefined);
+    throw err;
+  }
+}
