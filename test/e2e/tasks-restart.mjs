@@ -103,7 +103,7 @@ export async function runTasksRestart() {
   const { check, counts } = createChecks("tasks restart");
   const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-tasks-state-"));
   const unhook = atExit(() => rmSync(persistTo, { recursive: true, force: true }));
-  // The same secret on both servers: session ids are checked against it.
+  // One MCP_STATE_SECRET for both servers, as one deployment has across restarts.
   const vars = { MCP_STATE_SECRET: randomBytes(32).toString("hex"), TASK_LEASE_SECONDS: "2" };
   const start = () => startWrangler({ config: CONFIG, persistTo, vars });
   let server;
