@@ -4,7 +4,8 @@
 // first step is running, starts a new server on the same state, and follows the task to
 // its question and its result there: the lease alarm runs it again, and the answer given
 // to the new server finishes it. 2026-07-28 through tasks/get and tasks/update; 2025-11-25
-// in the same session, through tasks/get and tasks/result (the question on its stream).
+// in the same session, through tasks/get and tasks/result (the question on its stream), and
+// a tasks/result that was waiting when the server died, resumed with Last-Event-ID.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -17,6 +18,7 @@ import {
   openLegacySession,
   requestMessage,
   resultOf,
+  streamHeaders,
   webSource,
 } from "../wire/index.ts";
 import { assert, createChecks } from "./checks.mjs";
@@ -130,7 +132,23 @@ export async function runTasksRestart() {
       assert(got.status === "working", `tasks/get: ${JSON.stringify(got).slice(0, 300)}`);
     });
 
-    // Both tasks are inside their first step ("outline", PAUSE_MS long): kill the whole server now.
+    await check("2025-11-25: a second session task, and a tasks/result waiting on it (its first event id kept)", async () => {
+      assert(state.sessionId, "no session");
+      const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "moss", pauseMs: PAUSE_MS }, task: {} });
+      state.waitingId = created.task?.taskId;
+      assert(typeof state.waitingId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
+      state.waitRequest = requestMessage("tasks/result", { taskId: state.waitingId });
+      const res = await legacyPost(first, state.sessionId, state.waitRequest);
+      assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `tasks/result: HTTP ${res.status}`);
+      const stream = new EventStream(webSource(res.body));
+      const primed = await stream.next(5000);
+      state.lastEventId = primed?.id;
+      assert(state.lastEventId, `the tasks/result stream gave no event id: ${JSON.stringify(primed)}`);
+      // Left open: the server dies under it, as a client's connection would.
+      state.waitStream = stream;
+    });
+
+    // The tasks are inside their first step ("outline", PAUSE_MS long): kill the whole server now.
     await check("the server is killed mid-step (process group) and a new one starts on the same state", async () => {
       await server.stop();
       server = undefined;
@@ -178,10 +196,28 @@ export async function runTasksRestart() {
       const got = await legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId });
       assert(got.status === "completed", `tasks/get after the result: ${JSON.stringify(got).slice(0, 300)}`);
     }, 50_000);
+
+    await check(`2025-11-25: the waiting tasks/result resumes on the new server (GET, Last-Event-ID), asks, and ends with "${WORDS} words"`, async () => {
+      assert(state.lastEventId, "no waiting tasks/result from before the restart");
+      const res = await fetch(second(), { method: "GET", headers: streamHeaders(state.sessionId, state.lastEventId), signal: AbortSignal.timeout(45_000) });
+      assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `GET with Last-Event-ID: HTTP ${res.status}`);
+      const stream = new EventStream(webSource(res.body));
+      try {
+        const ask = await stream.until((m) => m.method === "elicitation/create", 30_000);
+        assert(ask, `no elicitation/create on the resumed stream: ${stream.raw.slice(0, 400)}`);
+        const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
+        assert(answer.status === 202, `answer: HTTP ${answer.status}`);
+        const final = await stream.until((m) => m.id === state.waitRequest.id, 30_000);
+        checkReport(resultOf(final?.message, "tasks/result (resumed)"), "moss");
+      } finally {
+        await stream.cancel();
+      }
+    }, 50_000);
   } catch (err) {
     console.log(`  ✗ tasks restart: could not start the engine test app: ${err.message}`);
     return { passed: counts().passed, failed: counts().failed + 1 };
   } finally {
+    await state.waitStream?.cancel().catch(() => {});
     if (server) {
       if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
       await server.stop();
