@@ -14,5 +14,8 @@ export default defineConfig({
     // The engine's tests, and the app's own tests (test/server.test.ts, in-process through testClient).
     include: ["test/integration/**/*.test.ts", "test/server.test.ts"],
     retry: 0,
+    // A hang guard, not a speed check: the 300-run fuzz properties and the cap tests take seconds on a
+    // loaded 2-core machine, and vitest's 5 s default would fail them for the machine's load.
+    testTimeout: 30_000,
   },
 });
