@@ -2,7 +2,8 @@
 // against a bare Worker (the floor) and against the servers a user would pick instead (the
 // official SDK v2 `createMcpHandler` and Cloudflare `agents`' `createMcpHandler`, built from
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU,
-// requests/s and latency on both lanes, Last-Event-ID replays, notification fan-out, and the targets
+// requests/s and latency on both lanes, Last-Event-ID replays, notification fan-out, tasks
+// (create → completed, tasks/get beside tools/call), and the targets
 // (bench/lib/targets.mjs) met or not. "This template" is the engine serving its own test app.
 //
 // Prints a Markdown report and writes it to bench/results/latest.md (git-ignored); with
@@ -22,6 +23,7 @@ import { fanout } from "../bench/lib/fanout.mjs";
 import { benchReport } from "../bench/lib/report.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
+import { tasksPhase } from "../bench/lib/tasks.mjs";
 import { ROOT } from "../test/e2e/procs.mjs";
 
 const { values: opt } = parseArgs({
@@ -61,11 +63,13 @@ tmp.remove();
 const rows = await throughput(settings, progress);
 const replayed = await replay({ logSize: settings.replayLog, quick }, progress);
 const fannedOut = await fanout(settings.fanout, progress);
+const tasks = await tasksPhase({ quick, ...settings }, progress);
 
 const errors = [
   ...Object.values(rows).filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
   ...replayed.errors,
   ...fannedOut.errors,
+  ...tasks.errors,
 ];
 const meta = {
   ...settings,
@@ -77,7 +81,7 @@ const meta = {
   loadAtEnd: loadavg(),
   minutes: ((performance.now() - started) / 60_000).toFixed(1),
 };
-const data = { meta, versions, stat, engineProfile, rows, replay: replayed, fanout: fannedOut, errors };
+const data = { meta, versions, stat, engineProfile, rows, replay: replayed, fanout: fannedOut, tasks, errors };
 const md = benchReport(data);
 
 console.log(md);

@@ -2,8 +2,8 @@
 // most expensive and stops at the first failure: typecheck, static checks (scripts/checks/),
 // workerd integration tests (vitest), bundle-size budget, the fork drill, then end-to-end runs against real `wrangler dev` servers
 // (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
-// the README's client snippets and the dev scripts; official conformance suite; the opt-in
-// OAuth entry). Helpers live in test/e2e/.
+// the README's client snippets and the dev scripts; official conformance suite; tasks across a
+// server restart; the opt-in OAuth entry). Helpers live in test/e2e/.
 import { CHECKS, runCheck } from "./checks/index.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
@@ -11,6 +11,7 @@ import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runClientOwn } from "../test/e2e/client-own.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
 import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
+import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runConnect } from "../test/e2e/connect.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
@@ -125,6 +126,10 @@ await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)
   const r = await runConformance();
   return r;
 }));
+
+// Tasks outlive their server: a task on each revision is killed mid-step with the whole
+// `wrangler dev`, and a new server on the same persisted state runs it to its result.
+await step("e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", e2eStep(runTasksRestart));
 
 // The engine's own client (src/client): both revisions against the engine test app, listen and
 // resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.

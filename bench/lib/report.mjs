@@ -84,6 +84,35 @@ ${table(
 )}`;
 }
 
+function tasksSection({ tasks: t }) {
+  const { lifecycle: l, get, call } = t;
+  const x = fmt.ratio;
+  return `## Tasks (2026-07-28 tasks extension, engine test app, wrangler dev)
+
+${l.tasks} \`quick_task\` tasks (the handler returns at once), ${l.concurrency} at a time: \`tools/call\` creates each, then \`tasks/get\` every ${t.pollMs} ms until it says completed (so "completed" is seen up to ${t.pollMs} ms late, plus one round trip); ${l.pollsPerTask.toFixed(2)} polls per task, ${fmt.rps(l.tasksPerS)} tasks/s, errors ${l.errors}.
+
+${table(
+  ["at concurrency " + l.concurrency, "p50 ms", "p99 ms", "max ms", "p50 vs plain call"],
+  ["l", "r", "r", "r", "r"],
+  [
+    ["task create (\`tools/call\` → CreateTaskResult)", l.create],
+    ["task create → completed seen by \`tasks/get\`", l.done],
+    [`plain \`tools/call\` (convert_temperature, ${l.plainCall.n} calls)`, l.plainCall],
+  ].map(([label, r]) => [label, fmt.ms(r.p50), fmt.ms(r.p99), fmt.ms(r.max), x(r.p50, l.plainCall.p50)]),
+)}
+
+Polling a finished task beside the plain call, same server, ${get.roundRps.length} interleaved rounds at concurrency ${get.concurrency}:
+
+${table(
+  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs \`tools/call\`"],
+  ["l", "r", "r", "r", "r", "r", "r"],
+  [
+    ["\`tasks/get\` (finished task)", get],
+    ["\`tools/call\` (convert_temperature)", call],
+  ].map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), String(r.errors), x(r.rps, call.rps)]),
+)}`;
+}
+
 function replaySection({ replay }) {
   return `## 2025-11-25 Last-Event-ID replay (bench/fixture: a stream of N log events)
 
@@ -133,7 +162,7 @@ Throughput rows: ${meta.requests.toLocaleString("en-US")} requests each (${meta.
 ${sizeSection(data)}
 
 ${throughputSection(data)}
-
+${data.tasks ? `\n${tasksSection(data)}\n` : ""}
 ${replaySection(data)}
 ${data.fanout ? `\n${fanoutSection(data)}\n` : ""}
 ## Targets

@@ -41,7 +41,7 @@ async function pinnedRun(url, { check }) {
     await check("tools/list has the engine app's tools", async () => {
       const { tools } = await client.listTools(undefined, REQ);
       const names = tools.map((t) => t.name).sort();
-      assertEqual(names, ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "roll_dice"], "tool names");
+      assertEqual(names, ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "quick_task", "roll_dice"], "tool names");
       const conv = tools.find((t) => t.name === "convert_temperature");
       assert(conv.outputSchema?.type === "object", "convert_temperature has no object outputSchema");
       assert(conv.inputSchema?.properties?.from, "convert_temperature inputSchema lacks 'from'");

@@ -1,8 +1,8 @@
 // Why: the official suite (@modelcontextprotocol/conformance@0.2.0-alpha.12) is the
 // yardstick for both eras. This serves the fixture app (test/conformance/wrangler.toml,
 // the `test_*` tools the suite expects) under `wrangler dev` and runs the frozen
-// 2026-07-28 and 2025-11-25 requirement sets plus the two pending 2026 header scenarios,
-// each bounded in time, with results (-o) and console logs kept in a temp dir. Skips if
+// 2026-07-28 and 2025-11-25 requirement sets, the two pending 2026 header scenarios and
+// the ten tasks extension scenarios, each bounded in time, with results (-o) and console logs kept in a temp dir. Skips if
 // the fixture is absent.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -13,11 +13,25 @@ import { startWrangler } from "./server.mjs";
 
 export const CONFORMANCE_CONFIG = process.env.CONFORMANCE_CONFIG ?? "test/conformance/wrangler.toml";
 
+// The tasks extension (io.modelcontextprotocol/tasks) against the fixture's task tools.
+const TASKS_SCENARIOS = [
+  "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
+  "tasks-mrtr-input", "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-status-notifications",
+  "tasks-required-task-error", "tasks-mrtr-composition",
+];
+
 const RUNS = [
   { name: "requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 300_000 },
   { name: "requirements 2025-11-25", args: ["--requirements", "2025-11-25"], timeoutMs: 300_000 },
   { name: "http-header-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-header-validation"], timeoutMs: 90_000 },
   { name: "http-custom-header-server-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-custom-header-server-validation"], timeoutMs: 90_000 },
+  ...TASKS_SCENARIOS.map((scenario) => ({
+    name: `${scenario} (extension)`,
+    // Extension scenarios are off the spec timeline: the suite runs them only with --force.
+    args: ["--spec-version", "2026-07-28", "--scenario", scenario, "--force"],
+    timeoutMs: 90_000,
+    strict: true, // not scored by the CLI, so a FAILURE check fails the run here
+  })),
 ];
 
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
@@ -69,9 +83,10 @@ export async function runConformance() {
       writeFileSync(path.join(dir, "console.log"), out);
       const { counts, failing } = tally(dir);
       const cli = out.split("\n").filter((l) => /^(Total:|Passed: |Not scored)/.test(l.trim())).map((l) => l.trim());
-      const ok = res.code === 0 && !res.timedOut;
+      const failures = counts.FAILURE ?? 0;
+      const ok = res.code === 0 && !res.timedOut && !(r.strict && (failures > 0 || counts.scenarios === 0));
       ok ? passed++ : failed++;
-      const why = res.timedOut ? `timed out after ${r.timeoutMs} ms` : `exit ${res.code}`;
+      const why = res.timedOut ? `timed out after ${r.timeoutMs} ms` : `exit ${res.code}${r.strict ? `, ${failures} FAILURE` : ""}`;
       console.log(`  ${ok ? "✓" : "✗"} conformance: ${r.name}: ${why}, ${Date.now() - t0} ms`);
       console.log(`      checks: ${JSON.stringify(counts)}${cli.length ? `; cli: ${cli.join(" | ")}` : ""}`);
       // The CLI lists extension/pending scenarios under "Not scored"; label them so real failures stand out.

@@ -19,7 +19,7 @@ import { freePort, startWrangler } from "./server.mjs";
 /** The URL every README block uses; the test swaps in its own server's. */
 export const LOCAL_URL = "http://localhost:8787/mcp";
 /** What the engine test app (test/engine-app/app.ts) lists, sorted. */
-const ENGINE_TOOLS = ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "roll_dice"];
+const ENGINE_TOOLS = ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "quick_task", "roll_dice"];
 const ENGINE_NAME = "engine-test-app";
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";

@@ -1,7 +1,8 @@
 // Why: the e2e steps need a real `wrangler dev` (workerd, Durable Objects, real HTTP)
 // rather than the vitest pool. This starts one on 127.0.0.1 with free ports, a random
-// MCP_STATE_SECRET (there is no .dev.vars in CI) and throwaway state, waits (bounded)
-// until it answers, and returns { url, stop() } that kills the whole process group.
+// MCP_STATE_SECRET (there is no .dev.vars in CI) and throwaway state (or, with persistTo,
+// state the caller keeps across servers), waits (bounded) until it answers, and returns
+// { url, stop() } that kills the whole process group.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -21,15 +22,17 @@ export function freePort() {
 }
 
 /**
- * @param {{config?: string, readyTimeoutMs?: number, vars?: Record<string,string>, logLevel?: string}} opts
+ * @param {{config?: string, readyTimeoutMs?: number, vars?: Record<string,string>, logLevel?: string, persistTo?: string}} opts
  *   logLevel: wrangler's --log-level ("info" by default; the benchmarks pass "warn" so that
  *   wrangler does not print a line per request while it is being measured).
+ *   persistTo: a state directory the caller owns (kept on stop), so that a second server
+ *   picks up the first one's Durable Objects; pass the same MCP_STATE_SECRET in vars too.
  * @returns {Promise<{url: string, origin: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs = 60_000, vars = {}, logLevel = "info" } = {}) {
+export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs = 60_000, vars = {}, logLevel = "info", persistTo } = {}) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const persist = mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-state-"));
-  const removePersist = () => rmSync(persist, { recursive: true, force: true });
+  const persist = persistTo ?? mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-state-"));
+  const removePersist = () => persistTo === undefined && rmSync(persist, { recursive: true, force: true });
   const unhook = atExit(removePersist);
   const allVars = { MCP_STATE_SECRET: randomBytes(32).toString("hex"), ...vars };
   const args = [

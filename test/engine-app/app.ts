@@ -1,8 +1,8 @@
 /**
  * The engine's own test app: the tools, resources, prompt and completions the
  * integration, e2e, load and bench code drive (greet, countdown,
- * convert_temperature, roll_dice, chatter, prepare_report, announce, info://about, units://{unit},
- * explain_unit).
+ * convert_temperature, roll_dice, chatter, prepare_report, quick_task, announce, info://about,
+ * units://{unit}, explain_unit).
  * It mirrors the example app on purpose but lives here, so that a fork that
  * replaces src/server.ts keeps every engine test green.
  */
@@ -145,6 +145,16 @@ export const prepareReport = defineTool({
   },
 });
 
+/** Bench: a task that finishes as soon as it runs, so create → completed measures the task machinery alone. */
+export const quickTask = defineTool({
+  name: "quick_task",
+  title: "Quick task",
+  description: "Echoes n back at once (a task when the client takes tasks).",
+  input: v.object({ n: v.pipe(v.number(), v.integer()) }),
+  task: "optional",
+  handler: ({ n }) => `done ${n}`,
+});
+
 /**
  * Publishes a tools list change to every listen stream and 2025 session, as an app does after its
  * tools changed, and answers how long the publish took in the Worker (the bench's fan-out phase).
@@ -166,7 +176,7 @@ export const announce = defineTool({
 export default defineApp({
   info: { name: "engine-test-app", title: "Engine test app", version: "0.1.0" },
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
-  tools: [convertTemperature, rollDice, greet, countdown, chatter, prepareReport, announce],
+  tools: [convertTemperature, rollDice, greet, countdown, chatter, prepareReport, quickTask, announce],
   resources: [
     defineResource({
       uri: "info://about",

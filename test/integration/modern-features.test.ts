@@ -46,7 +46,7 @@ describe("tools/list and pagination", () => {
   it("2026-07-28: tools/list returns the example tools in registration order with caching fields", async () => {
     const result = await modernResult("tools/list");
     expectCacheable(result);
-    expect(result.tools.map((t: any) => t.name)).toEqual(["convert_temperature", "roll_dice", "greet", "countdown", "chatter", "prepare_report", "announce"]);
+    expect(result.tools.map((t: any) => t.name)).toEqual(["convert_temperature", "roll_dice", "greet", "countdown", "chatter", "prepare_report", "quick_task", "announce"]);
     // 2026-07-28 dropped `execution.taskSupport`: a task tool is listed like any other.
     expect(result.tools.find((t: any) => t.name === "prepare_report").execution).toBeUndefined();
     expect(result.nextCursor).toBeUndefined();
@@ -347,6 +347,6 @@ describe("progress and logging (request-scoped notifications)", () => {
     expect(first?.method).toBe("notifications/progress");
     await reader.cancel();
     const after = await modernResult("tools/list");
-    expect(after.tools.length).toBe(7);
+    expect(after.tools.length).toBe(8);
   });
 });
