@@ -10,7 +10,6 @@
  */
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { HubNotification } from "../../src/objects/contracts";
 import {
   EventStream,
   deleteHeaders,

@@ -8,7 +8,7 @@
  * 2026 client whose stream broke retries (the 2026 rule: a broken stream
  * loses the request) and is served.
  */
-import { abortAllDurableObjects, env, evictAllDurableObjects } from "cloudflare:test";
+import { abortAllDurableObjects, evictAllDurableObjects } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { SseReader, modernPost, modernResult, type RpcMessage } from "../helpers/mcp";
 import {

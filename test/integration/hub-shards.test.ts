@@ -1,16 +1,17 @@
 /**
  * The sharded hub: listen streams and 2025 sessions spread over HUB_SHARDS shards (4 in the test
  * app), one publish reaches all of them, a shard evicted between notifications loses no listener,
- * a closed shard ends only its own streams, and a set of sessions larger than one invocation's
- * batch goes through relays.
+ * a closed shard ends only its own streams, a session stays with the shard it joined, and a set of
+ * sessions larger than one invocation's batch goes through relays.
  */
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
 import { SESSION_BATCH } from "../../src/objects/hub";
-import { hubStub, publishToHub } from "../../src/objects/addresses";
+import { hubStub, publishToHub, sessionShard } from "../../src/objects/addresses";
+import type { SessionRow } from "../../src/objects/session-store";
 import { evictHub, hubShards, publish } from "../helpers/hub";
-import { cancelAllReaders, getStream, openSession, sse } from "../helpers/legacy";
+import { cancelAllReaders, getStream, openSession, result, sessionStub, sse } from "../helpers/legacy";
 import { META, SseReader, modernPost, type RpcMessage } from "../helpers/mcp";
 
 const TOOLS = "notifications/tools/list_changed";
@@ -131,6 +132,17 @@ describe("fan-out", () => {
     await publish({ method: TOOLS });
     const got = await Promise.all(readers.map((r) => r.next()));
     expect(got.map((e) => e?.message?.method)).toEqual(sessions.map(() => TOOLS));
+  });
+
+  it("2025-11-25: a session remembers the shard it joined, and its subscriptions go to that shard", async () => {
+    const s = await openSession();
+    const row = await runInDurableObject(sessionStub(s.id), (_i, state) => state.storage.get<SessionRow>("session"));
+    expect(row?.hubShard).toBe(sessionShard(s.id, hubShards().length));
+    expect(await result(s.id, "resources/subscribe", { uri: "info://about" })).toEqual({});
+    const subs = await runInDurableObject(hubShards()[row!.hubShard!]!, (_i, state) =>
+      state.storage.sql.exec<{ subs: string }>("SELECT subs FROM sessions WHERE id = ?", s.id).toArray().map((r) => JSON.parse(r.subs)),
+    );
+    expect(subs).toEqual([["info://about"]]);
   });
 
   it("2025-11-25: more sessions than one invocation may call are reached through relays", async () => {

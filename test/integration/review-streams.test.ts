@@ -5,7 +5,7 @@
  * counts UTF-8 bytes, an oversized listen filter is refused, and a busy session stays under its
  * storage caps.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { META, SseReader, expectRpcError, modernPost, sleep } from "../helpers/mcp";
 import { type SseEvent, cancelAllReaders, getStream, openSession, publish, request, sessionStub, sse, splitId } from "../helpers/legacy";
