@@ -10,7 +10,7 @@ import type { Env } from "../env";
 import { McpError, invalidParams, missingClientCapability } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import type { CompiledTool, Registry } from "../mcp/registry";
-import { TASKS_EXTENSION, isTaskId, modernDetail, modernTask, type TaskOptions } from "../mcp/tasks";
+import { TASKS_EXTENSION, isTaskId, modernDetail, modernTask, taskTtl, type TaskOptions } from "../mcp/tasks";
 import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { newTaskId, taskStub } from "../objects/addresses";
@@ -23,12 +23,6 @@ export const declaresTasks = (caps: ClientCapabilities) => isObject(caps.extensi
 
 /** -32021 naming the extension, as the extension asks. */
 export const tasksExtensionRequired = () => missingClientCapability({ extensions: { [TASKS_EXTENSION]: {} } });
-
-/** How long a task is kept: the tool's choice, within the server's cap. */
-export function ttlFor(task: TaskOptions, config: Config, requested?: unknown): number {
-  const wanted = typeof requested === "number" && Number.isSafeInteger(requested) && requested > 0 ? requested : (task.ttlMs ?? config.taskTtlMs);
-  return Math.min(wanted, config.taskMaxTtlMs);
-}
 
 export interface TaskCall {
   tool: CompiledTool & { task: TaskOptions };
@@ -57,7 +51,7 @@ export async function createModernTask(call: TaskCall, env: Env, config: Config)
     clientCapabilities: call.clientCapabilities,
     clientInfo: call.clientInfo,
     answers: call.answers,
-    ttlMs: ttlFor(task, config),
+    ttlMs: taskTtl(task, config),
     pollIntervalMs: task.pollIntervalMs ?? 1000,
     immediateMs: task.immediateMs ?? 0,
     trace: call.trace,

@@ -47,6 +47,15 @@ export function taskOptionsOf(task: TaskSupport | TaskOptions | undefined): Task
   return typeof task === "string" ? { support: task } : task;
 }
 
+/**
+ * How long a task is kept, from creation: what the client asked for (2025 `task.ttl`), else the tool's
+ * `ttlMs`, else the server's default; never more than the server's cap.
+ */
+export function taskTtl(task: TaskOptions, limits: { taskTtlMs: number; taskMaxTtlMs: number }, requested?: unknown): number {
+  const asked = typeof requested === "number" && Number.isSafeInteger(requested) && requested > 0 ? requested : undefined;
+  return Math.min(asked ?? task.ttlMs ?? limits.taskTtlMs, limits.taskMaxTtlMs);
+}
+
 /** The signal `ctx.startTask()` throws in a request that is to become a task. Not an error. */
 export class StartTask {
   constructor(

@@ -12,7 +12,7 @@ import { reported } from "../mcp/execute";
 import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
-import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, type TaskView } from "../mcp/tasks";
+import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, taskTtl, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
 import { newTaskId, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
@@ -43,9 +43,7 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
     if (task.support === "required") return reply(errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Tool ${tool.def.name} runs only as a task; call it with params.task` }));
     return undefined;
   }
-  const { config } = host;
-  const asked = (params.task as Record<string, unknown>).ttl;
-  const ttlMs = Math.min(typeof asked === "number" && Number.isSafeInteger(asked) && asked > 0 ? asked : (task.ttlMs ?? config.taskTtlMs), config.taskMaxTtlMs);
+  const ttlMs = taskTtl(task, host.config, (params.task as Record<string, unknown>).ttl);
   const meta = isObject(params._meta) ? params._meta : {};
   const trace = readTrace(meta);
   const taskId = newTaskId();
