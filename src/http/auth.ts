@@ -2,7 +2,7 @@
  * Optional resource-server authorization (off by default): a bearer token on
  * every request, checked by a pluggable verifier. Two verifiers are built in:
  * a static token from a secret, and OAuth JWT access tokens checked with
- * `jose` against a JWKS (issuer, audience = this server's URI, expiry,
+ * WebCrypto against a JWKS (issuer, audience = this server's URI, expiry,
  * scopes). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
  * that tells the client where to find the authorization server.
  */
@@ -57,7 +57,7 @@ export function staticTokenVerifier(token: string, scopes: string[]): TokenVerif
 }
 
 export function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
-  // jose is loaded on the first token, not at start-up: a server without JWT auth never evaluates it.
+  // The JWT checker is loaded on the first token, not at start-up: a server without JWT auth never evaluates it.
   let check: Promise<(token: string, audience: string) => Promise<JwtClaims>> | undefined;
   return async (token, resource) => {
     check ??= import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
