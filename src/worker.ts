@@ -3,7 +3,6 @@
  * era classification, the two lanes) and the error stage, plus the Durable
  * Object classes the app's sessions and notifications live in.
  */
-import { IttyRouter } from "itty-router";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
@@ -153,14 +152,21 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     return protectedResourceMetadata(request, path, config.auth);
   }
 
-  const router = IttyRouter();
-  router.all(path, handleMcp);
-  router.get(PRM_PATH, handleMetadata);
-  router.get(`${PRM_PATH}${path}`, handleMetadata);
+  // Three fixed paths, compared directly rather than through a router: nothing to compile at
+  // start-up. A request path matches with or without trailing slashes, as itty-router's routes do.
+  const mcpPath = canonicalPath(path);
+  const metadataPaths = [canonicalPath(PRM_PATH), canonicalPath(`${PRM_PATH}${path}`)];
+
+  async function route(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
+    const at = new URL(request.url).pathname.replace(/\/+$/, "");
+    if (at === mcpPath) return handleMcp(request, env, ctx);
+    if (request.method === "GET" && metadataPaths.includes(at)) return handleMetadata(request, env);
+    return undefined;
+  }
 
   async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
     try {
-      return (await router.fetch(request, env, ctx)) as Response | undefined;
+      return await route(request, env, ctx);
     } catch (err) {
       // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
       console.error("Unhandled error at the MCP edge:", err);
@@ -177,6 +183,9 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     },
   };
 }
+
+/** A configured path without repeated or trailing slashes ("/mcp/" is "/mcp"), as a request path is compared to it. */
+const canonicalPath = (p: string) => p.replace(/\/+(\/|$)/g, "$1");
 
 /** The id of a message that failed validation, so the error can echo it. */
 function idOf(body: string): string | number | null {
