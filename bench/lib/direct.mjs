@@ -32,9 +32,9 @@ function childWorkerd() {
  * Builds `config` into `outdir` and serves the bundle with Miniflare. Returns { url, origin,
  * pids (the workerd serving it), stop }.
  */
-export async function startDirect(config, outdir, overrides = {}) {
+export async function startDirect(config, outdir, overrides = {}, buildOptions = {}) {
   const abs = path.join(ROOT, config);
-  const built = await build(abs, outdir);
+  const built = await build(abs, outdir, buildOptions);
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const { workerOptions } = wranglerApi().unstable_getMiniflareWorkerOptions(abs);
   const options = {
@@ -59,6 +59,7 @@ export async function startDirect(config, outdir, overrides = {}) {
     origin: url.origin,
     url: new URL("/mcp", url).href,
     pids,
+    mf,
     stop: () => mf.dispose(),
   };
 }
