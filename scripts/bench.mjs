@@ -1,9 +1,10 @@
 // Why: one command that measures, in one run on this machine, what the template promises
 // against a bare Worker (the floor) and against the servers a user would pick instead (the
 // official SDK v2 `createMcpHandler` and Cloudflare `agents`' `createMcpHandler`, built from
-// their published packages under bench/peers/<name>/): bundle size, start-up CPU,
-// requests/s and latency on both lanes, Last-Event-ID replays, notification fan-out, tasks
-// (create → completed, tasks/get beside tools/call), and the targets
+// their published packages under bench/peers/<name>/): bundle size, start-up CPU (also beside
+// earlier commits), requests/s and latency on both lanes under `wrangler dev` and straight from
+// workerd, memory per session and listen stream, Last-Event-ID replays, notification fan-out,
+// tasks (create → completed, tasks/get beside tools/call), and the targets
 // (bench/lib/targets.mjs) met or not. "This template" is the engine serving its own test app.
 //
 // Prints a Markdown report and writes it to bench/results/latest.md (git-ignored); with
@@ -24,6 +25,9 @@ import { benchReport } from "../bench/lib/report.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 import { tasksPhase } from "../bench/lib/tasks.mjs";
+import { availableBaselines, startupAcrossRefs } from "../bench/lib/startup-refs.mjs";
+import { directThroughput } from "../bench/lib/direct-phase.mjs";
+import { memoryPerConnection } from "../bench/lib/memory-phase.mjs";
 import { ROOT } from "../test/e2e/procs.mjs";
 
 const { values: opt } = parseArgs({
@@ -45,6 +49,7 @@ const settings = {
   startupRuns: Number(opt["startup-runs"] ?? (quick ? 3 : 5)),
   profileRuns: quick ? 3 : 9,
   legacySessions: 64,
+  memoryCount: quick ? 50 : 200,
   replayLog: 10_000,
   // The fan-out phase: a single hub, then the sharded default (README → Scale).
   fanout: { shardCounts: [1, 8], listeners: quick ? [100] : [300, 1000], sessions: quick ? 50 : 500, rounds: quick ? 2 : 5, roundMs: 20_000 },
@@ -59,14 +64,21 @@ const loadAtStart = loadavg();
 const versions = await installPeers(progress);
 const tmp = tempDir("mcp-bench-");
 const { stat, engineProfile } = await sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress);
-tmp.remove();
+progress("start-up beside earlier commits (interleaved)");
+const baselines = await availableBaselines();
+const history = baselines.length
+  ? await startupAcrossRefs({ tmpDir: tmp.dir, builds: [...baselines, { label: "this checkout", ref: null }], rounds: quick ? 3 : 7, checkRounds: quick ? 2 : 3, cpuRounds: quick ? 1 : 2, isolates: 60 }, progress)
+  : [];
 const rows = await throughput(settings, progress);
+const direct = await directThroughput({ tmpDir: tmp.dir, ...settings }, progress);
+const memory = await memoryPerConnection({ tmpDir: tmp.dir, count: settings.memoryCount }, progress);
+tmp.remove();
 const replayed = await replay({ logSize: settings.replayLog, quick }, progress);
 const fannedOut = await fanout(settings.fanout, progress);
 const tasks = await tasksPhase({ quick, ...settings }, progress);
 
 const errors = [
-  ...Object.values(rows).filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
+  ...[...Object.values(rows), ...Object.values(direct)].filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
   ...replayed.errors,
   ...fannedOut.errors,
   ...tasks.errors,
@@ -81,7 +93,7 @@ const meta = {
   loadAtEnd: loadavg(),
   minutes: ((performance.now() - started) / 60_000).toFixed(1),
 };
-const data = { meta, versions, stat, engineProfile, rows, replay: replayed, fanout: fannedOut, tasks, errors };
+const data = { meta, versions, stat, engineProfile, history, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, errors };
 const md = benchReport(data);
 
 console.log(md);

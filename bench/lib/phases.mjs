@@ -70,7 +70,7 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
 }
 
 /** The throughput rows: which server each measures, and its checked operation. */
-function throughputOps(clients, sessions) {
+export function throughputOps(clients, sessions) {
   const convertOn = (client) => async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i)));
   const floorReq = modernRequest("tools/call", convertArgs(0)); // the floor ignores it and answers a fixed body
   return {

@@ -66,3 +66,8 @@ export function cpuDelta(before, after) {
   if (!before || !after) return undefined;
   return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
 }
+
+/** CPU ms used so far by the given processes (Miniflare's workerd, found by direct.mjs). */
+export function pidsCpuMs(pids) {
+  return pids.reduce((a, pid) => a + (stat(pid)?.ticks ?? 0), 0) * TICK_MS;
+}

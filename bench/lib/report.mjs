@@ -111,6 +111,46 @@ ${table(
     ["\`tools/call\` (convert_temperature)", call],
   ].map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), String(r.errors), x(r.rps, call.rps)]),
 )}`;
+
+function directSection({ direct, rows, versions, meta }) {
+  if (!direct) return "";
+  const x = fmt.ratio;
+  const labelled = [
+    ["floor (bare Worker)", "floor", "floor"],
+    [`floor with a Durable Object (Worker → DO → Worker, ${meta.legacySessions} objects)`, "floorDo", null],
+    ["**this** 2026-07-28 `tools/call`", "modernCall", "modernCall"],
+    ["**this** 2026-07-28 `tools/list`", "modernList", "modernList"],
+    [`**this** 2025-11-25 \`tools/call\` (${meta.legacySessions} sessions)`, "legacyCall", "legacyCall"],
+    [`official SDK ${versions.official} \`tools/call\` (2026-07-28)`, "official", "official"],
+    [`agents ${versions.agents} \`tools/call\` (2026-07-28)`, "agents", "agents"],
+  ];
+  const f = direct.floor;
+  return `## Throughput without the dev proxy (each built Worker served by workerd through Miniflare, 127.0.0.1)
+
+The same bundles \`wrangler deploy --dry-run\` emits, with the bindings their wrangler.toml declares, run by Miniflare's API with no \`wrangler dev\` proxy in front; the rate-limit bindings are left out (Miniflare simulates them in the same process, which roughly doubled the engine's CPU per call when measured, while on Cloudflare they are a separate service). "Worker CPU" is the whole workerd process (the Worker, its Durable Objects, and Miniflare's entry Worker).
+
+${table(
+  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs floor", "Worker CPU µs/req", "CPU vs floor", "wrangler dev requests/s"],
+  ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+  labelled.map(([label, key, dev]) => {
+    const r = direct[key];
+    return [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`, x(r.rps, f.rps), fmt.us(r.cpuUs.worker), x(r.cpuUs.worker, f.cpuUs.worker), dev ? fmt.rps(rows[dev].rps) : "–"];
+  }),
+)}
+
+Session lane against its floor: 2025-11-25 \`tools/call\` ${fmt.us(direct.legacyCall.cpuUs.worker)} µs of Worker CPU per call, the Worker → Durable Object floor ${fmt.us(direct.floorDo.cpuUs.worker)} µs (${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)}).`;
+}
+
+function memorySection({ memory }) {
+  if (!memory) return "";
+  return `## Memory per connection (engine test app, workerd through Miniflare)
+
+| | per one | over |
+|---|---:|---:|
+| idle 2025-11-25 session (initialized, no stream open; a Durable Object) | ${memory.sessionKiB.toFixed(1)} KiB | ${memory.count} |
+| open 2026-07-28 \`subscriptions/listen\` stream (acknowledged, idle) | ${memory.streamKiB.toFixed(1)} KiB | ${memory.count} |
+
+Resident memory (VmRSS) of the workerd process: ${memory.baseMiB.toFixed(1)} MiB after warm-up, read again ${memory.count} sessions later and ${memory.count} streams later. Locally workerd keeps an idle Durable Object in memory (it is not evicted while the bench runs, so the session figure is an upper bound of what an idle session costs before Cloudflare hibernates or evicts it).`;
 }
 
 function replaySection({ replay }) {
@@ -137,6 +177,19 @@ ${table(
 )}
 
 Delivery: from sending the \`tools/call\` to the event's arrival on each stream, over ${fanout.rows[0]?.rounds ?? 0} publishes, one at a time. "Publish in the Worker" is the tool's own measurement of \`ctx.notify.toolsListChanged()\` (one call per shard; the shards send after answering). Under \`wrangler dev\` every shard, session and Worker shares one workerd thread, so more shards spread the work without making it parallel; in production each shard runs on its own.`;
+
+function historySection({ history, meta }) {
+  if (!history?.length) return "";
+  const last = history.at(-1);
+  return `## Start-up beside earlier commits (the engine test app at each, measured interleaved in this run)
+
+${table(
+  ["build", "minified", "gzip", `JS, 50 µs profile (median of ${history[0].jsAll.length})`, "every run", `\`check startup\` Active (median of ${history[0].checkAll.length})`, "every run", `import CPU per isolate (median of ${history[0].cpuAll.length})`, "every run", "JS vs this checkout"],
+  ["l", "r", "r", "r", "l", "r", "l", "r", "l", "r"],
+  history.map((r) => [r.label, fmt.kib(r.min), fmt.kib(r.gzip), `${r.js.toFixed(2)} ms`, r.jsAll.map((x) => x.toFixed(1)).join(", "), `${r.check.toFixed(1)} ms`, r.checkAll.join(", "), `${r.cpu.toFixed(2)} ms`, r.cpuAll.map((x) => x.toFixed(1)).join(", "), fmt.ratio(r.js, last.js)]),
+)}
+
+"Import CPU per isolate" is CPU time, not sampled wall time: the workerd process's CPU across ${history[0].isolates} isolates each importing the minified bundle on its first request, less as many isolates importing nothing, divided by their number (bench/lib/startup-cpu.mjs). The machine's load moves the sampled columns far more than these builds differ; read the rows against each other, never against another run.`;
 }
 
 function startupSection({ stat, engineProfile: p }) {
@@ -162,6 +215,10 @@ Throughput rows: ${meta.requests.toLocaleString("en-US")} requests each (${meta.
 ${sizeSection(data)}
 
 ${throughputSection(data)}
+
+${directSection(data)}
+
+${memorySection(data)}
 ${data.tasks ? `\n${tasksSection(data)}\n` : ""}
 ${replaySection(data)}
 ${data.fanout ? `\n${fanoutSection(data)}\n` : ""}
@@ -170,5 +227,7 @@ ${data.fanout ? `\n${fanoutSection(data)}\n` : ""}
 ${table(["", "target"], ["l", "l"], targets.map((t) => [t.met ? "✅" : "❌", t.text]))}
 
 ${startupSection(data)}
+
+${historySection(data)}
 ${errors.length ? `\n## Errors\n\n${errors.map((m) => `- ${m}`).join("\n")}\n` : ""}`;
 }

@@ -62,7 +62,7 @@ export async function checkStartup(bundleFile, tmp) {
 
 // ── a finer start-up profile, with wrangler's own miniflare ─────────────────
 
-function loadMiniflare() {
+export function loadMiniflare() {
   // Resolve miniflare exactly as wrangler does, so the bench adds no dependency of its own.
   const req = createRequire(createRequire(path.join(ROOT, "package.json")).resolve("wrangler/package.json"));
   return req("miniflare");

@@ -45,6 +45,14 @@ describe("mounting", () => {
     expect(((await res.json()) as RpcMessage).error?.message).toMatch(/\/mcp/);
   });
 
+  it("the endpoint answers with trailing slashes too, and no other spelling of its path", async () => {
+    const mcp = createMcpWorker(app);
+    await expectServed(await discover(mcp, "/mcp/"));
+    await expectServed(await discover(mcp, "/mcp//"));
+    for (const other of ["//mcp", "/mcpx", "/mcp/x", "/MCP", "/"]) expect((await discover(mcp, other)).status, other).toBe(404);
+    await expectServed(await discover(createMcpWorker(app, { path: "/api/mcp/" }), "/api/mcp"));
+  });
+
   it("the path option moves the endpoint", async () => {
     const mcp = createMcpWorker(app, { path: "/api/mcp" });
     await expectServed(await discover(mcp, "/api/mcp"));

@@ -1,0 +1,73 @@
+// Why: the same throughput rows as the `wrangler dev` phase (phases.mjs), served straight from
+// workerd with Miniflare (direct.mjs), so the dev proxy neither caps requests/s nor adds CPU;
+// plus the session-lane floor (bench/floor-do: Worker → Durable Object → Worker, fixed answer),
+// the yardstick for the 2025-11-25 row's Worker CPU. Same interleaved, rotating rounds.
+import path from "node:path";
+import { Client } from "./http.mjs";
+import { LegacySession, modernRequest } from "./mcp.mjs";
+import { throughputOps } from "./phases.mjs";
+import { describeRun } from "./report.mjs";
+import { mergeRuns, runLoad } from "./runner.mjs";
+import { SERVERS } from "./servers.mjs";
+import { pidsCpuMs } from "./procstat.mjs";
+import { startDirect } from "./direct.mjs";
+
+export const FLOOR_DO = "bench/floor-do/wrangler.toml";
+
+export async function directThroughput({ tmpDir, requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
+  onProgress("throughput without the dev proxy: the same Workers served by workerd through Miniflare");
+  const servers = {};
+  const clients = {};
+  try {
+    const configs = { floor: SERVERS.floor.config, floorDo: FLOOR_DO, engine: SERVERS.engine.config, official: SERVERS.official.config, agents: SERVERS.agents.config };
+    for (const [key, config] of Object.entries(configs)) {
+      servers[key] = await startDirect(config, path.join(tmpDir, `direct-${key}`));
+      clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
+    }
+    const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
+    const floorReq = modernRequest("tools/call", { name: "convert_temperature", arguments: { value: 1, from: "celsius" } });
+    const ops = {
+      ...throughputOps(clients, sessions),
+      // As many Durable Objects as the session row has sessions, one request at a time to each in turn.
+      floorDo: {
+        server: "floorDo",
+        op: async (i) => {
+          const r = await clients.floorDo.request("POST", { ...floorReq.headers, "Mcp-Session-Id": `s${i % legacySessions}` }, floorReq.body);
+          if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
+        },
+      },
+    };
+    const keys = Object.keys(ops);
+    for (const key of keys) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
+    const perRound = Math.ceil(requests / rounds);
+    const runs = Object.fromEntries(keys.map((k) => [k, []]));
+    const cpu = Object.fromEntries(keys.map((k) => [k, { worker: 0, client: 0 }]));
+    for (let round = 0; round < rounds; round++) {
+      const order = keys.map((_, i) => keys[(i + round) % keys.length]);
+      for (const key of order) {
+        // workerd closes keep-alive sockets left idle while the other rows ran; a few unmeasured
+        // requests first, so a reused socket that was closed meanwhile is not booked as an error.
+        await runLoad({ name: "re-warm", total: concurrency, concurrency, maxMs: rowMaxMs, op: ops[key].op });
+        const pids = servers[ops[key].server].pids;
+        const before = pidsCpuMs(pids);
+        const clientBefore = process.cpuUsage();
+        runs[key].push(await runLoad({ name: key, total: perRound, concurrency, maxMs: rowMaxMs, op: ops[key].op }));
+        const c = process.cpuUsage(clientBefore);
+        cpu[key].worker += pidsCpuMs(pids) - before;
+        cpu[key].client += (c.user + c.system) / 1000;
+      }
+      onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
+    }
+    const rows = {};
+    for (const key of keys) {
+      const { latencies, ...row } = mergeRuns(key, runs[key]);
+      rows[key] = { ...row, cpuUs: Object.fromEntries(Object.entries(cpu[key]).map(([role, ms]) => [role, (ms * 1000) / row.done])) };
+      onProgress(`  ${describeRun(rows[key])}`);
+    }
+    await Promise.all(sessions.map((s) => s.close()));
+    return rows;
+  } finally {
+    for (const c of Object.values(clients)) c.close();
+    for (const sv of Object.values(servers)) await sv.stop();
+  }
+}

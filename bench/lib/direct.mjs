@@ -1,0 +1,65 @@
+// Why: every `wrangler dev` row goes through wrangler's own proxy, which caps requests/s on this
+// machine (the bare floor reaches only about 1.4× the peers). These servers run each built Worker
+// straight from workerd with Miniflare's API (wrangler's own copy, so no dependency of ours): the
+// bundle `wrangler deploy --dry-run` emits, with the bindings its wrangler.toml declares (Durable
+// Objects, rate limits, vars) as wrangler itself converts them, on 127.0.0.1 and a free port.
+import { randomBytes } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { ROOT } from "../../test/e2e/procs.mjs";
+import { build, loadMiniflare } from "./startup.mjs";
+
+function wranglerApi() {
+  return createRequire(path.join(ROOT, "package.json"))("wrangler");
+}
+
+/** The workerd processes this Node process has started (Miniflare spawns them as children). */
+function childWorkerd() {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]) === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * Builds `config` into `outdir` and serves the bundle with Miniflare. Returns { url, origin,
+ * pids (the workerd serving it), stop }.
+ */
+export async function startDirect(config, outdir, overrides = {}, buildOptions = {}) {
+  const abs = path.join(ROOT, config);
+  const built = await build(abs, outdir, buildOptions);
+  const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
+  const { workerOptions } = wranglerApi().unstable_getMiniflareWorkerOptions(abs);
+  const options = {
+    ...workerOptions,
+    name: "bench-direct",
+    rootPath: undefined,
+    modulesRules: undefined,
+    modulesRoot: built.dir,
+    // The main module first: it is the Worker's entry.
+    modules: [built.main, ...built.files.filter((f) => f !== built.main)].map((f) => ({ type: "ESModule", path: path.join(built.dir, f) })),
+    bindings: { ...workerOptions.bindings, MCP_STATE_SECRET: randomBytes(32).toString("hex") },
+    port: 0,
+    host: "127.0.0.1",
+    handleStructuredLogs: () => {},
+    ...overrides,
+  };
+  const before = new Set(childWorkerd());
+  const mf = new Miniflare(convertV4MiniflareOptions ? convertV4MiniflareOptions(options) : options);
+  const url = await mf.ready;
+  const pids = childWorkerd().filter((p) => !before.has(p));
+  return {
+    origin: url.origin,
+    url: new URL("/mcp", url).href,
+    pids,
+    mf,
+    stop: () => mf.dispose(),
+  };
+}

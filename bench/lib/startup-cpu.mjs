@@ -1,0 +1,81 @@
+// Why: a start-up profile samples wall time, so on a shared machine every preemption lands in it
+// (a bare Worker reads 0–30 ms in `check startup`). CPU time does not move with the load. This
+// loads the same bundle into many isolates of one workerd (one Worker each, imported by its first
+// request through a harness module, as the profiler does), reads the process's CPU time around
+// those first requests, and divides: CPU ms per start-up, less the same for an empty module.
+// Linux only (/proc); with the kernel's 10 ms ticks the error is 10 ms / isolates.
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { loadMiniflare } from "./startup.mjs";
+
+const TICK_MS = 10;
+
+function processCpuMs(pid) {
+  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
+}
+
+/** The workerd processes started by this Node process (Miniflare spawns them as children). */
+function workerdChildren() {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const ppid = Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * `isolates` Workers with the bundle and as many with an empty harness, in one workerd; their
+ * first requests alternate, so whatever else the process does lands on both kinds alike.
+ */
+async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags = [], isolates }) {
+  const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
+  const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
+  const before = new Set(workerdChildren());
+  const workers = Array.from({ length: 2 * isolates }, (_, i) => ({ name: `w${i}`, compatibilityDate, compatibilityFlags, ...(i % 2 ? empty() : withBundle()) }));
+  const mf = new Miniflare(options({ workers, handleStructuredLogs: () => {} }));
+  try {
+    await mf.ready;
+    const pids = workerdChildren().filter((p) => !before.has(p));
+    const cpu = () => pids.reduce((a, p) => a + processCpuMs(p), 0);
+    const stubs = await Promise.all(workers.map((w) => mf.getWorker(w.name)));
+    const spent = [0, 0];
+    for (const [i, stub] of stubs.entries()) {
+      const start = cpu();
+      const res = await stub.fetch("https://example.com/");
+      const text = await res.text();
+      spent[i % 2] += cpu() - start;
+      if (text !== "ok") throw new Error(`start-up import failed: ${res.status} ${text.slice(0, 300)}`);
+    }
+    return { full: spent[0] / isolates, base: spent[1] / isolates };
+  } finally {
+    await mf.dispose();
+  }
+}
+
+const harness = (main) => `export default { async fetch() { ${main ? `await import(${JSON.stringify(`./${main}`)});` : ""} return new Response("ok"); } };`;
+
+/**
+ * CPU ms one isolate spends importing `main` from a built output dir, net of the same harness
+ * importing nothing. `isolates` Workers per measurement.
+ */
+export async function startupCpu(outdir, main, { compatibilityDate, compatibilityFlags, isolates = 40 } = {}) {
+  const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+  const withBundle = () => ({
+    modulesRoot: outdir,
+    modules: [
+      { type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(main) },
+      ...files.map((f) => ({ type: "ESModule", path: path.join(outdir, f), contents: readFileSync(path.join(outdir, f), "utf8") })),
+    ],
+  });
+  const empty = () => ({ modulesRoot: outdir, modules: [{ type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(null) }] });
+  const { full, base } = await cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags, isolates });
+  return { ms: full - base, full, base };
+}

@@ -1,0 +1,25 @@
+// Why: start-up of the engine at other commits beside the working tree, measured side by side in
+// one run (bench/lib/startup-refs.mjs), to show what a change did to it; `npm run bench` runs the
+// same comparison for the commit before observability landed.
+//
+//   npm run bench:startup -- --ref main --ref 1acfa58^      # each ref, then the working tree
+//   npm run bench:startup -- --ref main --rounds 15
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { startupAcrossRefs, shortRef } from "../bench/lib/startup-refs.mjs";
+import { tempDir } from "../bench/lib/startup.mjs";
+
+const { values: opt } = parseArgs({
+  options: { ref: { type: "string", multiple: true, default: [] }, rounds: { type: "string", default: "9" }, checks: { type: "string", default: "5" }, cpu: { type: "string", default: "3" } },
+});
+const builds = [...(await Promise.all(opt.ref.map(async (ref) => ({ label: `${ref} (${await shortRef(ref)})`, ref })))), { label: "working tree", ref: null }];
+const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+console.error(`▶ start-up across ${builds.map((b) => b.label).join(", ")}; load average ${loadavg()}`);
+const tmp = tempDir("mcp-startup-refs-");
+const rows = await startupAcrossRefs({ tmpDir: tmp.dir, builds, rounds: Number(opt.rounds), checkRounds: Number(opt.checks), cpuRounds: Number(opt.cpu) }, (s) => console.error(s));
+tmp.remove();
+console.log(`| build | minified | gzip | JS, 50 µs profile (median of ${opt.rounds}) | every run (ms) | \`check startup\` Active (median of ${opt.checks}) | every run (ms) | import CPU per isolate (median of ${opt.cpu}) | every run (ms) |`);
+console.log("|---|---:|---:|---:|---|---:|---|---:|---|");
+for (const r of rows)
+  console.log(`| ${r.label} | ${(r.min / 1024).toFixed(1)} KiB | ${(r.gzip / 1024).toFixed(1)} KiB | ${r.js.toFixed(2)} ms | ${r.jsAll.map((x) => x.toFixed(1)).join(", ")} | ${r.check.toFixed(1)} ms | ${r.checkAll.join(", ")} | ${r.cpu.toFixed(2)} ms | ${r.cpuAll.map((x) => x.toFixed(2)).join(", ")} |`);
+console.log(`\nload average at the end ${loadavg()}`);
