@@ -111,6 +111,7 @@ ${table(
     ["\`tools/call\` (convert_temperature)", call],
   ].map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), String(r.errors), x(r.rps, call.rps)]),
 )}`;
+}
 
 function directSection({ direct, rows, versions, meta }) {
   if (!direct) return "";
