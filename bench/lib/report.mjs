@@ -38,7 +38,7 @@ function sizeSection({ stat, versions, meta }) {
   const versus = (peer) => [`this / ${peer}`, x(e.raw, stat[peer].raw), x(e.min, stat[peer].min), x(e.gzip, stat[peer].gzip), x(e.checkActive, stat[peer].checkActive), x(e.profJs, stat[peer].profJs)];
   return `## Size and start-up
 
-"This template" is the engine serving its own test app (test/engine-app: four tools, a resource, a template, a prompt).
+"This template" is the engine serving its own test app (test/engine-app: eight tools, two of them tasks, a resource, a template, a prompt).
 
 ${table(
   ["", "unminified", "minified", "gzip (minified)", `start-up, \`wrangler check startup\` Active (median of ${meta.startupRuns})`, `start-up JS, 50 µs profile (median of ${meta.profileRuns})`],
