@@ -5,9 +5,8 @@
 import path from "node:path";
 import { Client } from "./http.mjs";
 import { LegacySession, modernRequest } from "./mcp.mjs";
-import { throughputOps } from "./phases.mjs";
-import { describeRun } from "./report.mjs";
-import { mergeRuns, runLoad } from "./runner.mjs";
+import { rowsOf, throughputOps } from "./phases.mjs";
+import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
 import { pidsCpuMs } from "./procstat.mjs";
 import { startDirect } from "./direct.mjs";
@@ -58,12 +57,7 @@ export async function directThroughput({ tmpDir, requests, rounds, concurrency, 
       }
       onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
     }
-    const rows = {};
-    for (const key of keys) {
-      const { latencies, ...row } = mergeRuns(key, runs[key]);
-      rows[key] = { ...row, cpuUs: Object.fromEntries(Object.entries(cpu[key]).map(([role, ms]) => [role, (ms * 1000) / row.done])) };
-      onProgress(`  ${describeRun(rows[key])}`);
-    }
+    const rows = rowsOf(keys, runs, cpu, onProgress);
     await Promise.all(sessions.map((s) => s.close()));
     return rows;
   } finally {

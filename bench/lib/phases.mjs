@@ -131,12 +131,7 @@ export async function throughput({ requests, rounds, concurrency, warmup, rowMax
       }
       onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
     }
-    const rows = {};
-    for (const key of keys) {
-      const { latencies, ...row } = mergeRuns(key, runs[key]);
-      rows[key] = { ...row, cpuUs: Object.fromEntries(Object.entries(cpu[key]).map(([role, ms]) => [role, (ms * 1000) / row.done])) };
-      onProgress(`  ${describeRun(rows[key])}`);
-    }
+    const rows = rowsOf(keys, runs, cpu, onProgress);
     await Promise.all(sessions.map((s) => s.close()));
     return rows;
   } finally {
@@ -221,4 +216,15 @@ export async function replay({ logSize, quick }, onProgress = () => {}) {
     client.close();
     await server.stop();
   }
+}
+
+/** One row per key from its rounds: the merged load statistics, and CPU per request by process role. */
+export function rowsOf(keys, runs, cpu, onProgress) {
+  const rows = {};
+  for (const key of keys) {
+    const { latencies, ...row } = mergeRuns(key, runs[key]);
+    rows[key] = { ...row, cpuUs: Object.fromEntries(Object.entries(cpu[key]).map(([role, ms]) => [role, (ms * 1000) / row.done])) };
+    onProgress(`  ${describeRun(rows[key])}`);
+  }
+  return rows;
 }
