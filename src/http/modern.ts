@@ -192,8 +192,12 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       method: msg.method,
       target: String(params.name ?? params.uri ?? ""),
       principal: deps.principal ?? "",
-      digest: input ? await requestDigest(msg.method, params) : "",
+      digest: "",
     };
+    // The digest binds a requestState to the request's arguments: needed to open one, or to seal one
+    // when the handler asks for input, and not for the plain call that is most calls.
+    const digest = async () => (bind.digest ||= await requestDigest(msg.method, params));
+    if (input && params.requestState !== undefined) await digest();
     const round: RoundInput = input ? await openRound(params, bind, stateSecret) : { answers: Object.create(null), state: undefined };
     const outcome = await execute(msg.method, params, {
       era: "modern",
@@ -219,6 +223,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (outcome.kind === "task") return reply(encodeModernResult(msg.method, await startTask((outcome.start as StartTask).answers), deps.reg, deps.principal));
     if (outcome.kind === "result") return reply(encodeModernResult(msg.method, outcome.result, deps.reg, deps.principal));
     if (outcome.kind === "error") throw outcome.error;
+    await digest();
     const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, stateSecret, inputStateTtlSeconds);
     return reply(encodeInputRequired(stripLegacyFields(inputRequests), requestState, deps.reg));
   } catch (err) {
