@@ -4,28 +4,14 @@
 // bundle `wrangler deploy --dry-run` emits, with the bindings its wrangler.toml declares (Durable
 // Objects, rate limits, vars) as wrangler itself converts them, on 127.0.0.1 and a free port.
 import { randomBytes } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { ROOT } from "../../test/e2e/procs.mjs";
+import { workerdChildren } from "./procstat.mjs";
 import { build, loadMiniflare } from "./startup.mjs";
 
 function wranglerApi() {
   return createRequire(path.join(ROOT, "package.json"))("wrangler");
-}
-
-/** The workerd processes this Node process has started (Miniflare spawns them as children). */
-function childWorkerd() {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((pid) => {
-      try {
-        const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-        return Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]) === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
-      } catch {
-        return false;
-      }
-    });
 }
 
 /**
@@ -51,10 +37,10 @@ export async function startDirect(config, outdir, overrides = {}, buildOptions =
     handleStructuredLogs: () => {},
     ...overrides,
   };
-  const before = new Set(childWorkerd());
+  const before = new Set(workerdChildren());
   const mf = new Miniflare(convertV4MiniflareOptions ? convertV4MiniflareOptions(options) : options);
   const url = await mf.ready;
-  const pids = childWorkerd().filter((p) => !before.has(p));
+  const pids = workerdChildren().filter((p) => !before.has(p));
   return {
     origin: url.origin,
     url: new URL("/mcp", url).href,

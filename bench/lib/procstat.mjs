@@ -71,3 +71,18 @@ export function cpuDelta(before, after) {
 export function pidsCpuMs(pids) {
   return pids.reduce((a, pid) => a + (stat(pid)?.ticks ?? 0), 0) * TICK_MS;
 }
+
+/** The workerd processes this Node process started (Miniflare spawns them as its children). */
+export function workerdChildren() {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const ppid = Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+      } catch {
+        return false;
+      }
+    });
+}

@@ -6,35 +6,9 @@
 // Linux only (/proc); with the kernel's 10 ms ticks the error is 10 ms / isolates.
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { pidsCpuMs, workerdChildren } from "./procstat.mjs";
 import { loadMiniflare } from "./startup.mjs";
 
-const TICK_MS = 10;
-
-function processCpuMs(pid) {
-  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
-
-/** The workerd processes started by this Node process (Miniflare spawns them as children). */
-function workerdChildren() {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((pid) => {
-      try {
-        const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const ppid = Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]);
-        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
-      } catch {
-        return false;
-      }
-    });
-}
-
-/**
- * `isolates` Workers with the bundle and as many with an empty harness, in one workerd; their
- * first requests alternate, so whatever else the process does lands on both kinds alike.
- */
 async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags = [], isolates }) {
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
@@ -44,7 +18,7 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
   try {
     await mf.ready;
     const pids = workerdChildren().filter((p) => !before.has(p));
-    const cpu = () => pids.reduce((a, p) => a + processCpuMs(p), 0);
+    const cpu = () => pidsCpuMs(pids);
     const stubs = await Promise.all(workers.map((w) => mf.getWorker(w.name)));
     const spent = [0, 0];
     for (const [i, stub] of stubs.entries()) {
