@@ -5,7 +5,7 @@
 import path from "node:path";
 import { Client } from "./http.mjs";
 import { LegacySession, modernRequest } from "./mcp.mjs";
-import { rowsOf, throughputOps } from "./phases.mjs";
+import { convertOn, rowsOf, throughputOps } from "./phases.mjs";
 import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
 import { pidsCpuMs } from "./procstat.mjs";
@@ -18,15 +18,30 @@ export async function directThroughput({ tmpDir, requests, rounds, concurrency, 
   const servers = {};
   const clients = {};
   try {
-    const configs = { floor: SERVERS.floor.config, floorDo: FLOOR_DO, engine: SERVERS.engine.config, official: SERVERS.official.config, agents: SERVERS.agents.config };
-    for (const [key, config] of Object.entries(configs)) {
-      servers[key] = await startDirect(config, path.join(tmpDir, `direct-${key}`));
+    // The engine as the other rows run it: its rate limits unbound, since Miniflare simulates the
+    // binding inside the same workerd process (on Cloudflare it is a separate service) and the floor
+    // and the peers limit nothing. Two more engines show what is left out: the simulated limits, and
+    // the per-request log line (LOG_REQUESTS=off).
+    const unlimited = { ratelimits: {} };
+    const configs = {
+      floor: [SERVERS.floor.config],
+      floorDo: [FLOOR_DO],
+      engine: [SERVERS.engine.config, unlimited],
+      engineLimited: [SERVERS.engine.config],
+      engineQuiet: [SERVERS.engine.config, { ...unlimited, vars: { LOG_REQUESTS: "off" } }],
+      official: [SERVERS.official.config],
+      agents: [SERVERS.agents.config],
+    };
+    for (const [key, [config, overrides]] of Object.entries(configs)) {
+      servers[key] = await startDirect(config, path.join(tmpDir, `direct-${key}`), overrides);
       clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
     }
     const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
     const floorReq = modernRequest("tools/call", { name: "convert_temperature", arguments: { value: 1, from: "celsius" } });
     const ops = {
       ...throughputOps(clients, sessions),
+      modernCallLimited: { server: "engineLimited", op: convertOn(clients.engineLimited) },
+      modernCallQuiet: { server: "engineQuiet", op: convertOn(clients.engineQuiet) },
       // As many Durable Objects as the session row has sessions, one request at a time to each in turn.
       floorDo: {
         server: "floorDo",

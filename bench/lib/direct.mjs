@@ -15,10 +15,11 @@ function wranglerApi() {
 }
 
 /**
- * Builds `config` into `outdir` and serves the bundle with Miniflare. Returns { url, origin,
- * pids (the workerd serving it), stop }.
+ * Builds `config` into `outdir` and serves the bundle with Miniflare. `vars` replace some of the
+ * config's vars; other overrides replace Miniflare options (`ratelimits: {}` unbinds the rate
+ * limits). Returns { url, origin, pids (the workerd serving it), stop }.
  */
-export async function startDirect(config, outdir, overrides = {}, buildOptions = {}) {
+export async function startDirect(config, outdir, { vars = {}, ...overrides } = {}, buildOptions = {}) {
   const abs = path.join(ROOT, config);
   const built = await build(abs, outdir, buildOptions);
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
@@ -31,7 +32,7 @@ export async function startDirect(config, outdir, overrides = {}, buildOptions =
     modulesRoot: built.dir,
     // The main module first: it is the Worker's entry.
     modules: [built.main, ...built.files.filter((f) => f !== built.main)].map((f) => ({ type: "ESModule", path: path.join(built.dir, f) })),
-    bindings: { ...workerOptions.bindings, MCP_STATE_SECRET: randomBytes(32).toString("hex") },
+    bindings: { ...workerOptions.bindings, MCP_STATE_SECRET: randomBytes(32).toString("hex"), ...vars },
     port: 0,
     host: "127.0.0.1",
     handleStructuredLogs: () => {},

@@ -69,9 +69,11 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
   return { stat, engineProfile };
 }
 
+/** A checked 2026-07-28 convert_temperature call on `client`, number i. */
+export const convertOn = (client) => async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i)));
+
 /** The throughput rows: which server each measures, and its checked operation. */
 export function throughputOps(clients, sessions) {
-  const convertOn = (client) => async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i)));
   const floorReq = modernRequest("tools/call", convertArgs(0)); // the floor ignores it and answers a fixed body
   return {
     floor: {

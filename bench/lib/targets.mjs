@@ -17,6 +17,8 @@ export const BUDGETS = {
   startupMs: 12,
   /** Start-up, the Worker's own JavaScript in the 50 µs profile, at most this many ms. */
   startupJsMs: 3,
+  /** 2026-07-28 tools/call Worker CPU (served by workerd directly), at most this multiple of the bare Worker's. */
+  floorCpu: 1.1,
   /** 2025-11-25 tools/call Worker CPU (served by workerd directly), at most this multiple of the Worker → Durable Object floor's. */
   sessionFloorCpu: 1.25,
 };
@@ -60,6 +62,10 @@ export function checkTargets({ stat, rows, direct }) {
     },
     ...(direct
       ? [
+          {
+            met: direct.modernCall.cpuUs.worker <= BUDGETS.floorCpu * direct.floor.cpuUs.worker,
+            text: `2026-07-28 tools/call Worker CPU ≤ ${BUDGETS.floorCpu}× the bare Worker's (workerd direct): ${x(direct.modernCall.cpuUs.worker, direct.floor.cpuUs.worker)} (${Math.round(direct.modernCall.cpuUs.worker)} µs against ${Math.round(direct.floor.cpuUs.worker)} µs; ${x(direct.modernCallQuiet.cpuUs.worker, direct.floor.cpuUs.worker)} with LOG_REQUESTS=off)`,
+          },
           {
             met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * direct.floorDo.cpuUs.worker,
             text: `2025-11-25 tools/call Worker CPU ≤ ${BUDGETS.sessionFloorCpu}× the Worker → Durable Object floor's (workerd direct): ${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(direct.floorDo.cpuUs.worker)} µs)`,
