@@ -3,7 +3,6 @@
  * era classification, the two lanes) and the error stage, plus the Durable
  * Object classes the app's sessions and notifications live in.
  */
-import { IttyRouter } from "itty-router";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
@@ -157,14 +156,17 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     return protectedResourceMetadata(request, path, config.auth);
   }
 
-  const router = IttyRouter();
-  router.all(path, handleMcp);
-  router.get(PRM_PATH, handleMetadata);
-  router.get(`${PRM_PATH}${path}`, handleMetadata);
+  // Three fixed paths: a comparison each, not a router, which measured about 20 µs of CPU per
+  // request here. A fork that wants more routes mounts `handle` in its own router.
+  const mcpPath = normalPath(path);
+  const metadataPaths = [normalPath(PRM_PATH), normalPath(`${PRM_PATH}${path}`)];
 
   async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
     try {
-      return (await router.fetch(request, env, ctx)) as Response | undefined;
+      const { pathname } = new URL(request.url);
+      if (matches(pathname, mcpPath)) return await handleMcp(request, env, ctx);
+      if (request.method === "GET" && metadataPaths.some((p) => matches(pathname, p))) return handleMetadata(request, env);
+      return undefined;
     } catch (err) {
       // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
       console.error("Unhandled error at the MCP edge:", err);
@@ -182,6 +184,12 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     },
   };
 }
+
+/** A configured path as requests are matched against it: repeated slashes, and a trailing one, dropped. */
+const normalPath = (p: string) => p.replace(/\/+(\/|$)/g, "$1");
+
+/** Whether a request's path is `route`, give or take trailing slashes ("/mcp/" is "/mcp"; "/mcp/x" is not). */
+const matches = (pathname: string, route: string) => pathname.startsWith(route) && /^\/*$/.test(pathname.slice(route.length));
 
 /** The id of a message that failed validation, so the error can echo it. */
 function idOf(body: string): string | number | null {
