@@ -25,6 +25,7 @@ import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
 import { sessionStub } from "./addresses";
 import { HUB_READY, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubRpc } from "./contracts";
+import { notificationFrame } from "./frames";
 import { closeFromPeer } from "./sockets";
 
 function wants(filter: HubListener, n: HubNotification): boolean {
@@ -73,9 +74,6 @@ function storedKey(ws: WebSocket): string | undefined {
   const a = ws.deserializeAttachment() as Attachment | null;
   return a && "stored" in a ? a.stored : undefined;
 }
-
-/** What a client receives: the notification without the hub's routing fields. */
-const frameOf = (n: HubNotification) => JSON.stringify(n.params ? { method: n.method, params: n.params } : { method: n.method });
 
 export class McpHub extends DurableObject<Env> implements HubRpc {
   /**
@@ -206,7 +204,7 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
       return filter !== null && wants(filter, n);
     });
     if (sockets.length > 0) {
-      this.outbox.push({ frame: frameOf(n), sockets });
+      this.outbox.push({ frame: notificationFrame(n), sockets });
       // After this call's answer: the publisher does not wait for the sends.
       if (this.outbox.length === 1) setTimeout(() => this.drain(), 0);
     }
