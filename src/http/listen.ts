@@ -15,6 +15,7 @@ import { META } from "../mcp/versions";
 import type { ClientCapabilities } from "../mcp/types";
 import { hubStub, listenerShard } from "../objects/addresses";
 import { HUB_READY, type HubFilter, type HubListener } from "../objects/contracts";
+import { completeFrame } from "../objects/frames";
 import { rpcError } from "./responses";
 import { refusedStatus } from "./status";
 import { SseStream } from "./sse";
@@ -98,6 +99,8 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
     return rpcError(msg.id, e.toJSON(), refusedStatus(e.code));
   }
   const subscriptionMeta = { [META.subscriptionId]: msg.id };
+  // This stream's member of every notification's _meta, serialised once.
+  const member = JSON.stringify(subscriptionMeta).slice(1, -1);
 
   const unavailable = () => rpcError(msg.id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
   let ws: WebSocket | null;
@@ -120,8 +123,8 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
       sse.send(notification("notifications/subscriptions/acknowledged", { _meta: subscriptionMeta, notifications: filter }));
       return;
     }
-    const n = JSON.parse(String(event.data)) as { method: string; params?: Record<string, unknown> };
-    sse.send(notification(n.method, { ...n.params, _meta: { ...(n.params?._meta as object | undefined), ...subscriptionMeta } }));
+    // The hub's frame is the notification itself, short of this stream's subscription id.
+    sse.sendJson(completeFrame(event.data as string, member));
   });
   ws.addEventListener("close", () => {
     // The server side ended the subscription: say so with the listen result, then close.

@@ -7,7 +7,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
-import { SESSION_BATCH } from "../../src/objects/hub";
+import { DRAIN_BATCH, SESSION_BATCH } from "../../src/objects/hub";
 import { hubStub, publishToHub, sessionShard } from "../../src/objects/addresses";
 import type { SessionRow } from "../../src/objects/session-store";
 import { evictHub, hubShards, publish } from "../helpers/hub";
@@ -41,6 +41,32 @@ async function nextOf(reader: SseReader, match: (m: RpcMessage) => boolean, time
 
 const tools = (m: RpcMessage) => m.method === TOOLS;
 const socketsOn = (shard: ReturnType<typeof hubStub>) => runInDurableObject(shard, (_instance, state) => state.getWebSockets().length);
+
+describe("delivery in slices", () => {
+  it("more listen streams than every shard sends to in one turn each get every notification, in publish order", async () => {
+    const count = hubShards().length * (DRAIN_BATCH + 1);
+    const readers = await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }, { id: `slice-${i}` });
+        expect(res.status).toBe(200);
+        const reader = new SseReader(res);
+        open.push(reader);
+        expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+        return reader;
+      }),
+    );
+    expect(await publish({ method: TOOLS })).toBeGreaterThanOrEqual(count);
+    expect(await publish({ method: "notifications/prompts/list_changed" })).toBeGreaterThanOrEqual(count);
+    const seen = await Promise.all(
+      readers.map(async (r, i) => {
+        const first = await nextOf(r, (m) => m.params?._meta?.[META.subscriptionId] === `slice-${i}`);
+        const second = await nextOf(r, (m) => m.params?._meta?.[META.subscriptionId] === `slice-${i}`);
+        return [first?.method, second?.method];
+      }),
+    );
+    expect(seen.every(([a, b]) => a === TOOLS && b === "notifications/prompts/list_changed")).toBe(true);
+  });
+});
 
 describe("shard count", () => {
   it("HUB_SHARDS sets the shard count (4 in the test app, 8 by default) and is bounded", () => {

@@ -109,6 +109,17 @@ describe("delivery", () => {
     expect(nb!.params._meta[META.subscriptionId]).toBe("listen-b");
   });
 
+  it("2026-07-28: the publisher's params and _meta arrive beside the stream's own subscriptionId, which a publisher cannot set", async () => {
+    const id = 'listen-"meta"-$&-\u2028';
+    const { reader } = await listen(id, { resourceSubscriptions: ["info://about"] });
+    await publish({
+      method: "notifications/resources/updated",
+      params: { uri: "info://about", extra: { nested: [1, {}] }, _meta: { "example.com/trace": "t-1", [META.subscriptionId]: "forged" } },
+    });
+    const n = await reader.next(3000);
+    expect(n?.params).toEqual({ uri: "info://about", extra: { nested: [1, {}] }, _meta: { "example.com/trace": "t-1", [META.subscriptionId]: id } });
+  });
+
   it("2026-07-28: a resources list change published to the hub arrives on a stream that asked for it", async () => {
     const { reader } = await listen("listen-notify", { resourcesListChanged: true });
     await publish({ method: "notifications/resources/list_changed" });
