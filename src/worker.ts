@@ -157,14 +157,20 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     return protectedResourceMetadata(request, path, config.auth);
   }
 
-  const router = IttyRouter();
-  router.all(path, handleMcp);
-  router.get(PRM_PATH, handleMetadata);
-  router.get(`${PRM_PATH}${path}`, handleMetadata);
+  // Like the registry, the routes are built on the first request: nothing at start-up that can wait.
+  let router: ReturnType<typeof IttyRouter> | undefined;
+  const routes = () => {
+    if (router) return router;
+    router = IttyRouter();
+    router.all(path, handleMcp);
+    router.get(PRM_PATH, handleMetadata);
+    router.get(`${PRM_PATH}${path}`, handleMetadata);
+    return router;
+  };
 
   async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
     try {
-      return (await router.fetch(request, env, ctx)) as Response | undefined;
+      return (await routes().fetch(request, env, ctx)) as Response | undefined;
     } catch (err) {
       // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
       console.error("Unhandled error at the MCP edge:", err);
