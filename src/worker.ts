@@ -3,7 +3,7 @@
  * era classification, the two lanes) and the error stage, plus the Durable
  * Object classes the app's sessions and notifications live in.
  */
-import { IttyRouter } from "itty-router";
+import { IttyRouter } from "itty-router/IttyRouter";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
