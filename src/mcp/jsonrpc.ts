@@ -10,40 +10,57 @@ export type Params = Record<string, unknown>;
 
 /** Request ids longer than this are rejected: an id is echoed in every answer and must stay small. */
 export const MAX_ID_LENGTH = 256;
-const Id = v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
+// The schemas are built on first use, not at import: start-up pays for every function it calls (V8
+// compiles each on its first call), and these six were most of what the engine's own modules cost.
+const idSchema = () => v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
 // valibot's record() lets arrays through; JSON-RPC params (by name, as MCP uses them) and results are objects.
-const ParamsSchema = v.pipe(
-  v.custom<Record<string, unknown>>((x) => typeof x === "object" && x !== null && !Array.isArray(x)),
-  v.record(v.string(), v.unknown()),
-);
+const paramsSchema = () =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((x) => typeof x === "object" && x !== null && !Array.isArray(x)),
+    v.record(v.string(), v.unknown()),
+  );
 
-const RequestSchema = v.object({
-  jsonrpc: v.literal("2.0"),
-  id: Id,
-  method: v.string(),
-  params: v.optional(ParamsSchema),
-});
-const NotificationSchema = v.object({
-  jsonrpc: v.literal("2.0"),
-  method: v.string(),
-  params: v.optional(ParamsSchema),
-});
-const ResultResponseSchema = v.object({
-  jsonrpc: v.literal("2.0"),
-  id: Id,
-  result: ParamsSchema,
-});
-const ErrorResponseSchema = v.object({
-  jsonrpc: v.literal("2.0"),
-  id: v.nullable(Id),
-  error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) }),
-});
+const requestSchema = () =>
+  v.object({
+    jsonrpc: v.literal("2.0"),
+    id: idSchema(),
+    method: v.string(),
+    params: v.optional(paramsSchema()),
+  });
+const notificationSchema = () =>
+  v.object({
+    jsonrpc: v.literal("2.0"),
+    method: v.string(),
+    params: v.optional(paramsSchema()),
+  });
+const resultResponseSchema = () =>
+  v.object({
+    jsonrpc: v.literal("2.0"),
+    id: idSchema(),
+    result: paramsSchema(),
+  });
+const errorResponseSchema = () =>
+  v.object({
+    jsonrpc: v.literal("2.0"),
+    id: v.nullable(idSchema()),
+    error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) }),
+  });
 
-export type JsonRpcRequest = v.InferOutput<typeof RequestSchema>;
-export type JsonRpcNotification = v.InferOutput<typeof NotificationSchema>;
+/** Each schema once per isolate, when a message of its kind first arrives. */
+const once = <T>(build: () => T): (() => T) => {
+  let built: T | undefined;
+  return () => (built ??= build());
+};
+const RequestSchema = once(requestSchema);
+const NotificationSchema = once(notificationSchema);
+const ResultResponseSchema = once(resultResponseSchema);
+const ErrorResponseSchema = once(errorResponseSchema);
+
+export type JsonRpcRequest = v.InferOutput<ReturnType<typeof requestSchema>>;
+export type JsonRpcNotification = v.InferOutput<ReturnType<typeof notificationSchema>>;
 export type JsonRpcResponse =
-  | v.InferOutput<typeof ResultResponseSchema>
-  | v.InferOutput<typeof ErrorResponseSchema>;
+  | v.InferOutput<ReturnType<typeof resultResponseSchema>>
+  | v.InferOutput<ReturnType<typeof errorResponseSchema>>;
 
 export type Message =
   | { kind: "request"; message: JsonRpcRequest }
@@ -91,17 +108,17 @@ export function classifyMessage(json: unknown): Message {
   const obj = json as Record<string, unknown>;
   if ("method" in obj) {
     if ("id" in obj) {
-      const r = v.safeParse(RequestSchema, obj);
+      const r = v.safeParse(RequestSchema(), obj);
       if (r.success) return { kind: "request", message: r.output };
     } else {
-      const r = v.safeParse(NotificationSchema, obj);
+      const r = v.safeParse(NotificationSchema(), obj);
       if (r.success) return { kind: "notification", message: r.output };
     }
   } else if ("result" in obj) {
-    const r = v.safeParse(ResultResponseSchema, obj);
+    const r = v.safeParse(ResultResponseSchema(), obj);
     if (r.success) return { kind: "response", message: r.output };
   } else if ("error" in obj) {
-    const r = v.safeParse(ErrorResponseSchema, obj);
+    const r = v.safeParse(ErrorResponseSchema(), obj);
     if (r.success) return { kind: "response", message: r.output };
   }
   throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(obj)}`);

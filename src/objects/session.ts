@@ -26,7 +26,8 @@ import { StreamLog } from "./stream-log";
 /** How long a client has to answer the server's ping; answering is immediate for a live client. */
 export const PING_TIMEOUT_MS = 30_000;
 
-const NO_SESSION = refuse("unknown-session", null, "Session not found; send initialize again");
+// A function, not a constant: nothing runs at start-up that a request can do later.
+const noSession = () => refuse("unknown-session", null, "Session not found; send initialize again");
 
 /**
  * A GET stream replaced by a newer one is closed with this `retry:`: its client reconnects (and can
@@ -142,7 +143,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
    */
   private async open({ principal, protocolVersion }: Caller): Promise<SessionAnswer | null> {
     const row = await this.load();
-    if (!row || row.principal !== principal) return NO_SESSION;
+    if (!row || row.principal !== principal) return noSession();
     if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
       return refuse(
         "invalid",
