@@ -4,7 +4,7 @@
  *
  *  Add a tool: append a `defineTool({...})` to `tools`. Arguments are a
  *  valibot object schema (validated before your handler runs; their JSON
- *  Schema is computed once at start-up). Return a string, content blocks,
+ *  Schema is computed once, on the first request). Return a string, content blocks,
  *  or — with an `output` schema — a structured value.
  *
  *  Ask the user something: `ctx.input.ask({ key: elicit(...) })` returns the

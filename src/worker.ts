@@ -66,6 +66,23 @@ export interface McpWorker {
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
+  // Start-up only defines the Durable Object classes; the request handlers are built (and V8
+  // compiles them) on the first request.
+  let edge: McpWorker["handle"] | undefined;
+  const handle: McpWorker["handle"] = (request, env, ctx) => (edge ??= createEdge(app, options, path))(request, env, ctx);
+  return {
+    McpHub,
+    McpSession: sessionObjectFor(app),
+    McpTask: taskObjectFor(app),
+    handle,
+    async fetch(request, env, ctx) {
+      return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);
+    },
+  };
+}
+
+/** The /mcp edge for an app: `handle` of `createMcpWorker`. */
+function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: string): McpWorker["handle"] {
   // Compiled once per isolate, on the first request rather than at start-up (JSON Schema generation
   // would otherwise be most of the start-up); from then on schemas, lists and lookups are constants.
   // An app with a definition error still fails its own tests, where testClient compiles it.
@@ -174,15 +191,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     }
   }
 
-  return {
-    McpHub,
-    McpSession: sessionObjectFor(app),
-    McpTask: taskObjectFor(app),
-    handle,
-    async fetch(request, env, ctx) {
-      return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);
-    },
-  };
+  return handle;
 }
 
 /** A configured path as requests are matched against it: repeated slashes, and a trailing one, dropped. */
