@@ -11,56 +11,35 @@ export type Params = Record<string, unknown>;
 /** Request ids longer than this are rejected: an id is echoed in every answer and must stay small. */
 export const MAX_ID_LENGTH = 256;
 // The schemas are built on first use, not at import: start-up pays for every function it calls (V8
-// compiles each on its first call), and these six were most of what the engine's own modules cost.
-const idSchema = () => v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
+// compiles each on its first call), and these were most of what the engine's own modules cost.
+/** A schema built once per isolate, when a message of its kind first arrives. */
+const once = <T>(build: () => T): (() => T) => {
+  let built: T | undefined;
+  return () => (built ??= build());
+};
+const id = () => v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
 // valibot's record() lets arrays through; JSON-RPC params (by name, as MCP uses them) and results are objects.
-const paramsSchema = () =>
+const params = () =>
   v.pipe(
     v.custom<Record<string, unknown>>((x) => typeof x === "object" && x !== null && !Array.isArray(x)),
     v.record(v.string(), v.unknown()),
   );
 
-const requestSchema = () =>
+const RequestSchema = once(() => v.object({ jsonrpc: v.literal("2.0"), id: id(), method: v.string(), params: v.optional(params()) }));
+const NotificationSchema = once(() => v.object({ jsonrpc: v.literal("2.0"), method: v.string(), params: v.optional(params()) }));
+const ResultResponseSchema = once(() => v.object({ jsonrpc: v.literal("2.0"), id: id(), result: params() }));
+const ErrorResponseSchema = once(() =>
   v.object({
     jsonrpc: v.literal("2.0"),
-    id: idSchema(),
-    method: v.string(),
-    params: v.optional(paramsSchema()),
-  });
-const notificationSchema = () =>
-  v.object({
-    jsonrpc: v.literal("2.0"),
-    method: v.string(),
-    params: v.optional(paramsSchema()),
-  });
-const resultResponseSchema = () =>
-  v.object({
-    jsonrpc: v.literal("2.0"),
-    id: idSchema(),
-    result: paramsSchema(),
-  });
-const errorResponseSchema = () =>
-  v.object({
-    jsonrpc: v.literal("2.0"),
-    id: v.nullable(idSchema()),
+    id: v.nullable(id()),
     error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) }),
-  });
+  }),
+);
 
-/** Each schema once per isolate, when a message of its kind first arrives. */
-const once = <T>(build: () => T): (() => T) => {
-  let built: T | undefined;
-  return () => (built ??= build());
-};
-const RequestSchema = once(requestSchema);
-const NotificationSchema = once(notificationSchema);
-const ResultResponseSchema = once(resultResponseSchema);
-const ErrorResponseSchema = once(errorResponseSchema);
-
-export type JsonRpcRequest = v.InferOutput<ReturnType<typeof requestSchema>>;
-export type JsonRpcNotification = v.InferOutput<ReturnType<typeof notificationSchema>>;
-export type JsonRpcResponse =
-  | v.InferOutput<ReturnType<typeof resultResponseSchema>>
-  | v.InferOutput<ReturnType<typeof errorResponseSchema>>;
+type Output<S extends () => v.GenericSchema> = v.InferOutput<ReturnType<S>>;
+export type JsonRpcRequest = Output<typeof RequestSchema>;
+export type JsonRpcNotification = Output<typeof NotificationSchema>;
+export type JsonRpcResponse = Output<typeof ResultResponseSchema> | Output<typeof ErrorResponseSchema>;
 
 export type Message =
   | { kind: "request"; message: JsonRpcRequest }
