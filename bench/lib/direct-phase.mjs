@@ -5,7 +5,7 @@
 import path from "node:path";
 import { Client } from "./http.mjs";
 import { LegacySession, modernRequest } from "./mcp.mjs";
-import { convertOn, rowsOf, throughputOps } from "./phases.mjs";
+import { convertOn, interleavedRows, throughputOps } from "./phases.mjs";
 import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
 import { pidsCpuMs } from "./procstat.mjs";
@@ -51,28 +51,21 @@ export async function directThroughput({ tmpDir, requests, rounds, concurrency, 
         },
       },
     };
-    const keys = Object.keys(ops);
-    for (const key of keys) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
-    const perRound = Math.ceil(requests / rounds);
-    const runs = Object.fromEntries(keys.map((k) => [k, []]));
-    const cpu = Object.fromEntries(keys.map((k) => [k, { worker: 0, client: 0 }]));
-    for (let round = 0; round < rounds; round++) {
-      const order = keys.map((_, i) => keys[(i + round) % keys.length]);
-      for (const key of order) {
+    for (const key of Object.keys(ops)) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
+    const rows = await interleavedRows(
+      {
+        ops,
+        rounds,
+        perRound: Math.ceil(requests / rounds),
+        concurrency,
+        rowMaxMs,
+        cpuOf: (server) => ({ worker: pidsCpuMs(servers[server].pids) }),
         // workerd closes keep-alive sockets left idle while the other rows ran; a few unmeasured
         // requests first, so a reused socket that was closed meanwhile is not booked as an error.
-        await runLoad({ name: "re-warm", total: concurrency, concurrency, maxMs: rowMaxMs, op: ops[key].op });
-        const pids = servers[ops[key].server].pids;
-        const before = pidsCpuMs(pids);
-        const clientBefore = process.cpuUsage();
-        runs[key].push(await runLoad({ name: key, total: perRound, concurrency, maxMs: rowMaxMs, op: ops[key].op }));
-        const c = process.cpuUsage(clientBefore);
-        cpu[key].worker += pidsCpuMs(pids) - before;
-        cpu[key].client += (c.user + c.system) / 1000;
-      }
-      onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
-    }
-    const rows = rowsOf(keys, runs, cpu, onProgress);
+        beforeEach: (key) => runLoad({ name: "re-warm", total: concurrency, concurrency, maxMs: rowMaxMs, op: ops[key].op }),
+      },
+      onProgress,
+    );
     await Promise.all(sessions.map((s) => s.close()));
     return rows;
   } finally {

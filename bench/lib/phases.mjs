@@ -11,7 +11,7 @@ import { startWrangler } from "../../test/e2e/server.mjs";
 import { describeRun } from "./report.mjs";
 import { Client, eventsOf } from "./http.mjs";
 import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } from "./mcp.mjs";
-import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";
+import { cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { median, mergeRuns, runLoad } from "./runner.mjs";
 import { REPLAY_FIXTURE, SERVERS, compatibilityOf } from "./servers.mjs";
 import { build, buildUploadBundle, checkStartup, moduleMapper, profileStartup, summarize } from "./startup.mjs";
@@ -98,6 +98,33 @@ export function throughputOps(clients, sessions) {
 }
 
 /**
+ * Measures every row of `ops` in interleaved rounds, in a rotating order, so drift in the machine's
+ * other load is spread over every row: requests/s, latency, and CPU per request of the row's server
+ * (`cpuOf(server)`: ms used so far, by role) and of this client. `beforeEach(key)` runs, unmeasured,
+ * before each row's turn.
+ */
+export async function interleavedRows({ ops, rounds, perRound, concurrency, rowMaxMs, cpuOf, beforeEach = async () => {} }, onProgress) {
+  const keys = Object.keys(ops);
+  const runs = Object.fromEntries(keys.map((k) => [k, []]));
+  const cpu = Object.fromEntries(keys.map((k) => [k, {}]));
+  for (let round = 0; round < rounds; round++) {
+    const order = keys.map((_, i) => keys[(i + round) % keys.length]);
+    for (const key of order) {
+      await beforeEach(key);
+      const before = cpuOf(ops[key].server);
+      const clientBefore = process.cpuUsage();
+      runs[key].push(await runLoad({ name: key, total: perRound, concurrency, maxMs: rowMaxMs, op: ops[key].op }));
+      const after = cpuOf(ops[key].server);
+      const c = process.cpuUsage(clientBefore);
+      for (const role of Object.keys(after)) cpu[key][role] = (cpu[key][role] ?? 0) + after[role] - before[role];
+      cpu[key].client = (cpu[key].client ?? 0) + (c.user + c.system) / 1000;
+    }
+    onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
+  }
+  return rowsOf(keys, runs, cpu, onProgress);
+}
+
+/**
  * Requests/s, latency and CPU per request (from /proc) for every row, against `wrangler dev`.
  * The servers run side by side (idle ones cost nothing) and the rows are measured in
  * interleaved rounds, in a rotating order, so drift in the machine's other load is spread
@@ -114,26 +141,10 @@ export async function throughput({ requests, rounds, concurrency, warmup, rowMax
     }
     const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
     const ops = throughputOps(clients, sessions);
-    const keys = Object.keys(ops);
-    for (const key of keys) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
-    const perRound = Math.ceil(requests / rounds);
-    const runs = Object.fromEntries(keys.map((k) => [k, []]));
+    for (const key of Object.keys(ops)) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
     const procs = Object.fromEntries(Object.entries(servers).map(([k, sv]) => [k, wranglerProcesses(new URL(sv.origin).port)]));
-    const cpu = Object.fromEntries(keys.map((k) => [k, { worker: 0, proxy: 0, wrangler: 0, client: 0 }]));
-    for (let round = 0; round < rounds; round++) {
-      const order = keys.map((_, i) => keys[(i + round) % keys.length]);
-      for (const key of order) {
-        const before = cpuMs(procs[ops[key].server]);
-        const clientBefore = process.cpuUsage();
-        runs[key].push(await runLoad({ name: key, total: perRound, concurrency, maxMs: rowMaxMs, op: ops[key].op }));
-        const d = cpuDelta(before, cpuMs(procs[ops[key].server]));
-        const c = process.cpuUsage(clientBefore);
-        for (const role of ["worker", "proxy", "wrangler"]) cpu[key][role] += d?.[role] ?? NaN;
-        cpu[key].client += (c.user + c.system) / 1000;
-      }
-      onProgress(`  round ${round + 1}/${rounds}: ${order.map((k) => `${k} ${Math.round(runs[k].at(-1).rps)}/s`).join(", ")}`);
-    }
-    const rows = rowsOf(keys, runs, cpu, onProgress);
+    const cpuOf = (server) => cpuMs(procs[server]) ?? { worker: NaN, proxy: NaN, wrangler: NaN };
+    const rows = await interleavedRows({ ops, rounds, perRound: Math.ceil(requests / rounds), concurrency, rowMaxMs, cpuOf }, onProgress);
     await Promise.all(sessions.map((s) => s.close()));
     return rows;
   } finally {
@@ -221,7 +232,7 @@ export async function replay({ logSize, quick }, onProgress = () => {}) {
 }
 
 /** One row per key from its rounds: the merged load statistics, and CPU per request by process role. */
-export function rowsOf(keys, runs, cpu, onProgress) {
+function rowsOf(keys, runs, cpu, onProgress) {
   const rows = {};
   for (const key of keys) {
     const { latencies, ...row } = mergeRuns(key, runs[key]);
