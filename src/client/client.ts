@@ -296,7 +296,15 @@ export class McpClient {
     // 2025-11-25: the session's GET stream carries the notifications; subscribe to resources first.
     const session = lane as LegacySession;
     for (const uri of filter.resourceSubscriptions ?? []) await session.request("resources/subscribe", { uri });
-    return new Subscription(filter, queued((push) => session.subscribe(push), controller.signal), controller, onEach);
+    // Listening from now on, before the stream is known to be open, so nothing it brings is missed.
+    const source = queued((push) => session.subscribe(push), controller.signal);
+    try {
+      await session.whenStreamOpen();
+    } catch (err) {
+      controller.abort();
+      throw err;
+    }
+    return new Subscription(filter, source, controller, onEach);
   }
 
   /** Ends the client: DELETE of the 2025-11-25 session; nothing to end in 2026-07-28. */

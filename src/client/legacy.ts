@@ -50,6 +50,8 @@ export class LegacySession implements Lane {
   private background: AbortController | undefined;
   /** Who else wants what arrives on the GET stream (the `listen()` subscriptions). */
   private readonly listeners = new Set<(m: WireMessage) => void>();
+  /** Settles when the GET stream is open (its 200) or could not be opened. */
+  private streamOpened: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly config: LaneConfig,
@@ -71,16 +73,33 @@ export class LegacySession implements Lane {
   private startStream(): void {
     this.background?.abort();
     const controller = (this.background = new AbortController());
+    let opened!: () => void;
+    let failed!: (err: unknown) => void;
+    this.streamOpened = new Promise<void>((resolve, reject) => ((opened = resolve), (failed = reject)));
+    // Only listen() waits for the stream; requests work without it, so nobody else sees the failure.
+    this.streamOpened.catch(() => {});
     void (async () => {
       try {
-        for await (const m of this.stream(controller.signal)) {
+        for await (const m of this.stream(controller.signal, opened)) {
           this.config.onNotification?.(m);
           for (const listener of this.listeners) listener(m);
         }
-      } catch {
-        // 405 (no GET stream offered), a closed session or an abort: requests still work without it.
+      } catch (err) {
+        // 405 (no GET stream offered), a closed session or an abort.
+        failed(err);
       }
     })();
+  }
+
+  /**
+   * Resolves once the server has answered the session's GET stream with 200:
+   * from then on the session's notifications have a stream to go to (one sent
+   * before it opens has nowhere to go). Starts the stream if the client was
+   * told not to keep one; rejects when the server refuses it.
+   */
+  whenStreamOpen(): Promise<void> {
+    if (!this.background) this.startStream();
+    return this.streamOpened;
   }
 
   /** Adds a listener to the GET stream's notifications; returns how to remove it. */
@@ -214,13 +233,14 @@ export class LegacySession implements Lane {
    * (list changes, resource updates, its own requests). Yields notifications;
    * answers requests through the handlers; resumes after a dropped connection.
    */
-  async *stream(signal?: AbortSignal): AsyncGenerator<WireMessage> {
+  async *stream(signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<WireMessage> {
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
     while (!signal?.aborted) {
       const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
       const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
       if (!res.ok) throw await httpError(res, "opening the session stream");
+      onOpen?.();
       for await (const r of messagesOf(res, signal)) {
         if (r.eventId !== undefined) lastEventId = r.eventId;
         if (r.retry !== undefined) retry = r.retry;

@@ -66,28 +66,36 @@ function wanted(filter: ListenFilter, n: ServerNotification): boolean {
   }
 }
 
-/** Turns a push source (the session's GET stream) into a stream a subscription can read, until the signal aborts. */
-export async function* queued(subscribe: (push: (m: WireMessage) => void) => () => void, signal: AbortSignal): AsyncGenerator<WireMessage> {
+/**
+ * Turns a push source (the session's GET stream) into a stream a subscription
+ * can read, until the signal aborts. It subscribes at once, not on the first
+ * read, so what arrives between `listen()` resolving and the first `for await`
+ * is kept.
+ */
+export function queued(subscribe: (push: (m: WireMessage) => void) => () => void, signal: AbortSignal): AsyncGenerator<WireMessage> {
   const buffer: WireMessage[] = [];
   let wake: (() => void) | undefined;
   const unsubscribe = subscribe((m) => {
     buffer.push(m);
     wake?.();
   });
-  const onAbort = () => wake?.();
+  // An abort unsubscribes even if the stream is never read.
+  const onAbort = () => (unsubscribe(), wake?.());
   signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    while (!signal.aborted) {
-      const next = buffer.shift();
-      if (next) {
-        yield next;
-        continue;
+  return (async function* () {
+    try {
+      while (!signal.aborted) {
+        const next = buffer.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+    } finally {
+      unsubscribe();
+      signal.removeEventListener("abort", onAbort);
     }
-  } finally {
-    unsubscribe();
-    signal.removeEventListener("abort", onAbort);
-  }
+  })();
 }

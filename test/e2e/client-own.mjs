@@ -6,6 +6,7 @@
 // test/client-app, whose tool calls the fixture through the client from inside its Worker.
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
@@ -137,16 +138,32 @@ async function fixtureWalk(lib, url, protocol, { check }) {
   let client;
   if (!(await check(`${tag}: connect`, async () => (client = await lib.McpClient.connect(url, { protocol }))))) return;
   try {
+    // The change is made before the subscription is first read: what comes in between must be kept.
     await check(`${tag}: listen yields tools/list_changed after the acknowledgement`, async () => {
       const sub = await client.listen({ toolsListChanged: true });
-      const it = sub[Symbol.asyncIterator]();
-      const next = it.next();
       await client.callTool("test_trigger_tool_change", {});
-      const { value } = await next;
+      const { value } = await sub[Symbol.asyncIterator]().next();
       assertEqual(value?.method, "notifications/tools/list_changed", "notification");
       sub.close();
     });
     if (protocol === "2025-11-25") {
+      // listen() resolves only once the session stream is open: a change made right after it must arrive,
+      // even when the stream is slow to open (a fetch that holds each GET) or was not kept (sessionStream: false).
+      const slowGet = (input, init) => (init?.method === "GET" ? sleep(400).then(() => fetch(input, init)) : fetch(input, init));
+      for (const [label, options] of [["a slow GET stream", { fetch: slowGet }], ["sessionStream: false", { sessionStream: false }]]) {
+        await check(`${tag}: listen waits for the session stream (${label})`, async () => {
+          const c = await lib.McpClient.connect(url, { protocol, ...options });
+          try {
+            const sub = await c.listen({ toolsListChanged: true });
+            await c.callTool("test_trigger_tool_change", {});
+            const { value } = await sub[Symbol.asyncIterator]().next();
+            assertEqual(value?.method, "notifications/tools/list_changed", "notification");
+            sub.close();
+          } finally {
+            await c.close().catch(() => {});
+          }
+        });
+      }
       await check(`${tag}: resumption after the server drops the stream (Last-Event-ID)`, async () => {
         const r = await client.callTool("test_reconnection", {});
         assert(textOf(r).includes("properly reconnected"), `result: ${textOf(r)}`);
