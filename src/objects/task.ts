@@ -163,8 +163,19 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       this.settleRun(latest, outcome);
       await this.save(latest);
     } else this.store.putTask(latest);
-    await this.ctx.storage.setAlarm(this.expiryOf(latest));
+    await this.rearm();
     for (const finished of this.finishers) finished();
+  }
+
+  /**
+   * The next alarm, from what is stored now. While a run's save tells the index and the listeners
+   * that the task waits for input, the answers can already have come in (tasks/update): the task is
+   * working again with no run, so it runs at once. Otherwise the alarm is the task's expiry.
+   */
+  private async rearm(): Promise<void> {
+    const record = this.store.getTask();
+    if (!record) return;
+    await this.ctx.storage.setAlarm(record.view.status === "working" && !this.running ? Date.now() : this.expiryOf(record));
   }
 
   private runHost(record: TaskRecord) {

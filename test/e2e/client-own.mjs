@@ -108,7 +108,8 @@ async function taskWalk(lib, url, protocol, { check }) {
   const seen = [];
   const ids = [];
   const handlers = { elicitation: async () => ({ action: "accept", content: { words: 12 } }) };
-  const onTask = (t) => (seen.push(t.status), ids.push(t.taskId));
+  let onNextTask;
+  const onTask = (t) => (seen.push(t.status), ids.push(t.taskId), onNextTask?.(t));
   let client;
   if (!(await check(`${tag}: connect with tasks on`, async () => (client = await lib.McpClient.connect(url, { protocol, handlers, tasks: { onTask } }))))) return;
   try {
@@ -121,11 +122,14 @@ async function taskWalk(lib, url, protocol, { check }) {
     await check(`${tag}: aborting the call cancels the task`, async () => {
       seen.length = 0;
       const abort = new AbortController();
+      // Aborted once its task exists (however long creating it takes on a loaded machine).
+      let taskId;
+      onNextTask = (t) => ((onNextTask = undefined), (taskId = t.taskId), setTimeout(() => abort.abort(new Error("given up")), 100));
       const pending = client.callTool("prepare_report", { topic: "slow", pauseMs: 30_000 }, { signal: abort.signal });
-      setTimeout(() => abort.abort(new Error("given up")), 300);
       const err = await pending.then(() => undefined, (e) => e);
       assert(err, "the aborted call did not fail");
-      const task = await client.request("tasks/get", { taskId: ids.at(-1) });
+      assert(taskId, "the call never became a task");
+      const task = await client.request("tasks/get", { taskId });
       assertEqual(task.status, "cancelled", "the task after the abort");
     });
   } finally {

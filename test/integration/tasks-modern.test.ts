@@ -72,6 +72,29 @@ describe("a task's life", () => {
     expect((await getTask(created.taskId)).result).toEqual(done.result);
   });
 
+  it("2026-07-28: an answer that comes in while the run is still announcing its question is not lost", async () => {
+    const address = "203.0.113.15";
+    // Each step pauses 1.5 s, so the object is prepared before the run reaches its question.
+    const { taskId } = await startReport(address, { pauseMs: 1500 });
+    // The announcement (index, hub) is made slow: the question is stored and readable for 1.5 s
+    // before the run goes on, which is when a client polling tasks/get answers it.
+    await runInDurableObject(taskObject(taskId), (instance: any) => {
+      const save = instance.save.bind(instance);
+      instance.save = async (record: any) => {
+        await save(record);
+        if (record.view.status === "input_required") {
+          instance.heldAnnouncement = true;
+          await sleep(1500);
+        }
+      };
+    });
+    await until(taskId, "input_required", address, 15_000);
+    await modernResult("tasks/update", { taskId, inputResponses: answer(40) }, from(address));
+    const done = await until(taskId, "completed", address, 15_000);
+    expect(await runInDurableObject(taskObject(taskId), (instance: any) => instance.heldAnnouncement)).toBe(true);
+    expect(done.result.content[0].text).toBe("Report: an outline of tides, then 40 words on tides (outline ran 1×, write 1×)");
+  });
+
   it("2026-07-28: tasks/update ignores unknown keys, refuses a malformed answer (-32602) and leaves the task waiting", async () => {
     const { taskId } = await startReport("203.0.113.2");
     await until(taskId, "input_required", "203.0.113.2");
