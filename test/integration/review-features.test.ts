@@ -161,7 +161,7 @@ describe("review: cancellation", () => {
     const s = await openSession();
     // Nothing is logged at emergency, so countdown emits nothing and would answer as plain JSON.
     await call(s.id, "logging/setLevel", { level: "emergency" });
-    const pending = request(s.id, "tools/call", { name: "countdown", arguments: { from: 5 } }, { id: "to-cancel" });
+    const pending = request(s.id, "tools/call", { name: "countdown", arguments: { from: 10 } }, { id: "to-cancel" });
     await sleep(150);
     expect((await notify(s.id, "notifications/cancelled", { requestId: "to-cancel", reason: "user gave up" })).status).toBe(202);
     const res = await pending;
