@@ -78,12 +78,14 @@ describe("a task's life", () => {
     const { taskId } = await startReport(address, { pauseMs: 1500 });
     // The announcement (index, hub) is made slow: the question is stored and readable for 1.5 s
     // before the run goes on, which is when a client polling tasks/get answers it.
-    await runInDurableObject(taskObject(taskId), (instance: any) => {
-      const save = instance.save.bind(instance);
-      instance.save = async (record: any) => {
+    type Announcer = { save(record: { view: { status: string } }): Promise<void>; heldAnnouncement?: boolean };
+    await runInDurableObject(taskObject(taskId), (instance) => {
+      const task = instance as unknown as Announcer;
+      const save = task.save.bind(task);
+      task.save = async (record) => {
         await save(record);
         if (record.view.status === "input_required") {
-          instance.heldAnnouncement = true;
+          task.heldAnnouncement = true;
           await sleep(1500);
         }
       };
@@ -91,7 +93,7 @@ describe("a task's life", () => {
     await until(taskId, "input_required", address, 15_000);
     await modernResult("tasks/update", { taskId, inputResponses: answer(40) }, from(address));
     const done = await until(taskId, "completed", address, 15_000);
-    expect(await runInDurableObject(taskObject(taskId), (instance: any) => instance.heldAnnouncement)).toBe(true);
+    expect(await runInDurableObject(taskObject(taskId), (instance) => (instance as unknown as Announcer).heldAnnouncement)).toBe(true);
     expect(done.result.content[0].text).toBe("Report: an outline of tides, then 40 words on tides (outline ran 1×, write 1×)");
   });
 
