@@ -93,6 +93,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   pingClient(): Promise<boolean>;
   /** A task this session created changed: its status notification, and the answer to a waiting `tasks/result`. */
   taskUpdated(task: TaskView): Promise<void>;
+  /** A task this session created passed its ttl and is gone: a `tasks/result` still waiting on it ends with -32602. */
+  taskExpired(taskId: string): Promise<void>;
   /** A 2025 task's progress or log message, for the session's GET stream. */
   taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void>;
 }

@@ -144,6 +144,16 @@ export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<voi
   await host.scheduleAlarm();
 }
 
+/** A task of this session passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
+export async function onTaskExpired(host: CallHost, taskId: string): Promise<void> {
+  for (const { stream, request } of host.store.callsOf("tasks/result")) {
+    if (request.params?.taskId !== taskId) continue;
+    const message = `Task ${taskId} expired (its ttl ended) before it finished`;
+    endCall(host, stream, errorResponse(request.id, { code: ErrorCode.InvalidParams, message, data: related(taskId) }));
+  }
+  await host.scheduleAlarm();
+}
+
 /** The client answered a task's input request on a tasks/result stream: the answer goes to the task. */
 export async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: string, answer: unknown): Promise<void> {
   const taskId = String(request.params?.taskId);

@@ -17,7 +17,7 @@ import { hubStub, sessionShard } from "./addresses";
 import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
-import { onTaskUpdated } from "./session-tasks";
+import { onTaskExpired, onTaskUpdated } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 import { closeFromPeer } from "./sockets";
@@ -229,6 +229,10 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
 
   async taskUpdated(task: TaskView): Promise<void> {
     if (await this.load()) await onTaskUpdated(this, task);
+  }
+
+  async taskExpired(taskId: string): Promise<void> {
+    if (await this.load()) await onTaskExpired(this, taskId);
   }
 
   /** A task's progress or log message goes where session-level messages go: the newest GET stream. */

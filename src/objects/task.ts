@@ -157,7 +157,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
     const latest = this.store.getTask();
-    if (!latest) return;
+    // Gone, or past its ttl while it ran (the expiry cut it off): nothing to announce. An expiry
+    // not yet handled is the alarm set before the run, already due.
+    if (!latest || Date.now() >= this.expiryOf(latest)) return;
     latest.inRun = false;
     if (latest.view.status === "working") {
       this.settleRun(latest, outcome);
@@ -261,6 +263,13 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private async expire(record: TaskRecord): Promise<void> {
     this.running?.abort(new McpError(ErrorCode.InternalError, "The task expired"));
     await this.forget(record);
+    // A 2025 tasks/result still waiting on the task would otherwise wait for an end that never comes.
+    const { owner } = record.start;
+    if (owner.era === "legacy" && owner.sessionId) {
+      await sessionStub(this.env, owner.sessionId)
+        .taskExpired(record.view.taskId)
+        .catch((err) => console.error("task: could not tell its session it expired", err));
+    }
   }
 
   private async forget(record: TaskRecord): Promise<void> {

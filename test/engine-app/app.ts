@@ -124,13 +124,18 @@ export const prepareReport = defineTool({
   name: "prepare_report",
   title: "Prepare a report",
   description: "Outlines a report, asks how long it should be, then writes it (a task when the client takes tasks).",
-  input: v.object({ topic: v.string(), pauseMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)), 0) }),
+  input: v.object({
+    topic: v.string(),
+    pauseMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)), 0),
+    // Each pause ignores cancellation, like a step waiting on something that takes no signal.
+    deaf: v.optional(v.boolean(), false),
+  }),
   task: "optional",
-  handler: async ({ topic, pauseMs }, ctx) => {
+  handler: async ({ topic, pauseMs, deaf }, ctx) => {
     const runs = (step: string) => `${ctx.task?.id ?? "request"}:${step}`;
     const work = async <T>(step: string, make: () => T) => {
       stepRuns.set(runs(step), (stepRuns.get(runs(step)) ?? 0) + 1);
-      await pause(pauseMs, ctx.signal);
+      await pause(pauseMs, deaf ? new AbortController().signal : ctx.signal);
       return make();
     };
     const outline = await ctx.step("outline", () => work("outline", () => `an outline of ${topic}`));

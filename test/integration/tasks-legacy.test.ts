@@ -5,7 +5,7 @@
  * elicitation to the client there. The same prepare_report handler as on
  * 2026-07-28; the task lives in its own object, the wait in the session.
  */
-import { createExecutionContext, env, evictDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../src/mcp";
 import app from "../engine-app/app";
@@ -86,6 +86,43 @@ describe("2025-11-25 tasks", () => {
     await until(s.id, task.taskId, "completed");
     const again = await call(s.id, "tasks/result", { taskId: task.taskId });
     expect(again.result.content[0].text).toMatch(/5 words on tides/);
+  });
+
+  it("2025-11-25: a tasks/result waiting on a task that passes its ttl ends with -32602 saying so, and the task is gone", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const task = await startReport(s.id, { pauseMs: 30_000 });
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "waits" }));
+    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${task.taskId}`));
+    // Move the task's creation back past its ttl, then let its alarm run.
+    await runInDurableObject(stub, async (_instance, state) => {
+      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+      record.view.createdAt -= record.view.ttlMs + 1000;
+      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
+      await state.storage.setAlarm(Date.now());
+    });
+    await runDurableObjectAlarm(stub);
+    // The run the expiry cut off goes on to its question, which is not asked: the end comes first.
+    const end = await reader.nextMessage();
+    expect(end?.message).toMatchObject({ id: "waits", error: { code: -32602, message: expect.stringMatching(/expired/), data: { [RELATED]: { taskId: task.taskId } } } });
+    expect((await call(s.id, "tasks/get", { taskId: task.taskId })).error?.code).toBe(-32602);
+  });
+
+  it("2025-11-25: a run that outlives its task's ttl asks nothing; the waiting tasks/result ends with the expiry", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const task = await startReport(s.id, { pauseMs: 1000, deaf: true });
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "outlived" }));
+    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${task.taskId}`));
+    // The ttl passes while the outline step runs; the run then reaches its question.
+    await runInDurableObject(stub, async (_instance, state) => {
+      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+      record.view.createdAt -= record.view.ttlMs + 1000;
+      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
+    });
+    await sleep(1500);
+    // Reading the task finds it expired, which ends the wait.
+    expect((await call(s.id, "tasks/get", { taskId: task.taskId })).error?.code).toBe(-32602);
+    const end = await reader.nextMessage();
+    expect(end?.message).toMatchObject({ id: "outlived", error: { code: -32602, message: expect.stringMatching(/expired/) } });
   });
 
   it("2025-11-25: tasks/cancel answers the cancelled task; a second cancel is -32602, as are unknown ids", async () => {
