@@ -34,6 +34,18 @@ async function until(sessionId: string, taskId: string, status: string, ms = 500
   throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
 }
 
+/** Moves a task's creation back past its ttl (as if that much time had gone by), its alarm due with `due`; returns its object. */
+async function pastTtl(taskId: string, { due = false } = {}) {
+  const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
+  await runInDurableObject(stub, async (_instance, state) => {
+    const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+    record.view.createdAt -= record.view.ttlMs + 1000;
+    state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
+    if (due) await state.storage.setAlarm(Date.now());
+  });
+  return stub;
+}
+
 describe("2025-11-25 tasks", () => {
   it("2025-11-25: initialize offers tasks (without tasks/list for an anonymous client) and tools/list says which tools take them", async () => {
     const s = await openSession({ capabilities: ELICITING });
@@ -92,15 +104,8 @@ describe("2025-11-25 tasks", () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id, { pauseMs: 30_000 });
     const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "waits" }));
-    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${task.taskId}`));
-    // Move the task's creation back past its ttl, then let its alarm run.
-    await runInDurableObject(stub, async (_instance, state) => {
-      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
-      record.view.createdAt -= record.view.ttlMs + 1000;
-      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
-      await state.storage.setAlarm(Date.now());
-    });
-    await runDurableObjectAlarm(stub);
+    // The ttl passes, and the task's alarm runs.
+    await runDurableObjectAlarm(await pastTtl(task.taskId, { due: true }));
     // The run the expiry cut off goes on to its question, which is not asked: the end comes first.
     const end = await reader.nextMessage();
     expect(end?.message).toMatchObject({ id: "waits", error: { code: -32602, message: expect.stringMatching(/expired/), data: { [RELATED]: { taskId: task.taskId } } } });
@@ -111,13 +116,8 @@ describe("2025-11-25 tasks", () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id, { pauseMs: 1000, deaf: true });
     const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "outlived" }));
-    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${task.taskId}`));
     // The ttl passes while the outline step runs; the run then reaches its question.
-    await runInDurableObject(stub, async (_instance, state) => {
-      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
-      record.view.createdAt -= record.view.ttlMs + 1000;
-      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
-    });
+    await pastTtl(task.taskId);
     await sleep(1500);
     // Reading the task finds it expired, which ends the wait.
     expect((await call(s.id, "tasks/get", { taskId: task.taskId })).error?.code).toBe(-32602);
