@@ -48,7 +48,7 @@ const RUNS = [
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
 /** Tallies checks.json files written under dir: {scenarios, SUCCESS, FAILURE, WARNING, ...}. */
-function tally(dir) {
+export function tally(dir) {
   const counts = { scenarios: 0 };
   const failing = [];
   for (const sub of existsSync(dir) ? readdirSync(dir) : []) {

@@ -12,6 +12,10 @@ import { UI_EXTENSION, VIEW_MIME_TYPE, createMcpWorker, defineApp, defineTool, d
 import engine from "../engine-app/index";
 import manifest from "../conformance/skills.json";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { parse as parseYaml } from "yaml";
+import { McpClient } from "../../src/client";
+import { readSkillMarkdown } from "../../src/client/frontmatter";
+import { SkillVerificationError, listSkills, loadSkill, readSkillFile, type SkillEntry } from "../../src/client/skills";
 
 const probe = defineView({
   uri: "ui://probe/view.html",
@@ -172,5 +176,50 @@ describe("MCP Apps views", () => {
 
   it("a view's URI must be ui://", () => {
     expect(() => defineView({ uri: "https://x/view.html", name: "x", asset: "/views/probe.html" })).toThrow(/ui:\/\//);
+  });
+});
+
+describe("the client's Skills", () => {
+  const connect = () =>
+    McpClient.connect("http://localhost/mcp", {
+      protocol: "2026-07-28",
+      fetch: async (input, init) => {
+        const ctx = createExecutionContext();
+        const res = await worker.fetch(new Request(input, init), env as never, ctx);
+        await waitOnExecutionContext(ctx);
+        return res;
+      },
+    });
+
+  it("loads a skill from this server, checked against its entry, and reads its other files only on request", async () => {
+    const client = await connect();
+    const { skills: [entry] } = await listSkills(client);
+    const loaded = await loadSkill(client, entry!);
+    expect(loaded.frontmatter).toEqual(entry!.frontmatter);
+    expect(loaded.body).toMatch(/^\n# Unit conversion/);
+    const formulas = await readSkillFile(client, entry!, "skill://unit-conversion/references/FORMULAS.md");
+    expect(new TextDecoder().decode(formulas)).toContain("373.15 K");
+  });
+
+  it("refuses a SKILL.md whose frontmatter differs from the entry, and a file the entry does not list", async () => {
+    const client = await connect();
+    const { skills: [entry] } = await listSkills(client);
+    const altered: SkillEntry = { ...entry!, frontmatter: { ...entry!.frontmatter, description: "Something else" } };
+    await expect(loadSkill(client, altered)).rejects.toThrow(SkillVerificationError);
+    const resized: SkillEntry = { ...entry!, resources: (entry!.resources as { uri: string; digest: string; size: number }[]).map((r) => ({ ...r, size: r.size + 1 })) };
+    await expect(loadSkill(client, resized)).rejects.toThrow(/bytes, the entry lists/);
+    await expect(readSkillFile(client, entry!, "skill://unit-conversion/OTHER.md")).rejects.toThrow(/is not a file of/);
+  });
+
+  it("reads frontmatter as a YAML parser does, and refuses what it does not read", () => {
+    const samples = [
+      "name: a\ndescription: plain text, with a comma\n",
+      "name: 'it''s'\ndescription: \"quoted \\\"twice\\\"\" # comment\nversion: 1.5\nbeta: true\nnothing: null\n",
+      "name: a\ndescription: >\n  folded over\n  two lines\nlicense: |-\n  MIT\n  line two\n",
+      "name: a\nmetadata:\n  owner: team\n  tags:\n    - one\n    - 2\nallowed-tools:\n- Read\n- Bash\n",
+    ];
+    for (const yaml of samples) expect(readSkillMarkdown(`---\n${yaml}---\nbody`).frontmatter, yaml).toEqual(parseYaml(yaml));
+    for (const unread of ["name: &x a\n", "name: [a, b]\n", "list:\n  - key: value\n", "name: a\nname: b\n", "\tname: a\n"])
+      expect(() => readSkillMarkdown(`---\n${unread}---\n`), unread).toThrow();
   });
 });
