@@ -9,7 +9,8 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./test/engine-app/wrangler.toml" },
-      miniflare: { bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" } },
+      // OAUTH_KV: the opt-in OAuth entry (src/oauth/) keeps its clients, grants and tokens there.
+      miniflare: { bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" }, kvNamespaces: ["OAUTH_KV"] },
     }),
   ],
   test: {
