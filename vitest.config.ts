@@ -1,21 +1,26 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { ENGINE_TEST_FOLDERS } from "./scripts/test-folders.mjs";
 
-// Integration tests run inside workerd against the engine test app's wrangler config, so they
-// exercise the same bindings, Durable Objects and flags as `wrangler dev`.
+/**
+ * Your tests (`npm test`, `npm run test:watch`, `npx vitest run test/<file>`): every `*.test.ts`
+ * under test/ outside the engine's own folders, inside workerd with the bindings of your
+ * wrangler.toml (KV, D1, R2, queues, vars), so `env` from "cloudflare:test" is your local KV.
+ * test/app-checks/ comes with the template: it checks and serves whatever src/server.ts defines.
+ * The engine's own suite has its own config (vitest.engine.config.ts, `npm run test:all`).
+ */
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: "./test/engine-app/wrangler.toml" },
+      wrangler: { configPath: "./wrangler.toml" },
+      // The secret that seals 2026-07-28 input rounds; tests get their own, never .dev.vars' or production's.
       miniflare: { bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" } },
     }),
   ],
   test: {
-    // The engine's tests, and the app's own tests (test/server.test.ts, in-process through testClient).
-    include: ["test/integration/**/*.test.ts", "test/server.test.ts"],
+    include: ["test/**/*.test.ts"],
+    exclude: ENGINE_TEST_FOLDERS.map((folder) => `test/${folder}/**`),
     retry: 0,
-    // A hang guard, not a speed check: the 300-run fuzz properties and the cap tests take seconds on a
-    // loaded 2-core machine, and vitest's 5 s default would fail them for the machine's load.
     testTimeout: 30_000,
   },
 });

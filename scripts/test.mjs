@@ -1,142 +1,16 @@
-// Why: `npm test` is the one command CI and contributors run. It goes from cheapest to
-// most expensive and stops at the first failure: typecheck, static checks (scripts/checks/),
-// workerd integration tests (vitest), bundle-size budget, the fork drill, then end-to-end runs against real `wrangler dev` servers
-// (official MCP client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions;
-// the README's client snippets and the dev scripts; official conformance suite; tasks across a
-// server restart; the opt-in OAuth entry). Helpers live in test/e2e/.
-import { CHECKS, runCheck } from "./checks/index.mjs";
-import { bundleCheck } from "../test/e2e/bundle.mjs";
-import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
-import { runClientModern } from "../test/e2e/client-modern.mjs";
-import { runClientOwn } from "../test/e2e/client-own.mjs";
-import { runConformance } from "../test/e2e/conformance.mjs";
-import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
-import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
-import { runForkDrill } from "../test/e2e/fork-drill.mjs";
-import { runConnect } from "../test/e2e/connect.mjs";
-import { runOAuth } from "../test/e2e/oauth.mjs";
-import { runOAuthBrowser } from "../test/e2e/oauth-browser.mjs";
-import { runOAuthConformance } from "../test/e2e/oauth-conformance.mjs";
-import { run } from "../test/e2e/procs.mjs";
-import { startWrangler } from "../test/e2e/server.mjs";
+// Why: `npm test` is the fork's loop, about a minute on a 2-core machine: what a fork changes (its
+// app in src/server.ts, its tests, its bindings) is checked here; the engine's own suite is
+// `npm run test:all`. Steps, cheapest first, stopping at the first failure:
+//   typecheck, the layering and generated-types checks, the app's definitions (scripts/check-app.mjs),
+//   then vitest with vitest.config.ts: every *.test.ts under test/ outside the engine's folders,
+//   inside workerd with the bindings of wrangler.toml, and test/app-checks/, which serves the app on
+//   both revisions.
+import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 
-const timings = [];
-const e2e = { passed: 0, failed: 0 };
-const skipped = []; // steps that could not run here: repeated at the end so nobody reads them as passed
-
-async function step(name, fn) {
-  console.log(`\n▶ ${name}`);
-  const t0 = Date.now();
-  let ok = false;
-  try {
-    ok = await fn();
-  } catch (err) {
-    console.error(`  ${err?.stack ?? err}`);
-  }
-  const ms = Date.now() - t0;
-  timings.push(`${name} ${(ms / 1000).toFixed(1)} s${ok ? "" : " (FAILED)"}`);
-  if (!ok) finish(`step "${name}" failed`);
-}
-
-function finish(failure) {
-  console.log(`\ntimings: ${timings.join("; ")}`);
-  for (const s of skipped) console.log(`\n!!! SKIPPED, NOT TESTED: ${s}`);
-  if (failure) console.error(`\nnpm test: FAILED: ${failure}`);
-  else console.log(`\nnpm test: all steps passed${skipped.length ? `, but ${skipped.length} SKIPPED (above)` : ""}`);
-  process.exit(failure ? 1 : 0);
-}
-
-/** A command step: non-zero exit or timeout fails it. */
-const command = (cmd, args, timeoutMs) => async () => {
-  const r = await run(cmd, args, { timeoutMs });
-  if (r.timedOut) console.error(`  ${cmd} timed out after ${timeoutMs} ms`);
-  else if (r.code !== 0) console.error(`  ${cmd} ${args.join(" ")} exited with code ${r.code}`);
-  return r.code === 0 && !r.timedOut;
-};
-
-/** An e2e step: adds its counts to the e2e total; prints the total line if it fails. */
-const e2eStep = (fn) => async () => {
-  const r = await fn();
-  e2e.passed += r.passed;
-  e2e.failed += r.failed;
-  if (r.failed) console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
-  return r.failed === 0;
-};
-
+const { step, finish } = createRunner("npm test");
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
-// Static checks (scripts/checks/): layering of src/, README snippets, freshness of the
-// generated Env types. Each proves on a planted tree that it can fail before it judges ours.
-for (const entry of CHECKS) await step(`check: ${entry.name}`, () => runCheck(entry));
-await step("integration (vitest run, workerd)", command("vitest", ["run"], 600_000));
-await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
-  const r = await bundleCheck();
-  console.log(`  ${r.message}`);
-  return r.ok;
-});
-
-// The fork drill: a scratch copy with a one-tool src/server.ts and no test/server.test.ts must
-// typecheck, pass the checks and vitest, and serve its tool on both revisions.
-await step("e2e: fork drill (scratch copy with a one-tool app)", e2eStep(runForkDrill));
-
-/** Runs a client suite against the engine test app (test/engine-app) under its own `wrangler dev`. */
-const withEngineApp = (runClient) => async () => {
-  let server;
-  try {
-    server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
-  } catch (err) {
-    console.log(`  ✗ could not start the engine test app: ${err.message}`);
-    return { passed: 0, failed: 1 };
-  }
-  console.log(`  engine test app at ${server.url}`);
-  try {
-    const r = await runClient(server.url);
-    if (r.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
-    return r;
-  } finally {
-    await server.stop();
-  }
-};
-
-await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientModern)));
-await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientLegacy)));
-
-// README "Connect a client": its marked blocks (curl, Inspector CLI and UI, mcp-remote, the
-// TypeScript clients) run as written against the engine test app; then `npm run dev` and
-// `npm run dev:conformance` with wrangler's --port/--ip after `--`.
-await step("e2e: README Connect a client snippets + npm dev scripts' port flags (wrangler dev)", e2eStep(runConnect));
-
-// Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
-// authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.
-await step("e2e: OAuth authorization server (workers-oauth-provider), wrangler.oauth.toml (wrangler dev)", e2eStep(runOAuth));
-
-// The OAuth entry judged from outside: the official suite in authorization-server mode (RFC 8414
-// metadata + an authorization-code grant the demo approves), then the consent page in headless
-// Chromium (a missing Chromium is reported as skipped below, and fails under CI).
-await step("e2e: OAuth entry vs conformance authorization (metadata + code grant), wrangler dev", e2eStep(runOAuthConformance));
-await step("e2e: OAuth consent page in headless Chromium, DCR → consent → token → MCP on both revisions", e2eStep(async () => {
-  const r = await runOAuthBrowser();
-  if (r.skipped) skipped.push(`OAuth consent page in a browser (${r.skipped})`);
-  return r;
-}));
-
-// Conformance hook: test/e2e/conformance.mjs serves test/conformance/wrangler.toml (the
-// fixture app, also `npm run dev:conformance`) and runs the official suite. Add or change
-// suite invocations in its RUNS list; it skips, without failing, while the fixture is absent.
-await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)", e2eStep(async () => {
-  const r = await runConformance();
-  return r;
-}));
-
-// Tasks outlive their server: a task on each revision is killed mid-step with the whole
-// `wrangler dev`, and a new server on the same persisted state runs it to its result.
-await step("e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", e2eStep(runTasksRestart));
-
-// The engine's own client (src/client): both revisions against the engine test app, listen and
-// resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
-await step("e2e: own client (src/client) on both revisions, engine app + fixture + client-app (wrangler dev)", e2eStep(runClientOwn));
-
-// The official suite judging that client: `npm run conformance-client`, both requirement sets side by side.
-await step("e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)", e2eStep(runConformanceClient));
-
-console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
+await step(...staticCheck("layering"));
+await step(...staticCheck("types"));
+await step(...appCheck);
+await step("your tests and the app checks (vitest run, workerd, your wrangler.toml's bindings)", command("vitest", ["run"], 300_000));
 finish();

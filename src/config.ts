@@ -35,7 +35,11 @@ export interface Vars {
   AUTH_JWKS_URL?: string;
   /** "jwt" mode: the keys inline, as a JWKS JSON document (instead of AUTH_JWKS_URL). */
   AUTH_JWKS?: string;
-  /** Expected token audience; defaults to this server's canonical URI (https://host/mcp). */
+  /**
+   * Other audiences a token may name instead of this server's canonical URI (https://host/mcp,
+   * always accepted), space- or comma-separated: the name your authorization server gives this
+   * server, or the client id it writes into `aud` when a client sends no `resource`.
+   */
   AUTH_AUDIENCE?: string;
   /** Space-separated scopes every request needs. */
   AUTH_SCOPES?: string;
@@ -90,7 +94,7 @@ export interface Config {
 export type AuthConfig =
   | { mode: "none" }
   | { mode: "token"; token: string; scopes: string[] }
-  | { mode: "jwt"; issuer: string; jwksUrl?: string; jwks?: string; audience?: string; scopes: string[] };
+  | { mode: "jwt"; issuer: string; jwksUrl?: string; jwks?: string; audiences: string[]; scopes: string[] };
 
 function readAuth(env: Vars): AuthConfig {
   const mode = (env.AUTH_MODE ?? "none").trim().toLowerCase();
@@ -102,7 +106,8 @@ function readAuth(env: Vars): AuthConfig {
   }
   if (mode === "jwt") {
     if (!env.AUTH_ISSUER || !(env.AUTH_JWKS_URL || env.AUTH_JWKS)) throw new Error("AUTH_MODE=jwt needs AUTH_ISSUER and AUTH_JWKS_URL (or AUTH_JWKS)");
-    return { mode, issuer: env.AUTH_ISSUER, jwksUrl: env.AUTH_JWKS_URL, jwks: env.AUTH_JWKS, audience: env.AUTH_AUDIENCE || undefined, scopes };
+    const audiences = (env.AUTH_AUDIENCE ?? "").split(/[\s,]+/).filter(Boolean);
+    return { mode, issuer: env.AUTH_ISSUER, jwksUrl: env.AUTH_JWKS_URL, jwks: env.AUTH_JWKS, audiences, scopes };
   }
   throw new Error(`AUTH_MODE must be none, token or jwt, got "${env.AUTH_MODE}"`);
 }

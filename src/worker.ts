@@ -18,6 +18,7 @@ import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./http/responses";
 import { overLimit, rateLimitKey } from "./http/rate-limit";
+import { MISSING_SECRET } from "./http/seal";
 import { refusedStatus } from "./http/status";
 import { createNotifier } from "./objects/addresses";
 import { McpHub } from "./objects/hub";
@@ -85,16 +86,34 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
 function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: string): McpWorker["handle"] {
   // Compiled once per isolate, on the first request rather than at start-up (JSON Schema generation
   // would otherwise be most of the start-up); from then on schemas, lists and lookups are constants.
-  // An app with a definition error still fails its own tests, where testClient compiles it.
-  const registry = () => compileApp(app);
+  // `npm test`, `npm run dev` and `npm run deploy` name definition mistakes before they get here.
+  let definitionErrorLogged = false;
+  const registry = () => {
+    try {
+      return compileApp(app);
+    } catch (err) {
+      if (!definitionErrorLogged) {
+        definitionErrorLogged = true;
+        console.error(JSON.stringify({ mcp: "app_definition_invalid", message: `The app's definitions are invalid, so every request fails: ${err instanceof Error ? err.message : String(err)}. \`npm run check:app\` lists every mistake.` }));
+      }
+      throw err;
+    }
+  };
   const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
   const verifierOf = (config: Config) => {
     if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth));
     return verifiers.get(config);
   };
 
+  // Said once per isolate, at its first request: without the secret every 2026 input round fails.
+  let secretChecked = false;
+
   async function handleMcp(request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
     const config = readConfig(env);
+    if (!secretChecked) {
+      secretChecked = true;
+      if (!config.stateSecret) console.error(JSON.stringify({ mcp: "missing_secret", message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.` }));
+    }
     const gate = checkHostAndOrigin(request, config);
     if (gate instanceof Response) return gate;
     const { origin } = gate;

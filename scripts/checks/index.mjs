@@ -1,4 +1,5 @@
-// Why: the project's static checks, in the order `npm test` runs them right after the typecheck.
+// Why: the project's static checks, in the order `npm run test:all` runs them right after the typecheck
+// (`npm test` runs the layering and the types ones).
 // Each one first runs its self-test (it must catch faults planted in a throwaway tree), so a
 // check that has silently stopped being able to fail cannot report the project clean.
 //
@@ -6,15 +7,18 @@
 import { fileURLToPath } from "node:url";
 import { checkLayering } from "./layering.mjs";
 import { selfTestLayering } from "./layering.self-test.mjs";
+import { checkReadmeEntries } from "./readme-entries.mjs";
+import { selfTestReadmeEntries } from "./readme-entries.self-test.mjs";
 import { checkReadmeSnippets } from "./readme-snippets.mjs";
 import { selfTestReadmeSnippets } from "./readme-snippets.self-test.mjs";
 import { checkTypesFresh } from "./types-fresh.mjs";
 import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
 
 export const CHECKS = [
-  { name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
-  { name: "README ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
-  { name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
+  { id: "layering", name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
+  { id: "readme", name: "README ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
+  { id: "readme-entries", name: "README Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
+  { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
 ];
 
 const indent = (text) => text.replace(/^/gm, "  ");

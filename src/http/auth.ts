@@ -58,12 +58,14 @@ export function staticTokenVerifier(token: string, scopes: string[]): TokenVerif
 
 export function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
   // jose is loaded on the first token, not at start-up: a server without JWT auth never evaluates it.
-  let check: Promise<(token: string, audience: string) => Promise<JwtClaims>> | undefined;
+  let check: Promise<(token: string, audiences: string[]) => Promise<JwtClaims>> | undefined;
   return async (token, resource) => {
     check ??= import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
     let payload: JwtClaims;
     try {
-      payload = await (await check)(token, cfg.audience ?? resource);
+      // This server's own URI is always its audience; AUTH_AUDIENCE adds the names an authorization
+      // server uses for it when a client sends no `resource` (an API identifier, a client id).
+      payload = await (await check)(token, [resource, ...cfg.audiences]);
     } catch (err) {
       throw new AuthFailure("invalid_token", `The access token is not valid: ${(err as Error).message}`);
     }

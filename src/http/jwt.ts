@@ -15,6 +15,7 @@ export interface JwtClaims {
 export function jwtChecker(cfg: Extract<AuthConfig, { mode: "jwt" }>) {
   // The remote key set caches keys and refetches on an unknown key id (rotation).
   const keySet = cfg.jwks ? createLocalJWKSet(JSON.parse(cfg.jwks)) : createRemoteJWKSet(new URL(cfg.jwksUrl!));
-  return async (token: string, audience: string): Promise<JwtClaims> =>
-    (await jwtVerify(token, keySet, { issuer: cfg.issuer, audience })).payload;
+  // A token passes when its `aud` (a string or a list) names any one of `audiences`.
+  return async (token: string, audiences: string[]): Promise<JwtClaims> =>
+    (await jwtVerify(token, keySet, { issuer: cfg.issuer, audience: audiences })).payload;
 }

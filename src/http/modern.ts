@@ -25,6 +25,7 @@ import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
+import { missingSecret } from "./seal";
 import { failedStatus, refusedStatus } from "./status";
 import { MODERN_TASK_METHODS, createModernTask, declaresTasks, serveModernTaskMethod, taskDecision, tasksExtensionRequired } from "./tasks";
 import { argumentProblem } from "../mcp/methods/tools";
@@ -218,6 +219,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       principal: deps.principal,
       reporting,
       canStartTask: asTask === "inline",
+      inputUnavailable: stateSecret ? undefined : missingSecret(),
     });
     // The input the request gathered goes into the task, which runs the handler again from the start.
     if (outcome.kind === "task") return reply(encodeModernResult(msg.method, await startTask((outcome.start as StartTask).answers), deps.reg, deps.principal));

@@ -57,13 +57,13 @@ function hmacKey(secret: string): Promise<CryptoKey> {
 }
 
 
+export const MISSING_SECRET = "MCP_STATE_SECRET is not set: run `wrangler secret put MCP_STATE_SECRET` (or add it to .dev.vars locally)";
+
+/** The error of a 2026 input round that cannot be sealed: the server's configuration, not the request. */
+export const missingSecret = () => new McpError(ErrorCode.InternalError, MISSING_SECRET);
+
 function requireSecret(secret: string | undefined): string {
-  if (!secret) {
-    throw new McpError(
-      ErrorCode.InternalError,
-      "MCP_STATE_SECRET is not set: run `wrangler secret put MCP_STATE_SECRET` (or add it to .dev.vars locally)",
-    );
-  }
+  if (!secret) throw missingSecret();
   return secret;
 }
 

@@ -57,12 +57,15 @@ export interface ToolDefinition<
   /** Arguments, validated before the handler runs. Omit for a tool without arguments. */
   input?: I;
   /**
-   * A raw JSON Schema for the arguments instead of `input`, for schemas valibot
-   * cannot express ($defs, if/then/else…). Arguments are then not validated.
+   * The arguments' JSON Schema as clients see it, for what valibot cannot express ($defs,
+   * if/then/else…) or cannot describe (v.custom, v.date). Beside `input`, `input` still validates;
+   * alone, arguments are not validated.
    */
   inputSchema?: Record<string, unknown>;
   /** Structured result; the handler returns a value of this type. */
   output?: O;
+  /** The structured result's JSON Schema as clients see it, when `output`'s cannot be generated. */
+  outputSchema?: Record<string, unknown>;
   /**
    * Run as a durable task (README → Tasks): "optional" when the client can take one, "required"
    * always; the default "forbidden" never. The handler is the same either way.

@@ -50,8 +50,9 @@ export const invalidRequest = (message: string) => new McpError(ErrorCode.Invali
 export const methodNotFound = (method: string) => new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 
 /**
- * Thrown by a tool handler for a failure the model should read and can act on ("no such city"): its
- * message becomes the tool's result, with `isError: true`. Any other exception a tool throws reaches
+ * Thrown by a handler for a failure the caller should read and can act on ("no such city"). From a
+ * tool its message becomes the tool's result, with `isError: true`; from a prompt, a resource or a
+ * completion it is a -32602 error with that message. Any other exception a tool throws reaches
  * the model only as a generic message with an error id, and is logged on the server with its stack.
  */
 export class ToolError extends Error {
@@ -86,9 +87,14 @@ export function handlerReturned(what: string, detail: string, value?: unknown): 
   return new McpError(ErrorCode.InternalError, `The server's ${what} handler returned ${detail}`);
 }
 
-/** Anything a handler threw that is not an McpError becomes -32603 without leaking internals. */
+/**
+ * Anything a handler threw that is not an McpError becomes -32603 without leaking internals. A
+ * ToolError from a prompt, a resource or a completion is the handler telling the client what was
+ * wrong with its request ("no note 42"), so it is -32602 with that message.
+ */
 export function toMcpError(err: unknown): McpError {
   if (err instanceof McpError) return err;
+  if (err instanceof ToolError) return invalidParams(err.message);
   console.error("Unhandled error in an MCP handler:", err);
   return new McpError(ErrorCode.InternalError, "Internal error");
 }

@@ -45,6 +45,11 @@ export interface ExecuteOptions {
   task?: { id: string; journal: StepJournal };
   /** A request that may become a task: `ctx.startTask()` stops it with the "task" outcome. */
   canStartTask?: boolean;
+  /**
+   * Set when the lane cannot carry an input round (2026-07-28 without MCP_STATE_SECRET to seal it):
+   * a handler that asks for input ends with this error, and is reported as the error it is.
+   */
+  inputUnavailable?: McpError;
 }
 
 /** A task's finished steps, by name (values are JSON). */
@@ -101,7 +106,7 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
     }
     if (err instanceof StartTask) return { kind: "task", start: err };
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
-    if (INPUT_METHODS.has(method)) return { kind: "input", required: err };
+    if (INPUT_METHODS.has(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
   }
 }

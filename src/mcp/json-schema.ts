@@ -15,9 +15,9 @@ export function objectJsonSchema(schema: v.GenericSchema, where: string): JsonSc
   return json;
 }
 
-/** Checks a hand-written schema has the object root every revision requires. */
+/** Checks a hand-written schema (`inputSchema`, `outputSchema`) has the object root every revision requires. */
 export function checkRawObjectSchema(schema: JsonSchemaObject, where: string): JsonSchemaObject {
-  if (schema.type !== "object") throw new Error(`${where}: inputSchema must have type: "object" at its root`);
+  if (schema.type !== "object") throw new Error(`${where}: a hand-written schema must have type: "object" at its root`);
   return schema;
 }
 

@@ -70,10 +70,11 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     : def.input
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : { type: "object", properties: {} };
-  const wire = wireOf(def, ["input", "output", "inputSchema", "task", "view"]);
+  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view"]);
   if (def.view) wire._meta = def.view.toolMeta(def._meta);
   wire.inputSchema = inputSchema;
-  if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
+  if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
+  else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
   const task = taskOptionsOf(def.task);
   if (task && task.support !== "optional" && task.support !== "required")
     throw new Error(`Tool ${def.name}: task must be "forbidden", "optional" or "required"`);

@@ -26,6 +26,12 @@ export const { McpHub, McpSession, McpTask } = mcp;
  * template derives its resource URI everywhere else, so each origin gets its own provider,
  * and only for hosts in ALLOWED_HOSTS.
  *
+ * That one resource is also what a client gets when it sends no RFC 8707 `resource` (Claude Code
+ * sends none; other clients drop it on refresh): the provider binds a grant to its sole resource
+ * when /authorize omits it, and /token and refresh inherit the grant's. A `resource` naming
+ * anything else is `invalid_target`. Give a provider a second resource and that default is gone:
+ * such clients would then get `invalid_target`.
+ *
  * Each origin also gets its own copy of `env`. The provider stores its helpers in
  * `env.OAUTH_PROVIDER` the first time it needs them and never replaces them; `env` is one object
  * for the whole isolate, so with a shared `env` the first origin to reach /authorize would answer

@@ -4,7 +4,8 @@
 // binary, through playwright-core) through what an MCP client starts and a user finishes:
 // dynamic client registration → /authorize with prompt=consent → the consent page (saved as a
 // screenshot) → Allow → the code on the client's redirect URI → token → MCP calls with that
-// token on 2026-07-28 and on a 2025-11-25 session.
+// token on 2026-07-28 and on a 2025-11-25 session → refresh. The client sends no RFC 8707
+// `resource` anywhere, as Claude Code does: the token must still be for this server's /mcp.
 //
 // Without Chromium this check cannot run. It then says so in capitals and counts as skipped,
 // not passed; under CI (CI=true, where .ci/run installs Chromium) a missing browser fails.
@@ -50,7 +51,7 @@ export async function runOAuthBrowser() {
   console.log(`  OAuth server (demo auto-approve) at ${server.origin}; Chromium ${executablePath}`);
   let browser, callback;
   try {
-    await check("consent in Chromium: register → /authorize → consent page → Allow → code → token → MCP on both revisions", async () => {
+    await check("consent in Chromium, no resource sent: register → /authorize → consent page → Allow → code → token → MCP on both revisions → refresh", async () => {
       const t0 = Date.now();
       browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] }); // root in CI: no user namespace sandbox
       const launchedMs = Date.now() - t0;
@@ -69,7 +70,8 @@ export async function runOAuthBrowser() {
       const client = oauthClient(server.origin, fetch, REDIRECT);
       await client.discover();
       await client.register({ client_name: "Browser Test Client" });
-      const a = client.authorizeUrl({ login_hint: "erin", prompt: "consent" });
+      const a = client.authorizeUrl({ login_hint: "erin", prompt: "consent", resource: undefined });
+      assertEqual(a.url.searchParams.get("resource"), null, "resource in the authorization request");
 
       const shown = await page.goto(a.url.href);
       assertEqual(shown.status(), 200, "consent page status");
@@ -88,8 +90,9 @@ export async function runOAuthBrowser() {
       assertEqual(new URL(landed).searchParams.get("iss"), server.origin, "iss");
       assert(code, `no code in ${landed}`);
 
-      const t = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier, resource: server.url });
+      const t = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier });
       assertEqual(t.status, 200, `token (${JSON.stringify(t.body)})`);
+      assertEqual(t.body.resource, server.url, "the token's resource");
       const token = t.body.access_token;
 
       // 2026-07-28: stateless, headers mirror the body, _meta carries the envelope.
@@ -110,6 +113,11 @@ export async function runOAuthBrowser() {
       const legacyTools = await rpcBody(legacyList);
       assertEqual(legacyList.status, 200, "2025-11-25 tools/list status");
       assert(legacyTools.result?.tools?.length > 0 && !("resultType" in legacyTools.result), `2025-11-25 tools/list: ${JSON.stringify(legacyTools).slice(0, 200)}`);
+
+      // Refresh, again without resource: the new token is for /mcp too.
+      const r = await client.token({ grant_type: "refresh_token", refresh_token: t.body.refresh_token });
+      assertEqual([r.status, r.body.resource], [200, server.url], `refresh (${JSON.stringify(r.body)})`);
+      assertEqual((await fetch(server.url, modernInit("tools/list", r.body.access_token))).status, 200, "2026-07-28 tools/list with the refreshed token");
       console.log(`    Chromium launch ${launchedMs} ms; whole flow ${Date.now() - t0} ms`);
     }, 90_000);
   } finally {

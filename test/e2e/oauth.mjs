@@ -181,12 +181,12 @@ export function oauthClient(origin, fetch = globalThis.fetch, redirect = REDIREC
     assertEqual(res.status, 201, `registration status (${JSON.stringify(body)})`);
     return (state.clientId = body.client_id);
   };
-  /** The /authorize URL for a fresh PKCE pair; `params` adds or overrides query parameters. */
+  /** The /authorize URL for a fresh PKCE pair; `params` adds or overrides query parameters (undefined leaves one out). */
   const authorizeUrl = (params = {}) => {
     const p = pkce();
     const url = new URL(state.meta.authorization_endpoint);
     const q = { response_type: "code", client_id: state.clientId, redirect_uri: redirect, code_challenge: p.challenge, code_challenge_method: "S256", state: b64url(randomBytes(12)), resource: `${origin}/mcp`, ...params };
-    for (const [k, v] of Object.entries(q)) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries(q)) if (v !== undefined) url.searchParams.set(k, v);
     return { url, verifier: p.verifier, state: q.state };
   };
   /** The code from a 302 to the client's redirect URI (state and iss checked). */
@@ -208,11 +208,15 @@ export function oauthClient(origin, fetch = globalThis.fetch, redirect = REDIREC
     });
     return { status: res.status, body: await res.json() };
   };
-  /** Auto-approved authorization (demo) as `user`, then the code exchange: the token response. */
-  const login = async (user) => {
-    const a = authorizeUrl({ login_hint: user });
+  /**
+   * Auto-approved authorization (demo) as `user`, then the code exchange: the token response.
+   * `withResource: false` sends no RFC 8707 `resource` on either request, as Claude Code does.
+   */
+  const login = async (user, { withResource = true } = {}) => {
+    const resource = withResource ? `${origin}/mcp` : undefined;
+    const a = authorizeUrl({ login_hint: user, resource });
     const code = codeFrom(await fetch(a.url, { redirect: "manual" }), a.state);
-    const t = await token({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: a.verifier, resource: `${origin}/mcp` });
+    const t = await token({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: a.verifier, ...(resource ? { resource } : {}) });
     assertEqual(t.status, 200, `token status (${JSON.stringify(t.body)})`);
     assertEqual(t.body.token_type.toLowerCase(), "bearer", "token_type");
     return t.body;
@@ -341,6 +345,24 @@ export async function runOAuth() {
       assertEqual(r.status, 200, `refresh (${JSON.stringify(r.body)})`);
       const res = await fetch(mcp, modernInit("server/discover", r.body.access_token));
       assertEqual(res.status, 200, "refreshed token on /mcp");
+    });
+
+    await check("a client that sends no resource (Claude Code): code and refresh tokens are for /mcp, served on both revisions; another resource is invalid_target", async () => {
+      const t = await client.login("frank", { withResource: false });
+      assertEqual(t.resource, mcp, "resource of the code exchange");
+      const r = await client.token({ grant_type: "refresh_token", refresh_token: t.refresh_token });
+      assertEqual([r.status, r.body.resource], [200, mcp], `refresh without resource (${JSON.stringify(r.body)})`);
+      for (const [name, accessToken] of [["code", t.access_token], ["refresh", r.body.access_token]]) {
+        const modern = await fetch(mcp, modernInit("tools/list", accessToken));
+        assertEqual(modern.status, 200, `2026-07-28 tools/list with the ${name} token`);
+        const init = { id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e-oauth", version: "0.0.0" } } };
+        const res = await fetch(mcp, legacyInit(init, accessToken));
+        assertEqual(res.status, 200, `2025-11-25 initialize with the ${name} token`);
+        const list = await fetch(mcp, legacyInit({ id: 2, method: "tools/list" }, accessToken, res.headers.get("Mcp-Session-Id")));
+        assertEqual(list.status, 200, `2025-11-25 tools/list with the ${name} token`);
+      }
+      const other = await client.token({ grant_type: "refresh_token", refresh_token: r.body.refresh_token, resource: "https://other.example/mcp" });
+      assertEqual([other.status, other.body.error], [400, "invalid_target"], "refresh naming another resource");
     });
 
     await check("consent page (prompt=consent): framing forbidden, bound to this browser; Allow gives a code, Deny access_denied", async () => {

@@ -212,7 +212,11 @@ export default defineApp({
       title: "Explain a unit",
       description: "Asks the model to explain a temperature unit.",
       arguments: [{ name: "unit", description: "celsius, fahrenheit or kelvin", required: true }],
-      get: ({ unit }) => [{ role: "user", content: text(`Explain the ${unit} temperature scale in two sentences.`) }],
+      get: ({ unit = "" }) => {
+        // A ToolError from a prompt is -32602 with its message: the caller asked for something wrong.
+        if (!Object.hasOwn(UNITS, unit)) throw new ToolError(`No unit called ${unit}; use celsius, fahrenheit or kelvin.`);
+        return [{ role: "user", content: text(`Explain the ${unit} temperature scale in two sentences.`) }];
+      },
       complete: { unit: (value) => Object.keys(UNITS).filter((u) => u.startsWith(value)) },
     }),
   ],

@@ -76,7 +76,7 @@ describe("JWT access tokens", () => {
     jwtEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: ISSUER, AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_SCOPES: "mcp:use" };
   });
 
-  const token = (claims: { sub?: string; scope?: string; aud?: string; iss?: string; exp?: number }) => {
+  const token = (claims: { sub?: string; scope?: string; aud?: string | string[]; iss?: string; exp?: number }) => {
     const jwt = new SignJWT({ scope: claims.scope ?? "mcp:use" })
       .setProtectedHeader({ alg: "ES256", kid: "k1" })
       .setIssuer(claims.iss ?? ISSUER)
@@ -96,6 +96,39 @@ describe("JWT access tokens", () => {
     for (const bad of [{ aud: "https://other.example/mcp" }, { iss: "https://evil.example" }, { exp: Math.floor(Date.now() / 1000) - 60 }, { sub: "" }]) {
       const res = await call(jwtEnv, modern("tools/list", {}, await token(bad)));
       expect(res.status, JSON.stringify(bad)).toBe(401);
+      expect(res.headers.get("WWW-Authenticate")).toMatch(/error="invalid_token"/);
+    }
+  });
+
+  it("a token for this server's URI is served whether `aud` is a string or a list", async () => {
+    for (const aud of [MCP, [MCP], ["https://other.example/mcp", MCP]]) {
+      const res = await call(jwtEnv, modern("tools/list", {}, await token({ aud })));
+      expect(res.status, JSON.stringify(aud)).toBe(200);
+    }
+  });
+
+  // A client that sends no RFC 8707 `resource` gets whatever audience its authorization server
+  // defaults to, often its own client id; only the names the operator lists in AUTH_AUDIENCE join
+  // this server's URI.
+  it("a token whose audience is a client id is refused unless AUTH_AUDIENCE names it", async () => {
+    const res = await call(jwtEnv, modern("tools/list", {}, await token({ aud: "claude-code" })));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toMatch(/error="invalid_token"/);
+  });
+
+  it("AUTH_AUDIENCE adds audiences (a client id, an API name) and this server's URI stays accepted, in either shape", async () => {
+    const listed = { ...jwtEnv, AUTH_AUDIENCE: "claude-code, api://mcp" };
+    for (const aud of [MCP, [MCP], "claude-code", ["claude-code"], "api://mcp"]) {
+      const res = await call(listed, modern("tools/list", {}, await token({ aud })));
+      expect(res.status, JSON.stringify(aud)).toBe(200);
+    }
+  });
+
+  it("with AUTH_AUDIENCE set, a token for another resource or another client is still refused", async () => {
+    const listed = { ...jwtEnv, AUTH_AUDIENCE: "claude-code" };
+    for (const aud of ["https://other.example/mcp", ["https://other.example/mcp"], "other-client", "claude-code-2", "http://localhost/mcp/"]) {
+      const res = await call(listed, modern("tools/list", {}, await token({ aud })));
+      expect(res.status, JSON.stringify(aud)).toBe(401);
       expect(res.headers.get("WWW-Authenticate")).toMatch(/error="invalid_token"/);
     }
   });

@@ -156,29 +156,29 @@ describe("JWT access tokens: a remote key set (AUTH_JWKS_URL)", () => {
       return new Response(JSON.stringify({ keys: served }), { headers: { "Content-Type": "application/json" } });
     });
     vi.useFakeTimers({ toFake: ["Date"] });
-    const check = jwtChecker({ mode: "jwt", issuer: ISSUER, jwksUrl: "https://auth.example.test/jwks", scopes: [] });
-    await expect(check(await sign("ES256", one.privateKey, claims()), MCP)).resolves.toMatchObject({ sub: "alice" });
-    await expect(check(await sign("ES256", one.privateKey, claims()), MCP)).resolves.toMatchObject({ sub: "alice" });
+    const check = jwtChecker({ mode: "jwt", issuer: ISSUER, jwksUrl: "https://auth.example.test/jwks", audiences: [], scopes: [] });
+    await expect(check(await sign("ES256", one.privateKey, claims()), [MCP])).resolves.toMatchObject({ sub: "alice" });
+    await expect(check(await sign("ES256", one.privateKey, claims()), [MCP])).resolves.toMatchObject({ sub: "alice" });
     expect(fetched).toHaveLength(1);
     // The issuer rotates to k2: within the cooldown the set is not refetched.
     served = [one.jwk, jwk2];
     const rotated = await sign("ES256", two.privateKey, claims(), { kid: "k2" });
-    await expect(check(rotated, MCP)).rejects.toThrow(/no applicable key/);
+    await expect(check(rotated, [MCP])).rejects.toThrow(/no applicable key/);
     expect(fetched).toHaveLength(1);
     vi.setSystemTime(Date.now() + 31_000);
-    await expect(check(await sign("ES256", two.privateKey, claims({ exp: now() + 300 }), { kid: "k2" }), MCP)).resolves.toMatchObject({ sub: "alice" });
+    await expect(check(await sign("ES256", two.privateKey, claims({ exp: now() + 300 }), { kid: "k2" }), [MCP])).resolves.toMatchObject({ sub: "alice" });
     expect(fetched).toHaveLength(2);
     // k1 is withdrawn; after ten minutes the cached set is refreshed and k1 no longer verifies.
     served = [jwk2];
     vi.setSystemTime(Date.now() + 10 * 60_000);
-    await expect(check(await sign("ES256", one.privateKey, claims({ iat: now(), exp: now() + 300 })), MCP)).rejects.toThrow(/no applicable key/);
+    await expect(check(await sign("ES256", one.privateKey, claims({ iat: now(), exp: now() + 300 })), [MCP])).rejects.toThrow(/no applicable key/);
     expect(fetched).toHaveLength(3);
   });
 
   it("a key set answered with anything but 200 is an error, not an empty set", async () => {
     vi.stubGlobal("fetch", async () => new Response("moved", { status: 302, headers: { Location: "https://evil.example/jwks" } }));
-    const check = jwtChecker({ mode: "jwt", issuer: ISSUER, jwksUrl: "https://auth.example.test/jwks", scopes: [] });
+    const check = jwtChecker({ mode: "jwt", issuer: ISSUER, jwksUrl: "https://auth.example.test/jwks", audiences: [], scopes: [] });
     const { privateKey } = await keyPair("ES256");
-    await expect(check(await sign("ES256", privateKey, claims()), MCP)).rejects.toThrow(/200 OK/);
+    await expect(check(await sign("ES256", privateKey, claims()), [MCP])).rejects.toThrow(/200 OK/);
   });
 });

@@ -1,0 +1,90 @@
+// Why: a definition mistake in src/server.ts (two tools with one name, a name with a space, a URI
+// template with no variable, a schema with no JSON Schema) would otherwise first show as an
+// "Internal error" in a client, after deploy. This loads the app in Node and lists every mistake
+// by name. `npm test` and `npm run deploy` fail on one; `npm run dev` prints them and starts anyway.
+//
+//   node scripts/check-app.mjs [--warn] [root]     (--warn: print, exit 0; root: the project)
+import { build } from "esbuild";
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+// Workers-only modules an app may import; the check only reads definitions, so stand-ins do.
+const CLOUDFLARE_STANDINS = `
+export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+export class WorkerEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+export class WorkflowEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+export class RpcTarget {}
+export const env = {};
+export function waitUntil() {}
+`;
+
+/** @returns {Promise<{ loaded: boolean, problems: string[], why?: string }>} */
+export async function checkAppDefinitions(root = ROOT) {
+  const dir = path.join(root, "test", ".tmp", "check-app");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const outfile = path.join(dir, "app-check.mjs");
+  const posix = (p) => p.split(path.sep).join("/");
+  try {
+    await build({
+      stdin: {
+        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp } from "${posix(path.join(root, "src/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\n`,
+        resolveDir: root,
+        loader: "js",
+      },
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      mainFields: ["module", "main"],
+      outfile,
+      logLevel: "silent",
+      plugins: [
+        {
+          name: "cloudflare-standins",
+          setup(b) {
+            b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: "cloudflare-standin" }));
+            b.onLoad({ filter: /.*/, namespace: "cloudflare-standin" }, () => ({ contents: CLOUDFLARE_STANDINS, loader: "js" }));
+          },
+        },
+      ],
+    });
+  } catch (err) {
+    return { loaded: false, problems: [], why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}` };
+  }
+  let run;
+  try {
+    run = (await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`)).default;
+  } catch (err) {
+    return { loaded: false, problems: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
+  }
+  // The app's own module loaded; from here on what fails is a definition.
+  try {
+    return { loaded: true, problems: run() };
+  } catch (err) {
+    return { loaded: true, problems: [String(err?.message ?? err)] };
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const warnOnly = args.includes("--warn");
+  const root = path.resolve(args.find((a) => !a.startsWith("--")) ?? ROOT);
+  const { loaded, problems, why } = await checkAppDefinitions(root);
+  if (!loaded) {
+    // An app that needs more of the Workers runtime than Node has is checked by `npm test` inside
+    // workerd instead (test/app-checks/); this is not a mistake in it.
+    console.warn(`app check: skipped in Node (${why}); npm test checks the app inside workerd`);
+    process.exit(0);
+  }
+  if (problems.length === 0) {
+    console.log("app check: src/server.ts defines no duplicate or invalid names, URI templates or schemas");
+    process.exit(0);
+  }
+  const lines = problems.map((p) => `  ✗ ${p}`).join("\n");
+  console.error(`\napp check: src/server.ts has ${problems.length} definition ${problems.length === 1 ? "mistake" : "mistakes"}:\n${lines}\n`);
+  if (warnOnly) console.error("A client calling this server will get errors until they are fixed.\n");
+  process.exit(warnOnly ? 0 : 1);
+}

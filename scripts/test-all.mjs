@@ -1,0 +1,106 @@
+// Why: `npm run test:all` is the engine's whole suite, run by CI on every change (`npm test` is the
+// fork's one-minute loop). It goes from cheapest to most expensive and stops at the first failure:
+// typecheck, every static check (scripts/checks/), the app's definitions, the fork's tests
+// (vitest.config.ts), the engine's workerd integration tests (vitest.engine.config.ts), the bundle
+// budget, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
+// client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions; the README's client
+// snippets and the dev scripts; official conformance suite; tasks across a server restart; the
+// opt-in OAuth entry). Helpers live in test/e2e/.
+import { CHECKS } from "./checks/index.mjs";
+import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
+import { bundleCheck } from "../test/e2e/bundle.mjs";
+import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
+import { runClientModern } from "../test/e2e/client-modern.mjs";
+import { runClientOwn } from "../test/e2e/client-own.mjs";
+import { runConformance } from "../test/e2e/conformance.mjs";
+import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
+import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
+import { runForkDrill } from "../test/e2e/fork-drill.mjs";
+import { runConnect } from "../test/e2e/connect.mjs";
+import { runOAuth } from "../test/e2e/oauth.mjs";
+import { runOAuthBrowser } from "../test/e2e/oauth-browser.mjs";
+import { runOAuthConformance } from "../test/e2e/oauth-conformance.mjs";
+import { startWrangler } from "../test/e2e/server.mjs";
+
+const { step, e2eStep, finish, skipped, e2e } = createRunner("npm run test:all");
+
+await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
+// Static checks (scripts/checks/): layering of src/, README snippets, freshness of the
+// generated Env types. Each proves on a planted tree that it can fail before it judges ours.
+for (const entry of CHECKS) await step(...staticCheck(entry.id));
+await step(...appCheck);
+await step("the fork's tests and the app checks (vitest run, vitest.config.ts)", command("vitest", ["run"], 300_000));
+await step("engine integration (vitest run -c vitest.engine.config.ts, workerd)", command("vitest", ["run", "-c", "vitest.engine.config.ts"], 600_000));
+await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
+  const r = await bundleCheck();
+  console.log(`  ${r.message}`);
+  return r.ok;
+});
+
+// The fork drill (test/e2e/fork-drill.mjs): scratch forks with their own app, test file and binding
+// must pass `npm test` and the engine's tests and serve on both revisions; one with definition
+// mistakes must fail `npm test` and `npm run deploy`, naming each mistake.
+await step("e2e: fork drill (scratch copy with a one-tool app)", e2eStep(runForkDrill));
+
+/** Runs a client suite against the engine test app (test/engine-app) under its own `wrangler dev`. */
+const withEngineApp = (runClient) => async () => {
+  let server;
+  try {
+    server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
+  } catch (err) {
+    console.log(`  ✗ could not start the engine test app: ${err.message}`);
+    return { passed: 0, failed: 1 };
+  }
+  console.log(`  engine test app at ${server.url}`);
+  try {
+    const r = await runClient(server.url);
+    if (r.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
+    return r;
+  } finally {
+    await server.stop();
+  }
+};
+
+await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientModern)));
+await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientLegacy)));
+
+// README "Connect a client": its marked blocks (curl, Inspector CLI and UI, mcp-remote, the
+// TypeScript clients) run as written against the engine test app; then `npm run dev` and
+// `npm run dev:conformance` with wrangler's --port/--ip after `--`.
+await step("e2e: README Connect a client snippets + npm dev scripts' port flags (wrangler dev)", e2eStep(runConnect));
+
+// Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
+// authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.
+await step("e2e: OAuth authorization server (workers-oauth-provider), wrangler.oauth.toml (wrangler dev)", e2eStep(runOAuth));
+
+// The OAuth entry judged from outside: the official suite in authorization-server mode (RFC 8414
+// metadata + an authorization-code grant the demo approves), then the consent page in headless
+// Chromium (a missing Chromium is reported as skipped below, and fails under CI).
+await step("e2e: OAuth entry vs conformance authorization (metadata + code grant), wrangler dev", e2eStep(runOAuthConformance));
+await step("e2e: OAuth consent page in headless Chromium, DCR → consent → token → MCP on both revisions", e2eStep(async () => {
+  const r = await runOAuthBrowser();
+  if (r.skipped) skipped.push(`OAuth consent page in a browser (${r.skipped})`);
+  return r;
+}));
+
+// Conformance hook: test/e2e/conformance.mjs serves test/conformance/wrangler.toml (the
+// fixture app, also `npm run dev:conformance`) and runs the official suite. Add or change
+// suite invocations in its RUNS list; it skips, without failing, while the fixture is absent.
+await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)", e2eStep(async () => {
+  const r = await runConformance();
+  return r;
+}));
+
+// Tasks outlive their server: a task on each revision is killed mid-step with the whole
+// `wrangler dev`, and a new server on the same persisted state runs it to its result.
+await step("e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", e2eStep(runTasksRestart));
+
+// The engine's own client (src/client): both revisions against the engine test app, listen and
+// resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
+await step("e2e: own client (src/client) on both revisions, engine app + fixture + client-app (wrangler dev)", e2eStep(runClientOwn));
+
+// The official suite judging that client: `npm run conformance-client`, both requirement sets side by side.
+await step("e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)", e2eStep(runConformanceClient));
+
+console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
+finish();

@@ -1,0 +1,76 @@
+// Why: `npm test` (the fork's loop) and `npm run test:all` (the engine's suite) run steps the same
+// way: cheapest first, each timed, stopping at the first failure, with the timings and anything
+// skipped repeated at the end so nobody reads a skipped step as passed.
+import { CHECKS, runCheck } from "./checks/index.mjs";
+import { checkAppDefinitions } from "./check-app.mjs";
+import { run } from "../test/e2e/procs.mjs";
+
+export function createRunner(label) {
+  const timings = [];
+  const e2e = { passed: 0, failed: 0 };
+  const skipped = [];
+  const started = Date.now();
+
+  function finish(failure) {
+    const total = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(`\ntimings: ${timings.join("; ")}; total ${total} s`);
+    for (const s of skipped) console.log(`\n!!! SKIPPED, NOT TESTED: ${s}`);
+    if (failure) console.error(`\n${label}: FAILED: ${failure}`);
+    else console.log(`\n${label}: all steps passed in ${total} s${skipped.length ? `, but ${skipped.length} SKIPPED (above)` : ""}`);
+    process.exit(failure ? 1 : 0);
+  }
+
+  async function step(name, fn) {
+    console.log(`\n▶ ${name}`);
+    const t0 = Date.now();
+    let ok = false;
+    try {
+      ok = await fn();
+    } catch (err) {
+      console.error(`  ${err?.stack ?? err}`);
+    }
+    timings.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)} s${ok ? "" : " (FAILED)"}`);
+    if (!ok) finish(`step "${name}" failed`);
+  }
+
+  /** An e2e step: adds its counts to the e2e total; prints the total line if it fails. */
+  const e2eStep = (fn) => async () => {
+    const r = await fn();
+    e2e.passed += r.passed;
+    e2e.failed += r.failed;
+    if (r.failed) console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
+    return r.failed === 0;
+  };
+
+  return { step, e2eStep, finish, skipped, e2e };
+}
+
+/** A command step: non-zero exit or timeout fails it. */
+export const command = (cmd, args, timeoutMs) => async () => {
+  const r = await run(cmd, args, { timeoutMs });
+  if (r.timedOut) console.error(`  ${cmd} timed out after ${timeoutMs} ms`);
+  else if (r.code !== 0) console.error(`  ${cmd} ${args.join(" ")} exited with code ${r.code}`);
+  return r.code === 0 && !r.timedOut;
+};
+
+/** The static checks by name (scripts/checks/), each after its self-test. */
+export const staticCheck = (name) => {
+  const entry = CHECKS.find((c) => c.name === name || c.id === name);
+  if (!entry) throw new Error(`no static check ${name}`);
+  return [`check: ${entry.name}`, () => runCheck(entry)];
+};
+
+/** The app's definitions, loaded in Node and checked (scripts/check-app.mjs). */
+export const appCheck = [
+  "check: src/server.ts definitions (names, URI templates, schemas)",
+  async () => {
+    const { loaded, problems, why } = await checkAppDefinitions();
+    if (!loaded) {
+      console.log(`  not loadable in Node (${why}); the vitest step checks it inside workerd`);
+      return true;
+    }
+    for (const p of problems) console.error(`  ✗ ${p}`);
+    if (!problems.length) console.log("  no duplicate or invalid names, URI templates or schemas");
+    return problems.length === 0;
+  },
+];

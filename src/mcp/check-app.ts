@@ -1,0 +1,135 @@
+/**
+ * Every definition mistake of an app, named, before anything serves it: `npm test`, `npm run dev`
+ * and `npm run deploy` run this, so a fork never meets a duplicate name or a schema with no JSON
+ * Schema as an "Internal error" in a client. The Worker does not import it: at run time the app is
+ * compiled as it is (registry.ts), and this file's checks cost nothing there.
+ */
+import { toJsonSchema } from "@valibot/to-json-schema";
+import type * as v from "valibot";
+import type { AppDefinition, ToolDefinition } from "./app";
+import { compileApp } from "./registry";
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** What a level-1 template may hold between braces; registry.ts compiles nothing else. */
+const TEMPLATE_EXPRESSION = /\{([^}]*)\}/g;
+const VARIABLE = /^[A-Za-z0-9_]+$/;
+
+/** Each problem of the app's definitions, one line each naming what is wrong; empty when there is none. */
+export function checkApp(app: AppDefinition<any>): string[] {
+  const problems: string[] = [];
+  if (!app || typeof app !== "object") return ["The app is not a defineApp({...}) object (is it the default export?)"];
+  if (!nonEmpty(app.info?.name) || !nonEmpty(app.info?.version)) problems.push('info needs a name and a version, e.g. info: { name: "my-server", version: "1.0.0" }');
+
+  const toolNames = new Set<string>();
+  for (const tool of app.tools ?? []) {
+    const name = String(tool?.name);
+    if (toolNames.has(name)) problems.push(`Tool "${name}" is defined twice`);
+    toolNames.add(name);
+    if (!TOOL_NAME.test(name)) problems.push(`Tool "${name}": a name is 1-128 characters of A-Z a-z 0-9 _ . - (no spaces)`);
+    if (typeof tool.handler !== "function") problems.push(`Tool "${name}" has no handler function`);
+    problems.push(...toolSchemaProblems(tool));
+  }
+
+  const uris = new Set<string>();
+  for (const r of app.resources ?? []) {
+    const uri = String(r?.uri);
+    if (uris.has(uri)) problems.push(`Resource "${uri}" is defined twice`);
+    uris.add(uri);
+    if (!URI_SCHEME.test(uri)) problems.push(`Resource "${uri}": its uri needs a scheme, e.g. notes://readme`);
+    if (!nonEmpty(r.name)) problems.push(`Resource "${uri}" has no name`);
+    if (typeof r.read !== "function") problems.push(`Resource "${uri}" has no read function`);
+  }
+
+  const templates = new Set<string>();
+  for (const t of app.resourceTemplates ?? []) {
+    const template = String(t?.uriTemplate);
+    if (templates.has(template)) problems.push(`Resource template "${template}" is defined twice`);
+    templates.add(template);
+    if (!nonEmpty(t.name)) problems.push(`Resource template "${template}" has no name`);
+    if (typeof t.read !== "function") problems.push(`Resource template "${template}" has no read function`);
+    const variables = templateProblems(template, problems);
+    for (const key of Object.keys(t.complete ?? {}))
+      if (!variables.includes(key)) problems.push(`Resource template "${template}": complete.${key} names no variable of the template`);
+  }
+
+  const promptNames = new Set<string>();
+  for (const p of app.prompts ?? []) {
+    const name = String(p?.name);
+    if (promptNames.has(name)) problems.push(`Prompt "${name}" is defined twice`);
+    promptNames.add(name);
+    if (!nonEmpty(p.name)) problems.push("A prompt has no name");
+    if (typeof p.get !== "function") problems.push(`Prompt "${name}" has no get function`);
+    const args = (p.arguments ?? []).map((a) => a.name);
+    for (const [i, arg] of args.entries()) if (args.indexOf(arg) !== i) problems.push(`Prompt "${name}": argument "${arg}" is declared twice`);
+    for (const key of Object.keys(p.complete ?? {}))
+      if (!args.includes(key)) problems.push(`Prompt "${name}": complete.${key} names no declared argument`);
+  }
+
+  // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
+  if (problems.length === 0) {
+    try {
+      compileApp(app);
+    } catch (err) {
+      problems.push(err instanceof Error ? err.message : String(err));
+    }
+  }
+  return problems;
+}
+
+const nonEmpty = (s: unknown) => typeof s === "string" && s.trim() !== "";
+
+/** A level-1 template's problems, pushed; returns its variables. */
+function templateProblems(template: string, problems: string[]): string[] {
+  const at = `Resource template "${template}"`;
+  if (!URI_SCHEME.test(template)) problems.push(`${at}: it needs a scheme, e.g. notes://{id}`);
+  const variables: string[] = [];
+  const expressions = [...template.matchAll(TEMPLATE_EXPRESSION)];
+  for (const [, name = ""] of expressions) {
+    if (!VARIABLE.test(name)) problems.push(`${at}: {${name}} is not supported (only {name}, RFC 6570 level 1)`);
+    else if (variables.includes(name)) problems.push(`${at}: variable {${name}} appears twice`);
+    else variables.push(name);
+  }
+  const outside = template.replace(TEMPLATE_EXPRESSION, "");
+  if (outside.includes("{") || outside.includes("}")) problems.push(`${at}: has an unmatched brace`);
+  else if (expressions.length === 0) problems.push(`${at}: has no {variable}; a fixed URI is a resource (defineResource)`);
+  return variables;
+}
+
+/**
+ * A tool's schemas that have no JSON Schema (v.custom, v.date, v.instance…) would reach clients as
+ * `{}`, which tells a model nothing. Each is named by its field. A tool that gives its JSON Schema
+ * itself (`inputSchema`, `outputSchema`) is not asked about the valibot schema beside it.
+ */
+function toolSchemaProblems(tool: ToolDefinition<any, any, any>): string[] {
+  const problems: string[] = [];
+  const check = (schema: v.GenericSchema | undefined, raw: unknown, which: "input" | "output") => {
+    if (raw !== undefined || !schema) return;
+    for (const { path, message } of unconvertible(schema, ""))
+      problems.push(`Tool "${tool.name}" ${which}${path ? ` field ${path}` : ""}: ${message}; give the tool's JSON Schema as ${which}Schema, or use a schema that has one`);
+  };
+  check(tool.input, tool.inputSchema, "input");
+  check(tool.output, tool.outputSchema, "output");
+  return problems;
+}
+
+type Walkable = v.GenericSchema & { entries?: Record<string, v.GenericSchema>; wrapped?: v.GenericSchema; item?: v.GenericSchema };
+
+/** The schemas under `schema` that cannot become JSON Schema, with the path of the field that holds each. */
+function unconvertible(schema: Walkable, path: string): { path: string; message: string }[] {
+  if (schema.entries && typeof schema.entries === "object")
+    return Object.entries(schema.entries).flatMap(([key, entry]) => unconvertible(entry as Walkable, path ? `${path}.${key}` : key));
+  if (schema.wrapped) return unconvertible(schema.wrapped as Walkable, path);
+  if (schema.type === "array" && schema.item) return unconvertible(schema.item as Walkable, `${path}[]`);
+  const found: { path: string; message: string }[] = [];
+  // Actions that have no JSON Schema (transform, check) only make the schema looser; a schema type
+  // without one leaves nothing to describe, and that is what is reported.
+  toJsonSchema(schema, {
+    errorMode: "ignore",
+    overrideSchema: ({ errors }) => {
+      for (const message of errors ?? []) found.push({ path, message: message.replace(/\.$/, "") });
+      return undefined;
+    },
+  });
+  return found;
+}

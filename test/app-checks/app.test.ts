@@ -1,0 +1,64 @@
+/**
+ * The checks `npm test` runs on whatever app src/server.ts defines, so a fork gets them without
+ * writing them: its definitions have no mistakes, and its Worker (src/index.ts, with the bindings
+ * of wrangler.toml) serves it on both revisions. It only lists; it calls none of the app's tools.
+ * Part of the template: a fork keeps this folder as it is.
+ */
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import app from "../../src/server";
+import { checkApp } from "../../src/mcp/check-app";
+
+const URL = "http://localhost/mcp";
+const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+/** The lists the app has something in, each with the key its result holds. */
+const LISTS: [method: string, key: string, has: boolean][] = [
+  ["tools/list", "tools", (app.tools?.length ?? 0) > 0],
+  ["resources/list", "resources", (app.resources?.length ?? 0) > 0],
+  ["resources/templates/list", "resourceTemplates", (app.resourceTemplates?.length ?? 0) > 0],
+  ["prompts/list", "prompts", (app.prompts?.length ?? 0) > 0],
+];
+const served = LISTS.filter(([, , has]) => has);
+
+async function post(headers: Record<string, string>, message: Record<string, unknown>) {
+  const res = await SELF.fetch(URL, { method: "POST", headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(message) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, any>) : undefined };
+}
+
+describe("src/server.ts", () => {
+  it("has no definition mistakes (names, URI templates, schemas)", () => {
+    expect(checkApp(app), "fix these in src/server.ts").toEqual([]);
+  });
+
+  it("is served on 2026-07-28: discover and every list it has", async () => {
+    const discover = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" }, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } });
+    expect(discover.status, JSON.stringify(discover.body)).toBe(200);
+    expect(discover.body?.result?.supportedVersions).toContain("2026-07-28");
+    for (const [method, key] of served) {
+      const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method }, { jsonrpc: "2.0", id: 2, method, params: { _meta: MODERN_META } });
+      expect(r.status, `${method}: ${JSON.stringify(r.body)}`).toBe(200);
+      expect(r.body?.result?.[key]?.length, `${method} lists nothing`).toBeGreaterThan(0);
+    }
+  });
+
+  it("is served in a 2025-11-25 session: initialize, every list it has, DELETE", async () => {
+    const init = await post({}, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "app-check", version: "0" } } });
+    expect(init.status, JSON.stringify(init.body)).toBe(200);
+    expect(init.body?.result?.serverInfo?.name).toBe(app.info.name);
+    const session = init.headers.get("Mcp-Session-Id");
+    expect(session, "initialize gave no Mcp-Session-Id").toBeTruthy();
+    const inSession = { "Mcp-Session-Id": session!, "MCP-Protocol-Version": "2025-11-25" };
+    expect((await post(inSession, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    for (const [method, key] of served) {
+      const r = await post(inSession, { jsonrpc: "2.0", id: 2, method, params: {} });
+      expect(r.status, `${method}: ${JSON.stringify(r.body)}`).toBe(200);
+      expect(r.body?.result?.[key]?.length, `${method} lists nothing`).toBeGreaterThan(0);
+    }
+    const closed = await SELF.fetch(URL, { method: "DELETE", headers: inSession });
+    expect(closed.status).toBe(200);
+    await closed.arrayBuffer();
+  });
+});

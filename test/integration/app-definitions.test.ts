@@ -1,0 +1,156 @@
+/**
+ * The app check (src/mcp/check-app.ts) names each definition mistake a fork can make, and lets a
+ * tool that gives its own JSON Schema through; a Worker whose app has one says so in its log; a
+ * prompt's ToolError reaches the client as -32602 with its message on both revisions.
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import * as v from "valibot";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { checkApp } from "../../src/mcp/check-app";
+import { ToolError, createMcpWorker, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, testClient } from "../../src/mcp";
+import { buildModernRequest, modernCall } from "../helpers/mcp";
+import { call, openSession } from "../helpers/legacy";
+
+const ok = () => "ok";
+const info = { name: "t", version: "1" };
+
+describe("the app check", () => {
+  it("passes the engine's own apps", async () => {
+    expect(checkApp((await import("../engine-app/app")).default)).toEqual([]);
+    expect(checkApp((await import("../conformance/app")).default)).toEqual([]);
+  });
+
+  it("names a tool defined twice and a tool name with a space", () => {
+    const twice = defineTool({ name: "note", handler: ok });
+    const problems = checkApp(defineApp({ info, tools: [twice, twice, defineTool({ name: "save note", handler: ok })] }));
+    expect(problems).toContain('Tool "note" is defined twice');
+    expect(problems.some((p) => p.startsWith('Tool "save note": a name is 1-128 characters'))).toBe(true);
+  });
+
+  it("names each field whose schema has no JSON Schema, by tool, input or output, and path", () => {
+    const problems = checkApp(
+      defineApp({
+        info,
+        tools: [
+          defineTool({
+            name: "remind",
+            input: v.object({ when: v.date(), meta: v.optional(v.object({ tags: v.array(v.custom<string>((x) => typeof x === "string")) })) }),
+            output: v.object({ at: v.instance(Date) }),
+            handler: () => ({ at: new Date() }),
+          }),
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(/^Tool "remind" input field when: The "date" schema cannot be converted to JSON Schema; give the tool's JSON Schema as inputSchema/),
+      expect.stringMatching(/^Tool "remind" input field meta\.tags\[\]: The "custom" schema cannot/),
+      expect.stringMatching(/^Tool "remind" output field at: The "instance" schema cannot.*outputSchema/),
+    ]);
+  });
+
+  it("lets actions without a JSON Schema through (they only loosen the schema)", () => {
+    const tool = defineTool({ name: "count", input: v.object({ text: v.pipe(v.string(), v.transform((s) => s.length)) }), handler: ok });
+    expect(checkApp(defineApp({ info, tools: [tool] }))).toEqual([]);
+  });
+
+  it("names a template with a repeated variable, with none, with an unsupported one, and one defined twice", () => {
+    const read = () => "";
+    const problems = checkApp(
+      defineApp({
+        info,
+        resourceTemplates: [
+          defineResourceTemplate({ uriTemplate: "notes://{id}/{id}", name: "a", read }),
+          defineResourceTemplate({ uriTemplate: "notes://id", name: "b", read }),
+          defineResourceTemplate({ uriTemplate: "notes://{+path}", name: "c", read }),
+          defineResourceTemplate({ uriTemplate: "files://{name}", name: "d", read, complete: { nmae: () => [] } }),
+          defineResourceTemplate({ uriTemplate: "files://{name}", name: "e", read }),
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      'Resource template "notes://{id}/{id}": variable {id} appears twice',
+      'Resource template "notes://id": has no {variable}; a fixed URI is a resource (defineResource)',
+      'Resource template "notes://{+path}": {+path} is not supported (only {name}, RFC 6570 level 1)',
+      'Resource template "files://{name}": complete.nmae names no variable of the template',
+      'Resource template "files://{name}" is defined twice',
+    ]);
+  });
+
+  it("names resources and prompts defined twice, a URI with no scheme, and a completion for no argument", () => {
+    const problems = checkApp(
+      defineApp({
+        info,
+        resources: [defineResource({ uri: "readme", name: "r", read: () => "" }), defineResource({ uri: "readme", name: "r", read: () => "" })],
+        prompts: [
+          definePrompt({ name: "p", arguments: [{ name: "unit" }], get: () => [], complete: { units: () => [] } }),
+          definePrompt({ name: "p", get: () => [] }),
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      'Resource "readme": its uri needs a scheme, e.g. notes://readme',
+      'Resource "readme" is defined twice',
+      'Resource "readme": its uri needs a scheme, e.g. notes://readme',
+      'Prompt "p": complete.units names no declared argument',
+      'Prompt "p" is defined twice',
+    ]);
+  });
+
+  it("accepts a tool that gives its own JSON Schema; clients see it, and `input` still validates", async () => {
+    const when = v.pipe(v.custom<string>((x) => typeof x === "string" && !Number.isNaN(Date.parse(x)), "not a date"));
+    const tool = defineTool({
+      name: "remind",
+      input: v.object({ when }),
+      inputSchema: { type: "object", properties: { when: { type: "string", format: "date-time" } }, required: ["when"] },
+      outputSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+      handler: () => "set",
+    });
+    const app = defineApp({ info, tools: [tool] });
+    expect(checkApp(app)).toEqual([]);
+    const c = testClient(app);
+    expect((await c.listTools())[0]).toMatchObject({ inputSchema: { properties: { when: { format: "date-time" } } }, outputSchema: { properties: { ok: { type: "boolean" } } } });
+    expect((await c.callTool("remind", { when: "yesterday-ish" })).isError).toBe(true);
+    expect((await c.callTool("remind", { when: "2026-12-02T10:00:00Z" })).content).toEqual([{ type: "text", text: "set" }]);
+  });
+});
+
+describe("a Worker whose app has a definition mistake", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("logs one line naming it, and answers -32603 rather than crashing", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    const twice = defineTool({ name: "note", handler: ok });
+    const worker = createMcpWorker(defineApp({ info, tools: [twice, twice] }));
+    for (const id of [1, 2]) {
+      const { message, headers } = buildModernRequest("tools/list", {}, { id });
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
+    }
+    const said = lines.filter((l) => l.includes('"app_definition_invalid"'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('Tool \\"note\\" is defined twice');
+  });
+});
+
+describe("a prompt that throws ToolError", () => {
+  it("2026-07-28: -32602 with the handler's message", async () => {
+    const body = await modernCall("prompts/get", { name: "explain_unit", arguments: { unit: "rankine" } }, { id: 7 });
+    expect(body.id).toBe(7);
+    expect(body.error).toEqual({ code: -32602, message: "No unit called rankine; use celsius, fahrenheit or kelvin." });
+  });
+
+  it("2025-11-25: -32602 with the handler's message", async () => {
+    const s = await openSession();
+    const body = await call(s.id, "prompts/get", { name: "explain_unit", arguments: { unit: "rankine" } });
+    expect(body.error).toEqual({ code: -32602, message: "No unit called rankine; use celsius, fahrenheit or kelvin." });
+  });
+
+  it("in-process through testClient: the same error", async () => {
+    const app = defineApp({ info, prompts: [definePrompt({ name: "p", get: () => { throw new ToolError("no such thing"); } })] });
+    await expect(testClient(app).getPrompt("p")).rejects.toMatchObject({ code: -32602, message: "no such thing" });
+  });
+});

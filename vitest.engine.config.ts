@@ -1,0 +1,23 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// The engine's own integration tests (`npm run test:all`; one file: `npx vitest run -c
+// vitest.engine.config.ts test/integration/<file>`). They run inside workerd against the engine
+// test app's wrangler config, so they exercise the same bindings, Durable Objects and flags as
+// `wrangler dev`, and never the example app a fork replaces.
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./test/engine-app/wrangler.toml" },
+      // OAUTH_KV: the opt-in OAuth entry (src/oauth/) keeps its clients, grants and tokens there.
+      miniflare: { bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" }, kvNamespaces: ["OAUTH_KV"] },
+    }),
+  ],
+  test: {
+    include: ["test/integration/**/*.test.ts"],
+    retry: 0,
+    // A hang guard, not a speed check: the 300-run fuzz properties and the cap tests take seconds on a
+    // loaded 2-core machine, and vitest's 5 s default would fail them for the machine's load.
+    testTimeout: 30_000,
+  },
+});
