@@ -46,10 +46,30 @@ const HOST_PAGE = `<!doctype html><html><body>
   };
 </script></body></html>`;
 
-export async function runExtensions({ config = "wrangler.toml" } = {}) {
-  const { check, counts } = createChecks("extensions");
-  const server = await startWrangler({ config });
-  const url = server.url;
+/** A fork's app with one view, as the fork drill writes it: src/server.ts and the view's file under assets/. */
+export const VIEW_FORK_APP = `import * as v from "valibot";
+import { defineApp, defineTool, defineView } from "./mcp";
+
+const view = defineView({ uri: "ui://fork/total.html", name: "total_view", asset: "/views/total.html" });
+
+export default defineApp({
+  info: { name: "fork-with-view", version: "1.0.0" },
+  tools: [
+    defineTool({
+      name: "add",
+      description: "Adds two numbers and shows the total.",
+      input: v.object({ a: v.number(), b: v.number() }),
+      output: v.object({ total: v.number() }),
+      view,
+      handler: ({ a, b }) => ({ total: a + b }),
+    }),
+  ],
+});
+`;
+export const VIEW_FORK_FILE = { path: "assets/views/total.html", html: "<!doctype html><html><body><p id=total>fork view</p></body></html>\n" };
+
+/** The MCP calls a host makes, on each revision, against a server at `url`. */
+export function hostOf(url) {
   const modern = async (method, params = {}, capabilities = {}) => {
     const { message, headers } = buildModernRequest(method, params, { capabilities });
     const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(message), signal: AbortSignal.timeout(20_000) });
@@ -67,33 +87,48 @@ export async function runExtensions({ config = "wrangler.toml" } = {}) {
     };
     return { init: session.init, call };
   };
-  const uiOf = (tools) => tools.find((t) => t.name === "convert_temperature")?._meta?.ui;
+  return { modern, legacySession };
+}
+
+/**
+ * Throws unless the server at `url` serves `tool`'s view `uri` on both revisions: declared, named in
+ * the tool's `_meta.ui` for a host with the extension and absent for one without, and read as
+ * text/html;profile=mcp-app with `htmlIncludes` in it. (The fork drill calls it with VIEW_FORK_APP.)
+ */
+export async function assertViewServed(url, { tool, uri, htmlIncludes }) {
+  const { modern, legacySession } = hostOf(url);
+  const uiOf = (tools) => tools.find((t) => t.name === tool)?._meta?.ui;
+  const { capabilities } = await modern("server/discover");
+  assertEqual(capabilities.extensions?.[UI], {}, "2026-07-28: declared extension");
+  assertEqual(uiOf((await modern("tools/list", {}, UI_HOST)).tools)?.resourceUri, uri, "2026-07-28: _meta.ui.resourceUri");
+  assertEqual(uiOf((await modern("tools/list")).tools), undefined, "2026-07-28: no _meta.ui for a host without the extension");
+  const [contents] = (await modern("resources/read", { uri }, UI_HOST)).contents;
+  assertEqual(contents.mimeType, MIME, "2026-07-28: mime type");
+  assert(contents.text.includes(htmlIncludes), `2026-07-28: the view's HTML (${contents.text.slice(0, 80)})`);
+  const withUi = await legacySession(UI_HOST);
+  assertEqual(withUi.init.capabilities.extensions?.[UI], {}, "2025-11-25: declared in the initialize result");
+  assertEqual(uiOf((await withUi.call("tools/list")).tools)?.resourceUri, uri, "2025-11-25: _meta.ui.resourceUri");
+  const legacyRead = (await withUi.call("resources/read", { uri })).contents[0];
+  assert(legacyRead.mimeType === MIME && legacyRead.text.includes(htmlIncludes), "2025-11-25: the view read as text/html;profile=mcp-app");
+  const plain = await legacySession({});
+  assertEqual(uiOf((await plain.call("tools/list")).tools), undefined, "2025-11-25: no _meta.ui for a host without the extension");
+}
+
+export async function runExtensions({ config = "wrangler.toml" } = {}) {
+  const { check, counts } = createChecks("extensions");
+  const server = await startWrangler({ config });
+  const url = server.url;
+  const { modern } = hostOf(url);
 
   try {
-    await check("2026-07-28: a host with MCP Apps sees the view on the tool and reads it as text/html;profile=mcp-app", async () => {
-      const { capabilities } = await modern("server/discover");
-      assertEqual(capabilities.extensions?.[UI], {}, "declared extension");
-      assertEqual(uiOf((await modern("tools/list", {}, UI_HOST)).tools)?.resourceUri, VIEW, "_meta.ui.resourceUri");
-      const [contents] = (await modern("resources/read", { uri: VIEW }, UI_HOST)).contents;
-      assertEqual(contents.mimeType, MIME, "mime type");
-      assert(/<!doctype html>/i.test(contents.text), "the view's HTML");
-    });
-    await check("2026-07-28: a host without it gets the tool without _meta.ui", async () => {
-      assertEqual(uiOf((await modern("tools/list")).tools), undefined, "no _meta.ui");
-    });
-    await check("2025-11-25: negotiated at initialize, the same both ways", async () => {
-      const withUi = await legacySession(UI_HOST);
-      assertEqual(withUi.init.capabilities.extensions?.[UI], {}, "declared in the initialize result");
-      assertEqual(uiOf((await withUi.call("tools/list")).tools)?.resourceUri, VIEW, "_meta.ui.resourceUri");
-      assertEqual((await withUi.call("resources/read", { uri: VIEW })).contents[0].mimeType, MIME, "mime type");
-      const plain = await legacySession({});
-      assertEqual(uiOf((await plain.call("tools/list")).tools), undefined, "no _meta.ui");
-    });
+    await check("both revisions: a host with MCP Apps sees the view on the tool and reads it as text/html;profile=mcp-app; a host without it gets the text-only tool", () =>
+      assertViewServed(url, { tool: "convert_temperature", uri: VIEW, htmlIncludes: 'id="fahrenheit"' }),
+    );
 
     const executablePath = findChromium();
     if (!executablePath) {
       console.log("\n  !!!!! extensions: Chromium not found, the view was NOT run in a browser !!!!!\n  Install it (Debian: apt-get install -y chromium) or set CHROMIUM_PATH.");
-      return { ...counts(), skipped: true };
+      return { ...counts(), skipped: "Chromium not found" };
     }
     await check("Chromium: the view's HTML from the Worker handshakes with the host, shows the result, and calls the tool through it", async () => {
       const { chromium } = await import("playwright-core");
