@@ -11,13 +11,27 @@
  *  answers when the client has given them and otherwise stops the handler;
  *  it runs again with the answers (2026: MRTR retry; 2025: session request).
  *
+ *  Show a result in the host: `view: defineView({...})` on a tool (MCP Apps);
+ *  the view's HTML is a file under assets/, deployed as a Static Asset.
+ *
  *  Long work: `task: "optional"` lets the call run as a durable task when the
  *  client takes tasks; wrap each expensive piece in `ctx.step(name, fn)` so a
  *  re-run (after the user answers, or after a restart) skips finished work.
  * ─────────────────────────────────────────────────────────────────────────
  */
 import * as v from "valibot";
-import { ResourceNotFound, ToolError, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, elicit, text } from "./mcp";
+import {
+  ResourceNotFound,
+  ToolError,
+  defineApp,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  defineView,
+  elicit,
+  text,
+} from "./mcp";
 
 const UNITS: Record<string, string> = {
   celsius: "Degrees Celsius: water freezes at 0 and boils at 100 at sea level.",
@@ -31,6 +45,15 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 const Unit = v.picklist(["celsius", "fahrenheit", "kelvin"]);
 
+/** An interactive view (MCP Apps) of a conversion; its HTML is assets/views/convert.html, a Static Asset. */
+const temperatureView = defineView({
+  uri: "ui://temperature/convert.html",
+  name: "temperature_view",
+  title: "Temperature in three units",
+  asset: "/views/convert.html",
+  prefersBorder: true,
+});
+
 export const convertTemperature = defineTool({
   name: "convert_temperature",
   title: "Convert a temperature",
@@ -41,6 +64,8 @@ export const convertTemperature = defineTool({
     from: v.pipe(Unit, v.description("The unit of value")),
   }),
   output: v.object({ celsius: v.number(), fahrenheit: v.number(), kelvin: v.number() }),
+  // Hosts with MCP Apps show the result in this view; others read the result's text.
+  view: temperatureView,
   handler: ({ value, from }) => {
     const c = toCelsius(value, from);
     if (c < -273.15) throw new ToolError("That is below absolute zero.");

@@ -28,7 +28,11 @@ export async function checkReadmeEntries(root = ROOT) {
   const real = (to) => path.relative(path.join(dir, "src"), path.join(root, "src", to)).split(path.sep).join("/");
   writeFileSync(path.join(dir, "src", "mcp.ts"), `export * from "${real("mcp/index")}";\n`);
   writeFileSync(path.join(dir, "src", "server.ts"), `export { default } from "${real("server")}";\n`);
-  const config = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  // The config moves to test/.tmp: paths in it (the Static Assets directory) must still name the project's.
+  const config = readFileSync(path.join(root, "wrangler.toml"), "utf8").replace(
+    /^(directory\s*=\s*)"([^"]*)"/m,
+    (_all, key, dirPath) => `${key}"${path.relative(dir, path.resolve(root, dirPath)).split(path.sep).join("/")}"`,
+  );
   if (!/^main\s*=.*$/m.test(config)) return { ok: false, message: "README Worker entries: wrangler.toml has no main line to point at a block", failures: [] };
 
   const failures = [];

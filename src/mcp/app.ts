@@ -71,13 +71,18 @@ export interface ToolDefinition<
    * always; the default "forbidden" never. The handler is the same either way.
    */
   task?: TaskSupport | TaskOptions;
+  /**
+   * An interactive view hosts render for this tool's results (README → MCP Apps), from `defineView`.
+   * Hosts without the extension get the tool without it and read the result's text.
+   */
+  view?: View;
   handler: (
     args: I extends ObjectSchema ? v.InferOutput<I> : Record<string, unknown>,
     ctx: HandlerContext<Env>,
   ) => O extends v.GenericSchema ? v.InferInput<O> | Promise<v.InferInput<O>> : ToolReturn | Promise<ToolReturn>;
 }
 
-export interface ResourceDefinition<Env = DefaultEnv> extends Omit<Resource, "_meta"> {
+export interface ResourceDefinition<Env = DefaultEnv> extends Resource {
   /** A string is text with this resource's mimeType; return contents for blobs or several parts. */
   read: (ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
 }
@@ -140,8 +145,45 @@ export interface AppDefinition<Env = DefaultEnv> {
   pageSize?: number;
   /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
   cacheTtlMs?: number;
+  /** Opt-in protocol extensions, e.g. `skills(manifest)` (README → Skills). Views come with their tools. */
+  extensions?: Extension[];
   /** Your own telemetry: called around every request on both lanes (README → Observability). */
   telemetry?: TelemetryHooks;
+}
+
+/*
+ * Opt-in protocol extensions (Skills, MCP Apps) hand the core this shape: their capability entry,
+ * the methods they add and the resources they serve. Each extension's own code lives in src/mcp/ext/,
+ * imported by the app that uses it, so an app that uses none carries none of it.
+ */
+export interface ExtensionMethod {
+  run: (params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
+  /** A 2026-07-28 result of this method carries `ttlMs` and `cacheScope`, like the base lists. */
+  cacheable?: boolean;
+}
+
+export interface Extension {
+  /** The identifier under `capabilities.extensions`, e.g. `io.modelcontextprotocol/skills`. */
+  id: string;
+  /** The settings object declared under that identifier (`{}` for none). */
+  settings: Record<string, unknown>;
+  /** JSON-RPC methods the extension adds, served on both revisions. */
+  methods?: Record<string, ExtensionMethod>;
+  /** Resources listed by resources/list and read by resources/read. */
+  resources?: ResourceDefinition<any>[];
+  /** Resources read by URI but not listed (a skill's supporting files). */
+  resource?: (uri: string) => ResourceDefinition<any> | undefined;
+  /** The tools (as listed) for a client that did not declare this extension. */
+  toolsWithout?: (tools: Record<string, unknown>[]) => Record<string, unknown>[];
+}
+
+/** A tool's interactive view (MCP Apps): the `ui://` resource it names and the extension that serves it. */
+export interface View {
+  uri: string;
+  resource: ResourceDefinition<any>;
+  extension: Extension;
+  /** The `_meta` of a tool that shows this view, from the tool's own. */
+  toolMeta: (meta?: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** The arguments a tool is called with (before valibot applies defaults and transforms). */

@@ -55,7 +55,8 @@ export const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/re
 
 export function hasMethod(table: MethodTable, reg: Registry, method: string): boolean {
   const entry = Object.hasOwn(table, method) ? table[method] : undefined;
-  return entry !== undefined && (entry.needs === undefined || reg.capabilities[entry.needs] !== undefined);
+  if (entry === undefined) return reg.extensionMethods.has(method);
+  return entry.needs === undefined || reg.capabilities[entry.needs] !== undefined;
 }
 
 export async function dispatch(
@@ -66,5 +67,7 @@ export async function dispatch(
   ctx: HandlerContext<any>,
 ): Promise<Record<string, unknown>> {
   if (!hasMethod(table, reg, method)) throw methodNotFound(method);
-  return (await table[method]!.run(reg, params, ctx)) as Record<string, unknown>;
+  // The methods of opt-in extensions (skills/list…) come after the revision's own.
+  const run = Object.hasOwn(table, method) ? table[method]!.run(reg, params, ctx) : reg.extensionMethods.get(method)!.run(params, ctx);
+  return (await run) as Record<string, unknown>;
 }

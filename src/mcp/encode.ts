@@ -17,7 +17,7 @@ export function encodeModernResult(
   principal?: string,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: "complete", ...result };
-  if (CACHEABLE.has(method)) {
+  if (CACHEABLE.has(method) || reg.extensionMethods.get(method)?.cacheable) {
     out.ttlMs = reg.cacheTtlMs;
     // A result that may depend on who asks must not be shared across tokens.
     out.cacheScope = principal ? "private" : "public";

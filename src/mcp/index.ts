@@ -12,6 +12,8 @@ export {
   defineTool,
   type AppDefinition,
   type Completer,
+  type Extension,
+  type ExtensionMethod,
   type PromptArgument,
   type PromptDefinition,
   type ResourceDefinition,
@@ -21,6 +23,7 @@ export {
   type ToolArgs,
   type ToolDefinition,
   type ToolReturn,
+  type View,
 } from "./app";
 export { audio, base64, embedded, image, resourceLink, text } from "./content";
 export type { HandlerContext, Notifier } from "./context";
@@ -43,6 +46,9 @@ export {
 } from "./input";
 export type * from "./types";
 export type { TaskOptions, TaskSupport } from "./tasks";
+// Opt-in extensions: code an app does not import is left out of its bundle.
+export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./ext/skills";
+export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./ext/apps";
 export { UrlElicitationRequired, urlElicitationRequired } from "./url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "../worker";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./test-client";

@@ -3,7 +3,7 @@
  * once when the Worker starts, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, Extension, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
@@ -40,6 +40,12 @@ export interface Registry {
   toolList: Record<string, unknown>[];
   /** The same tools as 2025-11-25 lists them: with `execution.taskSupport`. */
   legacyToolList: Record<string, unknown>[];
+  /** An extension that changes the tools (MCP Apps), and the lists a client that did not declare it gets. */
+  toolsWithout?: { extension: string; modern: Record<string, unknown>[]; legacy: Record<string, unknown>[] };
+  /** Methods that opt-in extensions add, by name. */
+  extensionMethods: Map<string, ExtensionMethod>;
+  /** Unlisted resources the extensions read (a skill's supporting files). */
+  extensionResources: ((uri: string) => ResourceDefinition<any> | undefined)[];
   resources: Map<string, ResourceDefinition<any>>;
   resourceList: Record<string, unknown>[];
   templates: CompiledTemplate[];
@@ -64,7 +70,8 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     : def.input
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : { type: "object", properties: {} };
-  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task"]);
+  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view"]);
+  if (def.view) wire._meta = def.view.toolMeta(def._meta);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
   else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
@@ -76,7 +83,10 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
 
 /** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
 export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {
-  const { extensions: _modernOnly, ...caps } = reg.capabilities;
+  // Tasks are core in 2025-11-25, not an extension; the other extensions are declared the same way on both.
+  const { extensions, ...rest } = reg.capabilities;
+  const { [TASKS_EXTENSION]: _modernOnly, ...others } = extensions ?? {};
+  const caps: ServerCapabilities = Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
   if (!reg.hasTasks) return caps;
   return { ...caps, tasks: { ...(principal ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } } };
 }
@@ -106,13 +116,24 @@ function compileOnce(app: AppDefinition<any>): Registry {
     if (prompts.has(p.name)) throw new Error(`Prompt "${p.name}" is defined twice`);
     prompts.set(p.name, p);
   }
+  // A view brings its resource and its extension; one view may serve several tools.
+  const extensions = new Map<string, Extension>();
+  const extensionMethods = new Map<string, ExtensionMethod>();
+  const views = [...tools.values()].flatMap((t) => (t.def.view ? [t.def.view] : []));
+  for (const ext of [...(app.extensions ?? []), ...views.map((view) => view.extension)]) extensions.set(ext.id, ext);
+  for (const r of [...views.map((view) => view.resource), ...[...extensions.values()].flatMap((e) => e.resources ?? [])]) {
+    if (resources.has(r.uri) && resources.get(r.uri) !== r) throw new Error(`Resource "${r.uri}" is defined twice`);
+    resources.set(r.uri, r);
+  }
+  for (const ext of extensions.values()) for (const [name, method] of Object.entries(ext.methods ?? {})) extensionMethods.set(name, method);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete"]),
     matcher: compileUriTemplate(def.uriTemplate),
   }));
 
-  const hasResources = resources.size > 0 || templates.length > 0;
+  const extensionResources = [...extensions.values()].flatMap((e) => (e.resource ? [e.resource] : []));
+  const hasResources = resources.size > 0 || templates.length > 0 || extensionResources.length > 0;
   const hasCompletions =
     (app.prompts ?? []).some((p) => p.complete) || (app.resourceTemplates ?? []).some((t) => t.complete);
   const capabilities: ServerCapabilities = {};
@@ -123,6 +144,11 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (app.logging ?? true) capabilities.logging = {};
   const hasTasks = [...tools.values()].some((t) => t.task);
   if (hasTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  for (const ext of extensions.values()) capabilities.extensions = { ...capabilities.extensions, [ext.id]: ext.settings };
+  // Registration order is the deterministic order 2026-07-28 asks for.
+  const toolList = [...tools.values()].map((t) => t.wire);
+  const legacyToolList = [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire));
+  const changer = [...extensions.values()].find((e) => e.toolsWithout);
 
   return {
     info: app.info,
@@ -133,9 +159,11 @@ function compileOnce(app: AppDefinition<any>): Registry {
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
     hooks: app.telemetry,
     tools,
-    // Registration order is the deterministic order 2026-07-28 asks for.
-    toolList: [...tools.values()].map((t) => t.wire),
-    legacyToolList: [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire)),
+    toolList,
+    legacyToolList,
+    toolsWithout: changer && { extension: changer.id, modern: changer.toolsWithout!(toolList), legacy: changer.toolsWithout!(legacyToolList) },
+    extensionMethods,
+    extensionResources,
     resources,
     resourceList: [...resources.values()].map((r) => wireOf(r, [])),
     templates,
@@ -144,3 +172,4 @@ function compileOnce(app: AppDefinition<any>): Registry {
     promptList: [...prompts.values()].map((p) => wireOf(p, ["complete"])),
   };
 }
+

@@ -4,6 +4,7 @@
  * requests; these are the calls an app would make.
  */
 import { McpClient, type McpClientOptions } from "../../src/client";
+import { SkillVerificationError, listSkills, loadSkill, readSkillFile } from "../../src/client/skills";
 import { conformanceHandlers } from "./handlers";
 import { runAuthScenario } from "./auth";
 
@@ -99,6 +100,29 @@ const sseRetry: Scenario = async (url, options) => {
   await client.close();
 };
 
+/** Skills: listing reads no file. */
+const skillsListed: Scenario = async (url, options) => {
+  const client = await connect(url, options);
+  await listSkills(client);
+  await client.close();
+};
+
+/** Skills, as an agent uses them: load each skill, and read its other files only when it verified. */
+const skillsUsed: Scenario = async (url, options) => {
+  const client = await connect(url, options);
+  for (const entry of (await listSkills(client)).skills) {
+    try {
+      await loadSkill(client, entry);
+    } catch (err) {
+      if (!(err instanceof SkillVerificationError)) throw err;
+      console.error(`not loaded: ${err.message}`);
+      continue;
+    }
+    if (entry.resources !== "dynamic") for (const file of entry.resources) if (file.uri !== entry.uri) await readSkillFile(client, entry, file.uri);
+  }
+  await client.close();
+};
+
 export const SCENARIOS: Record<string, Scenario> = {
   initialize: basic,
   tools_call: basic,
@@ -110,6 +134,10 @@ export const SCENARIOS: Record<string, Scenario> = {
   "sep-2322-client-request-state": requestState,
   "elicitation-sep1034-client-defaults": elicitationDefaults,
   "sse-retry": sseRetry,
+  "sep-2640-client-no-prefetch": skillsListed,
+  "sep-2640-client-verify-digest": skillsUsed,
+  "sep-2640-client-verify-size": skillsUsed,
+  "sep-2640-client-verify-frontmatter": skillsUsed,
 };
 
 export function scenarioFor(name: string): Scenario | undefined {

@@ -3,11 +3,12 @@
  * calls, for both revisions. Served by test/conformance/index.ts, never part
  * of the example server's bundle.
  */
-import { defineApp } from "../../src/mcp";
+import { defineApp, skills } from "../../src/mcp";
 import { prompts, resources, template } from "./catalog";
 import { legacyTools, watchedResource } from "./legacy";
 import { mrtrPrompt, mrtrTools } from "./mrtr";
 import { taskTools } from "./tasks";
+import skillsManifest from "./skills.json";
 import { contentTools, schemaTools, statelessTools } from "./tools";
 
 export default defineApp({
@@ -18,4 +19,6 @@ export default defineApp({
   resources: [...resources, watchedResource],
   resourceTemplates: [template],
   prompts: [...prompts, mrtrPrompt],
+  // The Skills extension: assets/skills, described by skills.json (the [build] command in wrangler.toml).
+  extensions: [skills(skillsManifest)],
 });

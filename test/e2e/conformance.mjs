@@ -2,7 +2,7 @@
 // yardstick for both eras. This serves the fixture app (test/conformance/wrangler.toml,
 // the `test_*` tools the suite expects) under `wrangler dev` and runs the frozen
 // 2026-07-28 and 2025-11-25 requirement sets, the two pending 2026 header scenarios and
-// the ten tasks extension scenarios, each bounded in time, with results (-o) and console logs kept in a temp dir. Skips if
+// the ten tasks extension scenarios, the three skills extension scenarios on both revisions, each bounded in time, with results (-o) and console logs kept in a temp dir. Skips if
 // the fixture is absent.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -20,6 +20,9 @@ const TASKS_SCENARIOS = [
   "tasks-required-task-error", "tasks-mrtr-composition",
 ];
 
+// The Skills extension (io.modelcontextprotocol/skills) against the fixture's skills (test/conformance/assets/skills).
+const SKILLS_SCENARIOS = ["sep-2640-skills-directory", "sep-2640-skills-enumeration", "sep-2640-skills-manifest"];
+
 const RUNS = [
   { name: "requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 300_000 },
   { name: "requirements 2025-11-25", args: ["--requirements", "2025-11-25"], timeoutMs: 300_000 },
@@ -32,12 +35,20 @@ const RUNS = [
     timeoutMs: 90_000,
     strict: true, // not scored by the CLI, so a FAILURE check fails the run here
   })),
+  ...["2026-07-28", "2025-11-25"].flatMap((version) =>
+    SKILLS_SCENARIOS.map((scenario) => ({
+      name: `${scenario} ${version} (extension)`,
+      args: ["--spec-version", version, "--scenario", scenario, "--force"],
+      timeoutMs: 90_000,
+      strict: true,
+    })),
+  ),
 ];
 
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
 /** Tallies checks.json files written under dir: {scenarios, SUCCESS, FAILURE, WARNING, ...}. */
-function tally(dir) {
+export function tally(dir) {
   const counts = { scenarios: 0 };
   const failing = [];
   for (const sub of existsSync(dir) ? readdirSync(dir) : []) {

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
 import { McpError, ToolError, invalidParams } from "../errors";
+import { clientDeclares } from "../extension";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
@@ -12,7 +13,11 @@ import type { CallToolResult, Content } from "../types";
 
 export function listTools(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   // Only 2025-11-25 tools carry `execution.taskSupport`; 2026-07-28 dropped the field.
-  const { page, nextCursor } = paginate(ctx.era === "legacy" ? reg.legacyToolList : reg.toolList, params.cursor, reg.pageSize);
+  let list = ctx.era === "legacy" ? reg.legacyToolList : reg.toolList;
+  // A host that did not declare MCP Apps gets the text-only tools (negotiated per session or per request).
+  const without = reg.toolsWithout;
+  if (without && !clientDeclares(ctx, without.extension)) list = ctx.era === "legacy" ? without.legacy : without.modern;
+  const { page, nextCursor } = paginate(list, params.cursor, reg.pageSize);
   return nextCursor ? { tools: page, nextCursor } : { tools: page };
 }
 
