@@ -16,6 +16,7 @@ import { runConformance } from "../test/e2e/conformance.mjs";
 import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
 import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
+import { runExtensions } from "../test/e2e/extensions.mjs";
 import { runConnect } from "../test/e2e/connect.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
 import { runOAuthBrowser } from "../test/e2e/oauth-browser.mjs";
@@ -80,6 +81,14 @@ await step("e2e: OAuth entry vs conformance authorization (metadata + code grant
 await step("e2e: OAuth consent page in headless Chromium, DCR → consent → token → MCP on both revisions", e2eStep(async () => {
   const r = await runOAuthBrowser();
   if (r.skipped) skipped.push(`OAuth consent page in a browser (${r.skipped})`);
+  return r;
+}));
+
+// MCP Apps views (the example's view, a Static Asset) on both revisions, then in headless Chromium
+// against a simulated host (a missing Chromium is reported as skipped below, and fails under CI).
+await step("e2e: MCP Apps view of the example app, both revisions + headless Chromium host (wrangler dev)", e2eStep(async () => {
+  const r = await runExtensions();
+  if (r.skipped) skipped.push(`MCP Apps view in a browser (${r.skipped})`);
   return r;
 }));
 

@@ -128,6 +128,13 @@ export async function runExtensions({ config = "wrangler.toml" } = {}) {
     const executablePath = findChromium();
     if (!executablePath) {
       console.log("\n  !!!!! extensions: Chromium not found, the view was NOT run in a browser !!!!!\n  Install it (Debian: apt-get install -y chromium) or set CHROMIUM_PATH.");
+      // Under CI (.ci/run installs it) a missing browser is a failure, never a pass.
+      if (process.env.CI === "true") {
+        await check("Chromium is installed (.ci/run installs it)", async () => {
+          throw new Error("no Chromium: the view was not run in a browser");
+        });
+        return counts();
+      }
       return { ...counts(), skipped: "Chromium not found" };
     }
     await check("Chromium: the view's HTML from the Worker handshakes with the host, shows the result, and calls the tool through it", async () => {

@@ -11,6 +11,7 @@ import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { ROOT, atExit, run } from "./procs.mjs";
 import { startWrangler } from "./server.mjs";
 import { APP_CHECKS_FOLDER, ENGINE_TEST_FOLDERS } from "../../scripts/test-folders.mjs";
+import { VIEW_FORK_APP, VIEW_FORK_FILE, assertViewServed } from "./extensions.mjs";
 
 const NOTES_APP = `import * as v from "valibot";
 import { defineApp, defineTool } from "./mcp";
@@ -154,6 +155,7 @@ export async function runForkDrill() {
   const { check, counts } = createChecks("fork drill");
   await notesFork(check);
   await mistakesFork(check);
+  await viewFork(check);
   return counts();
 }
 
@@ -231,5 +233,26 @@ async function mistakesFork(check) {
       }, timeoutMs + 5_000);
     await failsNaming("npm test fails, naming each definition mistake", "npm", ["test"], 240_000);
     await failsNaming("npm run deploy fails before wrangler, naming each mistake", "npm", ["run", "deploy", "--", "--dry-run", "--outdir", path.join(dir, "dist")], 60_000);
+  });
+}
+
+async function viewFork(check) {
+  await inScratchFork(check, "view", async (dir, { mustPass }) => {
+    writeFileSync(path.join(dir, "src", "server.ts"), VIEW_FORK_APP);
+    mkdirSync(path.dirname(path.join(dir, VIEW_FORK_FILE.path)), { recursive: true });
+    writeFileSync(path.join(dir, VIEW_FORK_FILE.path), VIEW_FORK_FILE.html);
+    await mustPass("npm test passes for an app with a view", "npm", ["test"], 240_000);
+    let server;
+    const started = await check("wrangler dev serves the app with a view", async () => {
+      server = await startWrangler({ config: path.join(dir, "wrangler.toml") });
+    }, 90_000);
+    if (!started) return;
+    try {
+      await check("its view is declared, named on the tool and read on both revisions", () =>
+        assertViewServed(server.url, { tool: "add", uri: "ui://fork/total.html", htmlIncludes: "fork view" }),
+      );
+    } finally {
+      await server.stop();
+    }
   });
 }
