@@ -24,8 +24,21 @@ export interface TaskRecord {
   cutShort?: number;
 }
 
+/**
+ * A write to a task that has been forgotten (its ttl ended, or it was answered as a plain result).
+ * A run the expiry cut off can still be going (a step that ignores its signal): what it finishes
+ * is refused here, so a forgotten task never gets storage back.
+ */
+export class TaskGone extends Error {
+  constructor() {
+    super("The task is gone (its ttl ended); nothing more is stored for it");
+  }
+}
+
 export class TaskStore {
   private ready = false;
+  /** Set once the task's storage is deleted: from then on every write is refused. */
+  private gone = false;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -38,9 +51,20 @@ export class TaskStore {
     return this.ready;
   }
 
-  /** After the object's storage was deleted: the tables are gone. */
-  forgetSchema(): void {
+  /** After the object's storage was deleted: the tables are gone, and stay gone. */
+  forgotten(): void {
     this.ready = false;
+    this.gone = true;
+  }
+
+  /**
+   * Only the task's creation makes its tables; every later write needs them to be there. So a write
+   * after the task was forgotten is refused, in this instance (the flag) and in any later one (no tables).
+   */
+  private writable({ creating = false } = {}): void {
+    if (this.gone) throw new TaskGone();
+    if (creating) this.schema();
+    else if (!this.exists) throw new TaskGone();
   }
 
   private schema(): void {
@@ -60,18 +84,29 @@ export class TaskStore {
     return row && (JSON.parse(row.record) as TaskRecord);
   }
 
+  /** The task's first write, before its id is returned. */
+  createTask(record: TaskRecord): void {
+    this.writable({ creating: true });
+    this.writeTask(record);
+  }
+
   putTask(record: TaskRecord): void {
-    this.schema();
+    this.writable();
+    this.writeTask(record);
+  }
+
+  private writeTask(record: TaskRecord): void {
     this.sql.exec("INSERT OR REPLACE INTO task (id, record) VALUES (?, ?)", record.view.taskId, JSON.stringify(record));
   }
 
   getStep(name: string): { value: unknown } | undefined {
+    if (!this.exists) return undefined;
     const row = this.sql.exec<{ value: string }>("SELECT value FROM steps WHERE name = ?", name).toArray()[0];
     return row && { value: JSON.parse(row.value) };
   }
 
   putStep(name: string, value: unknown): void {
-    this.schema();
+    this.writable();
     this.sql.exec("INSERT OR REPLACE INTO steps (name, value) VALUES (?, ?)", name, JSON.stringify(value));
   }
 

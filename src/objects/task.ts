@@ -63,7 +63,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       return { kind: "refused", error: { code: ErrorCode.InternalError, message: `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${this.config.maxTasksInFlight}); wait for one to finish or cancel one` } };
     }
     // Stored before the id is returned: a tasks/get right after the create finds it.
-    this.store.putTask({ start, view, answers: { ...start.answers }, runs: 0 });
+    this.store.createTask({ start, view, answers: { ...start.answers }, runs: 0 });
     await this.ctx.storage.setAlarm(now);
     if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
@@ -273,10 +273,11 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   private async forget(record: TaskRecord): Promise<void> {
+    // First: a run still going writes nothing from here on, not even between the deletes below.
+    this.store.forgotten();
     await taskIndexStub(this.env, record.start.indexKey).settle(record.view.taskId, null);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    this.store.forgetSchema();
   }
 
   /** Stores a change and tells whoever follows the task: its index, 2026 listeners, the 2025 session. */

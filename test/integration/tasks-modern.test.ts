@@ -249,6 +249,28 @@ describe("what a task survives", () => {
     expect(tables).toEqual([]);
   });
 
+  it("2026-07-28: a task that expires while a step still runs gets no storage back when the step ends", async () => {
+    const address = "203.0.113.16";
+    // The outline step takes 1 s and ignores ctx.signal, as a step awaiting fetch(url) would.
+    const { taskId } = await startReport(address, { pauseMs: 1000, deaf: true });
+    const stub = taskObject(taskId);
+    await sleep(200);
+    await runInDurableObject(stub, async (_instance, state) => {
+      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+      record.view.createdAt -= record.view.ttlMs + 1000;
+      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
+    });
+    // Reading it finds the ttl passed: the task is forgotten while its step is still running.
+    await expectRpcError(await modernPost("tasks/get", { taskId }, from(address)), 200, -32602);
+    // The step ends and the run goes on to its question.
+    await sleep(1500);
+    const left = await runInDurableObject(stub, async (_i, state) => ({
+      tables: state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(left).toEqual({ tables: [], alarm: null });
+  });
+
   it("2026-07-28: a guessed task id leaves no storage behind", async () => {
     const guess = "B".repeat(43);
     await expectRpcError(await modernPost("tasks/get", { taskId: guess }, from("203.0.113.13")), 200, -32602);
