@@ -14,7 +14,7 @@ import { isObject } from "../mcp/guards";
 import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, taskTtl, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
-import { newTaskId, taskIndexStub, taskStub } from "./addresses";
+import { newTaskId, ownerIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
 
@@ -24,7 +24,7 @@ export const LEGACY_TASK_METHODS = new Set(["tasks/get", "tasks/list", "tasks/ca
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 
 const ownerOf = (host: CallHost): TaskOwner => ({ era: "legacy", principal: host.session.principal, sessionId: host.session.id });
-const indexKeyOf = (host: CallHost) => (host.session.principal ? `principal:${host.session.principal}` : `session:${host.session.id}`);
+const indexKeyOf = (host: CallHost) => ownerIndexKey("legacy", host.session.principal ? `principal:${host.session.principal}` : `session:${host.session.id}`);
 
 type Reply = (message: object) => SessionAnswer;
 

@@ -10,12 +10,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../src/mcp";
 import app from "../engine-app/app";
 import { call, cancelAllReaders, getStream, openSession, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
-import type { RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 afterEach(cancelAllReaders);
 
 const RELATED = "io.modelcontextprotocol/related-task";
 const ELICITING = { elicitation: {} };
+const MODERN_TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
 async function startReport(sessionId: string, args: Record<string, unknown> = {}, task: Record<string, unknown> = {}) {
   const created = await result(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "tides", ...args }, task });
@@ -175,6 +176,21 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     await post(who, id, { jsonrpc: "2.0", method: "notifications/initialized" });
     return id;
   }
+
+  it("2025-11-25: tasks/list never shows the principal's 2026-07-28 tasks, which a 2025 session cannot read", async () => {
+    const who = "era-alice";
+    const { message, headers } = buildModernRequest("tools/call", { name: "prepare_report", arguments: { topic: "2026", pauseMs: 30_000 } }, { capabilities: MODERN_TASKS });
+    const ctx = createExecutionContext();
+    const res = await worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    const modern = ((await res.json()) as RpcMessage).result;
+    expect(modern.resultType).toBe("task");
+    const sid = await open(who);
+    const legacy = await post(who, sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "2025", pauseMs: 30_000 }, task: {} } });
+    const listed = await post(who, sid, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} });
+    expect(listed.body.result.tasks.map((t: any) => t.taskId)).toEqual([legacy.body.result.task.taskId]);
+    await post(who, sid, { jsonrpc: "2.0", id: 4, method: "tasks/cancel", params: { taskId: legacy.body.result.task.taskId } });
+  });
 
   it("2025-11-25: tasks/list lists the principal's own tasks across its sessions, and nobody else's", async () => {
     const alice1 = await open("list-alice");
