@@ -15,6 +15,7 @@ import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { newTaskId, ownerIndexKey, taskStub } from "../objects/addresses";
 import type { TaskOwner } from "../objects/contracts";
+import { taskLimits } from "../objects/task-index-store";
 
 /** The methods the extension adds; tasks/result and tasks/list are 2025-11-25 only. */
 export const MODERN_TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
@@ -46,6 +47,7 @@ export async function createModernTask(call: TaskCall, env: Env, config: Config)
     taskId,
     owner,
     indexKey: ownerIndexKey("modern", call.principal ? `principal:${call.principal}` : call.anonymousKey),
+    limits: taskLimits(config),
     params: call.params,
     protocolVersion: call.protocolVersion,
     clientCapabilities: call.clientCapabilities,

@@ -9,6 +9,7 @@ import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import type { JsonRpcErrorObject } from "../mcp/errors";
 import type { Message } from "../mcp/jsonrpc";
+import type { OverLimit, TaskLimits } from "./task-index-store";
 
 /** What a `subscriptions/listen` stream wants, already narrowed to the server's capabilities. */
 export interface HubFilter {
@@ -112,8 +113,9 @@ export interface TaskOwner {
 export interface TaskStart {
   taskId: string;
   owner: TaskOwner;
-  /** The owner index that counts this task against MAX_TASKS_IN_FLIGHT (and lists it, for tasks/list). */
+  /** The owner index that counts this task against the owner's limits (and lists it, for tasks/list). */
   indexKey: string;
+  limits: TaskLimits;
   /** The tools/call params, as the client sent them. */
   params: Record<string, unknown>;
   protocolVersion: string;
@@ -148,10 +150,10 @@ export interface TaskMethods {
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
   cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
   // The same class serves as an owner's task index (one object per owner key).
-  /** Counts a new task against the owner's limit; false when the owner is at it. */
-  admit(taskId: string, max: number, task: TaskView): Promise<boolean>;
-  /** The task's latest state for listing, or null to forget it (expired). */
-  settle(taskId: string, task: TaskView | null): Promise<void>;
+  /** Counts a new task (with the bytes it stores at first) against the owner's limits; the limit it would pass, if any. */
+  admit(taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined>;
+  /** The task's latest state for listing and the bytes its object stores, or null to forget it (expired). */
+  settle(taskId: string, task: TaskView | null, bytes: number): Promise<void>;
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 

@@ -17,6 +17,7 @@ import { readTrace } from "../mcp/telemetry";
 import { newTaskId, ownerIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
+import { taskLimits } from "./task-index-store";
 
 /** The methods of this revision's core tasks, served here rather than by the core's table. */
 export const LEGACY_TASK_METHODS = new Set(["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"]);
@@ -53,6 +54,7 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
       taskId,
       owner: ownerOf(host),
       indexKey: indexKeyOf(host),
+      limits: taskLimits(host.config),
       params,
       protocolVersion: host.session.protocolVersion,
       clientCapabilities: host.session.clientCapabilities,

@@ -7,8 +7,9 @@
  * step journal keeps finished work). Input moves the task to input_required;
  * the answers set the alarm again. One alarm also ends the task at its ttl.
  *
- * The same class, named by an owner key, is that owner's task index: the
- * count of unfinished tasks (MAX_TASKS_IN_FLIGHT) and the list tasks/list reads.
+ * The same class, named by an owner key, is that owner's task index
+ * (task-index-store.ts): the tasks it keeps, which its limits count and
+ * tasks/list reads.
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
@@ -19,11 +20,12 @@ import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
 import type { Outcome } from "../mcp/execute";
 import { checkInputResponse, type InputRequest } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
-import { finishedStatus, isTerminal, modernDetail, type StoredInputRequest, type TaskView } from "../mcp/tasks";
+import { finishedStatus, isTerminal, modernDetail, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
 import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
 import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
 import { runTask } from "./task-run";
+import { TaskIndexStore, type OverLimit, type TaskLimits } from "./task-index-store";
 import { TaskStore, type TaskRecord } from "./task-store";
 
 /** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
@@ -38,6 +40,8 @@ const sameOwner = (a: TaskOwner, b: TaskOwner) =>
 export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
   private readonly store: TaskStore;
+  /** When this object is an owner's index rather than a task. */
+  private readonly index: TaskIndexStore;
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
@@ -48,6 +52,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     super(ctx, env);
     this.config = readConfig(env);
     this.store = new TaskStore(ctx.storage.sql);
+    this.index = new TaskIndexStore(ctx.storage.sql);
   }
 
   private get reg(): Registry {
@@ -58,10 +63,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   async create(start: TaskStart): Promise<TaskCreated> {
     const now = Date.now();
     const view: TaskView = { taskId: start.taskId, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: start.ttlMs, pollIntervalMs: start.pollIntervalMs };
-    const admitted = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, this.config.maxTasksInFlight, view);
-    if (!admitted) {
-      return { kind: "refused", error: { code: ErrorCode.InternalError, message: `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${this.config.maxTasksInFlight}); wait for one to finish or cancel one` } };
-    }
+    const bytes = utf8Length(JSON.stringify(start.params)) + utf8Length(JSON.stringify(start.answers));
+    const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
+    if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
     this.store.createTask({ start, view, answers: { ...start.answers }, runs: 0 });
     await this.ctx.storage.setAlarm(now);
@@ -98,6 +102,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     for (const [key, answer] of Object.entries(inputResponses)) {
       if (!Object.hasOwn(outstanding, key)) continue;
       record.answers[key] = answer;
+      this.store.putAnswer(key, answer);
       delete outstanding[key];
     }
     if (Object.keys(outstanding).length === 0) {
@@ -189,7 +194,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       onProgress: (message: string) => {
         const latest = this.store.getTask();
         if (!latest || latest.view.status !== "working") return;
-        latest.view.statusMessage = message.slice(0, 1024);
+        latest.view.statusMessage = statusText(message);
         latest.view.lastUpdatedAt = Date.now();
         this.store.putTask(latest);
       },
@@ -226,7 +231,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private fail(view: TaskView, error: JsonRpcErrorObject): void {
     view.status = "failed";
     view.error = error;
-    view.statusMessage = error.message;
+    view.statusMessage = statusText(error.message);
   }
 
   /** Resolves with the record once the task is no longer working, or undefined after `ms`. */
@@ -275,9 +280,12 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private async forget(record: TaskRecord): Promise<void> {
     // First: a run still going writes nothing from here on, not even between the deletes below.
     this.store.forgotten();
-    await taskIndexStub(this.env, record.start.indexKey).settle(record.view.taskId, null);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    // Last: should the index be out of reach, its row still goes at the task's ttl.
+    await taskIndexStub(this.env, record.start.indexKey)
+      .settle(record.view.taskId, null, 0)
+      .catch((err) => console.error("task: could not tell its index it is gone", err));
   }
 
   /** Stores a change and tells whoever follows the task: its index, 2026 listeners, the 2025 session. */
@@ -292,7 +300,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
         console.error(`task: could not tell ${what} of a status change`, err);
       }
     };
-    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, view));
+    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
     if (start.owner.era === "modern") {
       await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
     } else if (start.owner.sessionId) {
@@ -301,20 +309,27 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   // ── the owner index's RPC surface ────────────────────────────────────────
-  async admit(_taskId: string, max: number, task: TaskView): Promise<boolean> {
-    return this.store.admit(task, max, Date.now());
+  async admit(_taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined> {
+    return this.index.admit(taskSummary(task), bytes, limits, Date.now());
   }
 
-  async settle(taskId: string, task: TaskView | null): Promise<void> {
-    this.store.settle(taskId, task, task !== null && isTerminal(task.status));
+  async settle(taskId: string, task: TaskView | null, bytes: number): Promise<void> {
+    this.index.settle(taskId, task && taskSummary(task), task !== null && isTerminal(task.status), bytes);
   }
 
   async list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null> {
     const after = cursor === undefined ? 0 : Number(cursor);
     if (!Number.isSafeInteger(after) || after < 0) return null;
-    const { tasks, next } = this.store.list(after, pageSize, Date.now());
+    const { tasks, next } = this.index.list(after, pageSize, Date.now());
     return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
   }
+}
+
+/** Why a new task was refused, naming the setting and what the caller can do. */
+function refusal(over: OverLimit, limits: TaskLimits): string {
+  if (over === "inFlight") return `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${limits.inFlight}); wait for one to finish or cancel one`;
+  if (over === "retained") return `This caller already keeps ${limits.retained} tasks (MAX_TASKS_RETAINED); each is kept until its ttl ends, then a new one can start`;
+  return `The tasks this caller keeps already hold close to ${limits.retainedBytes} bytes (MAX_TASK_BYTES_RETAINED); each is kept until its ttl ends, then a new one can start`;
 }
 
 /** 2026 DetailedTask for a notification; a large result stays behind tasks/get. */

@@ -155,9 +155,13 @@ export const quickTask = defineTool({
   name: "quick_task",
   title: "Quick task",
   description: "Echoes n back at once (a task when the client takes tasks).",
-  input: v.object({ n: v.pipe(v.number(), v.integer()) }),
+  input: v.object({
+    n: v.pipe(v.number(), v.integer()),
+    // Storage tests: this many more characters in the result.
+    pad: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2_000_000)), 0),
+  }),
   task: "optional",
-  handler: ({ n }) => `done ${n}`,
+  handler: ({ n, pad }) => `done ${n}${"x".repeat(pad)}`,
 });
 
 /**
