@@ -92,9 +92,9 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   deliver(n: HubNotification): Promise<void>;
   /** Sends `ping` on the session's GET stream; false when the client holds none. */
   pingClient(): Promise<boolean>;
-  /** A task this session created changed: its status notification, and the answer to a waiting `tasks/result`. */
+  /** A task this session created or waits on changed: its status notification, and the answer to a waiting `tasks/result`. */
   taskUpdated(task: TaskView): Promise<void>;
-  /** A task this session created passed its ttl and is gone: a `tasks/result` still waiting on it ends with -32602. */
+  /** A task this session created or waits on passed its ttl and is gone: a `tasks/result` still waiting on it ends with -32602. */
   taskExpired(taskId: string): Promise<void>;
   /** A 2025 task's progress or log message, for the session's GET stream. */
   taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void>;
@@ -145,6 +145,11 @@ export interface TaskMethods {
   create(start: TaskStart): Promise<TaskCreated>;
   /** null: no such task for this caller (never created, expired, or someone else's). */
   get(caller: TaskOwner): Promise<TaskView | null>;
+  /**
+   * 2025 tasks/result: the task as get() gives it, and from now on `sessionId` is told of its changes
+   * and its expiry (any session of the owner may wait on it); an error when too many already are.
+   */
+  watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null>;
   /** Takes answers to outstanding input requests; unknown or already answered keys are ignored. */
   update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null>;
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */

@@ -106,12 +106,14 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   const stream = openStream();
   if (typeof stream !== "string") return stream;
   host.store.putCall({ stream, request: JSON.stringify(req), answers: {}, state: undefined });
-  // Read the task again now that the wait is stored: a change that came while it was being stored
-  // found no one waiting, and would otherwise be missed until the next one.
-  const latest = await stub.get(ownerOf(host));
-  if (!latest) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
-  else if (isTerminal(latest.status)) endCall(host, stream, taskResult(req.id, latest));
-  else if (latest.status === "input_required") sendTaskInput(host, stream, latest);
+  // Now that the wait is stored, the task tells this session of its changes (it may not be the one
+  // that created it), and is read again: a change that came while the wait was being stored found
+  // no one waiting, and would otherwise be missed until the next one.
+  const watched = await stub.watch(ownerOf(host), host.session.id);
+  if (!watched) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
+  else if ("error" in watched) endCall(host, stream, errorResponse(req.id, watched.error));
+  else if (isTerminal(watched.task.status)) endCall(host, stream, taskResult(req.id, watched.task));
+  else if (watched.task.status === "input_required") sendTaskInput(host, stream, watched.task);
   await host.scheduleAlarm();
   return { kind: "stream", stream, after: -1 };
 }
@@ -134,7 +136,7 @@ function sendTaskInput(host: CallHost, stream: string, task: TaskView): void {
   }
 }
 
-/** A task of this session changed: its status notification, and every tasks/result waiting on it. */
+/** A task of this session (or one it waits on) changed: its status notification, and every tasks/result waiting on it. */
 export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
   const get = host.store.latestGetStream();
   if (get) host.log.append(get, notification("notifications/tasks/status", legacyTask(task)));
@@ -146,7 +148,7 @@ export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<voi
   await host.scheduleAlarm();
 }
 
-/** A task of this session passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
+/** A task of this session (or one it waits on) passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
 export async function onTaskExpired(host: CallHost, taskId: string): Promise<void> {
   for (const { stream, request } of host.store.callsOf("tasks/result")) {
     if (request.params?.taskId !== taskId) continue;

@@ -79,6 +79,7 @@ export class TaskStore {
         CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, record TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS steps (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS waiters (session TEXT PRIMARY KEY);
       `);
       this.ready = true;
     }
@@ -144,6 +145,21 @@ export class TaskStore {
     if (!this.exists) return 0;
     const size = (table: string, column: string) => `(SELECT coalesce(sum(length(CAST(${column} AS BLOB))), 0) FROM ${table})`;
     return this.sql.exec<{ n: number }>(`SELECT ${size("task", "record")} + ${size("parts", "value")} + ${size("steps", "value")} AS n`).one().n;
+  }
+
+  // ── 2025 sessions waiting on the task (tasks/result) ──────────────────────
+  /** Adds a session to those told of the task's changes; false when `max` other sessions already are. */
+  addWaiter(sessionId: string, max: number): boolean {
+    this.writable();
+    if (this.sql.exec("SELECT 1 FROM waiters WHERE session = ?", sessionId).toArray().length > 0) return true;
+    if (this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM waiters").one().n >= max) return false;
+    this.sql.exec("INSERT INTO waiters (session) VALUES (?)", sessionId);
+    return true;
+  }
+
+  waiters(): string[] {
+    if (!this.exists) return [];
+    return this.sql.exec<{ session: string }>("SELECT session FROM waiters").toArray().map((r) => r.session);
   }
 
   getStep(name: string): { value: unknown } | undefined {

@@ -31,6 +31,12 @@ import { TaskStore, type TaskRecord } from "./task-store";
 /** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
 export const MAX_CUT_SHORT = 5;
 
+/**
+ * 2025 sessions of the owner (besides the creating one) that may wait on one task's tasks/result at
+ * once: each is told of every change, so their number is bounded.
+ */
+export const MAX_WAITING_SESSIONS = 16;
+
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
 
@@ -82,6 +88,16 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
 
   async get(caller: TaskOwner): Promise<TaskView | null> {
     return (await this.owned(caller))?.view ?? null;
+  }
+
+  async watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null> {
+    const record = await this.owned(caller);
+    if (!record) return null;
+    if (isTerminal(record.view.status)) return { task: record.view };
+    if (sessionId !== record.start.owner.sessionId && !this.store.addWaiter(sessionId, MAX_WAITING_SESSIONS)) {
+      return { error: { code: ErrorCode.InternalError, message: `${MAX_WAITING_SESSIONS} other sessions already wait on this task's result; wait in one of them` } };
+    }
+    return { task: record.view };
   }
 
   async update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null> {
@@ -267,14 +283,23 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
 
   private async expire(record: TaskRecord): Promise<void> {
     this.running?.abort(new McpError(ErrorCode.InternalError, "The task expired"));
+    const sessions = this.sessionsOf(record);
     await this.forget(record);
     // A 2025 tasks/result still waiting on the task would otherwise wait for an end that never comes.
+    await Promise.all(
+      sessions.map((id) =>
+        sessionStub(this.env, id)
+          .taskExpired(record.view.taskId)
+          .catch((err) => console.error("task: could not tell a session it expired", err)),
+      ),
+    );
+  }
+
+  /** 2025: the sessions told of the task's changes — the one that created it, and any other of the owner's waiting on it. */
+  private sessionsOf(record: TaskRecord): string[] {
     const { owner } = record.start;
-    if (owner.era === "legacy" && owner.sessionId) {
-      await sessionStub(this.env, owner.sessionId)
-        .taskExpired(record.view.taskId)
-        .catch((err) => console.error("task: could not tell its session it expired", err));
-    }
+    if (owner.era !== "legacy") return [];
+    return [...new Set([...(owner.sessionId ? [owner.sessionId] : []), ...this.store.waiters()])];
   }
 
   private async forget(record: TaskRecord): Promise<void> {
@@ -303,8 +328,8 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
     if (start.owner.era === "modern") {
       await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
-    } else if (start.owner.sessionId) {
-      await tell("its session", sessionStub(this.env, start.owner.sessionId).taskUpdated(view));
+    } else {
+      await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
     }
   }
 

@@ -160,11 +160,16 @@ describe("2025-11-25 tasks", () => {
 describe("2025-11-25 tasks of an authenticated principal", () => {
   const worker = (who: string) => createMcpWorker(app, { principal: () => who });
 
-  async function post(who: string, sessionId: string | undefined, message: object): Promise<{ res: Response; body: RpcMessage }> {
+  /** The raw answer, to read as it comes (a stream). */
+  function send(who: string, sessionId: string | undefined, message: object, ctx = createExecutionContext()): Promise<Response> {
     const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (sessionId) headers["Mcp-Session-Id"] = sessionId;
+    return worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+  }
+
+  async function post(who: string, sessionId: string | undefined, message: object): Promise<{ res: Response; body: RpcMessage }> {
     const ctx = createExecutionContext();
-    const res = await worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await send(who, sessionId, message, ctx);
     await waitOnExecutionContext(ctx);
     return { res, body: res.status === 202 ? ({} as RpcMessage) : ((await res.json()) as RpcMessage) };
   }
@@ -176,6 +181,34 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     await post(who, id, { jsonrpc: "2.0", method: "notifications/initialized" });
     return id;
   }
+
+  it("2025-11-25: a tasks/result from another session of the same principal gets the task's question and then its result", async () => {
+    const who = "two-sessions";
+    const [a, b] = [await open(who), await open(who)];
+    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "shared", pauseMs: 300 }, task: {} } });
+    const { taskId } = created.body.result.task;
+    const reader = sse(await send(who, b, { jsonrpc: "2.0", id: "from-b", method: "tasks/result", params: { taskId } }));
+    const ask = await reader.nextMessage(5000);
+    expect(ask?.message?.method).toBe("elicitation/create");
+    expect(ask?.message?.params?._meta?.[RELATED]).toEqual({ taskId });
+    expect((await send(who, b, { jsonrpc: "2.0", id: ask!.message!.id, result: { action: "accept", content: { words: 7 } } })).status).toBe(202);
+    const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
+    expect(final?.id).toBe("from-b");
+    expect(final?.result.content[0].text).toMatch(/7 words on shared/);
+  });
+
+  it("2025-11-25: a tasks/result from another session of the same principal ends with -32602 when the task expires", async () => {
+    const who = "two-sessions-expiry";
+    const [a, b] = [await open(who), await open(who)];
+    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "gone", pauseMs: 30_000 }, task: {} } });
+    const { taskId } = created.body.result.task;
+    const reader = sse(await send(who, b, { jsonrpc: "2.0", id: "b-waits", method: "tasks/result", params: { taskId } }));
+    // The wait is stored and the task knows of it before the ttl passes.
+    await sleep(300);
+    await runDurableObjectAlarm(await pastTtl(taskId, { due: true }));
+    const end = await reader.nextMessage(5000);
+    expect(end?.message).toMatchObject({ id: "b-waits", error: { code: -32602, message: expect.stringMatching(/expired/) } });
+  });
 
   it("2025-11-25: tasks/list never shows the principal's 2026-07-28 tasks, which a 2025 session cannot read", async () => {
     const who = "era-alice";
