@@ -82,8 +82,12 @@ export class TaskIndexStore {
     else this.sql.exec("UPDATE listed SET task = ?, terminal = ?, bytes = ? WHERE id = ?", JSON.stringify(task), terminal ? 1 : 0, bytes, taskId);
   }
 
-  /** A page of the owner's tasks, oldest first, after position `after` (0: from the start). */
-  list(after: number, pageSize: number, now: number): { tasks: TaskView[]; next?: number } {
+  /**
+   * A page of the owner's tasks, oldest first, after position `after` (0: from the start); null when
+   * `after` is no position this index has given (a cursor that names nothing).
+   */
+  list(after: number, pageSize: number, now: number): { tasks: TaskView[]; next?: number } | null {
+    if (after > this.highestPosition()) return null;
     if (!this.exists) return { tasks: [] };
     this.dropExpired(now);
     const rows = this.sql
@@ -91,5 +95,10 @@ export class TaskIndexStore {
       .toArray();
     const page = rows.slice(0, pageSize);
     return { tasks: page.map((r) => JSON.parse(r.task) as TaskView), next: rows.length > pageSize ? page[page.length - 1]!.seq : undefined };
+  }
+
+  private highestPosition(): number {
+    if (!this.exists) return 0;
+    return this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'listed'").toArray()[0]?.seq ?? 0;
   }
 }

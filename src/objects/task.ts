@@ -345,7 +345,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   async list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null> {
     const after = cursor === undefined ? 0 : Number(cursor);
     if (!Number.isSafeInteger(after) || after < 0) return null;
-    const { tasks, next } = this.index.list(after, pageSize, Date.now());
+    const page = this.index.list(after, pageSize, Date.now());
+    if (!page) return null;
+    const { tasks, next } = page;
     return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
   }
 }

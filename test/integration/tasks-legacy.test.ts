@@ -210,6 +210,16 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     expect(end?.message).toMatchObject({ id: "b-waits", error: { code: -32602, message: expect.stringMatching(/expired/) } });
   });
 
+  it("2025-11-25: a tasks/list cursor that names no task position is -32602, not an empty page", async () => {
+    const who = "cursor-alice";
+    const sid = await open(who);
+    const created = await post(who, sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "quick_task", arguments: { n: 1 }, task: {} } });
+    expect(created.body.result.task.taskId).toBeDefined();
+    expect((await post(who, sid, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} })).body.result.tasks).toHaveLength(1);
+    const bad = await post(who, sid, { jsonrpc: "2.0", id: 4, method: "tasks/list", params: { cursor: "999999" } });
+    expect(bad.body.error?.code).toBe(-32602);
+  });
+
   it("2025-11-25: tasks/list never shows the principal's 2026-07-28 tasks, which a 2025 session cannot read", async () => {
     const who = "era-alice";
     const { message, headers } = buildModernRequest("tools/call", { name: "prepare_report", arguments: { topic: "2026", pauseMs: 30_000 } }, { capabilities: MODERN_TASKS });
