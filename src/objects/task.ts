@@ -170,10 +170,14 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     this.store.putTask(record);
     const abort = new AbortController();
     this.running = abort;
+    // The alarm that ends the task at its ttl cannot fire while this one runs the handler: a timer
+    // does, so a run that outlives the ttl is cut off then, not when it ends.
+    const ttl = setTimeout(() => this.expireIfDue().catch((err) => console.error("task: could not expire at its ttl", err)), this.expiryOf(record) - Date.now());
     let outcome: Outcome;
     try {
       outcome = await runTask(this.runHost(record), record, abort.signal);
     } finally {
+      clearTimeout(ttl);
       this.running = undefined;
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
@@ -279,6 +283,11 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       return undefined;
     }
     return record;
+  }
+
+  private async expireIfDue(): Promise<void> {
+    const record = this.store.getTask();
+    if (record && Date.now() >= this.expiryOf(record)) await this.expire(record);
   }
 
   private async expire(record: TaskRecord): Promise<void> {

@@ -126,6 +126,17 @@ describe("2025-11-25 tasks", () => {
     expect(end?.message).toMatchObject({ id: "outlived", error: { code: -32602, message: expect.stringMatching(/expired/) } });
   });
 
+  it("2025-11-25: a task whose ttl passes mid-run expires at its ttl, not when the run ends", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    // A 6 s step that ignores ctx.signal, in a task kept for 1.5 s.
+    const task = await startReport(s.id, { pauseMs: 6000, deaf: true }, { ttl: 1500 });
+    const started = Date.now();
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "on-time" }));
+    const end = await reader.nextMessage(8000);
+    expect(end?.message).toMatchObject({ id: "on-time", error: { code: -32602, message: expect.stringMatching(/expired/) } });
+    expect(Date.now() - started).toBeLessThan(4500);
+  });
+
   it("2025-11-25: tasks/cancel answers the cancelled task; a second cancel is -32602, as are unknown ids", async () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id, { pauseMs: 30_000 });
