@@ -121,13 +121,15 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       this.store.putAnswer(key, answer);
       delete outstanding[key];
     }
-    if (Object.keys(outstanding).length === 0) {
+    const allAnswered = Object.keys(outstanding).length === 0;
+    if (allAnswered) {
       view.status = "working";
       delete view.inputRequests;
       delete view.statusMessage;
       await this.ctx.storage.setAlarm(Date.now());
     }
-    await this.save(record);
+    // Some answers of several: the task still waits, and a 2025 session has nothing new to hear.
+    await this.save(record, { statusChanged: allAnswered });
     return {};
   }
 
@@ -322,8 +324,11 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       .catch((err) => console.error("task: could not tell its index it is gone", err));
   }
 
-  /** Stores a change and tells whoever follows the task: its index, 2026 listeners, the 2025 session. */
-  private async save(record: TaskRecord): Promise<void> {
+  /**
+   * Stores a change and tells whoever follows the task: its index, 2026 listeners (their
+   * notification carries the outstanding input requests), and, when the status changed, the 2025 sessions.
+   */
+  private async save(record: TaskRecord, { statusChanged = true } = {}): Promise<void> {
     record.view.lastUpdatedAt = Date.now();
     this.store.putTask(record);
     const { view, start } = record;
@@ -337,7 +342,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
     if (start.owner.era === "modern") {
       await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
-    } else {
+    } else if (statusChanged) {
       await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
     }
   }

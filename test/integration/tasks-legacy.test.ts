@@ -88,6 +88,27 @@ describe("2025-11-25 tasks", () => {
     expect(statuses).toContain("completed");
   });
 
+  it("2025-11-25: answering one of two questions sends no second input_required status; the task waits for the other", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const get = sse(await getStream(s.id));
+    const task = await startReport(s.id, { tone: true });
+    await until(s.id, task.taskId, "input_required");
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "two" }));
+    const asks = [await reader.nextMessage(), await reader.nextMessage()];
+    const byKey = (word: string) => asks.find((a) => String(a?.message?.params?.message).includes(word))!.message!;
+    await respond(s.id, byKey("long").id!, { result: { action: "accept", content: { words: 12 } } });
+    await sleep(300);
+    expect((await result(s.id, "tasks/get", { taskId: task.taskId })).status).toBe("input_required");
+    await respond(s.id, byKey("tone").id!, { result: { action: "accept", content: { tone: "dry" } } });
+    const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
+    expect(final?.result.content[0].text).toMatch(/12 words on tides/);
+    const statuses: string[] = [];
+    for (let e = await get.nextMessage(500); e; e = await get.nextMessage(500)) {
+      if (e.message?.method === "notifications/tasks/status") statuses.push(e.message.params.status);
+    }
+    expect(statuses).toEqual(["input_required", "working", "completed"]);
+  });
+
   it("2025-11-25: tasks/result of a finished task answers at once; the session object evicted in between loses nothing", async () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id);
