@@ -237,7 +237,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       }
       view.status = finishedStatus(record.start.owner.era, outcome.result);
       view.result = outcome.result;
-      delete view.statusMessage;
+      // A tool error is worth a line in tasks/get and tasks/list (2025 calls the task failed for it).
+      if (outcome.result.isError === true) view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
+      else delete view.statusMessage;
     } else if (outcome.kind === "input") {
       view.status = "input_required";
       view.inputRequests = forEra(outcome.required.requests, legacy);
@@ -364,6 +366,13 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const { tasks, next } = page;
     return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
   }
+}
+
+/** The first text block of a tool result, if it has one. */
+function firstText(result: Record<string, unknown>): string | undefined {
+  const content = Array.isArray(result.content) ? (result.content as { type?: unknown; text?: unknown }[]) : [];
+  const text = content.find((c) => c?.type === "text" && typeof c.text === "string")?.text;
+  return text as string | undefined;
 }
 
 /** Why a new task was refused, naming the setting and what the caller can do. */

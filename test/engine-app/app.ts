@@ -162,9 +162,14 @@ export const quickTask = defineTool({
     n: v.pipe(v.number(), v.integer()),
     // Storage tests: this many more characters in the result.
     pad: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2_000_000)), 0),
+    // Ends with a tool error (an isError result) instead.
+    fail: v.optional(v.boolean(), false),
   }),
   task: "optional",
-  handler: ({ n, pad }) => `done ${n}${"x".repeat(pad)}`,
+  handler: ({ n, pad, fail }) => {
+    if (fail) throw new ToolError(`quick task ${n} failed on purpose`);
+    return `done ${n}${"x".repeat(pad)}`;
+  },
 });
 
 /**

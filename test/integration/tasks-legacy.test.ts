@@ -158,6 +158,16 @@ describe("2025-11-25 tasks", () => {
     expect(Date.now() - started).toBeLessThan(4500);
   });
 
+  it("2025-11-25: a task whose tool reports an error is failed with a statusMessage saying why; tasks/result gives the tool's result", async () => {
+    const s = await openSession();
+    const created = await result(s.id, "tools/call", { name: "quick_task", arguments: { n: 5, fail: true }, task: {} });
+    const failed = await until(s.id, created.task.taskId, "failed");
+    expect(failed.status).toBe("failed");
+    expect(failed.statusMessage).toBe("The tool reported an error: quick task 5 failed on purpose");
+    const answer = await call(s.id, "tasks/result", { taskId: created.task.taskId });
+    expect(answer.result).toMatchObject({ isError: true, content: [{ type: "text", text: "quick task 5 failed on purpose" }] });
+  });
+
   it("2025-11-25: tasks/cancel answers the cancelled task; a second cancel is -32602, as are unknown ids", async () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id, { pauseMs: 30_000 });
