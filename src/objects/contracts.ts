@@ -69,6 +69,8 @@ export type SessionAnswer =
 export interface SessionStart {
   sessionId: string;
   principal: string;
+  /** Anonymous: the client's key (its address), whose task budget the session's tasks spend. */
+  clientKey?: string;
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
@@ -152,6 +154,8 @@ export interface TaskMethods {
   watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null>;
   /** Takes answers to outstanding input requests; unknown or already answered keys are ignored. */
   update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null>;
+  /** Stops the task and deletes it: its anonymous 2025 session ended, so nobody can reach it again. */
+  discard(caller: TaskOwner): Promise<void>;
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
   cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
   // The same class serves as an owner's task index (one object per owner key).

@@ -133,6 +133,13 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return {};
   }
 
+  async discard(caller: TaskOwner): Promise<void> {
+    const record = await this.owned(caller);
+    if (!record) return;
+    this.running?.abort(new McpError(ErrorCode.InternalError, "The task's session ended"));
+    await this.forget(record);
+  }
+
   async cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null> {
     const record = await this.owned(caller);
     if (!record) return null;

@@ -9,7 +9,7 @@ import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm,
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../src/mcp";
 import app from "../engine-app/app";
-import { call, cancelAllReaders, getStream, openSession, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
+import { call, cancelAllReaders, deleteSession, getStream, notify, openSession, postInitialize, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 afterEach(cancelAllReaders);
@@ -196,6 +196,39 @@ describe("2025-11-25 tasks", () => {
     const ask = await reader.nextMessage();
     expect(ask?.message?.method).toBe("elicitation/create");
     expect(ask?.message?.params?._meta?.[RELATED]).toBeUndefined();
+  });
+});
+
+describe("2025-11-25 tasks of an anonymous client", () => {
+  /** A session opened from `address` (CF-Connecting-IP). */
+  async function openFrom(address: string): Promise<string> {
+    const res = await postInitialize({ protocolVersion: "2025-11-25", capabilities: ELICITING }, { headers: { "CF-Connecting-IP": address } });
+    const id = res.headers.get("Mcp-Session-Id")!;
+    expect((await notify(id, "notifications/initialized")).status).toBe(202);
+    return id;
+  }
+  const slowTask = (sessionId: string) => call(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "slow", pauseMs: 30_000 }, task: {} });
+
+  it("2025-11-25: an anonymous client's unfinished tasks count against its address (MAX_TASKS_IN_FLIGHT), however many sessions it opens", async () => {
+    const [a, b] = [await openFrom("192.0.2.71"), await openFrom("192.0.2.71")];
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) ids.push((await slowTask(a)).result.task.taskId);
+    const refused = await slowTask(b);
+    expect(refused.error).toMatchObject({ code: -32603, message: expect.stringMatching(/MAX_TASKS_IN_FLIGHT/) });
+    // Another address is not affected.
+    const other = await openFrom("192.0.2.72");
+    const theirs = (await slowTask(other)).result.task.taskId;
+    for (const taskId of ids) await result(a, "tasks/cancel", { taskId });
+    await result(other, "tasks/cancel", { taskId: theirs });
+  });
+
+  it("2025-11-25: ending an anonymous session stops and deletes its unfinished tasks, which nobody else can reach", async () => {
+    const s = await openFrom("192.0.2.73");
+    const { taskId } = (await slowTask(s)).result.task;
+    expect((await deleteSession(s)).status).toBe(200);
+    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
+    const tables = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    expect(tables).toEqual([]);
   });
 });
 
