@@ -257,12 +257,18 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     return id;
   }
 
+  /** `who` opens sessions a and b, starts prepare_report as a task in a, and waits on its tasks/result in b. */
+  async function waitInOtherSession(who: string, args: Record<string, unknown>, resultId: string) {
+    const [a, b] = [await open(who), await open(who)];
+    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: args, task: {} } });
+    const { taskId } = created.body.result.task;
+    const reader = sse(await send(who, b, { jsonrpc: "2.0", id: resultId, method: "tasks/result", params: { taskId } }));
+    return { b, taskId, reader };
+  }
+
   it("2025-11-25: a tasks/result from another session of the same principal gets the task's question and then its result", async () => {
     const who = "two-sessions";
-    const [a, b] = [await open(who), await open(who)];
-    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "shared", pauseMs: 300 }, task: {} } });
-    const { taskId } = created.body.result.task;
-    const reader = sse(await send(who, b, { jsonrpc: "2.0", id: "from-b", method: "tasks/result", params: { taskId } }));
+    const { b, taskId, reader } = await waitInOtherSession(who, { topic: "shared", pauseMs: 300 }, "from-b");
     const ask = await reader.nextMessage(5000);
     expect(ask?.message?.method).toBe("elicitation/create");
     expect(ask?.message?.params?._meta?.[RELATED]).toEqual({ taskId });
@@ -273,11 +279,7 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
   });
 
   it("2025-11-25: a tasks/result from another session of the same principal ends with -32602 when the task expires", async () => {
-    const who = "two-sessions-expiry";
-    const [a, b] = [await open(who), await open(who)];
-    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "gone", pauseMs: 30_000 }, task: {} } });
-    const { taskId } = created.body.result.task;
-    const reader = sse(await send(who, b, { jsonrpc: "2.0", id: "b-waits", method: "tasks/result", params: { taskId } }));
+    const { taskId, reader } = await waitInOtherSession("two-sessions-expiry", { topic: "gone", pauseMs: 30_000 }, "b-waits");
     // The wait is stored and the task knows of it before the ttl passes.
     await sleep(300);
     await runDurableObjectAlarm(await pastTtl(taskId, { due: true }));
