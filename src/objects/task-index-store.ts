@@ -77,7 +77,12 @@ export class TaskIndexStore {
 
   /** A task's latest metadata and size, or null when it is gone. */
   settle(taskId: string, task: TaskView | null, terminal: boolean, bytes: number): void {
-    if (!this.exists) return;
+    if (!this.exists) {
+      // An index of an earlier version (its keys had no revision) hears from the tasks it counted:
+      // nothing reads it any more, and its rows held whole results.
+      this.sql.exec("DROP TABLE IF EXISTS owned");
+      return;
+    }
     if (!task) this.sql.exec("DELETE FROM listed WHERE id = ?", taskId);
     else this.sql.exec("UPDATE listed SET task = ?, terminal = ?, bytes = ? WHERE id = ?", JSON.stringify(task), terminal ? 1 : 0, bytes, taskId);
   }

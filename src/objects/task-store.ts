@@ -59,8 +59,36 @@ export class TaskStore {
   private get exists(): boolean {
     // Forgotten: nothing to read, even while the deletion is still under way.
     if (this.gone) return false;
-    this.ready ||= this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'task'").toArray().length > 0;
+    if (!this.ready && this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'task'").toArray().length > 0) {
+      this.ready = true;
+      this.upgrade();
+    }
     return this.ready;
+  }
+
+  private createTables(): void {
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS steps (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS waiters (session TEXT PRIMARY KEY);
+    `);
+  }
+
+  /**
+   * A task stored by an earlier version (a deploy while it ran) kept its arguments, answers, state
+   * and outcome in its record row: they move to rows of their own, so the task goes on where it was.
+   */
+  private upgrade(): void {
+    if (this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'parts'").toArray().length > 0) return;
+    this.createTables();
+    const row = this.sql.exec<{ record: string }>("SELECT record FROM task").toArray()[0];
+    if (!row) return;
+    const record = JSON.parse(row.record) as TaskRecord;
+    this.putPart("params", record.start.params ?? {});
+    for (const [key, answer] of Object.entries(record.answers ?? {})) this.putPart(ANSWER + key, answer);
+    record.answers = {};
+    this.writeRecord(record);
   }
 
   /** After the object's storage was deleted: the tables are gone, and stay gone. */
@@ -75,12 +103,7 @@ export class TaskStore {
   private writable({ creating = false } = {}): void {
     if (this.gone || (!creating && !this.exists)) throw new TaskClosed("The task is gone (its ttl ended); nothing more is stored for it");
     if (creating && !this.exists) {
-      this.sql.exec(`
-        CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, record TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS steps (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS waiters (session TEXT PRIMARY KEY);
-      `);
+      this.createTables();
       this.ready = true;
     }
   }
