@@ -287,6 +287,20 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     expect(end?.message).toMatchObject({ id: "b-waits", error: { code: -32602, message: expect.stringMatching(/expired/) } });
   });
 
+  it("2025-11-25: at most 16 other sessions of a principal wait on one task's tasks/result; the next is told so (-32603)", async () => {
+    const who = "many-waiters";
+    const { taskId, reader } = await waitInOtherSession(who, { topic: "crowd", pauseMs: 30_000 }, "w0");
+    const waiting = [reader];
+    for (let i = 1; i < 16; i++) waiting.push(sse(await send(who, await open(who), { jsonrpc: "2.0", id: `w${i}`, method: "tasks/result", params: { taskId } })));
+    const late = sse(await send(who, await open(who), { jsonrpc: "2.0", id: "w16", method: "tasks/result", params: { taskId } }));
+    const refused = await late.nextMessage(5000);
+    expect(refused?.message).toMatchObject({ id: "w16", error: { code: -32603, message: expect.stringMatching(/16 other sessions/) } });
+    // The sixteen that wait are told of the end.
+    await post(who, await open(who), { jsonrpc: "2.0", id: 9, method: "tasks/cancel", params: { taskId } });
+    const ends = await Promise.all(waiting.map((r) => r.nextMessage(5000)));
+    expect(ends.map((e) => e?.message?.error?.message)).toEqual(Array(16).fill(`Task ${taskId} was cancelled`));
+  });
+
   it("2025-11-25: a tasks/list cursor that names no task position is -32602, not an empty page", async () => {
     const who = "cursor-alice";
     const sid = await open(who);
