@@ -56,6 +56,12 @@ export interface Vars {
   TASK_MAX_TTL_SECONDS?: string;
   /** Tasks not yet finished that one owner (a principal; anonymous: a session or a client address) may have. */
   MAX_TASKS_IN_FLIGHT?: string;
+  /**
+   * Tasks one owner may keep, finished or not, and the UTF-8 bytes their objects may hold together;
+   * over either a new task is refused (finished tasks are kept until their ttl ends).
+   */
+  MAX_TASKS_RETAINED?: string;
+  MAX_TASK_BYTES_RETAINED?: string;
   /** Largest task result kept, in UTF-8 bytes of its JSON; a larger one fails the task. */
   TASK_MAX_RESULT_BYTES?: string;
   /** A task run that has not finished after this many seconds is started again if its isolate died. */
@@ -86,6 +92,8 @@ export interface Config {
   taskTtlMs: number;
   taskMaxTtlMs: number;
   maxTasksInFlight: number;
+  maxTasksRetained: number;
+  maxTaskBytesRetained: number;
   taskMaxResultBytes: number;
   taskLeaseMs: number;
   hubShards: number;
@@ -179,6 +187,9 @@ export function readConfig(env: Vars): Config {
     taskTtlMs: positiveInt(env.TASK_TTL_SECONDS, 3600, "TASK_TTL_SECONDS") * 1000,
     taskMaxTtlMs: positiveInt(env.TASK_MAX_TTL_SECONDS, 86_400, "TASK_MAX_TTL_SECONDS") * 1000,
     maxTasksInFlight: positiveInt(env.MAX_TASKS_IN_FLIGHT, 16, "MAX_TASKS_IN_FLIGHT"),
+    maxTasksRetained: positiveInt(env.MAX_TASKS_RETAINED, 1000, "MAX_TASKS_RETAINED"),
+    // 64 results of the largest size, or many more smaller ones: a bound on what one owner can make the server keep.
+    maxTaskBytesRetained: positiveInt(env.MAX_TASK_BYTES_RETAINED, 64 * 1024 * 1024, "MAX_TASK_BYTES_RETAINED"),
     // A Durable Object's SQLite row holds at most 2 MB; half of that leaves room for the rest of the task.
     taskMaxResultBytes: positiveInt(env.TASK_MAX_RESULT_BYTES, 1024 * 1024, "TASK_MAX_RESULT_BYTES"),
     taskLeaseMs: positiveInt(env.TASK_LEASE_SECONDS, 60, "TASK_LEASE_SECONDS") * 1000,

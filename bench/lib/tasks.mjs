@@ -53,8 +53,9 @@ export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxM
   const rounds = 2;
   onProgress(`tasks: ${tasks} quick_task tasks at c=${taskConcurrency} (tasks/get every ${POLL_MS} ms), then tasks/get vs tools/call at c=${concurrency}`);
   // The bench's one anonymous caller runs taskConcurrency tasks at once; the in-flight cap
-  // (MAX_TASKS_IN_FLIGHT, 16 by default) is raised so a slow index update is not a refusal here.
-  const server = await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", vars: { MAX_TASKS_IN_FLIGHT: "1000" } });
+  // (MAX_TASKS_IN_FLIGHT, 16 by default) is raised so a slow index update is not a refusal here, and so
+  // is the count of tasks one owner keeps until their ttl (MAX_TASKS_RETAINED).
+  const server = await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } });
   const client = new Client(server.url, { connections: Math.max(concurrency, taskConcurrency), timeoutMs: 60_000 });
   const errors = [];
   try {

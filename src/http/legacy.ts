@@ -23,6 +23,8 @@ export interface LegacyDeps {
   config: Config;
   env: Env;
   principal: string;
+  /** Whose budgets an anonymous client spends (its address, as the rate limits key it). */
+  rateLimitKey?: string;
 }
 
 type Stub = ReturnType<typeof sessionStub>;
@@ -98,6 +100,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
     protocolVersion,
     clientCapabilities: p.capabilities as ClientCapabilities,
     clientInfo: p.clientInfo as unknown as Implementation,
+    ...(deps.principal || deps.rateLimitKey === undefined ? {} : { clientKey: deps.rateLimitKey }),
   });
   const { reg } = deps;
   const result = {

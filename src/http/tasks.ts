@@ -13,8 +13,9 @@ import type { CompiledTool, Registry } from "../mcp/registry";
 import { TASKS_EXTENSION, isTaskId, modernDetail, modernTask, taskTtl, type TaskOptions } from "../mcp/tasks";
 import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
-import { newTaskId, taskStub } from "../objects/addresses";
+import { newTaskId, ownerIndexKey, taskStub } from "../objects/addresses";
 import type { TaskOwner } from "../objects/contracts";
+import { taskLimits } from "../objects/task-index-store";
 
 /** The methods the extension adds; tasks/result and tasks/list are 2025-11-25 only. */
 export const MODERN_TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
@@ -45,7 +46,8 @@ export async function createModernTask(call: TaskCall, env: Env, config: Config)
   const created = await taskStub(env, taskId).create({
     taskId,
     owner,
-    indexKey: call.principal ? `principal:${call.principal}` : call.anonymousKey,
+    indexKey: ownerIndexKey("modern", call.principal ? `principal:${call.principal}` : call.anonymousKey),
+    limits: taskLimits(config),
     params: call.params,
     protocolVersion: call.protocolVersion,
     clientCapabilities: call.clientCapabilities,

@@ -65,6 +65,13 @@ export function taskStub(env: Pick<ObjectBindings, "MCP_TASK">, taskId: string):
   return ns.get(ns.idFromName(`task:${taskId}`)) as unknown as TaskMethods;
 }
 
+/**
+ * The key of an owner's task index: `who` is "principal:<id>" or an anonymous owner's key. Each
+ * revision has its own index, so a 2025 tasks/list never shows a 2026 task (which a 2025 session
+ * cannot read), and each revision's in-flight count is its own.
+ */
+export const ownerIndexKey = (era: "modern" | "legacy", who: string) => `${era}:${who}`;
+
 /** An owner's task index: what counts its tasks in flight and lists them. */
 export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskMethods {
   const ns = taskNamespace(env);

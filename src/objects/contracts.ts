@@ -9,6 +9,7 @@ import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import type { JsonRpcErrorObject } from "../mcp/errors";
 import type { Message } from "../mcp/jsonrpc";
+import type { OverLimit, TaskLimits } from "./task-index-store";
 
 /** What a `subscriptions/listen` stream wants, already narrowed to the server's capabilities. */
 export interface HubFilter {
@@ -68,6 +69,8 @@ export type SessionAnswer =
 export interface SessionStart {
   sessionId: string;
   principal: string;
+  /** Anonymous: the client's key (its address), whose task budget the session's tasks spend. */
+  clientKey?: string;
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
@@ -91,9 +94,9 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   deliver(n: HubNotification): Promise<void>;
   /** Sends `ping` on the session's GET stream; false when the client holds none. */
   pingClient(): Promise<boolean>;
-  /** A task this session created changed: its status notification, and the answer to a waiting `tasks/result`. */
+  /** A task this session created or waits on changed: its status notification, and the answer to a waiting `tasks/result`. */
   taskUpdated(task: TaskView): Promise<void>;
-  /** A task this session created passed its ttl and is gone: a `tasks/result` still waiting on it ends with -32602. */
+  /** A task this session created or waits on passed its ttl and is gone: a `tasks/result` still waiting on it ends with -32602. */
   taskExpired(taskId: string): Promise<void>;
   /** A 2025 task's progress or log message, for the session's GET stream. */
   taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void>;
@@ -112,8 +115,9 @@ export interface TaskOwner {
 export interface TaskStart {
   taskId: string;
   owner: TaskOwner;
-  /** The owner index that counts this task against MAX_TASKS_IN_FLIGHT (and lists it, for tasks/list). */
+  /** The owner index that counts this task against the owner's limits (and lists it, for tasks/list). */
   indexKey: string;
+  limits: TaskLimits;
   /** The tools/call params, as the client sent them. */
   params: Record<string, unknown>;
   protocolVersion: string;
@@ -143,15 +147,22 @@ export interface TaskMethods {
   create(start: TaskStart): Promise<TaskCreated>;
   /** null: no such task for this caller (never created, expired, or someone else's). */
   get(caller: TaskOwner): Promise<TaskView | null>;
+  /**
+   * 2025 tasks/result: the task as get() gives it, and from now on `sessionId` is told of its changes
+   * and its expiry (any session of the owner may wait on it); an error when too many already are.
+   */
+  watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null>;
   /** Takes answers to outstanding input requests; unknown or already answered keys are ignored. */
   update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null>;
+  /** Stops the task and deletes it: its anonymous 2025 session ended, so nobody can reach it again. */
+  discard(caller: TaskOwner): Promise<void>;
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
   cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
   // The same class serves as an owner's task index (one object per owner key).
-  /** Counts a new task against the owner's limit; false when the owner is at it. */
-  admit(taskId: string, max: number, task: TaskView): Promise<boolean>;
-  /** The task's latest state for listing, or null to forget it (expired). */
-  settle(taskId: string, task: TaskView | null): Promise<void>;
+  /** Counts a new task (with the bytes it stores at first) against the owner's limits; the limit it would pass, if any. */
+  admit(taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined>;
+  /** The task's latest state for listing and the bytes its object stores, or null to forget it (expired). */
+  settle(taskId: string, task: TaskView | null, bytes: number): Promise<void>;
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 

@@ -26,6 +26,10 @@ export interface SessionRow {
   counter: number;
   /** The hub shard this session registered with (absent: shard 0, the one hub of earlier versions). */
   hubShard?: number;
+  /** Anonymous: the client's key (its address); its tasks spend that key's budget, across its sessions. */
+  clientKey?: string;
+  /** Anonymous: this session's tasks not yet finished, stopped when the session ends (nobody else can reach them). */
+  openTasks?: string[];
 }
 
 export interface StoredEvent {

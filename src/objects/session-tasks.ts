@@ -14,9 +14,10 @@ import { isObject } from "../mcp/guards";
 import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, taskTtl, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
-import { newTaskId, taskIndexStub, taskStub } from "./addresses";
+import { newTaskId, ownerIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
+import { taskLimits } from "./task-index-store";
 
 /** The methods of this revision's core tasks, served here rather than by the core's table. */
 export const LEGACY_TASK_METHODS = new Set(["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"]);
@@ -24,7 +25,12 @@ export const LEGACY_TASK_METHODS = new Set(["tasks/get", "tasks/list", "tasks/ca
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 
 const ownerOf = (host: CallHost): TaskOwner => ({ era: "legacy", principal: host.session.principal, sessionId: host.session.id });
-const indexKeyOf = (host: CallHost) => (host.session.principal ? `principal:${host.session.principal}` : `session:${host.session.id}`);
+/**
+ * An anonymous client's tasks spend its address's budget, however many sessions it opens (a session
+ * from before the address was kept spends its own).
+ */
+const indexKeyOf = (host: CallHost) =>
+  ownerIndexKey("legacy", host.session.principal ? `principal:${host.session.principal}` : (host.session.clientKey ?? `session:${host.session.id}`));
 
 type Reply = (message: object) => SessionAnswer;
 
@@ -53,6 +59,7 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
       taskId,
       owner: ownerOf(host),
       indexKey: indexKeyOf(host),
+      limits: taskLimits(host.config),
       params,
       protocolVersion: host.session.protocolVersion,
       clientCapabilities: host.session.clientCapabilities,
@@ -66,6 +73,7 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
       progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
     });
     if (created.kind === "refused") return { kind: "error", error: new McpError(created.error.code, created.error.message, created.error.data) };
+    if (created.kind === "task" && !host.session.principal) await keepOpenTask(host, taskId, true);
     return { kind: "result", result: created.kind === "immediate" ? created.result : { task: legacyTask(created.task) } };
   });
   if (outcome.kind === "error") return reply(errorResponse(req.id, outcome.error.toJSON()));
@@ -104,12 +112,14 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   const stream = openStream();
   if (typeof stream !== "string") return stream;
   host.store.putCall({ stream, request: JSON.stringify(req), answers: {}, state: undefined });
-  // Read the task again now that the wait is stored: a change that came while it was being stored
-  // found no one waiting, and would otherwise be missed until the next one.
-  const latest = await stub.get(ownerOf(host));
-  if (!latest) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
-  else if (isTerminal(latest.status)) endCall(host, stream, taskResult(req.id, latest));
-  else if (latest.status === "input_required") sendTaskInput(host, stream, latest);
+  // Now that the wait is stored, the task tells this session of its changes (it may not be the one
+  // that created it), and is read again: a change that came while the wait was being stored found
+  // no one waiting, and would otherwise be missed until the next one.
+  const watched = await stub.watch(ownerOf(host), host.session.id);
+  if (!watched) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
+  else if ("error" in watched) endCall(host, stream, errorResponse(req.id, watched.error));
+  else if (isTerminal(watched.task.status)) endCall(host, stream, taskResult(req.id, watched.task));
+  else if (watched.task.status === "input_required") sendTaskInput(host, stream, watched.task);
   await host.scheduleAlarm();
   return { kind: "stream", stream, after: -1 };
 }
@@ -132,8 +142,29 @@ function sendTaskInput(host: CallHost, stream: string, task: TaskView): void {
   }
 }
 
-/** A task of this session changed: its status notification, and every tasks/result waiting on it. */
+/** Anonymous: the session's list of its unfinished tasks, which it stops when it ends. */
+async function keepOpenTask(host: CallHost, taskId: string, open: boolean): Promise<void> {
+  const tasks = (host.session.openTasks ?? []).filter((id) => id !== taskId);
+  if (open) tasks.push(taskId);
+  else if (tasks.length === host.session.openTasks?.length) return;
+  host.session.openTasks = tasks;
+  await host.store.putSession(host.session);
+}
+
+/** The session ends: its anonymous tasks still going are stopped and deleted, as nobody can reach them now. */
+export async function discardSessionTasks(host: CallHost): Promise<void> {
+  await Promise.all(
+    (host.session.openTasks ?? []).map((taskId) =>
+      taskStub(host.bindings, taskId)
+        .discard(ownerOf(host))
+        .catch((err) => console.error("session: could not stop a task of the ended session", err)),
+    ),
+  );
+}
+
+/** A task of this session (or one it waits on) changed: its status notification, and every tasks/result waiting on it. */
 export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
+  if (isTerminal(task.status)) await keepOpenTask(host, task.taskId, false);
   const get = host.store.latestGetStream();
   if (get) host.log.append(get, notification("notifications/tasks/status", legacyTask(task)));
   for (const { stream, request } of host.store.callsOf("tasks/result")) {
@@ -144,8 +175,9 @@ export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<voi
   await host.scheduleAlarm();
 }
 
-/** A task of this session passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
+/** A task of this session (or one it waits on) passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
 export async function onTaskExpired(host: CallHost, taskId: string): Promise<void> {
+  await keepOpenTask(host, taskId, false);
   for (const { stream, request } of host.store.callsOf("tasks/result")) {
     if (request.params?.taskId !== taskId) continue;
     const message = `Task ${taskId} expired (its ttl ended) before it finished`;

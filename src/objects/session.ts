@@ -17,7 +17,7 @@ import { hubStub, sessionShard } from "./addresses";
 import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
-import { onTaskExpired, onTaskUpdated } from "./session-tasks";
+import { discardSessionTasks, onTaskExpired, onTaskUpdated } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 import { closeFromPeer } from "./sockets";
@@ -100,6 +100,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       clientCapabilities: args.clientCapabilities,
       clientInfo: args.clientInfo,
       principal: args.principal,
+      ...(args.clientKey === undefined ? {} : { clientKey: args.clientKey }),
       subscriptions: [],
       initialized: false,
       createdAt: now,
@@ -301,6 +302,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       }
     }
     await hubStub(this.env, this.session.hubShard).unregister(this.session.id);
+    await discardSessionTasks(this);
     await this.store.destroy();
     this.loaded = undefined;
   }

@@ -7,8 +7,9 @@
  * step journal keeps finished work). Input moves the task to input_required;
  * the answers set the alarm again. One alarm also ends the task at its ttl.
  *
- * The same class, named by an owner key, is that owner's task index: the
- * count of unfinished tasks (MAX_TASKS_IN_FLIGHT) and the list tasks/list reads.
+ * The same class, named by an owner key, is that owner's task index
+ * (task-index-store.ts): the tasks it keeps, which its limits count and
+ * tasks/list reads.
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
@@ -19,15 +20,22 @@ import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
 import type { Outcome } from "../mcp/execute";
 import { checkInputResponse, type InputRequest } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
-import { finishedStatus, isTerminal, modernDetail, type StoredInputRequest, type TaskView } from "../mcp/tasks";
+import { finishedStatus, isTerminal, modernDetail, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
 import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
 import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
 import { runTask } from "./task-run";
+import { TaskIndexStore, type OverLimit, type TaskLimits } from "./task-index-store";
 import { TaskStore, type TaskRecord } from "./task-store";
 
 /** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
 export const MAX_CUT_SHORT = 5;
+
+/**
+ * 2025 sessions of the owner (besides the creating one) that may wait on one task's tasks/result at
+ * once: each is told of every change, so their number is bounded.
+ */
+export const MAX_WAITING_SESSIONS = 16;
 
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
@@ -38,6 +46,8 @@ const sameOwner = (a: TaskOwner, b: TaskOwner) =>
 export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
   private readonly store: TaskStore;
+  /** When this object is an owner's index rather than a task. */
+  private readonly index: TaskIndexStore;
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
@@ -48,6 +58,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     super(ctx, env);
     this.config = readConfig(env);
     this.store = new TaskStore(ctx.storage.sql);
+    this.index = new TaskIndexStore(ctx.storage.sql);
   }
 
   private get reg(): Registry {
@@ -58,12 +69,11 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   async create(start: TaskStart): Promise<TaskCreated> {
     const now = Date.now();
     const view: TaskView = { taskId: start.taskId, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: start.ttlMs, pollIntervalMs: start.pollIntervalMs };
-    const admitted = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, this.config.maxTasksInFlight, view);
-    if (!admitted) {
-      return { kind: "refused", error: { code: ErrorCode.InternalError, message: `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${this.config.maxTasksInFlight}); wait for one to finish or cancel one` } };
-    }
+    const bytes = utf8Length(JSON.stringify(start.params)) + utf8Length(JSON.stringify(start.answers));
+    const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
+    if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
-    this.store.putTask({ start, view, answers: { ...start.answers }, runs: 0 });
+    this.store.createTask({ start, view, answers: { ...start.answers }, runs: 0 });
     await this.ctx.storage.setAlarm(now);
     if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
@@ -78,6 +88,16 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
 
   async get(caller: TaskOwner): Promise<TaskView | null> {
     return (await this.owned(caller))?.view ?? null;
+  }
+
+  async watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null> {
+    const record = await this.owned(caller);
+    if (!record) return null;
+    if (isTerminal(record.view.status)) return { task: record.view };
+    if (sessionId !== record.start.owner.sessionId && !this.store.addWaiter(sessionId, MAX_WAITING_SESSIONS)) {
+      return { error: { code: ErrorCode.InternalError, message: `${MAX_WAITING_SESSIONS} other sessions already wait on this task's result; wait in one of them` } };
+    }
+    return { task: record.view };
   }
 
   async update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null> {
@@ -98,16 +118,26 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     for (const [key, answer] of Object.entries(inputResponses)) {
       if (!Object.hasOwn(outstanding, key)) continue;
       record.answers[key] = answer;
+      this.store.putAnswer(key, answer);
       delete outstanding[key];
     }
-    if (Object.keys(outstanding).length === 0) {
+    const allAnswered = Object.keys(outstanding).length === 0;
+    if (allAnswered) {
       view.status = "working";
       delete view.inputRequests;
       delete view.statusMessage;
       await this.ctx.storage.setAlarm(Date.now());
     }
-    await this.save(record);
+    // Some answers of several: the task still waits, and a 2025 session has nothing new to hear.
+    await this.save(record, { statusChanged: allAnswered });
     return {};
+  }
+
+  async discard(caller: TaskOwner): Promise<void> {
+    const record = await this.owned(caller);
+    if (!record) return;
+    this.running?.abort(new McpError(ErrorCode.InternalError, "The task's session ended"));
+    await this.forget(record);
   }
 
   async cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null> {
@@ -149,10 +179,14 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     this.store.putTask(record);
     const abort = new AbortController();
     this.running = abort;
+    // The alarm that ends the task at its ttl cannot fire while this one runs the handler: a timer
+    // does, so a run that outlives the ttl is cut off then, not when it ends.
+    const ttl = setTimeout(() => this.expireIfDue().catch((err) => console.error("task: could not expire at its ttl", err)), this.expiryOf(record) - Date.now());
     let outcome: Outcome;
     try {
       outcome = await runTask(this.runHost(record), record, abort.signal);
     } finally {
+      clearTimeout(ttl);
       this.running = undefined;
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
@@ -189,7 +223,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       onProgress: (message: string) => {
         const latest = this.store.getTask();
         if (!latest || latest.view.status !== "working") return;
-        latest.view.statusMessage = message.slice(0, 1024);
+        latest.view.statusMessage = statusText(message);
         latest.view.lastUpdatedAt = Date.now();
         this.store.putTask(latest);
       },
@@ -210,7 +244,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       }
       view.status = finishedStatus(record.start.owner.era, outcome.result);
       view.result = outcome.result;
-      delete view.statusMessage;
+      // A tool error is worth a line in tasks/get and tasks/list (2025 calls the task failed for it).
+      if (outcome.result.isError === true) view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
+      else delete view.statusMessage;
     } else if (outcome.kind === "input") {
       view.status = "input_required";
       view.inputRequests = forEra(outcome.required.requests, legacy);
@@ -226,7 +262,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private fail(view: TaskView, error: JsonRpcErrorObject): void {
     view.status = "failed";
     view.error = error;
-    view.statusMessage = error.message;
+    view.statusMessage = statusText(error.message);
   }
 
   /** Resolves with the record once the task is no longer working, or undefined after `ms`. */
@@ -260,27 +296,48 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return record;
   }
 
+  private async expireIfDue(): Promise<void> {
+    const record = this.store.getTask();
+    if (record && Date.now() >= this.expiryOf(record)) await this.expire(record);
+  }
+
   private async expire(record: TaskRecord): Promise<void> {
     this.running?.abort(new McpError(ErrorCode.InternalError, "The task expired"));
+    const sessions = this.sessionsOf(record);
     await this.forget(record);
     // A 2025 tasks/result still waiting on the task would otherwise wait for an end that never comes.
+    await Promise.all(
+      sessions.map((id) =>
+        sessionStub(this.env, id)
+          .taskExpired(record.view.taskId)
+          .catch((err) => console.error("task: could not tell a session it expired", err)),
+      ),
+    );
+  }
+
+  /** 2025: the sessions told of the task's changes — the one that created it, and any other of the owner's waiting on it. */
+  private sessionsOf(record: TaskRecord): string[] {
     const { owner } = record.start;
-    if (owner.era === "legacy" && owner.sessionId) {
-      await sessionStub(this.env, owner.sessionId)
-        .taskExpired(record.view.taskId)
-        .catch((err) => console.error("task: could not tell its session it expired", err));
-    }
+    if (owner.era !== "legacy") return [];
+    return [...new Set([...(owner.sessionId ? [owner.sessionId] : []), ...this.store.waiters()])];
   }
 
   private async forget(record: TaskRecord): Promise<void> {
-    await taskIndexStub(this.env, record.start.indexKey).settle(record.view.taskId, null);
+    // First: a run still going writes nothing from here on, not even between the deletes below.
+    this.store.forgotten();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    this.store.forgetSchema();
+    // Last: should the index be out of reach, its row still goes at the task's ttl.
+    await taskIndexStub(this.env, record.start.indexKey)
+      .settle(record.view.taskId, null, 0)
+      .catch((err) => console.error("task: could not tell its index it is gone", err));
   }
 
-  /** Stores a change and tells whoever follows the task: its index, 2026 listeners, the 2025 session. */
-  private async save(record: TaskRecord): Promise<void> {
+  /**
+   * Stores a change and tells whoever follows the task: its index, 2026 listeners (their
+   * notification carries the outstanding input requests), and, when the status changed, the 2025 sessions.
+   */
+  private async save(record: TaskRecord, { statusChanged = true } = {}): Promise<void> {
     record.view.lastUpdatedAt = Date.now();
     this.store.putTask(record);
     const { view, start } = record;
@@ -291,29 +348,45 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
         console.error(`task: could not tell ${what} of a status change`, err);
       }
     };
-    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, view));
+    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
     if (start.owner.era === "modern") {
       await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
-    } else if (start.owner.sessionId) {
-      await tell("its session", sessionStub(this.env, start.owner.sessionId).taskUpdated(view));
+    } else if (statusChanged) {
+      await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
     }
   }
 
   // ── the owner index's RPC surface ────────────────────────────────────────
-  async admit(_taskId: string, max: number, task: TaskView): Promise<boolean> {
-    return this.store.admit(task, max, Date.now());
+  async admit(_taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined> {
+    return this.index.admit(taskSummary(task), bytes, limits, Date.now());
   }
 
-  async settle(taskId: string, task: TaskView | null): Promise<void> {
-    this.store.settle(taskId, task, task !== null && isTerminal(task.status));
+  async settle(taskId: string, task: TaskView | null, bytes: number): Promise<void> {
+    this.index.settle(taskId, task && taskSummary(task), task !== null && isTerminal(task.status), bytes);
   }
 
   async list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null> {
     const after = cursor === undefined ? 0 : Number(cursor);
     if (!Number.isSafeInteger(after) || after < 0) return null;
-    const { tasks, next } = this.store.list(after, pageSize, Date.now());
+    const page = this.index.list(after, pageSize, Date.now());
+    if (!page) return null;
+    const { tasks, next } = page;
     return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
   }
+}
+
+/** The first text block of a tool result, if it has one. */
+function firstText(result: Record<string, unknown>): string | undefined {
+  const content = Array.isArray(result.content) ? (result.content as { type?: unknown; text?: unknown }[]) : [];
+  const text = content.find((c) => c?.type === "text" && typeof c.text === "string")?.text;
+  return text as string | undefined;
+}
+
+/** Why a new task was refused, naming the setting and what the caller can do. */
+function refusal(over: OverLimit, limits: TaskLimits): string {
+  if (over === "inFlight") return `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${limits.inFlight}); wait for one to finish or cancel one`;
+  if (over === "retained") return `This caller already keeps ${limits.retained} tasks (MAX_TASKS_RETAINED); each is kept until its ttl ends, then a new one can start`;
+  return `The tasks this caller keeps already hold close to ${limits.retainedBytes} bytes (MAX_TASK_BYTES_RETAINED); each is kept until its ttl ends, then a new one can start`;
 }
 
 /** 2026 DetailedTask for a notification; a large result stays behind tasks/get. */

@@ -129,9 +129,11 @@ export const prepareReport = defineTool({
     pauseMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)), 0),
     // Each pause ignores cancellation, like a step waiting on something that takes no signal.
     deaf: v.optional(v.boolean(), false),
+    // Also asks for the tone, in the same round as the length: two questions a client can answer apart.
+    tone: v.optional(v.boolean(), false),
   }),
   task: "optional",
-  handler: async ({ topic, pauseMs, deaf }, ctx) => {
+  handler: async ({ topic, pauseMs, deaf, tone }, ctx) => {
     const runs = (step: string) => `${ctx.task?.id ?? "request"}:${step}`;
     const work = async <T>(step: string, make: () => T) => {
       stepRuns.set(runs(step), (stepRuns.get(runs(step)) ?? 0) + 1);
@@ -142,6 +144,7 @@ export const prepareReport = defineTool({
     ctx.progress(1, 3, "outlined");
     const { length } = ctx.input.ask({
       length: elicit(`How long should the report on ${topic} be?`, { words: { type: "integer", title: "Words" } }, ["words"]),
+      ...(tone ? { tone: elicit(`What tone should the report on ${topic} take?`, { tone: { type: "string", title: "Tone" } }, ["tone"]) } : {}),
     });
     const words = length.action === "accept" ? Number(length.content?.words) : 100;
     ctx.progress(2, 3, "writing");
@@ -155,9 +158,18 @@ export const quickTask = defineTool({
   name: "quick_task",
   title: "Quick task",
   description: "Echoes n back at once (a task when the client takes tasks).",
-  input: v.object({ n: v.pipe(v.number(), v.integer()) }),
+  input: v.object({
+    n: v.pipe(v.number(), v.integer()),
+    // Storage tests: this many more characters in the result.
+    pad: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2_000_000)), 0),
+    // Ends with a tool error (an isError result) instead.
+    fail: v.optional(v.boolean(), false),
+  }),
   task: "optional",
-  handler: ({ n }) => `done ${n}`,
+  handler: ({ n, pad, fail }) => {
+    if (fail) throw new ToolError(`quick task ${n} failed on purpose`);
+    return `done ${n}${"x".repeat(pad)}`;
+  },
 });
 
 /**

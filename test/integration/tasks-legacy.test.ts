@@ -9,13 +9,14 @@ import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm,
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../src/mcp";
 import app from "../engine-app/app";
-import { call, cancelAllReaders, getStream, openSession, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
-import type { RpcMessage } from "../helpers/mcp";
+import { call, cancelAllReaders, deleteSession, getStream, notify, openSession, postInitialize, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 afterEach(cancelAllReaders);
 
 const RELATED = "io.modelcontextprotocol/related-task";
 const ELICITING = { elicitation: {} };
+const MODERN_TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
 async function startReport(sessionId: string, args: Record<string, unknown> = {}, task: Record<string, unknown> = {}) {
   const created = await result(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "tides", ...args }, task });
@@ -87,6 +88,27 @@ describe("2025-11-25 tasks", () => {
     expect(statuses).toContain("completed");
   });
 
+  it("2025-11-25: answering one of two questions sends no second input_required status; the task waits for the other", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    const get = sse(await getStream(s.id));
+    const task = await startReport(s.id, { tone: true });
+    await until(s.id, task.taskId, "input_required");
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "two" }));
+    const asks = [await reader.nextMessage(), await reader.nextMessage()];
+    const byKey = (word: string) => asks.find((a) => String(a?.message?.params?.message).includes(word))!.message!;
+    await respond(s.id, byKey("long").id!, { result: { action: "accept", content: { words: 12 } } });
+    await sleep(300);
+    expect((await result(s.id, "tasks/get", { taskId: task.taskId })).status).toBe("input_required");
+    await respond(s.id, byKey("tone").id!, { result: { action: "accept", content: { tone: "dry" } } });
+    const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
+    expect(final?.result.content[0].text).toMatch(/12 words on tides/);
+    const statuses: string[] = [];
+    for (let e = await get.nextMessage(500); e; e = await get.nextMessage(500)) {
+      if (e.message?.method === "notifications/tasks/status") statuses.push(e.message.params.status);
+    }
+    expect(statuses).toEqual(["input_required", "working", "completed"]);
+  });
+
   it("2025-11-25: tasks/result of a finished task answers at once; the session object evicted in between loses nothing", async () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id);
@@ -125,6 +147,27 @@ describe("2025-11-25 tasks", () => {
     expect(end?.message).toMatchObject({ id: "outlived", error: { code: -32602, message: expect.stringMatching(/expired/) } });
   });
 
+  it("2025-11-25: a task whose ttl passes mid-run expires at its ttl, not when the run ends", async () => {
+    const s = await openSession({ capabilities: ELICITING });
+    // A 6 s step that ignores ctx.signal, in a task kept for 1.5 s.
+    const task = await startReport(s.id, { pauseMs: 6000, deaf: true }, { ttl: 1500 });
+    const started = Date.now();
+    const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "on-time" }));
+    const end = await reader.nextMessage(8000);
+    expect(end?.message).toMatchObject({ id: "on-time", error: { code: -32602, message: expect.stringMatching(/expired/) } });
+    expect(Date.now() - started).toBeLessThan(4500);
+  });
+
+  it("2025-11-25: a task whose tool reports an error is failed with a statusMessage saying why; tasks/result gives the tool's result", async () => {
+    const s = await openSession();
+    const created = await result(s.id, "tools/call", { name: "quick_task", arguments: { n: 5, fail: true }, task: {} });
+    const failed = await until(s.id, created.task.taskId, "failed");
+    expect(failed.status).toBe("failed");
+    expect(failed.statusMessage).toBe("The tool reported an error: quick task 5 failed on purpose");
+    const answer = await call(s.id, "tasks/result", { taskId: created.task.taskId });
+    expect(answer.result).toMatchObject({ isError: true, content: [{ type: "text", text: "quick task 5 failed on purpose" }] });
+  });
+
   it("2025-11-25: tasks/cancel answers the cancelled task; a second cancel is -32602, as are unknown ids", async () => {
     const s = await openSession({ capabilities: ELICITING });
     const task = await startReport(s.id, { pauseMs: 30_000 });
@@ -156,14 +199,52 @@ describe("2025-11-25 tasks", () => {
   });
 });
 
+describe("2025-11-25 tasks of an anonymous client", () => {
+  /** A session opened from `address` (CF-Connecting-IP). */
+  async function openFrom(address: string): Promise<string> {
+    const res = await postInitialize({ protocolVersion: "2025-11-25", capabilities: ELICITING }, { headers: { "CF-Connecting-IP": address } });
+    const id = res.headers.get("Mcp-Session-Id")!;
+    expect((await notify(id, "notifications/initialized")).status).toBe(202);
+    return id;
+  }
+  const slowTask = (sessionId: string) => call(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "slow", pauseMs: 30_000 }, task: {} });
+
+  it("2025-11-25: an anonymous client's unfinished tasks count against its address (MAX_TASKS_IN_FLIGHT), however many sessions it opens", async () => {
+    const [a, b] = [await openFrom("192.0.2.71"), await openFrom("192.0.2.71")];
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) ids.push((await slowTask(a)).result.task.taskId);
+    const refused = await slowTask(b);
+    expect(refused.error).toMatchObject({ code: -32603, message: expect.stringMatching(/MAX_TASKS_IN_FLIGHT/) });
+    // Another address is not affected.
+    const other = await openFrom("192.0.2.72");
+    const theirs = (await slowTask(other)).result.task.taskId;
+    for (const taskId of ids) await result(a, "tasks/cancel", { taskId });
+    await result(other, "tasks/cancel", { taskId: theirs });
+  });
+
+  it("2025-11-25: ending an anonymous session stops and deletes its unfinished tasks, which nobody else can reach", async () => {
+    const s = await openFrom("192.0.2.73");
+    const { taskId } = (await slowTask(s)).result.task;
+    expect((await deleteSession(s)).status).toBe(200);
+    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
+    const tables = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    expect(tables).toEqual([]);
+  });
+});
+
 describe("2025-11-25 tasks of an authenticated principal", () => {
   const worker = (who: string) => createMcpWorker(app, { principal: () => who });
 
-  async function post(who: string, sessionId: string | undefined, message: object): Promise<{ res: Response; body: RpcMessage }> {
+  /** The raw answer, to read as it comes (a stream). */
+  function send(who: string, sessionId: string | undefined, message: object, ctx = createExecutionContext()): Promise<Response> {
     const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (sessionId) headers["Mcp-Session-Id"] = sessionId;
+    return worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+  }
+
+  async function post(who: string, sessionId: string | undefined, message: object): Promise<{ res: Response; body: RpcMessage }> {
     const ctx = createExecutionContext();
-    const res = await worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await send(who, sessionId, message, ctx);
     await waitOnExecutionContext(ctx);
     return { res, body: res.status === 202 ? ({} as RpcMessage) : ((await res.json()) as RpcMessage) };
   }
@@ -175,6 +256,75 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     await post(who, id, { jsonrpc: "2.0", method: "notifications/initialized" });
     return id;
   }
+
+  /** `who` opens sessions a and b, starts prepare_report as a task in a, and waits on its tasks/result in b. */
+  async function waitInOtherSession(who: string, args: Record<string, unknown>, resultId: string) {
+    const [a, b] = [await open(who), await open(who)];
+    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: args, task: {} } });
+    const { taskId } = created.body.result.task;
+    const reader = sse(await send(who, b, { jsonrpc: "2.0", id: resultId, method: "tasks/result", params: { taskId } }));
+    return { b, taskId, reader };
+  }
+
+  it("2025-11-25: a tasks/result from another session of the same principal gets the task's question and then its result", async () => {
+    const who = "two-sessions";
+    const { b, taskId, reader } = await waitInOtherSession(who, { topic: "shared", pauseMs: 300 }, "from-b");
+    const ask = await reader.nextMessage(5000);
+    expect(ask?.message?.method).toBe("elicitation/create");
+    expect(ask?.message?.params?._meta?.[RELATED]).toEqual({ taskId });
+    expect((await send(who, b, { jsonrpc: "2.0", id: ask!.message!.id, result: { action: "accept", content: { words: 7 } } })).status).toBe(202);
+    const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
+    expect(final?.id).toBe("from-b");
+    expect(final?.result.content[0].text).toMatch(/7 words on shared/);
+  });
+
+  it("2025-11-25: a tasks/result from another session of the same principal ends with -32602 when the task expires", async () => {
+    const { taskId, reader } = await waitInOtherSession("two-sessions-expiry", { topic: "gone", pauseMs: 30_000 }, "b-waits");
+    // The wait is stored and the task knows of it before the ttl passes.
+    await sleep(300);
+    await runDurableObjectAlarm(await pastTtl(taskId, { due: true }));
+    const end = await reader.nextMessage(5000);
+    expect(end?.message).toMatchObject({ id: "b-waits", error: { code: -32602, message: expect.stringMatching(/expired/) } });
+  });
+
+  it("2025-11-25: at most 16 other sessions of a principal wait on one task's tasks/result; the next is told so (-32603)", async () => {
+    const who = "many-waiters";
+    const { taskId, reader } = await waitInOtherSession(who, { topic: "crowd", pauseMs: 30_000 }, "w0");
+    const waiting = [reader];
+    for (let i = 1; i < 16; i++) waiting.push(sse(await send(who, await open(who), { jsonrpc: "2.0", id: `w${i}`, method: "tasks/result", params: { taskId } })));
+    const late = sse(await send(who, await open(who), { jsonrpc: "2.0", id: "w16", method: "tasks/result", params: { taskId } }));
+    const refused = await late.nextMessage(5000);
+    expect(refused?.message).toMatchObject({ id: "w16", error: { code: -32603, message: expect.stringMatching(/16 other sessions/) } });
+    // The sixteen that wait are told of the end.
+    await post(who, await open(who), { jsonrpc: "2.0", id: 9, method: "tasks/cancel", params: { taskId } });
+    const ends = await Promise.all(waiting.map((r) => r.nextMessage(5000)));
+    expect(ends.map((e) => e?.message?.error?.message)).toEqual(Array(16).fill(`Task ${taskId} was cancelled`));
+  });
+
+  it("2025-11-25: a tasks/list cursor that names no task position is -32602, not an empty page", async () => {
+    const who = "cursor-alice";
+    const sid = await open(who);
+    const created = await post(who, sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "quick_task", arguments: { n: 1 }, task: {} } });
+    expect(created.body.result.task.taskId).toBeDefined();
+    expect((await post(who, sid, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} })).body.result.tasks).toHaveLength(1);
+    const bad = await post(who, sid, { jsonrpc: "2.0", id: 4, method: "tasks/list", params: { cursor: "999999" } });
+    expect(bad.body.error?.code).toBe(-32602);
+  });
+
+  it("2025-11-25: tasks/list never shows the principal's 2026-07-28 tasks, which a 2025 session cannot read", async () => {
+    const who = "era-alice";
+    const { message, headers } = buildModernRequest("tools/call", { name: "prepare_report", arguments: { topic: "2026", pauseMs: 30_000 } }, { capabilities: MODERN_TASKS });
+    const ctx = createExecutionContext();
+    const res = await worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    const modern = ((await res.json()) as RpcMessage).result;
+    expect(modern.resultType).toBe("task");
+    const sid = await open(who);
+    const legacy = await post(who, sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "2025", pauseMs: 30_000 }, task: {} } });
+    const listed = await post(who, sid, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} });
+    expect(listed.body.result.tasks.map((t: any) => t.taskId)).toEqual([legacy.body.result.task.taskId]);
+    await post(who, sid, { jsonrpc: "2.0", id: 4, method: "tasks/cancel", params: { taskId: legacy.body.result.task.taskId } });
+  });
 
   it("2025-11-25: tasks/list lists the principal's own tasks across its sessions, and nobody else's", async () => {
     const alice1 = await open("list-alice");

@@ -249,6 +249,60 @@ describe("what a task survives", () => {
     expect(tables).toEqual([]);
   });
 
+  it("2026-07-28: a task that expires while a step still runs gets no storage back when the step ends", async () => {
+    const address = "203.0.113.16";
+    // The outline step takes 1 s and ignores ctx.signal, as a step awaiting fetch(url) would.
+    const { taskId } = await startReport(address, { pauseMs: 1000, deaf: true });
+    const stub = taskObject(taskId);
+    await sleep(200);
+    await runInDurableObject(stub, async (_instance, state) => {
+      const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+      record.view.createdAt -= record.view.ttlMs + 1000;
+      state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
+    });
+    // Reading it finds the ttl passed: the task is forgotten while its step is still running.
+    await expectRpcError(await modernPost("tasks/get", { taskId }, from(address)), 200, -32602);
+    // The step ends and the run goes on to its question.
+    await sleep(1500);
+    const left = await runInDurableObject(stub, async (_i, state) => ({
+      tables: state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(left).toEqual({ tables: [], alarm: null });
+  });
+
+  it("2026-07-28: a task stored by the previous version (all in one record row) goes on after an upgrade with its arguments, answers and steps", async () => {
+    const taskId = "stored-by-the-previous-version".padEnd(43, "x");
+    const now = Date.now();
+    const view = { taskId, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: 3_600_000, pollIntervalMs: 1000 };
+    const start = {
+      taskId, owner: { era: "modern", principal: "" }, indexKey: "ip:203.0.113.30", params: { name: "prepare_report", arguments: { topic: "upgrades" } },
+      protocolVersion: "2026-07-28", clientCapabilities: CAPS, answers: {}, ttlMs: 3_600_000, pollIntervalMs: 1000, immediateMs: 0, trace: {},
+    };
+    const stub = taskObject(taskId);
+    await runInDurableObject(stub, async (_i, state) => {
+      state.storage.sql.exec(`CREATE TABLE task (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+        CREATE TABLE steps (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE owned (id TEXT PRIMARY KEY, view TEXT NOT NULL, terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL);`);
+      const record = { start, view, answers: answer(5), runs: 1 };
+      state.storage.sql.exec("INSERT INTO task (id, record) VALUES (?, ?)", taskId, JSON.stringify(record));
+      state.storage.sql.exec("INSERT INTO steps (name, value) VALUES ('outline', ?)", JSON.stringify("an outline of upgrades"));
+      await state.storage.setAlarm(Date.now());
+    });
+    // Its owner's index of that version, which kept whole results in its rows.
+    const oldIndex = env.MCP_TASK!.get(env.MCP_TASK!.idFromName("owner:ip:203.0.113.30"));
+    await runInDurableObject(oldIndex, (_i, state) => {
+      state.storage.sql.exec("CREATE TABLE owned (id TEXT PRIMARY KEY, view TEXT NOT NULL, terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL)");
+      state.storage.sql.exec("INSERT INTO owned VALUES (?, ?, 0, ?)", taskId, JSON.stringify(view), now + 3_600_000);
+    });
+    await runDurableObjectAlarm(stub);
+    const done = await until(taskId, "completed", "203.0.113.30");
+    expect(done.result.content[0].text).toBe("Report: an outline of upgrades, then 5 words on upgrades (outline ran 0×, write 1×)");
+    // Told of the end, the old index lets its rows go.
+    const tables = await runInDurableObject(oldIndex, (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    expect(tables).toEqual([]);
+  });
+
   it("2026-07-28: a guessed task id leaves no storage behind", async () => {
     const guess = "B".repeat(43);
     await expectRpcError(await modernPost("tasks/get", { taskId: guess }, from("203.0.113.13")), 200, -32602);
