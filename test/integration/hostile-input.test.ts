@@ -26,6 +26,7 @@ import {
   result,
   sse,
 } from "../helpers/legacy";
+import { initializeHeaders, initializeMessage } from "../wire/index.ts";
 
 afterEach(cancelAllReaders);
 
@@ -678,5 +679,104 @@ describe("2025-11-25 lane: per-session limits", () => {
     }
     // With room in the budget again, a new call can wait on the user.
     started(await startGreet(s.id, "room-again"));
+  });
+});
+
+// ── rate limits: one budget per client, and a 429 that answers the request ─
+
+describe("rate limits", () => {
+  const tight = (env as unknown as Record<string, unknown>).TEST_TIGHT_RATE_LIMIT;
+  /** A /64 of its own for each test run (the limiter's counters outlive a test). */
+  const freshPrefix = () => `2001:db8:${Array.from(crypto.getRandomValues(new Uint16Array(2)), (n) => n.toString(16)).join(":")}`;
+
+  async function post(message: object, headers: Record<string, string>, address: string, limits: Record<string, unknown>): Promise<Response> {
+    const ctx = createExecutionContext();
+    const init = { method: "POST", headers: { ...headers, "CF-Connecting-IP": address }, body: JSON.stringify(message) };
+    const res = await worker.fetch(new Request(MCP_URL, init), { ...env, ...limits } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  }
+  const discover = (address: string, id: string | number = "d") => {
+    const { message, headers } = buildModernRequest("server/discover", {}, { id });
+    return post(message, headers, address, { MCP_RATE_LIMIT: tight });
+  };
+
+  it("every address of one IPv6 /64 spends the same request budget; another /64 has its own", async () => {
+    const prefix = freshPrefix();
+    // The tight limiter allows 3 a minute: three addresses of the /64 use it up, written every way IPv6 allows.
+    for (const address of [`${prefix}::1`, `${prefix}:0:0:0:2`, `${prefix.toUpperCase()}::abcd:3`]) expect((await discover(address)).status).toBe(200);
+    const res = await discover(`${prefix}:ffff:ffff:ffff:ffff`, "over");
+    await expectRpcError(res, 429, InvalidRequest, "over");
+    expect((await discover(`${freshPrefix()}::1`)).status).toBe(200);
+  });
+
+  it("an IPv4-mapped IPv6 address is its own client, not one /64 for every IPv4 client", async () => {
+    for (let i = 0; i < 3; i++) expect((await discover(`::ffff:192.0.2.${i + 1}`)).status).toBe(200);
+  });
+
+  it("a 429 from MCP_RATE_LIMIT answers the request's id with Retry-After, and so does a malformed request over the limit", async () => {
+    const address = `${freshPrefix()}::7`;
+    for (let i = 0; i < 3; i++) expect((await discover(address)).status).toBe(200);
+    const res = await discover(address, 42);
+    expect(res.headers.get("Retry-After")).toBe("60");
+    await expectRpcError(res, 429, InvalidRequest, 42);
+    // A body the server cannot run still spends the budget, and its 429 carries the id it could read.
+    const { headers } = buildModernRequest("server/discover", {});
+    const bad = await post({ jsonrpc: "2.0", id: "bad", method: 7 }, headers, address, { MCP_RATE_LIMIT: tight });
+    expect(bad.headers.get("Retry-After")).toBe("60");
+    await expectRpcError(bad, 429, InvalidRequest, "bad");
+  });
+
+  it("a 429 from MCP_SESSION_RATE_LIMIT answers the initialize request's id, with Retry-After", async () => {
+    const address = `${freshPrefix()}::8`;
+    const init = (id: string) => post(initializeMessage({}, { id }), initializeHeaders(), address, { MCP_SESSION_RATE_LIMIT: tight });
+    for (let i = 0; i < 3; i++) expect((await init(`init-${i}`)).status).toBe(200);
+    const res = await init("init-over");
+    expect(res.headers.get("Retry-After")).toBe("60");
+    expect(res.headers.get("Mcp-Session-Id")).toBeNull();
+    await expectRpcError(res, 429, InvalidRequest, "init-over");
+  });
+});
+
+// ── names the client makes up, in the logs and the metrics ─────────────────
+
+describe("client-chosen names in the logs", () => {
+  const requestLines = () => logged.filter((l) => l.startsWith('{"mcp":"request"'));
+
+  const forged = `forged\u2028{"mcp":"request","outcome":"result"}\u2029`;
+  /** The request lines logged while `send` runs: exactly one, and what it says. */
+  async function loggedFor(send: () => Promise<void>): Promise<{ line: string; name: string }> {
+    const before = requestLines().length;
+    await send();
+    const lines = requestLines().slice(before);
+    expect(lines).toHaveLength(1);
+    return { line: lines[0]!, name: (JSON.parse(lines[0]!) as { name: string }).name };
+  }
+  const expectTamed = ({ line, name }: { line: string; name: string }) => {
+    expect(line).not.toMatch(/[\u2028\u2029]/);
+    expect(line).not.toContain("s3cr3t");
+    expect(name.length).toBeLessThanOrEqual(129);
+  };
+
+  it.each([
+    ["tools/call", { name: `${forged}${"n".repeat(4000)}`, arguments: {} }, "name"],
+    ["resources/read", { uri: `info://about?token=s3cr3t-query-token#frag\u2028${"u".repeat(4000)}` }, "uri"],
+    ["prompts/get", { name: `${forged}${"p".repeat(4000)}` }, "name"],
+  ] as const)("2026-07-28: an unknown name in %s is logged cut short and escaped, on one line, without its query", async (method, params, key) => {
+    const entry = await loggedFor(async () => {
+      const res = await modernPost(method, params, { id: "made-up", headers: { "Mcp-Name": base64Header(params[key as keyof typeof params] as string) } });
+      expect(res.status).toBeLessThan(500);
+      await res.body?.cancel();
+    });
+    expectTamed(entry);
+  });
+
+  it("2025-11-25: a made-up tool name of 100,000 characters is logged cut short and escaped", async () => {
+    const s = await openSession();
+    const entry = await loggedFor(async () => {
+      const answer = await call(s.id, "tools/call", { name: `${forged}${"x".repeat(100_000)}`, arguments: {} }, { id: "long" });
+      expect(answer.error?.code).toBe(InvalidParams);
+    });
+    expectTamed(entry);
   });
 });
