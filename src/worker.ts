@@ -167,7 +167,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       principal: principal || undefined,
       anonymousKey: legacy.rateLimitKey,
       waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env, principal || undefined),
+      listen: (m) => serveListen(m, reg, env, principal || undefined, legacy.rateLimitKey),
     });
   }
 

@@ -6,11 +6,12 @@
  * what it had stored survived: a greet call waiting on the user when the
  * hostile message arrived still completes when the user answers.
  */
-import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { SELF, createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../engine-app/index";
 import { readConfig } from "../../src/config";
-import { MCP_URL, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { MCP_URL, SseReader, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { hubShards } from "../helpers/hub";
 import {
   type EventReader,
   LEGACY_VERSION,
@@ -778,5 +779,76 @@ describe("client-chosen names in the logs", () => {
       expect(answer.error?.code).toBe(InvalidParams);
     });
     expectTamed(entry);
+  });
+});
+
+// ── listen streams: a bound per client on their number and their filters ──
+
+describe("2026-07-28 lane: listen streams per client", () => {
+  const open: SseReader[] = [];
+  afterEach(async () => void (await Promise.all(open.splice(0).map((r) => r.cancel()))));
+
+  /** A listen request from `address`; its stream is kept open (and closed after the test) when it is served. */
+  async function listenFrom(address: string, id: string, notifications: Record<string, unknown> = { toolsListChanged: true }): Promise<Response | SseReader> {
+    const res = await modernPost("subscriptions/listen", { notifications }, { id, headers: { "CF-Connecting-IP": address } });
+    if (res.status !== 200) return res;
+    const reader = new SseReader(res);
+    open.push(reader);
+    expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+    return reader;
+  }
+  /** Retries while a just-closed stream's socket is still going away (its slot frees when the hub sees the close). */
+  async function listenSoon(address: string, id: string, notifications?: Record<string, unknown>): Promise<Response | SseReader> {
+    for (let attempt = 0; ; attempt++) {
+      const got = await listenFrom(address, id, notifications);
+      if (got instanceof SseReader || attempt === 40) return got;
+      await got.body?.cancel();
+      await sleep(25);
+    }
+  }
+  /** The largest filter one listen request may carry: 256 resource URIs of 2,048 bytes. */
+  const largest = (tag: string) => ({ resourceSubscriptions: Array.from({ length: 256 }, (_, i) => `units://${tag}-${i}/`.padEnd(2048, "u")) });
+
+  it(`over MAX_LISTEN_STREAMS (${limits.maxListenStreams}) open streams a client's next listen is 429 with its id; other clients go on, and a closed stream frees its slot`, async () => {
+    const address = "203.0.113.61";
+    for (let i = 0; i < limits.maxListenStreams; i++) expect(await listenFrom(address, `cap-${i}`)).toBeInstanceOf(SseReader);
+    const over = await listenFrom(address, "cap-over");
+    expect(over).toBeInstanceOf(Response);
+    const error = await expectRpcError(over as Response, 429, InvalidRequest, "cap-over");
+    expect(error.message).toMatch(/MAX_LISTEN_STREAMS/);
+    // Every address of an IPv6 /64 is the same client; another client has its own streams.
+    expect(await listenFrom("203.0.113.62", "other")).toBeInstanceOf(SseReader);
+    await open.shift()!.cancel();
+    expect(await listenSoon(address, "cap-again")).toBeInstanceOf(SseReader);
+  });
+
+  it("every address of an IPv6 /64 counts as one client for listen streams", async () => {
+    for (let i = 0; i < limits.maxListenStreams; i++) expect(await listenFrom(`2001:db8:77:1::${(i + 1).toString(16)}`, `v6-${i}`)).toBeInstanceOf(SseReader);
+    await expectRpcError((await listenFrom("2001:db8:77:1:ffff::1", "v6-over")) as Response, 429, InvalidRequest, "v6-over");
+  });
+
+  it(`filters past MAX_LISTEN_FILTER_BYTES (${limits.maxListenFilterBytes}) together are 429, one larger than it alone is 400, and the hub stores no more than the bound`, async () => {
+    const address = "203.0.113.63";
+    expect(await listenFrom(address, "big-1", largest("a"))).toBeInstanceOf(SseReader);
+    const over = (await listenFrom(address, "big-2", largest("b"))) as Response;
+    expect((await expectRpcError(over, 429, InvalidRequest, "big-2")).message).toMatch(/MAX_LISTEN_FILTER_BYTES/);
+    // Small filters still fit beside the large one.
+    expect(await listenFrom(address, "small", { toolsListChanged: true })).toBeInstanceOf(SseReader);
+    const stored = await Promise.all(
+      hubShards().map((shard) =>
+        runInDurableObject(shard, (_i, state) => {
+          const has = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'listen_filters'").toArray().length > 0;
+          return has ? state.storage.sql.exec<{ n: number }>("SELECT COALESCE(SUM(LENGTH(filter)), 0) AS n FROM listen_filters").one().n : 0;
+        }),
+      ),
+    );
+    expect(Math.max(...stored)).toBeLessThanOrEqual(limits.maxListenFilterBytes);
+
+    // With a lower setting, one filter larger than the whole budget can never fit: that is the request's fault.
+    const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: largest("c") }, { id: "too-big" });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, MAX_LISTEN_FILTER_BYTES: "65536" } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    expect((await expectRpcError(res, 400, InvalidParams, "too-big")).message).toMatch(/MAX_LISTEN_FILTER_BYTES/);
   });
 });
