@@ -772,6 +772,17 @@ describe("client-chosen names in the logs", () => {
     expectTamed(entry);
   });
 
+  it.each([
+    ["version ff", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+    ["an all-zero parent id", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"],
+  ])("both lanes: a traceparent with %s is served and its trace id is not logged", async (_what, traceparent) => {
+    const modern = await loggedFor(async () => void (await modernResult("tools/list", {}, { meta: { traceparent }, headers: { traceparent } })));
+    expect(JSON.parse(modern.line).traceId).toBeUndefined();
+    const s = await openSession();
+    const legacy = await loggedFor(async () => void expect((await call(s.id, "tools/list", { _meta: { traceparent } })).result).toBeDefined());
+    expect(JSON.parse(legacy.line).traceId).toBeUndefined();
+  });
+
   it("2025-11-25: a made-up tool name of 100,000 characters is logged cut short and escaped", async () => {
     const s = await openSession();
     const entry = await loggedFor(async () => {
