@@ -711,6 +711,18 @@ describe("rate limits", () => {
     expect((await discover(`${freshPrefix()}::1`)).status).toBe(200);
   });
 
+  it(`2026-07-28: the addresses of one IPv6 /64 share one anonymous budget of MAX_TASKS_IN_FLIGHT (${limits.maxTasksInFlight}) tasks`, async () => {
+    const tasks = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
+    const from = (address: string) => ({ capabilities: tasks, headers: { "CF-Connecting-IP": address } });
+    const report = (address: string) => modernPost("tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: 30_000 } }, from(address));
+    const prefix = freshPrefix();
+    const ids: string[] = [];
+    for (let i = 1; i <= limits.maxTasksInFlight; i++) ids.push(((await (await report(`${prefix}::${i.toString(16)}`)).json()) as RpcMessage).result.taskId);
+    expect(ids.every(Boolean)).toBe(true);
+    expect((await expectRpcError(await report(`${prefix}:1:2:3:4`), 200, InternalError)).message).toMatch(/MAX_TASKS_IN_FLIGHT/);
+    for (const taskId of ids) await modernResult("tasks/cancel", { taskId }, from(`${prefix}::1`));
+  });
+
   it("an IPv4-mapped IPv6 address is its own client, not one /64 for every IPv4 client", async () => {
     for (let i = 0; i < 3; i++) expect((await discover(`::ffff:192.0.2.${i + 1}`)).status).toBe(200);
   });
