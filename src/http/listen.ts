@@ -114,7 +114,7 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   // The principal stays with the filter in the hub, so a principal's notifications reach only its streams.
   const listener = JSON.stringify({ ...filter, principal: principal ?? "" } satisfies HubListener);
   const bytes = encoder.encode(listener).byteLength;
-  const { maxListenFilterBytes } = readConfig(env);
+  const { maxListenStreams, maxListenFilterBytes } = readConfig(env);
   if (bytes > maxListenFilterBytes)
     return rpcError(id, invalidParams(`this listen filter is ${bytes} bytes; at most ${maxListenFilterBytes} (MAX_LISTEN_FILTER_BYTES)`).toJSON(), 400);
 
@@ -126,7 +126,7 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   let ws: WebSocket | null;
   try {
     const place = await listenerPlace(env, clientKey);
-    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&bytes=${bytes}`;
+    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&bytes=${bytes}&streams=${maxListenStreams}&budget=${maxListenFilterBytes}`;
     const upgrade = await hubStub(env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
     if (upgrade.status === 429) {
       const why = LISTEN_REFUSALS[(await upgrade.text()) as ListenRefusal] ?? LISTEN_REFUSALS.streams;

@@ -22,7 +22,6 @@
  * invocation makes more than SESSION_BATCH calls however many sessions there are.
  */
 import { DurableObject } from "cloudflare:workers";
-import { readConfig } from "../config";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
 import { sessionStub } from "./addresses";
@@ -130,22 +129,22 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
 
   /**
    * A new listen socket for `client` (a tag from addresses.ts `listenerPlace`), whose filter frame
-   * will be at most `bytes` long. Every stream of a client comes to this shard, so its sockets here
-   * are all of them: over MAX_LISTEN_STREAMS, or MAX_LISTEN_FILTER_BYTES with this filter, it is
-   * refused with 429. Count and bytes live in the socket's tags, which survive hibernation, and a
-   * socket that closes stops counting by itself.
+   * will be at most `bytes` long, under the Worker's MAX_LISTEN_STREAMS (`streams`) and
+   * MAX_LISTEN_FILTER_BYTES (`budget`). Every stream of a client comes to this shard, so its sockets
+   * here are all of them: over either bound it is refused with 429. Count and bytes live in the
+   * socket's tags, which survive hibernation, and a socket that closes stops counting by itself.
    */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade") !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
     const params = new URL(request.url).searchParams;
     const client = params.get("client") ?? "";
-    const bytes = Number(params.get("bytes"));
-    if (!client || !Number.isSafeInteger(bytes) || bytes < 0) return new Response("a listen socket names its client and its filter's bytes", { status: 400 });
-    const config = readConfig(this.env);
+    const [bytes, streams, budget] = ["bytes", "streams", "budget"].map((k) => Number(params.get(k)));
+    if (!client || ![bytes, streams, budget].every((n) => Number.isSafeInteger(n) && n! >= 0))
+      return new Response("a listen socket names its client, its filter's bytes and the client's bounds", { status: 400 });
     const held = this.ctx.getWebSockets(clientTag(client));
     const refuse = (why: ListenRefusal) => new Response(why, { status: 429 });
-    if (held.length >= config.maxListenStreams) return refuse("streams");
-    if (held.reduce((sum, ws) => sum + this.filterBytes(ws), bytes) > config.maxListenFilterBytes) return refuse("filter-bytes");
+    if (held.length >= streams!) return refuse("streams");
+    if (held.reduce((sum, ws) => sum + this.filterBytes(ws), bytes!) > budget!) return refuse("filter-bytes");
     const [peer, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [clientTag(client), `${BYTES_TAG}${bytes}`]);
     return new Response(null, { status: 101, webSocket: peer });

@@ -12,6 +12,7 @@ import worker from "../engine-app/index";
 import { readConfig } from "../../src/config";
 import { MCP_URL, SseReader, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
 import { hubShards } from "../helpers/hub";
+import { listenerPlace } from "../../src/objects/addresses";
 import {
   type EventReader,
   LEGACY_VERSION,
@@ -843,6 +844,33 @@ describe("2026-07-28 lane: listen streams per client", () => {
     expect(await listenFrom("203.0.113.62", "other")).toBeInstanceOf(SseReader);
     await open.shift()!.cancel();
     expect(await listenSoon(address, "cap-again")).toBeInstanceOf(SseReader);
+  });
+
+  /** A listen through the Worker with settings of its own; answers the HTTP status (a served stream stays open for the test). */
+  async function listenWith(settings: Record<string, string>, id: string, extra: Record<string, string>): Promise<number> {
+    const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id, headers: extra });
+    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...settings } as never, createExecutionContext());
+    if (res.status === 200) {
+      const reader = new SseReader(res);
+      open.push(reader);
+      expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+    } else await res.body?.cancel();
+    return res.status;
+  }
+
+  it("an authenticated principal's listen streams count together, whatever address each comes from", async () => {
+    const token = { AUTH_MODE: "token", MCP_AUTH_TOKEN: `token-${crypto.randomUUID()}`, MAX_LISTEN_STREAMS: "2" };
+    const listen = (id: string, address: string) => listenWith(token, id, { Authorization: `Bearer ${token.MCP_AUTH_TOKEN}`, "CF-Connecting-IP": address });
+    expect([await listen("p-1", "192.0.2.10"), await listen("p-2", "192.0.2.11"), await listen("p-3", "192.0.2.12")]).toEqual([200, 200, 429]);
+  });
+
+  it("MAX_LISTEN_STREAMS moves the bound, and every stream of one client is held by one hub shard", async () => {
+    const address = "203.0.113.64";
+    const listen = (id: string) => listenWith({ MAX_LISTEN_STREAMS: "2" }, id, { "CF-Connecting-IP": address });
+    expect([await listen("two-1"), await listen("two-2"), await listen("two-3")]).toEqual([200, 200, 429]);
+    const place = await listenerPlace(env, `ip:${address}`);
+    const perShard = await Promise.all(hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets(`client:${place.client}`).length)));
+    expect(perShard).toEqual(hubShards().map((_, i) => (i === place.shard ? 2 : 0)));
   });
 
   it("every address of an IPv6 /64 counts as one client for listen streams", async () => {
