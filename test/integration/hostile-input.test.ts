@@ -810,7 +810,15 @@ describe("client-chosen names in the logs", () => {
 
 describe("2026-07-28 lane: listen streams per client", () => {
   const open: SseReader[] = [];
-  afterEach(async () => void (await Promise.all(open.splice(0).map((r) => r.cancel()))));
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((r) => r.cancel()));
+    // Until the hub has seen the closes, so that no test (nor the teardown) meets a stream still going away.
+    for (let i = 0; i < 100; i++) {
+      const held = await Promise.all(hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets().length)));
+      if (held.every((n) => n === 0)) break;
+      await sleep(20);
+    }
+  });
 
   /** A listen request from `address`; its stream is kept open (and closed after the test) when it is served. */
   async function listenFrom(address: string, id: string, notifications: Record<string, unknown> = { toolsListChanged: true }): Promise<Response | SseReader> {
