@@ -68,6 +68,10 @@ export interface Vars {
   TASK_LEASE_SECONDS?: string;
   /** How many hub Durable Objects notifications fan out through (README → Scale). */
   HUB_SHARDS?: string;
+  /** Open `subscriptions/listen` streams one client (a principal; anonymous: an address) may hold. */
+  MAX_LISTEN_STREAMS?: string;
+  /** UTF-8 bytes of listen filters one client's open streams may hold together. */
+  MAX_LISTEN_FILTER_BYTES?: string;
 }
 
 export interface Config {
@@ -97,6 +101,8 @@ export interface Config {
   taskMaxResultBytes: number;
   taskLeaseMs: number;
   hubShards: number;
+  maxListenStreams: number;
+  maxListenFilterBytes: number;
 }
 
 export type AuthConfig =
@@ -194,6 +200,9 @@ export function readConfig(env: Vars): Config {
     taskMaxResultBytes: positiveInt(env.TASK_MAX_RESULT_BYTES, 1024 * 1024, "TASK_MAX_RESULT_BYTES"),
     taskLeaseMs: positiveInt(env.TASK_LEASE_SECONDS, 60, "TASK_LEASE_SECONDS") * 1000,
     hubShards: hubShards(env.HUB_SHARDS),
+    maxListenStreams: positiveInt(env.MAX_LISTEN_STREAMS, 16, "MAX_LISTEN_STREAMS"),
+    // One filter at the listen caps (256 URIs of 2 KiB, 256 task ids) is about 580 KiB: it fits.
+    maxListenFilterBytes: positiveInt(env.MAX_LISTEN_FILTER_BYTES, 1024 * 1024, "MAX_LISTEN_FILTER_BYTES"),
   };
   cached = { env, config };
   return config;

@@ -27,6 +27,8 @@ import { taskObjectFor } from "./objects/task";
 
 export const MCP_PATH = "/mcp";
 
+const TOO_MANY_REQUESTS = "this client sent too many requests";
+
 /**
  * What the engine uses of the Worker's execution context. Routers (Hono, itty-router) pass their own
  * context objects, so only this much is required of them.
@@ -136,10 +138,11 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       principal = who.id;
     }
     const key = rateLimitKey(request, principal);
-    const limited = await overLimit(env.MCP_RATE_LIMIT, key, "this client sent too many requests", "MCP_RATE_LIMIT");
-    if (limited) return limited;
     const legacy = { reg: registry(), config, env, principal, rateLimitKey: key };
+    // A POST spends its budget once its id is read, so that a 429 answers the request it refuses.
     if (request.method === "POST") return handlePost(request, env, ctx, legacy);
+    const limited = await overLimit(env.MCP_RATE_LIMIT, key, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT");
+    if (limited) return limited;
     // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
     if (request.method === "GET") return serveLegacyGet(request, legacy);
     if (request.method === "DELETE") return serveLegacyDelete(request, legacy);
@@ -154,16 +157,21 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     if (body instanceof Response) return body;
 
     let msg;
+    let invalid;
     try {
       msg = parseMessage(body, config.maxJsonDepth);
     } catch (err) {
-      const e = toMcpError(err);
-      return rpcError(idOf(body), e.toJSON(), refusedStatus(e.code));
+      invalid = toMcpError(err);
     }
+    const id = msg ? (msg.kind === "request" ? msg.message.id : null) : idOf(body);
+    // Every POST spends the budget, a malformed one too.
+    const limited = await overLimit(env.MCP_RATE_LIMIT, legacy.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
+    if (limited) return limited;
+    if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
     if (classifyEra(msg, request.headers) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.
-        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, legacy.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT");
+        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, legacy.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
         if (limited) return limited;
       }
       return serveLegacyPost(request, msg, legacy);
@@ -178,7 +186,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       principal: principal || undefined,
       anonymousKey: legacy.rateLimitKey,
       waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env, principal || undefined),
+      listen: (m) => serveListen(m, reg, env, principal || undefined, legacy.rateLimitKey),
     });
   }
 

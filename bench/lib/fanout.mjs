@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { startWrangler } from "../../test/e2e/server.mjs";
 import { streamHeaders } from "../../test/wire/index.ts";
 import { Client, expectOk } from "./http.mjs";
-import { LegacySession, modernCall, modernRequest } from "./mcp.mjs";
+import { LegacySession, clientAddress, modernCall, modernRequest } from "./mcp.mjs";
 import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { percentile } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
@@ -92,7 +92,7 @@ async function pool(count, concurrency, fn) {
 }
 
 async function openListener(client, i) {
-  const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: `fanout-${i}` });
+  const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: `fanout-${i}`, headers: { "CF-Connecting-IP": clientAddress(i) } });
   const a = new Arrivals(await expectOk(await client.open("POST", headers, body), "subscriptions/listen"));
   if (!(await a.until(() => a.acked, 30_000))) throw new Error(`listen ${i}: no acknowledgement in 30 s`);
   return a;

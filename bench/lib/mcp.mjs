@@ -21,6 +21,13 @@ export function modernRequest(method, params = {}, opts = {}) {
   return { headers, body: JSON.stringify(message) };
 }
 
+/**
+ * The address of simulated client `i` (`wrangler dev` takes CF-Connecting-IP from the request). The
+ * engine holds one client to MAX_LISTEN_STREAMS and puts all its streams on one hub shard, so runs
+ * that open many listen streams open each from a client of its own, as real listeners are.
+ */
+export const clientAddress = (i) => `198.18.${(i >> 8) & 255}.${i & 255}`;
+
 /** One modern request, checked: resolves with the JSON-RPC result (JSON or SSE answer). */
 export async function modernCall(client, method, params, opts) {
   const { headers, body } = modernRequest(method, params, opts);

@@ -7,15 +7,16 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { sleep } from "../../test/e2e/procs.mjs";
 import { Client, eventsOf, expectOk } from "./http.mjs";
-import { LegacySession, modernRequest } from "./mcp.mjs";
+import { LegacySession, clientAddress, modernRequest } from "./mcp.mjs";
 import { SERVERS } from "./servers.mjs";
 import { startDirect } from "./direct.mjs";
 
 const rssKiB = (pids) => pids.reduce((a, pid) => a + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN), 0);
 
 /** Opens a listen stream and waits for its acknowledgement; returns the live response. */
+let listeners = 0;
 async function openListen(client) {
-  const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } });
+  const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { headers: { "CF-Connecting-IP": clientAddress(++listeners) } });
   const res = await expectOk(await client.open("POST", headers, body), "subscriptions/listen");
   const first = await eventsOf(res).next(30_000);
   if (first?.message?.method !== "notifications/subscriptions/acknowledged") throw new Error(`listen: first event ${JSON.stringify(first).slice(0, 200)}`);

@@ -13,8 +13,9 @@ import { notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrp
 import type { Registry } from "../mcp/registry";
 import { META } from "../mcp/versions";
 import type { ClientCapabilities } from "../mcp/types";
-import { hubStub, listenerShard } from "../objects/addresses";
-import { HUB_READY, type HubFilter, type HubListener } from "../objects/contracts";
+import { readConfig } from "../config";
+import { hubStub, listenerPlace } from "../objects/addresses";
+import { HUB_READY, type HubFilter, type HubListener, type ListenRefusal } from "../objects/contracts";
 import { completeFrame } from "../objects/frames";
 import { rpcError } from "./responses";
 import { refusedStatus } from "./status";
@@ -88,24 +89,50 @@ export function honouredFilter(requested: unknown, reg: Registry, client?: Clien
   return out;
 }
 
-export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, principal?: string): Promise<Response> {
-  let filter: HubFilter;
+/** What a 429 from the hub means for the client: which of its limits it reached. */
+const LISTEN_REFUSALS: Record<ListenRefusal, string> = {
+  streams: "this client has too many open listen streams (MAX_LISTEN_STREAMS)",
+  "filter-bytes": "this client's open listen streams hold too many filter bytes (MAX_LISTEN_FILTER_BYTES)",
+};
+
+/**
+ * Opens a listen stream. `clientKey` names the client whose budget of streams and filter bytes it
+ * spends (its principal, or its address when anonymous): the hub shard of that client counts both.
+ */
+export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, principal: string | undefined, clientKey: string): Promise<Response> {
+  // Only the id outlives this call: the request, its filter included, is not kept while the stream is open.
+  const { id } = msg;
+  let filter: HubFilter | undefined;
   try {
     const meta = msg.params?._meta;
     const client = isObject(meta) && isObject(meta[META.clientCapabilities]) ? (meta[META.clientCapabilities] as ClientCapabilities) : undefined;
     filter = honouredFilter(msg.params?.notifications, reg, client);
   } catch (err) {
     const e = toMcpError(err);
-    return rpcError(msg.id, e.toJSON(), refusedStatus(e.code));
+    return rpcError(id, e.toJSON(), refusedStatus(e.code));
   }
-  const subscriptionMeta = { [META.subscriptionId]: msg.id };
+  // The principal stays with the filter in the hub, so a principal's notifications reach only its streams.
+  const listener = JSON.stringify({ ...filter, principal: principal ?? "" } satisfies HubListener);
+  const bytes = encoder.encode(listener).byteLength;
+  const { maxListenStreams, maxListenFilterBytes } = readConfig(env);
+  if (bytes > maxListenFilterBytes)
+    return rpcError(id, invalidParams(`this listen filter is ${bytes} bytes; at most ${maxListenFilterBytes} (MAX_LISTEN_FILTER_BYTES)`).toJSON(), 400);
+
+  const subscriptionMeta = { [META.subscriptionId]: id };
   // This stream's member of every notification's _meta, serialised once.
   const member = JSON.stringify(subscriptionMeta).slice(1, -1);
 
-  const unavailable = () => rpcError(msg.id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
+  const unavailable = () => rpcError(id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
   let ws: WebSocket | null;
   try {
-    ws = (await hubStub(env, listenerShard(env)).fetch("https://hub/listen", { headers: { Upgrade: "websocket" } })).webSocket;
+    const place = await listenerPlace(env, clientKey);
+    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&bytes=${bytes}&streams=${maxListenStreams}&budget=${maxListenFilterBytes}`;
+    const upgrade = await hubStub(env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
+    if (upgrade.status === 429) {
+      const why = LISTEN_REFUSALS[(await upgrade.text()) as ListenRefusal] ?? LISTEN_REFUSALS.streams;
+      return rpcError(id, { code: ErrorCode.InvalidRequest, message: `Too Many Requests: ${why}; close one, or listen to more in one stream` }, 429);
+    }
+    ws = upgrade.webSocket;
   } catch (err) {
     console.error("subscriptions/listen: could not reach the hub:", err);
     return unavailable();
@@ -114,13 +141,13 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   ws.accept();
 
   const sse = new SseStream(() => ws.close(1000, "client closed the listen stream"));
-  let acknowledged = false;
   ws.addEventListener("message", (event) => {
-    if (!acknowledged) {
+    if (filter) {
       if (event.data !== HUB_READY) return;
       // Ack only once the hub has the filter, so nothing published after the ack can be missed.
-      acknowledged = true;
       sse.send(notification("notifications/subscriptions/acknowledged", { _meta: subscriptionMeta, notifications: filter }));
+      // From here the hub alone holds the filter: the Worker keeps none of it while the stream is open.
+      filter = undefined;
       return;
     }
     // The hub's frame is the notification itself, short of this stream's subscription id.
@@ -129,13 +156,11 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   ws.addEventListener("close", () => {
     // The server side ended the subscription: say so with the listen result, then close.
     if (sse.isOpen) {
-      sse.send(resultResponse(msg.id, encodeModernResult("subscriptions/listen", { _meta: subscriptionMeta }, reg, principal)));
+      sse.send(resultResponse(id, encodeModernResult("subscriptions/listen", { _meta: subscriptionMeta }, reg, principal)));
       sse.close();
     }
   });
-  // The principal stays with the filter in the hub, so a principal's notifications reach only its streams.
-  const listener: HubListener = { ...filter, principal: principal ?? "" };
-  ws.send(JSON.stringify(listener));
+  ws.send(listener);
   sse.comment("listening");
   sse.startKeepAlive();
   return sse.response;

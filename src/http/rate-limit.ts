@@ -3,7 +3,8 @@
  * they cost no Durable Object and no storage. A limited request answers 429 with Retry-After.
  */
 import { ErrorCode } from "../mcp/errors";
-import { reject } from "./responses";
+import type { RequestId } from "../mcp/jsonrpc";
+import { rpcError } from "./responses";
 
 /**
  * The binding counts over its configured period, 10 or 60 seconds, and does not say which: a client
@@ -11,17 +12,41 @@ import { reject } from "./responses";
  */
 export const RATE_LIMIT_RETRY_SECONDS = 60;
 
-/** Whose budget a request spends: the authenticated principal, or the client's address when anonymous. */
-export function rateLimitKey(request: Request, principal: string): string {
-  return principal ? `principal:${principal}` : `ip:${request.headers.get("CF-Connecting-IP") ?? "unknown"}`;
+/**
+ * The part of a client address that one client controls. An IPv6 client is normally given a whole
+ * /64 and may use any address in it, so keying on the full address would give it 2^64 budgets; it
+ * gets one, like an IPv4 client with its one address.
+ */
+export function clientAddress(ip: string): string {
+  if (!ip.includes(":")) return ip;
+  let host: string;
+  try {
+    // The URL parser validates the address and writes it in its one canonical form (RFC 5952).
+    host = new URL(`http://[${ip}]/`).hostname;
+  } catch {
+    return ip;
+  }
+  const [head = "", tail] = host.slice(1, -1).split("::");
+  const groups = (s: string) => (s === "" ? [] : s.split(":"));
+  const first = tail === undefined ? groups(head) : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill("0"), ...groups(tail)];
+  const prefix = first.slice(0, 4);
+  // ::/64 holds no client networks, only special forms that name one host (::1, IPv4-mapped ::ffff:a.b.c.d).
+  return prefix.every((g) => g === "0") ? host.slice(1, -1) : `${prefix.join(":")}::/64`;
 }
 
-/** The 429 to answer when `limiter` says this key is over its limit; null when it is not (or there is no limiter). */
-export async function overLimit(limiter: RateLimit | undefined, key: string, what: string, binding: string): Promise<Response | null> {
+/** Whose budget a request spends: the authenticated principal, or the client's address (an IPv6 /64) when anonymous. */
+export function rateLimitKey(request: Request, principal: string): string {
+  return principal ? `principal:${principal}` : `ip:${clientAddress(request.headers.get("CF-Connecting-IP") ?? "unknown")}`;
+}
+
+/**
+ * The 429 to answer when `limiter` says this key is over its limit; null when it is not (or there is
+ * no limiter). `id` is the request's, when one was read.
+ */
+export async function overLimit(limiter: RateLimit | undefined, key: string, what: string, binding: string, id: RequestId | null = null): Promise<Response | null> {
   if (!limiter) return null;
   const { success } = await limiter.limit({ key });
   if (success) return null;
-  return reject(429, ErrorCode.InvalidRequest, `Too Many Requests: ${what} (${binding}); retry after ${RATE_LIMIT_RETRY_SECONDS} seconds`, {
-    "Retry-After": String(RATE_LIMIT_RETRY_SECONDS),
-  });
+  const message = `Too Many Requests: ${what} (${binding}); retry after ${RATE_LIMIT_RETRY_SECONDS} seconds`;
+  return rpcError(id, { code: ErrorCode.InvalidRequest, message }, 429, { "Retry-After": String(RATE_LIMIT_RETRY_SECONDS) });
 }

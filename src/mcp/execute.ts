@@ -14,7 +14,7 @@ import { StartTask } from "./tasks";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
 import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
-import { pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
+import { logLine, loggedName, pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
 export interface ExecuteOptions {
@@ -81,17 +81,20 @@ export async function reported(
   const { reporting } = options;
   if (!reporting) return work();
   const started = Date.now();
-  const about = { revision: options.protocolVersion, lane: options.era, method, name: targetOf(method, params), traceId: traceIdOf(reporting.trace.traceparent) };
+  const target = targetOf(method, params);
+  const registered = target === undefined ? undefined : reporting.registered?.(method, target);
+  const name = target === undefined ? undefined : loggedName(method, target);
+  const about = { revision: options.protocolVersion, lane: options.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
   try {
     reporting.hooks?.onRequest?.(about);
   } catch (err) {
-    console.error(JSON.stringify({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: about.traceId }));
+    console.error(logLine({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: about.traceId }));
   }
   const outcome = await work();
   const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
   if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
   if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
-  report(record, reporting);
+  report(record, reporting, registered);
   return outcome;
 }
 
@@ -111,10 +114,10 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
   }
 }
 
-/** The tool or prompt a request names, or the resource it reads: what operators group by. */
+/** The tool or prompt a request names, or the resource it reads, as the client wrote it. */
 function targetOf(method: string, params: Record<string, unknown>): string | undefined {
   const target = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
-  return typeof target === "string" ? target.slice(0, 256) : undefined;
+  return typeof target === "string" ? target : undefined;
 }
 
 function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode"> {

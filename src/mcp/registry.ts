@@ -91,6 +91,18 @@ export function legacyCapabilities(reg: Registry, principal: string): ServerCapa
   return { ...caps, tasks: { ...(principal ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } } };
 }
 
+/**
+ * The name the app registered for a request's target: the tool or prompt, the resource's URI or the
+ * template it matches. Undefined for anything else, a name the client made up.
+ */
+export function registeredTarget(reg: Registry, method: string, target: string): string | undefined {
+  if (method === "tools/call") return reg.tools.has(target) ? target : undefined;
+  if (method === "prompts/get") return reg.prompts.has(target) ? target : undefined;
+  if (method !== "resources/read") return undefined;
+  if (reg.resources.has(target)) return target;
+  return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;
+}
+
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
 
 /** Compiles an app once per isolate; the Worker and the session objects share the result. */

@@ -52,16 +52,25 @@ export interface Reporting {
   sessionId?: string;
   /** Mixed into the hashes (the server's state secret), so a hash cannot be reversed by guessing names. */
   salt?: string;
+  /**
+   * The name the app registered for a request's target (a tool or prompt, a resource or the template
+   * it matches); undefined for a name the client made up, which never becomes a metrics dimension.
+   */
+  registered?(method: string, target: string): string | undefined;
 }
 
-const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 /** W3C limits tracestate to 512 characters in practice; baggage to 8192. Longer values are dropped, not cut. */
 const MAX_TRACE_VALUE = 8192;
 
-/** The trace id of a valid traceparent (and never the all-zero id, which W3C calls invalid). */
+/**
+ * The trace id of a valid traceparent. W3C Trace Context calls version ff and an all-zero trace or
+ * parent id invalid, so a header with any of them is ignored.
+ */
 export function traceIdOf(traceparent: string | undefined): string | undefined {
-  const id = traceparent ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
-  return id && !/^0+$/.test(id) ? id : undefined;
+  const parts = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!parts || parts[1] === "ff" || /^0+$/.test(parts[2]!) || /^0+$/.test(parts[3]!)) return undefined;
+  return parts[2];
 }
 
 /** Trace context from a request's `_meta`, falling back to the HTTP `traceparent` header; malformed values are ignored. */
@@ -91,23 +100,48 @@ export async function pseudonym(value: string, salt = ""): Promise<string> {
   return h;
 }
 
-/** Writes the record where the operator looks: the log line, the data point, the app's hook. */
-export function report(record: RequestRecord, reporting: Reporting): void {
+/** Characters of a request's target a log line keeps: real tool names and resource URIs are shorter. */
+export const MAX_LOGGED_NAME = 128;
+
+/**
+ * A request's target (tool or prompt name, resource URI) as a log line carries it. The client chose
+ * it, so it is cut to MAX_LOGGED_NAME characters, and a URI loses its query and fragment, where
+ * tokens travel.
+ */
+export function loggedName(method: string, target: string): string {
+  const name = method === "resources/read" ? target.replace(/[?#][\s\S]*$/, "") : target;
+  return name.length > MAX_LOGGED_NAME ? `${name.slice(0, MAX_LOGGED_NAME)}…` : name;
+}
+
+/**
+ * One JSON log line. JSON.stringify leaves U+2028 and U+2029 as they are, and some log viewers break
+ * lines at them: escaped, a client's string cannot start a line of its own.
+ */
+export function logLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+/**
+ * Writes the record where the operator looks: the log line, the data point, the app's hook.
+ * `registered` is the app's name for the target (see Reporting.registered): only that is a metrics
+ * dimension, so a client cannot add rows to the metrics' index by making names up.
+ */
+export function report(record: RequestRecord, reporting: Reporting, registered?: string): void {
   let extra: Record<string, unknown> | void = undefined;
   try {
     extra = reporting.hooks?.onResult?.(record);
   } catch (err) {
-    console.error(JSON.stringify({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: record.traceId }));
+    console.error(logLine({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: record.traceId }));
   }
   const failed = record.outcome === "error" || record.outcome === "tool_error";
   if (reporting.volume === "all" || (reporting.volume === "errors" && failed)) {
-    const line = JSON.stringify({ mcp: "request", ...extra, ...record });
+    const line = logLine({ mcp: "request", ...extra, ...record });
     if (failed) console.warn(line);
     else console.log(line);
   }
   reporting.metrics?.writeDataPoint({
-    blobs: [record.revision, record.method, record.name ?? "", record.outcome, record.principal ?? "", String(record.errorCode ?? "")],
+    blobs: [record.revision, record.method, registered ?? "", record.outcome, record.principal ?? "", String(record.errorCode ?? "")],
     doubles: [record.durationMs],
-    indexes: [record.name ?? record.method],
+    indexes: [registered ?? record.method],
   });
 }

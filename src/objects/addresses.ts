@@ -2,9 +2,9 @@
  * How the engine finds its Durable Objects: HUB_SHARDS hub shards for
  * notifications, one object per 2025 session named by its session id.
  *
- * Listeners are spread over the shards (not grouped by topic: a list change
- * goes to nearly every listener, so topic shards would put them all on one),
- * and a publish calls every shard once, in parallel: the publisher's cost
+ * Listeners are spread over the shards by client (not grouped by topic: a list
+ * change goes to nearly every listener, so topic shards would put them all on
+ * one), and a publish calls every shard once, in parallel: the publisher's cost
  * follows the shard count, each shard's the listeners it holds.
  */
 import { readConfig, type Vars } from "../config";
@@ -22,12 +22,18 @@ export const hubShardCount = (env: Vars) => readConfig(env).hubShards;
 /** Hub shard `index` (0 ≤ index < HUB_SHARDS). */
 export const hubStub = (env: Pick<ObjectBindings, "MCP_HUB">, index = 0) => env.MCP_HUB.get(env.MCP_HUB.idFromName(shardName(index)));
 
-let nextListener = Math.floor(Math.random() * 1024);
 /**
- * The shard for a new listen stream: round robin from a random start in each isolate, so listeners
- * spread evenly whichever isolate they reach; a publish calls every shard, so any shard will do.
+ * Where a client's listen streams go, from its key (its principal, or its address when anonymous):
+ * all of them to one shard, under one tag, so that the shard can count them and their filters. The
+ * tag is a SHA-256 of the key: the same length for every client, and two clients never share one.
+ * A publish calls every shard, so which one holds a stream matters only for the count; hashes spread
+ * the clients evenly.
  */
-export const listenerShard = (env: Vars) => nextListener++ % hubShardCount(env);
+export async function listenerPlace(env: Vars, clientKey: string): Promise<{ shard: number; client: string }> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(clientKey)));
+  const word = ((digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]!) >>> 0;
+  return { shard: word % hubShardCount(env), client: toBase64url(digest) };
+}
 
 /**
  * The shard a 2025 session registers with, from its id (random, so the spread is even). The session

@@ -42,6 +42,12 @@ export const TASK_NOTIFICATION = "notifications/tasks";
 /** The frame the hub sends once a listener's filter is stored: notifications published after it arrive. */
 export const HUB_READY = "ready";
 
+/**
+ * Why a hub shard refused a new listen socket (the body of its 429): the client already holds
+ * MAX_LISTEN_STREAMS streams, or this filter would take its filters past MAX_LISTEN_FILTER_BYTES.
+ */
+export type ListenRefusal = "streams" | "filter-bytes";
+
 export interface HubRpc extends Rpc.DurableObjectBranded {
   /** A 2025 session joins, or updates its resource subscriptions. */
   register(sessionId: string, subscriptions: string[]): Promise<void>;

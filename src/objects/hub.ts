@@ -25,7 +25,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
 import { sessionStub } from "./addresses";
-import { HUB_READY, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubRpc } from "./contracts";
+import { HUB_READY, TASK_NOTIFICATION, type HubListener, type ListenRefusal, type HubNotification, type HubRpc } from "./contracts";
 import { notificationFrame } from "./frames";
 import { closeFromPeer } from "./sockets";
 
@@ -77,6 +77,10 @@ export const DRAIN_BATCH = 16;
 /** Characters of stored filters one shard keeps in memory (about 16 MB of its isolate's 128 MB). */
 const STORED_CACHE_CHARS = 8 * 1024 * 1024;
 
+/** Socket tags: the client a listen socket belongs to, and the bytes of the filter it was admitted with. */
+const clientTag = (client: string) => `client:${client}`;
+const BYTES_TAG = "bytes:";
+
 /** A socket's attachment: its filter, or the key of the filter in storage. */
 type Attachment = HubListener | { stored: string };
 
@@ -123,16 +127,40 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     this.sql.exec("DELETE FROM sessions WHERE id = ?", sessionId);
   }
 
+  /**
+   * A new listen socket for `client` (a tag from addresses.ts `listenerPlace`), whose filter frame
+   * will be at most `bytes` long, under the Worker's MAX_LISTEN_STREAMS (`streams`) and
+   * MAX_LISTEN_FILTER_BYTES (`budget`). Every stream of a client comes to this shard, so its sockets
+   * here are all of them: over either bound it is refused with 429. Count and bytes live in the
+   * socket's tags, which survive hibernation, and a socket that closes stops counting by itself.
+   */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade") !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
-    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server);
-    return new Response(null, { status: 101, webSocket: client });
+    const params = new URL(request.url).searchParams;
+    const client = params.get("client") ?? "";
+    const [bytes, streams, budget] = ["bytes", "streams", "budget"].map((k) => Number(params.get(k)));
+    if (!client || ![bytes, streams, budget].every((n) => Number.isSafeInteger(n) && n! >= 0))
+      return new Response("a listen socket names its client, its filter's bytes and the client's bounds", { status: 400 });
+    const held = this.ctx.getWebSockets(clientTag(client));
+    const refuse = (why: ListenRefusal) => new Response(why, { status: 429 });
+    if (held.length >= streams!) return refuse("streams");
+    if (held.reduce((sum, ws) => sum + this.filterBytes(ws), bytes!) > budget!) return refuse("filter-bytes");
+    const [peer, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server, [clientTag(client), `${BYTES_TAG}${bytes}`]);
+    return new Response(null, { status: 101, webSocket: peer });
   }
 
-  /** The only frame a listener sends is its filter (with its principal). */
+  /** The filter bytes a socket was admitted with. */
+  private filterBytes(ws: WebSocket): number {
+    const tag = this.ctx.getTags(ws).find((t) => t.startsWith(BYTES_TAG));
+    return tag ? Number(tag.slice(BYTES_TAG.length)) : 0;
+  }
+
+  /** The only frame a listener sends is its filter (with its principal), no longer than it was admitted with. */
   async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (typeof message !== "string") return;
+    // A string's UTF-16 length is never more than its UTF-8 bytes.
+    if (message.length > this.filterBytes(ws)) return ws.close(1008, "filter larger than admitted");
     try {
       const filter = JSON.parse(message) as HubListener;
       let inline = message.length <= INLINE_FILTER_CHARS;

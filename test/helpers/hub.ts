@@ -1,6 +1,6 @@
 /** The notification hub as the tests see it: every shard, publishing as `notify` does, evicting them. */
 import { env, evictDurableObject } from "cloudflare:test";
-import { hubShardCount, hubStub, publishToHub } from "../../src/objects/addresses";
+import { hubShardCount, hubStub, listenerPlace, publishToHub } from "../../src/objects/addresses";
 import type { HubNotification } from "../../src/objects/contracts";
 
 /** Publishes through every hub shard, as `ctx.notify` from a tool or a cron trigger does. */
@@ -11,3 +11,16 @@ export const hubShards = () => Array.from({ length: hubShardCount(env) }, (_, i)
 
 /** Evicts every shard: "hibernate" keeps the listeners' sockets, "close" drops them. */
 export const evictHub = (webSockets: "hibernate" | "close") => Promise.all(hubShards().map((s) => evictDurableObject(s, { webSockets })));
+
+let lastAddress = 0;
+/**
+ * A fresh client address whose listen streams go to hub shard `index`: a shard holds every stream of
+ * one client, so tests that spread streams over the shards send them from such addresses.
+ */
+export async function addressOnShard(index: number): Promise<string> {
+  for (;;) {
+    const n = ++lastAddress;
+    const address = `198.18.${(n >> 8) & 255}.${n & 255}`;
+    if ((await listenerPlace(env, `ip:${address}`)).shard === index) return address;
+  }
+}

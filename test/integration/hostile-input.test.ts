@@ -6,11 +6,13 @@
  * what it had stored survived: a greet call waiting on the user when the
  * hostile message arrived still completes when the user answers.
  */
-import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { SELF, createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../engine-app/index";
 import { readConfig } from "../../src/config";
-import { MCP_URL, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { MCP_URL, SseReader, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { hubShards } from "../helpers/hub";
+import { listenerPlace } from "../../src/objects/addresses";
 import {
   type EventReader,
   LEGACY_VERSION,
@@ -26,6 +28,7 @@ import {
   result,
   sse,
 } from "../helpers/legacy";
+import { initializeHeaders, initializeMessage } from "../wire/index.ts";
 
 afterEach(cancelAllReaders);
 
@@ -678,5 +681,233 @@ describe("2025-11-25 lane: per-session limits", () => {
     }
     // With room in the budget again, a new call can wait on the user.
     started(await startGreet(s.id, "room-again"));
+  });
+});
+
+// ── rate limits: one budget per client, and a 429 that answers the request ─
+
+describe("rate limits", () => {
+  const tight = (env as unknown as Record<string, unknown>).TEST_TIGHT_RATE_LIMIT;
+  /** A /64 of its own for each test run (the limiter's counters outlive a test). */
+  const freshPrefix = () => `2001:db8:${Array.from(crypto.getRandomValues(new Uint16Array(2)), (n) => n.toString(16)).join(":")}`;
+
+  async function post(message: object, headers: Record<string, string>, address: string, limits: Record<string, unknown>): Promise<Response> {
+    const ctx = createExecutionContext();
+    const init = { method: "POST", headers: { ...headers, "CF-Connecting-IP": address }, body: JSON.stringify(message) };
+    const res = await worker.fetch(new Request(MCP_URL, init), { ...env, ...limits } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  }
+  const discover = (address: string, id: string | number = "d") => {
+    const { message, headers } = buildModernRequest("server/discover", {}, { id });
+    return post(message, headers, address, { MCP_RATE_LIMIT: tight });
+  };
+
+  it("every address of one IPv6 /64 spends the same request budget; another /64 has its own", async () => {
+    const prefix = freshPrefix();
+    // The tight limiter allows 3 a minute: three addresses of the /64 use it up, written every way IPv6 allows.
+    for (const address of [`${prefix}::1`, `${prefix}:0:0:0:2`, `${prefix.toUpperCase()}::abcd:3`]) expect((await discover(address)).status).toBe(200);
+    const res = await discover(`${prefix}:ffff:ffff:ffff:ffff`, "over");
+    await expectRpcError(res, 429, InvalidRequest, "over");
+    expect((await discover(`${freshPrefix()}::1`)).status).toBe(200);
+  });
+
+  it(`2026-07-28: the addresses of one IPv6 /64 share one anonymous budget of MAX_TASKS_IN_FLIGHT (${limits.maxTasksInFlight}) tasks`, async () => {
+    const tasks = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
+    const from = (address: string) => ({ capabilities: tasks, headers: { "CF-Connecting-IP": address } });
+    const report = (address: string) => modernPost("tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: 30_000 } }, from(address));
+    const prefix = freshPrefix();
+    const ids: string[] = [];
+    for (let i = 1; i <= limits.maxTasksInFlight; i++) ids.push(((await (await report(`${prefix}::${i.toString(16)}`)).json()) as RpcMessage).result.taskId);
+    expect(ids.every(Boolean)).toBe(true);
+    expect((await expectRpcError(await report(`${prefix}:1:2:3:4`), 200, InternalError)).message).toMatch(/MAX_TASKS_IN_FLIGHT/);
+    for (const taskId of ids) await modernResult("tasks/cancel", { taskId }, from(`${prefix}::1`));
+  });
+
+  it("an IPv4-mapped IPv6 address is its own client, not one /64 for every IPv4 client", async () => {
+    for (let i = 0; i < 3; i++) expect((await discover(`::ffff:192.0.2.${i + 1}`)).status).toBe(200);
+  });
+
+  it("a 429 from MCP_RATE_LIMIT answers the request's id with Retry-After, and so does a malformed request over the limit", async () => {
+    const address = `${freshPrefix()}::7`;
+    for (let i = 0; i < 3; i++) expect((await discover(address)).status).toBe(200);
+    const res = await discover(address, 42);
+    expect(res.headers.get("Retry-After")).toBe("60");
+    await expectRpcError(res, 429, InvalidRequest, 42);
+    // A body the server cannot run still spends the budget, and its 429 carries the id it could read.
+    const { headers } = buildModernRequest("server/discover", {});
+    const bad = await post({ jsonrpc: "2.0", id: "bad", method: 7 }, headers, address, { MCP_RATE_LIMIT: tight });
+    expect(bad.headers.get("Retry-After")).toBe("60");
+    await expectRpcError(bad, 429, InvalidRequest, "bad");
+  });
+
+  it("a 429 from MCP_SESSION_RATE_LIMIT answers the initialize request's id, with Retry-After", async () => {
+    const address = `${freshPrefix()}::8`;
+    const init = (id: string) => post(initializeMessage({}, { id }), initializeHeaders(), address, { MCP_SESSION_RATE_LIMIT: tight });
+    for (let i = 0; i < 3; i++) expect((await init(`init-${i}`)).status).toBe(200);
+    const res = await init("init-over");
+    expect(res.headers.get("Retry-After")).toBe("60");
+    expect(res.headers.get("Mcp-Session-Id")).toBeNull();
+    await expectRpcError(res, 429, InvalidRequest, "init-over");
+  });
+});
+
+// ── names the client makes up, in the logs and the metrics ─────────────────
+
+describe("client-chosen names in the logs", () => {
+  const requestLines = () => logged.filter((l) => l.startsWith('{"mcp":"request"'));
+
+  const forged = `forged\u2028{"mcp":"request","outcome":"result"}\u2029`;
+  /** The request lines logged while `send` runs: exactly one, and what it says. */
+  async function loggedFor(send: () => Promise<void>): Promise<{ line: string; name: string }> {
+    const before = requestLines().length;
+    await send();
+    const lines = requestLines().slice(before);
+    expect(lines).toHaveLength(1);
+    return { line: lines[0]!, name: (JSON.parse(lines[0]!) as { name: string }).name };
+  }
+  const expectTamed = ({ line, name }: { line: string; name: string }) => {
+    expect(line).not.toMatch(/[\u2028\u2029]/);
+    expect(line).not.toContain("s3cr3t");
+    expect(name.length).toBeLessThanOrEqual(129);
+  };
+
+  it.each([
+    ["tools/call", { name: `${forged}${"n".repeat(4000)}`, arguments: {} }, "name"],
+    ["resources/read", { uri: `info://about?token=s3cr3t-query-token#frag\u2028${"u".repeat(4000)}` }, "uri"],
+    ["prompts/get", { name: `${forged}${"p".repeat(4000)}` }, "name"],
+  ] as const)("2026-07-28: an unknown name in %s is logged cut short and escaped, on one line, without its query", async (method, params, key) => {
+    const entry = await loggedFor(async () => {
+      const res = await modernPost(method, params, { id: "made-up", headers: { "Mcp-Name": base64Header(params[key as keyof typeof params] as string) } });
+      expect(res.status).toBeLessThan(500);
+      await res.body?.cancel();
+    });
+    expectTamed(entry);
+  });
+
+  it.each([
+    ["version ff", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+    ["an all-zero parent id", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"],
+  ])("both lanes: a traceparent with %s is served and its trace id is not logged", async (_what, traceparent) => {
+    const modern = await loggedFor(async () => void (await modernResult("tools/list", {}, { meta: { traceparent }, headers: { traceparent } })));
+    expect(JSON.parse(modern.line).traceId).toBeUndefined();
+    const s = await openSession();
+    const legacy = await loggedFor(async () => void expect((await call(s.id, "tools/list", { _meta: { traceparent } })).result).toBeDefined());
+    expect(JSON.parse(legacy.line).traceId).toBeUndefined();
+  });
+
+  it("2025-11-25: a made-up tool name of 100,000 characters is logged cut short and escaped", async () => {
+    const s = await openSession();
+    const entry = await loggedFor(async () => {
+      const answer = await call(s.id, "tools/call", { name: `${forged}${"x".repeat(100_000)}`, arguments: {} }, { id: "long" });
+      expect(answer.error?.code).toBe(InvalidParams);
+    });
+    expectTamed(entry);
+  });
+});
+
+// ── listen streams: a bound per client on their number and their filters ──
+
+describe("2026-07-28 lane: listen streams per client", () => {
+  const open: SseReader[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((r) => r.cancel()));
+    // Until the hub has seen the closes, so that no test (nor the teardown) meets a stream still going away.
+    for (let i = 0; i < 100; i++) {
+      const held = await Promise.all(hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets().length)));
+      if (held.every((n) => n === 0)) break;
+      await sleep(20);
+    }
+  });
+
+  /** A listen request from `address`; its stream is kept open (and closed after the test) when it is served. */
+  async function listenFrom(address: string, id: string, notifications: Record<string, unknown> = { toolsListChanged: true }): Promise<Response | SseReader> {
+    const res = await modernPost("subscriptions/listen", { notifications }, { id, headers: { "CF-Connecting-IP": address } });
+    if (res.status !== 200) return res;
+    const reader = new SseReader(res);
+    open.push(reader);
+    expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+    return reader;
+  }
+  /** Retries while a just-closed stream's socket is still going away (its slot frees when the hub sees the close). */
+  async function listenSoon(address: string, id: string, notifications?: Record<string, unknown>): Promise<Response | SseReader> {
+    for (let attempt = 0; ; attempt++) {
+      const got = await listenFrom(address, id, notifications);
+      if (got instanceof SseReader || attempt === 40) return got;
+      await got.body?.cancel();
+      await sleep(25);
+    }
+  }
+  /** The largest filter one listen request may carry: 256 resource URIs of 2,048 bytes. */
+  const largest = (tag: string) => ({ resourceSubscriptions: Array.from({ length: 256 }, (_, i) => `units://${tag}-${i}/`.padEnd(2048, "u")) });
+
+  it(`over MAX_LISTEN_STREAMS (${limits.maxListenStreams}) open streams a client's next listen is 429 with its id; other clients go on, and a closed stream frees its slot`, async () => {
+    const address = "203.0.113.61";
+    for (let i = 0; i < limits.maxListenStreams; i++) expect(await listenFrom(address, `cap-${i}`)).toBeInstanceOf(SseReader);
+    const over = await listenFrom(address, "cap-over");
+    expect(over).toBeInstanceOf(Response);
+    const error = await expectRpcError(over as Response, 429, InvalidRequest, "cap-over");
+    expect(error.message).toMatch(/MAX_LISTEN_STREAMS/);
+    // Every address of an IPv6 /64 is the same client; another client has its own streams.
+    expect(await listenFrom("203.0.113.62", "other")).toBeInstanceOf(SseReader);
+    await open.shift()!.cancel();
+    expect(await listenSoon(address, "cap-again")).toBeInstanceOf(SseReader);
+  });
+
+  /** A listen through the Worker with settings of its own; answers the HTTP status (a served stream stays open for the test). */
+  async function listenWith(settings: Record<string, string>, id: string, extra: Record<string, string>): Promise<number> {
+    const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id, headers: extra });
+    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...settings } as never, createExecutionContext());
+    if (res.status === 200) {
+      const reader = new SseReader(res);
+      open.push(reader);
+      expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+    } else await res.body?.cancel();
+    return res.status;
+  }
+
+  it("an authenticated principal's listen streams count together, whatever address each comes from", async () => {
+    const token = { AUTH_MODE: "token", MCP_AUTH_TOKEN: `token-${crypto.randomUUID()}`, MAX_LISTEN_STREAMS: "2" };
+    const listen = (id: string, address: string) => listenWith(token, id, { Authorization: `Bearer ${token.MCP_AUTH_TOKEN}`, "CF-Connecting-IP": address });
+    expect([await listen("p-1", "192.0.2.10"), await listen("p-2", "192.0.2.11"), await listen("p-3", "192.0.2.12")]).toEqual([200, 200, 429]);
+  });
+
+  it("MAX_LISTEN_STREAMS moves the bound, and every stream of one client is held by one hub shard", async () => {
+    const address = "203.0.113.64";
+    const listen = (id: string) => listenWith({ MAX_LISTEN_STREAMS: "2" }, id, { "CF-Connecting-IP": address });
+    expect([await listen("two-1"), await listen("two-2"), await listen("two-3")]).toEqual([200, 200, 429]);
+    const place = await listenerPlace(env, `ip:${address}`);
+    const perShard = await Promise.all(hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets(`client:${place.client}`).length)));
+    expect(perShard).toEqual(hubShards().map((_, i) => (i === place.shard ? 2 : 0)));
+  });
+
+  it("every address of an IPv6 /64 counts as one client for listen streams", async () => {
+    for (let i = 0; i < limits.maxListenStreams; i++) expect(await listenFrom(`2001:db8:77:1::${(i + 1).toString(16)}`, `v6-${i}`)).toBeInstanceOf(SseReader);
+    await expectRpcError((await listenFrom("2001:db8:77:1:ffff::1", "v6-over")) as Response, 429, InvalidRequest, "v6-over");
+  });
+
+  it(`filters past MAX_LISTEN_FILTER_BYTES (${limits.maxListenFilterBytes}) together are 429, one larger than it alone is 400, and the hub stores no more than the bound`, async () => {
+    const address = "203.0.113.63";
+    expect(await listenFrom(address, "big-1", largest("a"))).toBeInstanceOf(SseReader);
+    const over = (await listenFrom(address, "big-2", largest("b"))) as Response;
+    expect((await expectRpcError(over, 429, InvalidRequest, "big-2")).message).toMatch(/MAX_LISTEN_FILTER_BYTES/);
+    // Small filters still fit beside the large one.
+    expect(await listenFrom(address, "small", { toolsListChanged: true })).toBeInstanceOf(SseReader);
+    const stored = await Promise.all(
+      hubShards().map((shard) =>
+        runInDurableObject(shard, (_i, state) => {
+          const has = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'listen_filters'").toArray().length > 0;
+          return has ? state.storage.sql.exec<{ n: number }>("SELECT COALESCE(SUM(LENGTH(filter)), 0) AS n FROM listen_filters").one().n : 0;
+        }),
+      ),
+    );
+    expect(Math.max(...stored)).toBeLessThanOrEqual(limits.maxListenFilterBytes);
+
+    // With a lower setting, one filter larger than the whole budget can never fit: that is the request's fault.
+    const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: largest("c") }, { id: "too-big" });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, MAX_LISTEN_FILTER_BYTES: "65536" } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    expect((await expectRpcError(res, 400, InvalidParams, "too-big")).message).toMatch(/MAX_LISTEN_FILTER_BYTES/);
   });
 });

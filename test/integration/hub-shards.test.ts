@@ -10,7 +10,7 @@ import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
 import { DRAIN_BATCH, SESSION_BATCH } from "../../src/objects/hub";
 import { hubStub, publishToHub, sessionShard } from "../../src/objects/addresses";
 import type { SessionRow } from "../../src/objects/session-store";
-import { evictHub, hubShards, publish } from "../helpers/hub";
+import { addressOnShard, evictHub, hubShards, publish } from "../helpers/hub";
 import { cancelAllReaders, getStream, openSession, result, sessionStub, sse } from "../helpers/legacy";
 import { META, SseReader, modernPost, type RpcMessage } from "../helpers/mcp";
 
@@ -22,8 +22,10 @@ afterEach(async () => {
   await cancelAllReaders();
 });
 
-async function listen(id: string): Promise<SseReader> {
-  const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id });
+/** A listen stream for tool list changes, from a client whose streams go to `shard`. */
+async function listen(id: string, shard: number): Promise<SseReader> {
+  const headers = { "CF-Connecting-IP": await addressOnShard(shard) };
+  const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id, headers });
   expect(res.status).toBe(200);
   const reader = new SseReader(res);
   open.push(reader);
@@ -47,7 +49,8 @@ describe("delivery in slices", () => {
     const count = hubShards().length * (DRAIN_BATCH + 1);
     const readers = await Promise.all(
       Array.from({ length: count }, async (_, i) => {
-        const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }, { id: `slice-${i}` });
+        const headers = { "CF-Connecting-IP": await addressOnShard(i % hubShards().length) };
+        const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }, { id: `slice-${i}`, headers });
         expect(res.status).toBe(200);
         const reader = new SseReader(res);
         open.push(reader);
@@ -78,8 +81,8 @@ describe("shard count", () => {
   });
 
   it("a publish reaches exactly the shards the setting names", async () => {
-    // Four listeners in a row land on four different shards.
-    await Promise.all(["count-0", "count-1", "count-2", "count-3"].map(listen));
+    // Four listeners, one on each shard.
+    await Promise.all(["count-0", "count-1", "count-2", "count-3"].map((id, shard) => listen(id, shard)));
     expect((await Promise.all(hubShards().map(socketsOn))).every((n) => n >= 1)).toBe(true);
     // With the setting at 1 only shard 0 is called: the listeners on the other three get nothing.
     const toOne = await publishToHub({ ...env, HUB_SHARDS: "1" }, { method: TOOLS });
@@ -91,7 +94,7 @@ describe("shard count", () => {
 
 describe("fan-out", () => {
   it("2026-07-28: listen streams spread over every shard, and one publish reaches all of them", async () => {
-    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`spread-${i}`)));
+    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`spread-${i}`, i % 4)));
     const perShard = await Promise.all(hubShards().map(socketsOn));
     expect(perShard.every((n) => n >= 1)).toBe(true);
 
@@ -101,7 +104,7 @@ describe("fan-out", () => {
   });
 
   it("2026-07-28: a shard evicted between notifications (sockets hibernated) still delivers to its listeners", async () => {
-    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`evict-${i}`)));
+    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`evict-${i}`, i % 4)));
     await publish({ method: TOOLS });
     expect((await Promise.all(readers.map((r) => nextOf(r, tools)))).every(Boolean)).toBe(true);
 
@@ -128,7 +131,7 @@ describe("fan-out", () => {
   });
 
   it("2026-07-28: a shard that drops its sockets ends only its own listen streams; the others keep receiving", async () => {
-    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`drop-${i}`)));
+    const readers = await Promise.all(Array.from({ length: 8 }, (_, i) => listen(`drop-${i}`, i % 4)));
     await evictDurableObject(hubShards()[2]!, { webSockets: "close" });
     await publish({ method: TOOLS });
     const outcomes = await Promise.all(readers.map((r, i) => nextOf(r, (m) => tools(m) || m.id === `drop-${i}`)));

@@ -40,7 +40,7 @@ function rejection(fn: () => unknown): McpError {
 /** A listen stream served by serveListen for a server that offers tasks, as `principal`. */
 async function listenTasks(id: string, taskIds: string[], principal?: string) {
   const msg = { jsonrpc: "2.0" as const, id, method: "subscriptions/listen", params: { notifications: { taskIds }, _meta: { "io.modelcontextprotocol/clientCapabilities": tasksClient } } };
-  const res = await serveListen(msg, withTasks, env, principal);
+  const res = await serveListen(msg, withTasks, env, principal, principal ? `principal:${principal}` : "ip:192.0.2.1");
   expect(res.status).toBe(200);
   const reader = new SseReader(res);
   open.push(reader);

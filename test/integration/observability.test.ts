@@ -76,6 +76,15 @@ describe("request log lines", () => {
     expect(lines.join("\n")).not.toMatch(/not-a-trace/);
   });
 
+  it.each([
+    ["version ff", `ff-${TRACE_ID}-00f067aa0ba902b7-01`],
+    ["an all-zero parent id", `00-${TRACE_ID}-0000000000000000-01`],
+  ])("2026-07-28: a traceparent with %s (invalid in W3C Trace Context) is ignored, in _meta and in the header", async (_what, traceparent) => {
+    await modernCall("tools/list", {}, { meta: { traceparent } });
+    await modernCall("tools/list", {}, { headers: { traceparent } });
+    expect(records("request").map((r) => r.traceId)).toEqual([undefined, undefined]);
+  });
+
   it("2025-11-25: the session object logs the call with the trace id and a hash of the session id", async () => {
     const s = await openSession();
     await result(s.id, "tools/call", { name: "roll_dice", arguments: { sides: 6 }, _meta: TRACE_META });
@@ -135,6 +144,27 @@ describe("metrics and hooks", () => {
     await callWorker(worker, "tools/list", {}, { MCP_METRICS: metrics });
     expect(points).toHaveLength(2);
     expect(points[0]).toMatchObject({ blobs: ["2026-07-28", "tools/call", "plain", "result", "", ""], indexes: ["plain"], doubles: [expect.any(Number)] });
+  });
+
+  it("a name the client made up is no metrics dimension; a resource read through a template is counted under the template", async () => {
+    const points: { blobs: string[]; indexes: string[] }[] = [];
+    const metrics = { writeDataPoint: (p: (typeof points)[number]) => void points.push(p) };
+    const app = defineApp({
+      info: { name: "obs", version: "0" },
+      tools: [plain],
+      resourceTemplates: [{ uriTemplate: "notes://{id}", name: "note", read: ({ id }) => `note ${id}` }],
+    });
+    const worker = createMcpWorker(app);
+    for (let i = 0; i < 3; i++) await callWorker(worker, "tools/call", { name: `made-up-${i}-${crypto.randomUUID()}` }, { MCP_METRICS: metrics });
+    await callWorker(worker, "resources/read", { uri: `notes://${crypto.randomUUID()}?token=abc` }, { MCP_METRICS: metrics });
+    await callWorker(worker, "resources/read", { uri: "nowhere://x" }, { MCP_METRICS: metrics });
+    expect(points.map((p) => [p.blobs[1], p.blobs[2], p.indexes[0]])).toEqual([
+      ["tools/call", "", "tools/call"],
+      ["tools/call", "", "tools/call"],
+      ["tools/call", "", "tools/call"],
+      ["resources/read", "notes://{id}", "notes://{id}"],
+      ["resources/read", "", "resources/read"],
+    ]);
   });
 
   it("the engine test app's real Analytics Engine binding takes the data points without error", async () => {

@@ -7,7 +7,7 @@ import { clientDeclares } from "../extension";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
-import { traceIdOf } from "../telemetry";
+import { logLine, traceIdOf } from "../telemetry";
 import type { Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
@@ -71,7 +71,7 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
 function internalFailure(tool: string, err: unknown, traceId: string | undefined): CallToolResult {
   const errorId = crypto.randomUUID();
   const stack = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-  console.error(JSON.stringify({ mcp: "tool_threw", message: `Tool "${tool}" threw (error id ${errorId})`, tool, errorId, stack, traceId }));
+  console.error(logLine({ mcp: "tool_threw", message: `Tool "${tool}" threw (error id ${errorId})`, tool, errorId, stack, traceId }));
   return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
 
