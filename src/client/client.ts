@@ -17,7 +17,7 @@ import { LegacySession } from "./legacy";
 import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
 import { requestWithInput } from "./rounds";
-import { followLegacyTask } from "./tasks";
+import { callLegacyTask } from "./tasks";
 import type {
   CallToolResult,
   ClientInfo,
@@ -69,6 +69,10 @@ export interface McpClientOptions {
    */
   tasks?: boolean | TaskOptions;
 }
+
+/** Whether a 2025-11-25 server said it runs `tools/call` as a task when asked. */
+const legacyTaskCalls = (caps: ServerCapabilities): boolean =>
+  !!(caps as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call;
 
 export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "mcp-worker-client", version: "0.1.0" };
 
@@ -230,13 +234,12 @@ export class McpClient {
       throw new McpClientError(`Tool ${name} has invalid x-mcp-header annotations; the client will not call it`);
     }
     const headers = { ...(map ? paramHeaders(map, args) : {}), ...options?.headers };
-    if (lane instanceof LegacySession && this.config.tasks) {
+    // 2025-11-25: a task is asked for only where the server takes tasks for tools/call and the tool allows one.
+    if (lane instanceof LegacySession && this.config.tasks && legacyTaskCalls(this.capabilities)) {
       if (!this.toolTasks.has(name)) await this.listAllTools().catch(() => undefined);
       const support = this.toolTasks.get(name);
       if (support === "optional" || support === "required") {
-        const created = await lane.request("tools/call", { name, arguments: args, task: {} }, { ...options, headers });
-        const result = created.task ? await followLegacyTask(lane, created, this.config.tasks, options) : created;
-        return result as unknown as CallToolResult;
+        return (await callLegacyTask(lane, { name, arguments: args }, this.config.tasks, { ...options, headers })) as unknown as CallToolResult;
       }
     }
     return this.request<CallToolResult>("tools/call", { name, arguments: args }, { ...options, headers });

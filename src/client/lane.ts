@@ -33,6 +33,8 @@ export interface CallOptions {
 export interface TaskOptions {
   /** Poll no more often than this, whatever the server suggests (default 100 ms). */
   minPollMs?: number;
+  /** 2025-11-25: how long the server should keep a task and its result (`params.task.ttl`); the server may cap it. */
+  ttlMs?: number;
   /** Called with the task whenever the client learns its state (created, each poll). */
   onTask?: (task: Record<string, unknown>) => void;
 }

@@ -6,6 +6,7 @@
  * connection on purpose after telling the client how long to wait (`retry:`),
  * so the client comes back with GET and `Last-Event-ID` for the rest.
  */
+import { RELATED_TASK } from "../mcp/tasks";
 import { LEGACY_VERSIONS } from "../mcp/versions";
 import { McpClientError, fromWireError } from "./errors";
 import { answerInput, capabilitiesOf } from "./handlers";
@@ -52,6 +53,8 @@ export class LegacySession implements Lane {
   private readonly listeners = new Set<(m: WireMessage) => void>();
   /** Settles when the GET stream is open (its 200) or could not be opened. */
   private streamOpened: Promise<void> = Promise.resolve();
+  /** Progress tokens whose notifications go to a caller wherever they arrive (a task's, which outlive their request). */
+  private readonly progressRoutes = new Map<string | number, (m: WireMessage) => void>();
 
   private constructor(
     private readonly config: LaneConfig,
@@ -81,6 +84,7 @@ export class LegacySession implements Lane {
     void (async () => {
       try {
         for await (const m of this.stream(controller.signal, opened)) {
+          if (this.routed(m)) continue;
           this.config.onNotification?.(m);
           for (const listener of this.listeners) listener(m);
         }
@@ -100,6 +104,22 @@ export class LegacySession implements Lane {
   whenStreamOpen(): Promise<void> {
     if (!this.background) this.startStream();
     return this.streamOpened;
+  }
+
+  /**
+   * Sends the progress of `token` to `onProgress` on whichever stream it arrives: a 2025-11-25 task
+   * keeps its call's progress token for its whole life, and its progress comes on the streams of later
+   * requests (`tasks/result`) or the session's own. Returns how to stop.
+   */
+  routeProgress(token: string | number, options: CallOptions): () => void {
+    this.progressRoutes.set(token, (m) => deliver(m, options, token));
+    return () => void this.progressRoutes.delete(token);
+  }
+
+  private routed(m: WireMessage): boolean {
+    const route = m.method === "notifications/progress" ? this.progressRoutes.get(m.params?.progressToken as string | number) : undefined;
+    route?.(m);
+    return route !== undefined;
   }
 
   /** Adds a listener to the GET stream's notifications; returns how to remove it. */
@@ -149,22 +169,25 @@ export class LegacySession implements Lane {
       const progressToken = options?.onProgress ? id : undefined;
       const meta = { ...(params._meta as object | undefined), ...(progressToken !== undefined ? { progressToken } : {}) };
       const body = { jsonrpc: "2.0", id, method, params: { ...params, ...(Object.keys(meta).length ? { _meta: meta } : {}) } };
-      const res = await post(this.config.fetch, this.config.url, { ...this.headers(method, params), ...options?.headers }, body, options?.signal);
-      // A session the server has forgotten answers 404: the client must start a new one.
-      if (res.status === 404 && this.sessionId && attempt === 0) {
-        await res.body?.cancel();
-        await this.initialize();
-        if (this.openStream) this.startStream();
-        continue;
-      }
-      if (!res.ok) throw await httpError(res, method);
-      // In this revision closing a connection is not a cancellation: say it.
+      // In this revision closing a connection is not a cancellation: say it. The server may already be
+      // running the request before its answer's headers arrive, so the listener is in place before the POST.
       const onAbort = () => void this.notify("notifications/cancelled", { requestId: id, reason: "The client cancelled the request" }).catch(() => {});
-      options?.signal?.addEventListener("abort", onAbort, { once: true });
+      const signal = options?.signal;
+      if (signal?.aborted) throw signal.reason;
+      if (method !== "initialize") signal?.addEventListener("abort", onAbort, { once: true });
       try {
+        const res = await post(this.config.fetch, this.config.url, { ...this.headers(method, params), ...options?.headers }, body, signal);
+        // A session the server has forgotten answers 404: the client must start a new one.
+        if (res.status === 404 && this.sessionId && attempt === 0) {
+          await res.body?.cancel();
+          await this.initialize();
+          if (this.openStream) this.startStream();
+          continue;
+        }
+        if (!res.ok) throw await httpError(res, method);
         return await this.consume(res, id, method, options, progressToken);
       } finally {
-        options?.signal?.removeEventListener("abort", onAbort);
+        signal?.removeEventListener("abort", onAbort);
       }
     }
   }
@@ -203,12 +226,15 @@ export class LegacySession implements Lane {
   private async handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal): Promise<void> {
     if (!m.method) return;
     if (m.id === undefined || m.id === null) {
-      deliver(m, options, progressToken, this.config.onNotification);
+      if (!this.routed(m)) deliver(m, options, progressToken, this.config.onNotification);
       return;
     }
+    // An answer to a task's question names the task too, as every message about a task must.
+    const related = (m.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK];
     let reply: unknown;
     try {
-      reply = { jsonrpc: "2.0", id: m.id, result: await answerInput(this.config.handlers, { method: m.method, params: m.params }, signal) };
+      const result = (await answerInput(this.config.handlers, { method: m.method, params: m.params }, signal)) as Record<string, unknown>;
+      reply = { jsonrpc: "2.0", id: m.id, result: related ? { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK]: related } } : result };
     } catch (err) {
       const e = err as McpClientError;
       reply = { jsonrpc: "2.0", id: m.id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };

@@ -8,7 +8,8 @@
  */
 import { McpClientError, fromWireError, isWireError } from "./errors";
 import { answerInput, type InputHandlers } from "./handlers";
-import type { CallOptions, Lane, TaskOptions } from "./lane";
+import { nextId, type CallOptions, type Lane, type TaskOptions } from "./lane";
+import type { LegacySession } from "./legacy";
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -63,8 +64,32 @@ export async function followModernTask(
   }
 }
 
+/**
+ * 2025-11-25: calls a tool as a task (`params.task`) and waits for its result on `tasks/result`. The
+ * task keeps the call's progress token for its life, so its progress reaches the caller's
+ * `onProgress` from whichever stream brings it.
+ */
+export async function callLegacyTask(
+  lane: LegacySession,
+  params: Record<string, unknown>,
+  options: TaskOptions,
+  call: CallOptions = {},
+): Promise<Record<string, unknown>> {
+  const { onProgress, ...rest } = call;
+  const token = onProgress ? `task-progress-${nextId()}` : undefined;
+  const stop = token !== undefined ? lane.routeProgress(token, call) : undefined;
+  try {
+    const task = { ...(options.ttlMs !== undefined ? { ttl: options.ttlMs } : {}) };
+    const meta = token !== undefined ? { _meta: { ...(params._meta as object | undefined), progressToken: token } } : {};
+    const created = await lane.request("tools/call", { ...params, ...meta, task }, rest);
+    return created.task ? await followLegacyTask(lane, created, options, rest) : created;
+  } finally {
+    stop?.();
+  }
+}
+
 /** 2025-11-25: waits for a task created by a task-augmented call and returns the call's result. */
-export async function followLegacyTask(lane: Lane, created: Record<string, unknown>, options: TaskOptions, call?: CallOptions): Promise<Record<string, unknown>> {
+async function followLegacyTask(lane: Lane, created: Record<string, unknown>, options: TaskOptions, call?: CallOptions): Promise<Record<string, unknown>> {
   const task = created.task as Record<string, unknown>;
   options.onTask?.(task);
   const { signal } = call ?? {};
