@@ -166,6 +166,11 @@ export class OAuthClient implements AuthProvider {
 
   private async authorizeAt(resource: string, resourceIndicator: string, as: oauth.AuthorizationServer, scope: string | undefined): Promise<void> {
     if (!as.authorization_endpoint || !as.token_endpoint) throw new McpClientError(`The authorization server ${as.issuer} has no authorization or token endpoint`);
+    // MCP asks for PKCE S256, and a server that does not advertise it may ignore the challenge: then a
+    // stolen code would be redeemable. Refuse before the user is sent anywhere.
+    if (!as.code_challenge_methods_supported?.includes("S256")) {
+      throw new McpClientError(`The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported); the client will not authorize with it`);
+    }
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
     const verifier = oauth.generateRandomCodeVerifier();
