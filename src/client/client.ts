@@ -141,6 +141,13 @@ export class McpClient {
       } else if (verdict.kind === "legacy" && protocol === "auto") {
         rememberEra(this.url, "legacy");
         return this.openLegacy();
+      } else if (verdict.kind === "legacy") {
+        throw new McpClientError(
+          `The server at ${this.url} does not speak ${MODERN_VERSION} (it answered: ${err.message}); use protocol "auto" to fall back to a 2025-11-25 session`,
+          err.code,
+          err.status,
+          err.data,
+        );
       } else throw err;
     }
     if (protocol === "auto") rememberEra(this.url, "modern");
@@ -185,8 +192,9 @@ export class McpClient {
     const lane = await this.ready();
     const cached = await this.cache?.get(method, params);
     if (cached) return cached as T;
-    const result = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options, this.config.tasks);
-    await this.cache?.put(method, params, result);
+    const { result, afterInput } = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options, this.config.tasks);
+    // A result given for one round of answers is that user's alone and MUST NOT be cached.
+    if (!afterInput) await this.cache?.put(method, params, result);
     return result as T;
   }
 

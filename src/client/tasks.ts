@@ -29,6 +29,7 @@ export async function followModernTask(
   const signal = call?.signal;
   const plain = signal ? { signal } : {};
   const answered = new Set<string>();
+  let unanswerable = false;
   let task = created;
   try {
     for (;;) {
@@ -47,7 +48,10 @@ export async function followModernTask(
           for (const [key, request] of Object.entries((task.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>)) {
             // Keys are never reused in a task's life: one answered is not answered again.
             if (answered.has(key)) continue;
-            inputResponses[key] = await answerInput(handlers, request, signal);
+            inputResponses[key] = await answerInput(handlers, request, signal).catch((err: unknown) => {
+              unanswerable = true;
+              throw err;
+            });
             answered.add(key);
           }
           if (Object.keys(inputResponses).length) await lane.request("tasks/update", { taskId, inputResponses }, plain);
@@ -58,8 +62,9 @@ export async function followModernTask(
       task = await lane.request("tasks/get", { taskId }, plain);
     }
   } catch (err) {
-    // The caller gave up: the work it started should not go on for nobody.
-    if (signal?.aborted) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
+    // The caller gave up, or the app cannot answer the task's question: the task would otherwise wait
+    // for nobody until its ttl.
+    if (signal?.aborted || unanswerable) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
     throw err;
   }
 }
