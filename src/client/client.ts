@@ -17,6 +17,7 @@ import { LegacySession } from "./legacy";
 import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
 import { requestWithInput } from "./rounds";
+import { DEFAULT_TIMEOUT_MS } from "./timeout";
 import { callLegacyTask } from "./tasks";
 import type {
   CallToolResult,
@@ -52,6 +53,12 @@ export interface McpClientOptions {
   /** Headers for every request (for example a static `Authorization`). */
   headers?: Record<string, string>;
   auth?: AuthProvider;
+  /**
+   * How long a request may go without an answer or any progress before the client cancels it and throws
+   * (default 60 000 ms; progress restarts the clock, up to ten times this in all; 0 waits for ever).
+   * `CallOptions.timeoutMs` overrides it per call.
+   */
+  timeoutMs?: number;
   /** Ask for log messages at this level (2026-07-28: per request; 2025-11-25: `logging/setLevel`). */
   logLevel?: LogLevel;
   /** Honour `ttlMs`/`cacheScope`: `true` for an in-memory cache, or your own. */
@@ -102,6 +109,7 @@ export class McpClient {
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       handlers: options.handlers ?? {},
       headers: options.headers ?? {},
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
       onNotification: (m) => void this.notified(m),

@@ -27,6 +27,12 @@ export interface CallOptions {
   onLog?: (message: LogMessage) => void;
   /** Extra headers for this request (the client adds `Mcp-Param-*` here). */
   headers?: Record<string, string>;
+  /**
+   * Give up (and cancel) when the server has sent nothing for this request for this long; each progress
+   * notification, log line or question restarts the clock, up to ten times this in all. Defaults to the
+   * client's `timeoutMs`; 0 waits for ever.
+   */
+  timeoutMs?: number;
 }
 
 /** How the client follows tasks (McpClientOptions.tasks). */
@@ -55,6 +61,8 @@ export interface LaneConfig {
   /** Headers sent with every request (an app's own, never routing ones). */
   headers: Record<string, string>;
   logLevel?: LogLevel;
+  /** The default request timeout (McpClientOptions.timeoutMs). */
+  timeoutMs: number;
   /** Set when the client takes tasks (McpClientOptions.tasks). */
   tasks?: TaskOptions;
   /** Notifications that belong to no request of ours (list changes, session-wide logs). */

@@ -11,6 +11,7 @@ import { LEGACY_VERSIONS } from "../mcp/versions";
 import { McpClientError, fromWireError } from "./errors";
 import { answerInput, capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
+import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
@@ -172,9 +173,10 @@ export class LegacySession implements Lane {
       // In this revision closing a connection is not a cancellation: say it. The server may already be
       // running the request before its answer's headers arrive, so the listener is in place before the POST.
       const onAbort = () => void this.notify("notifications/cancelled", { requestId: id, reason: "The client cancelled the request" }).catch(() => {});
-      const signal = options?.signal;
-      if (signal?.aborted) throw signal.reason;
-      if (method !== "initialize") signal?.addEventListener("abort", onAbort, { once: true });
+      const deadline = new Deadline(options?.timeoutMs ?? this.config.timeoutMs, method, options?.signal);
+      const signal = deadline.signal;
+      if (signal.aborted) throw signal.reason;
+      if (method !== "initialize") signal.addEventListener("abort", onAbort, { once: true });
       try {
         const res = await post(this.config.fetch, this.config.url, { ...this.headers(method, params), ...options?.headers }, body, signal);
         // A session the server has forgotten answers 404: the client must start a new one.
@@ -185,15 +187,16 @@ export class LegacySession implements Lane {
           continue;
         }
         if (!res.ok) throw await httpError(res, method);
-        return await this.consume(res, id, method, options, progressToken);
+        return await this.consume(res, id, method, { ...options, signal }, progressToken, deadline);
       } finally {
-        signal?.removeEventListener("abort", onAbort);
+        deadline.done();
+        signal.removeEventListener("abort", onAbort);
       }
     }
   }
 
   /** Reads an answer to its end, resuming with `Last-Event-ID` when the server closes the connection first. */
-  private async consume(res: Response, id: number, method: string, options?: CallOptions, progressToken?: number): Promise<Record<string, unknown>> {
+  private async consume(res: Response, id: number, method: string, options?: CallOptions, progressToken?: number, deadline?: Deadline): Promise<Record<string, unknown>> {
     const signal = options?.signal;
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
@@ -208,11 +211,14 @@ export class LegacySession implements Lane {
         if (r.retry !== undefined) retry = r.retry;
         const m = r.message;
         if (!m) continue;
+        deadline?.touch();
         if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
           if (m.error) throw fromWireError(m.error, current.status);
           return m.result ?? {};
         }
+        deadline?.pause();
         await this.handle(m, options, progressToken, signal);
+        deadline?.touch();
       }
       if (signal?.aborted) throw signal.reason;
       idle = progressed ? 0 : idle + 1;

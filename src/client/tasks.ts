@@ -99,7 +99,8 @@ async function followLegacyTask(lane: Lane, created: Record<string, unknown>, op
   options.onTask?.(task);
   const { signal } = call ?? {};
   try {
-    return await lane.request("tasks/result", { taskId: task.taskId }, signal ? { signal } : {});
+    // tasks/result waits for the end of the task, which its ttl bounds, not the request timeout.
+    return await lane.request("tasks/result", { taskId: task.taskId }, { timeoutMs: 0, ...(signal ? { signal } : {}) });
   } catch (err) {
     if (signal?.aborted) await lane.request("tasks/cancel", { taskId: task.taskId }, {}).catch(() => undefined);
     throw err;
