@@ -16,6 +16,7 @@ import type { CallOptions, Lane, LaneConfig, TaskOptions } from "./lane";
 import { LegacySession } from "./legacy";
 import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
+import { schemaViolation } from "./output-schema";
 import { requestWithInput } from "./rounds";
 import { DEFAULT_TIMEOUT_MS } from "./timeout";
 import { callLegacyTask } from "./tasks";
@@ -48,6 +49,8 @@ export interface McpClientOptions {
   clientInfo?: ClientInfo;
   /** How the app answers the server's questions; each one present is declared as a capability. */
   handlers?: InputHandlers;
+  /** Check each tool result's `structuredContent` against the tool's listed `outputSchema` (default true). */
+  validateOutput?: boolean;
   /** Defaults to the global `fetch`; a service binding's `fetch` works too. */
   fetch?: Fetch;
   /** Headers for every request (for example a static `Authorization`). */
@@ -90,6 +93,8 @@ export class McpClient {
   private readonly cache: CacheFront | undefined;
   /** Tools seen in tools/list: their `x-mcp-header` arguments, or null for a tool whose annotations are invalid. */
   private readonly toolHeaders = new Map<string, Map<string, string> | null>();
+  /** Tools seen in tools/list with an `outputSchema`: what their structured results are checked against. */
+  private readonly toolOutputs = new Map<string, unknown>();
   /** 2025-11-25 tools/list: which tools take a task (`execution.taskSupport`). */
   private readonly toolTasks = new Map<string, string>();
   /** What the server said about itself (discover in 2026-07-28, initialize in 2025-11-25). */
@@ -225,6 +230,8 @@ export class McpClient {
       this.toolHeaders.set(tool.name, map);
       const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
       if (typeof support === "string") this.toolTasks.set(tool.name, support);
+      if (tool.outputSchema !== undefined) this.toolOutputs.set(tool.name, tool.outputSchema);
+      else this.toolOutputs.delete(tool.name);
       if (map || this.era === "legacy") keep.push(tool);
     }
     return { ...result, tools: keep };
@@ -242,7 +249,20 @@ export class McpClient {
     return tools;
   }
 
+  /**
+   * Calls a tool. When the tool listed an `outputSchema`, a result that is not an error must carry
+   * `structuredContent` that fits it, or the call throws (turn this off with `validateOutput: false`).
+   */
   async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    const result = await this.callToolUnchecked(name, args, options);
+    const schema = this.toolOutputs.get(name);
+    if (schema === undefined || result.isError || this.options.validateOutput === false) return result;
+    const problem = result.structuredContent === undefined ? "no structuredContent" : schemaViolation(schema, result.structuredContent);
+    if (problem) throw new McpClientError(`Tool ${name} answered with a result that does not fit its outputSchema (${problem})`);
+    return result;
+  }
+
+  private async callToolUnchecked(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
     const lane = await this.ready();
     if (lane instanceof ModernLane && !this.toolHeaders.has(name)) await this.listAllTools().catch(() => undefined);
     const map = this.toolHeaders.get(name);
