@@ -19,6 +19,7 @@ import { ModernLane } from "./modern";
 import { schemaViolation } from "./output-schema";
 import { requestWithInput } from "./rounds";
 import { DEFAULT_TIMEOUT_MS } from "./timeout";
+import { TaskClient } from "./task-client";
 import { callLegacyTask } from "./tasks";
 import type {
   CallToolResult,
@@ -97,6 +98,8 @@ export class McpClient {
   private readonly toolOutputs = new Map<string, unknown>();
   /** 2025-11-25 tools/list: which tools take a task (`execution.taskSupport`). */
   private readonly toolTasks = new Map<string, string>();
+  /** The tasks this client's server runs, by id: get, list (2025-11-25), cancel, and result (which also resumes one after a restart). */
+  readonly tasks: TaskClient;
   /** What the server said about itself (discover in 2026-07-28, initialize in 2025-11-25). */
   serverInfo: Implementation | undefined;
   capabilities: ServerCapabilities = {};
@@ -119,6 +122,7 @@ export class McpClient {
       ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
       onNotification: (m) => void this.notified(m),
     };
+    this.tasks = new TaskClient(() => this.ready(), this.config.handlers, this.config.tasks);
     const cache = options.cache === true ? new MemoryCache() : options.cache;
     this.cache = cache ? new CacheFront(cache, this.url, options.cachePartition ?? crypto.randomUUID()) : undefined;
   }

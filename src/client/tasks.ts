@@ -17,13 +17,17 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
-/** 2026-07-28: polls a task from its CreateTaskResult to its result. Aborting the signal cancels the task. */
+/**
+ * 2026-07-28: polls a task from its CreateTaskResult (or a `tasks/get` answer) to its result. Aborting
+ * the signal cancels the task, unless `keepOnAbort` (the caller only stops waiting).
+ */
 export async function followModernTask(
   lane: Lane,
   handlers: InputHandlers,
   created: Record<string, unknown>,
   options: TaskOptions,
   call?: CallOptions,
+  keepOnAbort = false,
 ): Promise<Record<string, unknown>> {
   const taskId = String(created.taskId);
   const signal = call?.signal;
@@ -64,7 +68,7 @@ export async function followModernTask(
   } catch (err) {
     // The caller gave up, or the app cannot answer the task's question: the task would otherwise wait
     // for nobody until its ttl.
-    if (signal?.aborted || unanswerable) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
+    if ((signal?.aborted && !keepOnAbort) || unanswerable) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
     throw err;
   }
 }
@@ -84,25 +88,26 @@ export async function callLegacyTask(
   const token = onProgress ? `task-progress-${nextId()}` : undefined;
   const stop = token !== undefined ? lane.routeProgress(token, call) : undefined;
   try {
-    const task = { ...(options.ttlMs !== undefined ? { ttl: options.ttlMs } : {}) };
+    const asked = { ...(options.ttlMs !== undefined ? { ttl: options.ttlMs } : {}) };
     const meta = token !== undefined ? { _meta: { ...(params._meta as object | undefined), progressToken: token } } : {};
-    const created = await lane.request("tools/call", { ...params, ...meta, task }, rest);
-    return created.task ? await followLegacyTask(lane, created, options, rest) : created;
+    const created = await lane.request("tools/call", { ...params, ...meta, task: asked }, rest);
+    if (!created.task) return created;
+    const task = created.task as Record<string, unknown>;
+    options.onTask?.(task);
+    return await followLegacyTask(lane, String(task.taskId), rest);
   } finally {
     stop?.();
   }
 }
 
-/** 2025-11-25: waits for a task created by a task-augmented call and returns the call's result. */
-async function followLegacyTask(lane: Lane, created: Record<string, unknown>, options: TaskOptions, call?: CallOptions): Promise<Record<string, unknown>> {
-  const task = created.task as Record<string, unknown>;
-  options.onTask?.(task);
+/** 2025-11-25: waits for a task on `tasks/result` and returns the call's result. Aborting cancels it, unless `keepOnAbort`. */
+export async function followLegacyTask(lane: Lane, taskId: string, call?: CallOptions, keepOnAbort = false): Promise<Record<string, unknown>> {
   const { signal } = call ?? {};
   try {
     // tasks/result waits for the end of the task, which its ttl bounds, not the request timeout.
-    return await lane.request("tasks/result", { taskId: task.taskId }, { timeoutMs: 0, ...(signal ? { signal } : {}) });
+    return await lane.request("tasks/result", { taskId }, { timeoutMs: 0, ...(signal ? { signal } : {}) });
   } catch (err) {
-    if (signal?.aborted) await lane.request("tasks/cancel", { taskId: task.taskId }, {}).catch(() => undefined);
+    if (signal?.aborted && !keepOnAbort) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
     throw err;
   }
 }
