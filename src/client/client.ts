@@ -304,6 +304,16 @@ export class McpClient {
     return this.request("completion/complete", { ref, argument, ...(context ? { context: { arguments: context } } : {}) }, options);
   }
 
+  /**
+   * Tells the server the app's roots changed, so it asks for them again: `notifications/roots/list_changed`
+   * in 2025-11-25. 2026-07-28 has no such notice (a server asks for the roots within each request that
+   * needs them), so there this does nothing.
+   */
+  async rootsChanged(): Promise<void> {
+    const lane = await this.ready();
+    if (lane instanceof LegacySession) await lane.notify("notifications/roots/list_changed");
+  }
+
   /** `ping` exists only in 2025-11-25; in 2026-07-28 any request shows the server is there, so this discovers. */
   async ping(signal?: AbortSignal): Promise<void> {
     const lane = await this.ready();

@@ -54,6 +54,8 @@ export class LegacySession implements Lane {
   private readonly listeners = new Set<(m: WireMessage) => void>();
   /** Settles when the GET stream is open (its 200) or could not be opened. */
   private streamOpened: Promise<void> = Promise.resolve();
+  /** The server's requests being answered, by id: the server may cancel one, and then gets no answer. */
+  private readonly answering = new Map<string | number, AbortController>();
   /** Progress tokens whose notifications go to a caller wherever they arrive (a task's, which outlive their request). */
   private readonly progressRoutes = new Map<string | number, (m: WireMessage) => void>();
 
@@ -117,7 +119,13 @@ export class LegacySession implements Lane {
     return () => void this.progressRoutes.delete(token);
   }
 
+  /** Delivers what belongs to a route (a task's progress, the server cancelling one of its requests); false for the rest. */
   private routed(m: WireMessage): boolean {
+    if (m.method === "notifications/cancelled") {
+      const answering = this.answering.get(m.params?.requestId as string | number);
+      answering?.abort(new McpClientError(`The server cancelled its request: ${String(m.params?.reason ?? "no reason given")}`));
+      return answering !== undefined;
+    }
     const route = m.method === "notifications/progress" ? this.progressRoutes.get(m.params?.progressToken as string | number) : undefined;
     route?.(m);
     return route !== undefined;
@@ -201,6 +209,7 @@ export class LegacySession implements Lane {
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
     let idle = 0;
+    let failure: unknown;
     for (let current = res; ; ) {
       let progressed = false;
       for await (const r of messagesOf(current, signal)) {
@@ -216,10 +225,10 @@ export class LegacySession implements Lane {
           if (m.error) throw fromWireError(m.error, current.status);
           return m.result ?? {};
         }
-        deadline?.pause();
-        await this.handle(m, options, progressToken, signal);
-        deadline?.touch();
+        this.handle(m, options, progressToken, signal, deadline, (err) => (failure ??= err));
+        if (failure !== undefined) throw failure;
       }
+      if (failure !== undefined) throw failure;
       if (signal?.aborted) throw signal.reason;
       idle = progressed ? 0 : idle + 1;
       if (lastEventId === undefined || idle > MAX_IDLE_RESUMES) throw new McpClientError(`The answer to ${method} ended without a result`);
@@ -228,23 +237,43 @@ export class LegacySession implements Lane {
     }
   }
 
-  /** A server request is answered through the app's handlers; a notification goes to its request or to the app. */
-  private async handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal): Promise<void> {
+  /**
+   * A notification goes to its request, a route or the app. A server request is answered through the
+   * app's handlers without holding up the stream it came on, since the server may cancel it there; a
+   * failure to deliver the answer is reported through `failed`.
+   */
+  private handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal, deadline?: Deadline, failed?: (err: unknown) => void): void {
     if (!m.method) return;
     if (m.id === undefined || m.id === null) {
       if (!this.routed(m)) deliver(m, options, progressToken, this.config.onNotification);
       return;
     }
+    deadline?.pause();
+    void this.answer(m, signal).then(
+      () => deadline?.touch(),
+      (err: unknown) => failed?.(err),
+    );
+  }
+
+  private async answer(m: WireMessage, signal?: AbortSignal): Promise<void> {
+    const id = m.id as string | number;
+    const controller = new AbortController();
+    const both = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+    this.answering.set(id, controller);
     // An answer to a task's question names the task too, as every message about a task must.
     const related = (m.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK];
     let reply: unknown;
     try {
-      const result = (await answerInput(this.config.handlers, { method: m.method, params: m.params }, signal)) as Record<string, unknown>;
-      reply = { jsonrpc: "2.0", id: m.id, result: related ? { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK]: related } } : result };
+      const result = (await answerInput(this.config.handlers, { method: m.method!, params: m.params }, both)) as Record<string, unknown>;
+      reply = { jsonrpc: "2.0", id, result: related ? { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK]: related } } : result };
     } catch (err) {
       const e = err as McpClientError;
-      reply = { jsonrpc: "2.0", id: m.id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };
+      reply = { jsonrpc: "2.0", id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };
+    } finally {
+      this.answering.delete(id);
     }
+    // A request the server cancelled gets no answer.
+    if (controller.signal.aborted) return;
     const res = await post(this.config.fetch, this.config.url, this.headers(), reply, signal);
     if (!res.ok) throw await httpError(res, `answer to ${m.method}`);
     await res.body?.cancel();
@@ -278,7 +307,7 @@ export class LegacySession implements Lane {
         if (r.retry !== undefined) retry = r.retry;
         const m = r.message;
         if (!m?.method) continue;
-        if (m.id !== undefined && m.id !== null) await this.handle(m, undefined, undefined, signal);
+        if (m.id !== undefined && m.id !== null) this.handle(m, undefined, undefined, signal);
         else yield m;
       }
       await sleep(retry, signal).catch(() => {});

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { McpClient, type Fetch } from "../../src/client";
-import { MCP_URL, engineFetch, recording, scripted } from "../helpers/client";
+import { MCP_URL, engineFetch, recording, scripted, type Sent } from "../helpers/client";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const LEGACY = "2025-11-25";
@@ -34,6 +34,56 @@ describe("client, 2025-11-25 session", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("tells the server its roots changed, having declared roots.listChanged", async () => {
+    const { fetch, sent } = recording();
+    const client = await McpClient.connect(MCP_URL, { protocol: LEGACY, fetch, sessionStream: false, handlers: { roots: () => ({ roots: [] }) } });
+    try {
+      await client.rootsChanged();
+      expect(sent.find((m) => m.method === "initialize")?.params?.capabilities).toMatchObject({ roots: { listChanged: true } });
+      expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a question the server cancels stops the handler and gets no answer, while the call goes on", async () => {
+    const encoder = new TextEncoder();
+    let push!: (message: unknown) => void;
+    let finish!: () => void;
+    const server = scripted((m) => {
+      if (m.method === "initialize") return { protocolVersion: LEGACY, capabilities: { tools: {} }, serverInfo: { name: "asks", version: "1" } };
+      if (m.method === "tools/list") return { tools: [{ name: "ask", inputSchema: { type: "object" } }] };
+      if (m.method !== "tools/call") return {};
+      // The call's stream: the server asks a question, then (below) cancels it and answers the call without it.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          push = (message) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
+          push({ jsonrpc: "2.0", id: "q1", method: "elicitation/create", params: { message: "Name?", requestedSchema: { type: "object", properties: {} } } });
+        },
+      });
+      finish = () => push({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "fine without it" }] } });
+      return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+    });
+    const { fetch, sent } = recording(server);
+    let reason: unknown;
+    const elicitation = (_params: unknown, signal?: AbortSignal) =>
+      new Promise<never>((_, reject) => {
+        signal?.addEventListener("abort", () => {
+          reason = signal.reason;
+          reject(signal.reason);
+          finish();
+        });
+        // While the user is being asked, the server changes its mind.
+        push({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "q1", reason: "no longer needed" } });
+      });
+    const client = await McpClient.connect("http://scripted.test/mcp", { protocol: LEGACY, fetch, sessionStream: false, handlers: { elicitation } });
+    const result = await client.callTool("ask", {});
+    expect(result.content).toEqual([{ type: "text", text: "fine without it" }]);
+    expect(String(reason)).toMatch(/server cancelled its request: no longer needed/);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sent.filter((m) => m.id === "q1")).toEqual([]);
   });
 
   it("asks for a task only when the server declares tasks for tools/call", async () => {
