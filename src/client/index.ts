@@ -16,4 +16,5 @@ export { encodeHeaderValue } from "./headers";
 export type * from "./types";
 export type { Fetch } from "./wire";
 export { OAuthClient, type OAuthClientOptions } from "./auth/oauth";
+export { ClientCredentials, type ClientCredentialsOptions } from "./auth/client-credentials";
 export { MemoryTokenStore, type StoredClient, type StoredTokens, type TokenStore } from "./auth/store";

@@ -4,7 +4,7 @@
  * callback with a code. The user agent here follows that one redirect
  * without opening a browser.
  */
-import { McpClient, OAuthClient, type McpClientOptions } from "../../src/client";
+import { ClientCredentials, McpClient, OAuthClient, type AuthProvider, type McpClientOptions } from "../../src/client";
 import { conformanceHandlers } from "./handlers";
 
 const REDIRECT_URI = "http://localhost:3000/callback";
@@ -20,17 +20,40 @@ async function userAgent(url: URL): Promise<string> {
   return new URL(location, url).href;
 }
 
+/** A PKCS#8 PEM private key (the suite's ES256 client key) as a WebCrypto signing key. */
+async function importEcKey(pem: string): Promise<CryptoKey> {
+  const der = Uint8Array.from(atob(pem.replace(/-----[^-]+-----|\s/g, "")), (c) => c.charCodeAt(0));
+  return crypto.subtle.importKey("pkcs8", der, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+}
+
+interface Context {
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+}
+
+/** The machine-client scenarios: client credentials with a secret or a signed JWT, no user. */
+async function clientCredentials(context: Context): Promise<AuthProvider> {
+  if (!context.client_id) throw new Error("the scenario gave no client_id");
+  if (context.private_key_pem) return new ClientCredentials({ clientId: context.client_id, privateKey: await importEcKey(context.private_key_pem) });
+  return new ClientCredentials({ clientId: context.client_id, clientSecret: context.client_secret ?? "" });
+}
+
 export async function runAuthScenario(name: string, url: string, options: McpClientOptions): Promise<void> {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as { client_id?: string; client_secret?: string };
-  const auth = new OAuthClient({
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Context;
+  const auth = name.startsWith("auth/client-credentials-") ? await clientCredentials(context) : userFlow(name, context);
+  const client = await McpClient.connect(url, { ...options, auth, handlers: conformanceHandlers() });
+  await client.listTools();
+  await client.callTool("test-tool", {});
+  await client.close();
+}
+
+function userFlow(name: string, context: Context): AuthProvider {
+  return new OAuthClient({
     redirectUri: REDIRECT_URI,
     authorize: userAgent,
     clientName: "mcp-worker-template-conformance",
     clientMetadataUrl: CLIENT_METADATA_URL,
     ...(name === "auth/pre-registration" && context.client_id ? { clientId: context.client_id, clientSecret: context.client_secret ?? "" } : {}),
   });
-  const client = await McpClient.connect(url, { ...options, auth, handlers: conformanceHandlers() });
-  await client.listTools();
-  await client.callTool("test-tool", {});
-  await client.close();
 }

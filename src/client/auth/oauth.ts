@@ -13,7 +13,9 @@ import * as oauth from "oauth4webapi";
 import type { AuthProvider } from "../client";
 import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
-import { bearerChallenge, type BearerChallenge } from "./challenge";
+import { authorizedFetch } from "./authorized";
+import { basicAuth, requestOptions, storedTokens } from "./requests";
+import type { BearerChallenge } from "./challenge";
 import { authorizationServer, resourceMetadata } from "./discovery";
 import { MemoryTokenStore, clientKey, tokensKey, type StoredClient, type StoredTokens, type TokenStore } from "./store";
 
@@ -44,16 +46,6 @@ export interface OAuthClientOptions {
   allowHttp?: boolean;
 }
 
-/**
- * client_secret_basic with unreserved characters (such as "-") left as they are: a decoding server
- * reads the same credentials, and a server that compares them undecoded still recognises its own id.
- */
-const basicAuth =
-  (secret: string): oauth.ClientAuth =>
-  (_as, client, _body, headers) =>
-    headers.set("authorization", `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`)}`);
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const union = (...scopes: (string | undefined)[]) => {
   const set = new Set(scopes.flatMap((s) => s?.split(" ") ?? []).filter(Boolean));
   return set.size ? [...set].join(" ") : undefined;
@@ -70,12 +62,7 @@ export class OAuthClient implements AuthProvider {
   }
 
   private requestOptions(url: string) {
-    const insecure = this.options.allowHttp ?? LOOPBACK.has(new URL(url).hostname);
-    const fetchFn = this.oauthFetch;
-    return {
-      [oauth.customFetch]: (u: string, init: RequestInit) => fetchFn(u, init),
-      ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
-    };
+    return requestOptions(this.oauthFetch, url, this.options.allowHttp);
   }
 
   /** The tokens held for an MCP server, if any. */
@@ -84,26 +71,7 @@ export class OAuthClient implements AuthProvider {
   }
 
   wrap(next: Fetch, resource: string): Fetch {
-    return async (input, init) => {
-      const send = async () => {
-        const tokens = await this.tokens(resource);
-        const headers = new Headers(init?.headers);
-        if (tokens) headers.set("Authorization", `Bearer ${tokens.accessToken}`);
-        return next(input, { ...init, headers });
-      };
-      const res = await send();
-      if (res.status !== 401 && res.status !== 403) return res;
-      const challenge = bearerChallenge(res) ?? {};
-      if (res.status === 403 && challenge.error !== "insufficient_scope") return res;
-      await res.body?.cancel();
-      try {
-        await this.obtain(resource, res.status, challenge);
-      } catch (err) {
-        if (err instanceof McpClientError) throw err;
-        throw new McpClientError(`Authorization for ${resource} failed: ${(err as Error)?.message ?? err}`, undefined, res.status);
-      }
-      return send();
-    };
+    return authorizedFetch(next, resource, async () => (await this.tokens(resource))?.accessToken, (status, challenge) => this.obtain(resource, status, challenge));
   }
 
   /** Gets a usable token for `resource` after the server refused the one held (or none). */
@@ -207,15 +175,7 @@ export class OAuthClient implements AuthProvider {
   }
 
   private async save(resource: string, issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): Promise<void> {
-    const scope = t.scope ?? asked;
-    const tokens: StoredTokens = {
-      accessToken: t.access_token,
-      issuer,
-      ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}),
-      ...(scope ? { scope } : {}),
-      ...(typeof t.expires_in === "number" ? { expiresAt: Date.now() + t.expires_in * 1000 } : {}),
-    };
-    await this.store.set(tokensKey(resource), tokens);
+    await this.store.set(tokensKey(resource), storedTokens(issuer, t, asked));
   }
 
   /** Forgets the tokens for a server (sign out). */
