@@ -1,11 +1,14 @@
 /**
- * OAuth client credentials (the MCP auth extension for machine clients): no
- * user and no browser. On a 401 the provider finds the authorization server
- * the same way as the user flow (challenge → resource metadata → server
- * metadata), then asks its token endpoint for a token with
- * `grant_type=client_credentials` and the `resource` indicator, proving who
- * it is with a client secret (`client_secret_basic`, or `client_secret_post`
- * where the server lists only that) or a signed JWT (`private_key_jwt`).
+ * Tokens without a user at a browser, for machine clients (the MCP auth
+ * extensions): on a 401 the provider finds the authorization server the same
+ * way as the user flow (challenge → resource metadata → server metadata),
+ * then asks its token endpoint for a token with the `resource` indicator —
+ * with `grant_type=client_credentials`, or, given an `assertion`, the
+ * JWT-bearer grant (RFC 7523: a workload's identity token, or an ID-JAG from
+ * the user's identity provider for enterprise-managed authorization). The
+ * client proves who it is with a secret (`client_secret_basic`, or
+ * `client_secret_post` where the server lists only that), a signed JWT
+ * (`private_key_jwt`), or not at all (a public workload client).
  */
 import * as oauth from "oauth4webapi";
 import type { AuthProvider } from "../client";
@@ -17,12 +20,16 @@ import { authorizationServer, resourceMetadata } from "./discovery";
 import { basicAuth, requestOptions, storedTokens } from "./requests";
 import { MemoryTokenStore, tokensKey, type StoredTokens, type TokenStore } from "./store";
 
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 export interface ClientCredentialsOptions {
   clientId: string;
   /** The client's secret (client_secret_basic / client_secret_post). */
   clientSecret?: string;
   /** Or the key that signs its assertions (private_key_jwt), e.g. an ES256 key imported with WebCrypto. */
   privateKey?: CryptoKey | { key: CryptoKey; kid?: string };
+  /** Use the JWT-bearer grant with this assertion instead of client_credentials (asked for each new token). */
+  assertion?: (at: { issuer: string; resource: string }) => Promise<string> | string;
   /** Scope to ask for when neither the challenge nor the resource metadata names one. */
   scope?: string;
   store?: TokenStore;
@@ -35,7 +42,7 @@ export interface ClientCredentialsOptions {
 export class ClientCredentials implements AuthProvider {
   private readonly store: TokenStore;
   constructor(private readonly options: ClientCredentialsOptions) {
-    if (!options.clientSecret && !options.privateKey) throw new McpClientError("ClientCredentials needs a clientSecret or a privateKey");
+    if (!options.clientSecret && !options.privateKey && !options.assertion) throw new McpClientError("ClientCredentials needs a clientSecret, a privateKey or an assertion");
     this.store = options.store ?? new MemoryTokenStore();
   }
 
@@ -51,6 +58,7 @@ export class ClientCredentials implements AuthProvider {
   private clientAuth(as: oauth.AuthorizationServer): oauth.ClientAuth {
     const { clientSecret, privateKey } = this.options;
     if (privateKey) return oauth.PrivateKeyJwt(privateKey);
+    if (!clientSecret) return oauth.None();
     const methods = as.token_endpoint_auth_methods_supported;
     return methods?.includes("client_secret_post") && !methods.includes("client_secret_basic") ? oauth.ClientSecretPost(clientSecret!) : basicAuth(clientSecret!);
   }
@@ -62,8 +70,15 @@ export class ClientCredentials implements AuthProvider {
     const scope = challenge.scope ?? prm.scopes_supported?.join(" ") ?? this.options.scope;
     const client: oauth.Client = { client_id: this.options.clientId };
     const params: Record<string, string> = { resource: prm.resource, ...(scope ? { scope } : {}) };
-    const res = await oauth.clientCredentialsGrantRequest(as, client, this.clientAuth(as), params, requestOptions(this.oauthFetch, as.token_endpoint, this.options.allowHttp));
-    const tokens = await oauth.processClientCredentialsResponse(as, client, res);
+    const request = requestOptions(this.oauthFetch, as.token_endpoint, this.options.allowHttp);
+    const { assertion } = this.options;
+    const tokens = assertion
+      ? await oauth.processGenericTokenEndpointResponse(
+          as,
+          client,
+          await oauth.genericTokenEndpointRequest(as, client, this.clientAuth(as), JWT_BEARER, { ...params, assertion: await assertion({ issuer: as.issuer, resource: prm.resource }) }, request),
+        )
+      : await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, this.clientAuth(as), params, request));
     await this.store.set(tokensKey(resource), storedTokens(as.issuer, tokens, scope));
   }
 }
