@@ -3,7 +3,7 @@
  * and authorization server played by the test.
  */
 import { describe, expect, it, vi } from "vitest";
-import { McpClient, McpClientError, OAuthClient, type Fetch } from "../../src/client";
+import { McpClient, McpClientError, MemoryTokenStore, OAuthClient, type Fetch } from "../../src/client";
 import { json } from "../helpers/client";
 
 const MCP = "http://mcp.test/mcp";
@@ -39,4 +39,35 @@ describe("client OAuth", () => {
       expect(authorize).not.toHaveBeenCalled();
     });
   }
+
+  it("refreshes a token about to expire before sending it, so the request is not refused on the way", async () => {
+    const seen: string[] = [];
+    const grants: string[] = [];
+    const metadata = { code_challenge_methods_supported: ["S256"] };
+    const as = protectedServer(metadata);
+    const fetch: Fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (request.url === `${ISSUER}/token`) {
+        grants.push(new URLSearchParams(await request.text()).get("grant_type") ?? "");
+        return json({ access_token: "fresh", token_type: "Bearer", expires_in: 3600, refresh_token: "r2" });
+      }
+      if (request.url === MCP) {
+        const token = request.headers.get("authorization") ?? "";
+        seen.push(token);
+        if (token !== "Bearer fresh") return as(input, init);
+        const body = (await request.json()) as { id: number };
+        return json({ jsonrpc: "2.0", id: body.id, result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {}, ttlMs: 0, cacheScope: "public" } });
+      }
+      return as(input, init);
+    };
+    const store = new MemoryTokenStore();
+    // Held from an earlier login: it expires in ten seconds.
+    store.set(`tokens:${MCP}`, { accessToken: "stale", refreshToken: "r1", issuer: ISSUER, expiresAt: Date.now() + 10_000 });
+    const authorize = vi.fn(async () => "http://localhost:3000/callback?code=x");
+    const auth = new OAuthClient({ redirectUri: "http://localhost:3000/callback", authorize, clientId: "pre-registered", fetch, store, allowHttp: true });
+    await McpClient.connect(MCP, { fetch, auth, protocol: "2026-07-28" });
+    expect(seen).toEqual(["Bearer fresh"]);
+    expect(grants).toEqual(["refresh_token"]);
+    expect(authorize).not.toHaveBeenCalled();
+  });
 });

@@ -46,6 +46,8 @@ export interface OAuthClientOptions {
   allowHttp?: boolean;
 }
 
+/** A token this close to its expiry is refreshed before it is sent. */
+const REFRESH_BEFORE_MS = 60_000;
 const union = (...scopes: (string | undefined)[]) => {
   const set = new Set(scopes.flatMap((s) => s?.split(" ") ?? []).filter(Boolean));
   return set.size ? [...set].join(" ") : undefined;
@@ -71,7 +73,22 @@ export class OAuthClient implements AuthProvider {
   }
 
   wrap(next: Fetch, resource: string): Fetch {
-    return authorizedFetch(next, resource, async () => (await this.tokens(resource))?.accessToken, (status, challenge) => this.obtain(resource, status, challenge));
+    return authorizedFetch(next, resource, () => this.current(resource), (status, challenge) => this.obtain(resource, status, challenge));
+  }
+
+  /**
+   * The access token to send: one about to expire is refreshed first (when there is a refresh token),
+   * so a request does not go out with a token the server will refuse on the way.
+   */
+  private async current(resource: string): Promise<string | undefined> {
+    const held = await this.tokens(resource);
+    if (held?.refreshToken && held.expiresAt !== undefined && held.expiresAt - Date.now() < REFRESH_BEFORE_MS) {
+      const refreshed = await authorizationServer(this.oauthFetch, held.issuer)
+        .then((as) => this.refresh(resource, as, held))
+        .catch(() => false);
+      if (refreshed) return (await this.tokens(resource))?.accessToken;
+    }
+    return held?.accessToken;
   }
 
   /** Gets a usable token for `resource` after the server refused the one held (or none). */
