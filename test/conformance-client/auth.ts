@@ -67,5 +67,7 @@ function userFlow(name: string, context: Context): AuthProvider {
     clientName: "mcp-worker-template-conformance",
     clientMetadataUrl: CLIENT_METADATA_URL,
     ...(name === "auth/pre-registration" && context.client_id ? { clientId: context.client_id, clientSecret: context.client_secret ?? "" } : {}),
+    // The DPoP scenarios want tokens bound to a key of the client's.
+    ...(name.startsWith("auth/dpop") ? { dpop: true } : {}),
   });
 }

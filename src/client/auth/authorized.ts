@@ -9,18 +9,26 @@ import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
 import { bearerChallenge, type BearerChallenge } from "./challenge";
 
+/** How a token is presented: as a bearer token unless the provider binds it to a key (DPoP). */
+export type Present = (token: string, next: Fetch, input: string | URL | Request, init: RequestInit | undefined) => Promise<Response>;
+
+const bearer: Present = (token, next, input, init) => {
+  const headers = new Headers(init?.headers);
+  headers.set("Authorization", `Bearer ${token}`);
+  return next(input, { ...init, headers });
+};
+
 export function authorizedFetch(
   next: Fetch,
   resource: string,
   token: () => Promise<string | undefined>,
   obtain: (status: number, challenge: BearerChallenge) => Promise<void>,
+  present: Present = bearer,
 ): Fetch {
   return async (input, init) => {
     const send = async () => {
       const held = await token();
-      const headers = new Headers(init?.headers);
-      if (held) headers.set("Authorization", `Bearer ${held}`);
-      return next(input, { ...init, headers });
+      return held ? present(held, next, input, init) : next(input, init);
     };
     const res = await send();
     if (res.status !== 401 && res.status !== 403) return res;

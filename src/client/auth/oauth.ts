@@ -13,8 +13,9 @@ import * as oauth from "oauth4webapi";
 import type { AuthProvider } from "../client";
 import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
-import { authorizedFetch } from "./authorized";
-import { basicAuth, requestOptions, storedTokens } from "./requests";
+import { authorizedFetch, type Present } from "./authorized";
+import { DPoPKey, sendWithProof, withNonce } from "./dpop";
+import { basicAuth, isLoopback, requestOptions, storedTokens } from "./requests";
 import type { BearerChallenge } from "./challenge";
 import { authorizationServer, resourceMetadata } from "./discovery";
 import { MemoryTokenStore, clientKey, tokensKey, type StoredClient, type StoredTokens, type TokenStore } from "./store";
@@ -44,6 +45,11 @@ export interface OAuthClientOptions {
   fetch?: Fetch;
   /** Allow http:// endpoints. Defaults to true only for loopback hosts (local development). */
   allowHttp?: boolean;
+  /**
+   * Bind tokens to a key with DPoP (RFC 9449): `true` makes an ES256 key for this client, or pass your own
+   * key pair (to keep it, with the tokens, across restarts).
+   */
+  dpop?: boolean | CryptoKeyPair;
 }
 
 /** A token this close to its expiry is refreshed before it is sent. */
@@ -55,8 +61,15 @@ const union = (...scopes: (string | undefined)[]) => {
 
 export class OAuthClient implements AuthProvider {
   private readonly store: TokenStore;
+  private readonly dpop: DPoPKey | undefined;
   constructor(private readonly options: OAuthClientOptions) {
     this.store = options.store ?? new MemoryTokenStore();
+    this.dpop = options.dpop ? new DPoPKey(options.dpop === true ? undefined : options.dpop) : undefined;
+  }
+
+  /** Token request options: the fetch, and the DPoP key when tokens are bound to one. */
+  private async tokenOptions(url: string) {
+    return { ...this.requestOptions(url), ...(this.dpop ? { DPoP: await this.dpop.get() } : {}) };
   }
 
   private get oauthFetch(): Fetch {
@@ -73,7 +86,11 @@ export class OAuthClient implements AuthProvider {
   }
 
   wrap(next: Fetch, resource: string): Fetch {
-    return authorizedFetch(next, resource, () => this.current(resource), (status, challenge) => this.obtain(resource, status, challenge));
+    const dpop = this.dpop;
+    const present: Present | undefined = dpop
+      ? (token, next, input, init) => sendWithProof(dpop, token, next, input, init, this.options.allowHttp ?? isLoopback(resource))
+      : undefined;
+    return authorizedFetch(next, resource, () => this.current(resource), (status, challenge) => this.obtain(resource, status, challenge), present);
   }
 
   /**
@@ -173,11 +190,10 @@ export class OAuthClient implements AuthProvider {
     const back = new URL(String(await this.options.authorize(url)));
     // Checks state, an error answer, and `iss` against the issuer (RFC 9207) before the code is used.
     const params = oauth.validateAuthResponse(as, client, back, state);
-    const res = await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, {
-      additionalParameters: { resource: resourceIndicator },
-      ...this.requestOptions(as.token_endpoint),
-    });
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    const options = { additionalParameters: { resource: resourceIndicator }, ...(await this.tokenOptions(as.token_endpoint)) };
+    const tokens = await withNonce(async () =>
+      oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, options)),
+    );
     await this.save(resource, as.issuer, tokens, scope);
   }
 
@@ -185,8 +201,10 @@ export class OAuthClient implements AuthProvider {
     if (!as.token_endpoint || !held.refreshToken) return false;
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
-    const res = await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken, this.requestOptions(as.token_endpoint));
-    const tokens = await oauth.processRefreshTokenResponse(as, client, res);
+    const options = await this.tokenOptions(as.token_endpoint);
+    const tokens = await withNonce(async () =>
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken!, options)),
+    );
     await this.save(resource, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
     return true;
   }

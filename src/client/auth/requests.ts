@@ -10,8 +10,10 @@ import type { StoredTokens } from "./store";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+export const isLoopback = (url: string) => LOOPBACK.has(new URL(url).hostname);
+
 export function requestOptions(fetchFn: Fetch, url: string, allowHttp?: boolean) {
-  const insecure = allowHttp ?? LOOPBACK.has(new URL(url).hostname);
+  const insecure = allowHttp ?? isLoopback(url);
   return {
     [oauth.customFetch]: (u: string, init: RequestInit) => fetchFn(u, init),
     ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
