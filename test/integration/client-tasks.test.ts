@@ -10,6 +10,20 @@ import { MCP_URL, engineFetch } from "../helpers/client";
 
 const textOf = (r: Record<string, unknown>) => (r.content as { text?: string }[]).map((c) => c.text ?? "").join("");
 
+const answers = { elicitation: () => ({ action: "accept" as const, content: { words: 5 } }) };
+
+/** Client options of a caller that learns each new task's id and then stops following it (its onTask throws once). */
+const droppingCaller = (ids: string[]) => ({
+  handlers: answers,
+  tasks: {
+    onTask: (t: Record<string, unknown>) => {
+      if (ids.includes(String(t.taskId))) return;
+      ids.push(String(t.taskId));
+      throw new Error("the caller stops here");
+    },
+  },
+});
+
 /** Starts prepare_report as a task and stops following it as soon as its id is known, as a caller that restarts would. */
 async function startAndDrop(client: McpClient, ids: string[], topic: string, pauseMs = 0): Promise<string> {
   await expect(client.callTool("prepare_report", { topic, pauseMs })).rejects.toThrow(/the caller stops here/);
@@ -29,21 +43,14 @@ describe("client task API", () => {
       const first = await McpClient.connect(MCP_URL, {
         protocol,
         fetch: engineFetch,
-        handlers: { elicitation: () => ({ action: "accept", content: { words: 5 } }) },
-        tasks: {
-          onTask: (t) => {
-            if (ids.includes(String(t.taskId))) return;
-            ids.push(String(t.taskId));
-            throw new Error("the caller stops here");
-          },
-        },
+        ...droppingCaller(ids),
       });
       const taskId = await startAndDrop(first, ids, "lichen");
       // 2026-07-28 tasks belong to their principal, so a new client (after a restart) may take it up; an
       // anonymous 2025-11-25 task belongs to its session, so there it is the same client.
       const again =
         protocol === "2026-07-28"
-          ? await McpClient.connect(MCP_URL, { protocol, fetch: engineFetch, tasks: true, handlers: { elicitation: () => ({ action: "accept", content: { words: 5 } }) } })
+          ? await McpClient.connect(MCP_URL, { protocol, fetch: engineFetch, tasks: true, handlers: answers })
           : first;
       try {
         expect(["working", "input_required"]).toContain((await again.tasks.get(taskId)).status);
@@ -67,14 +74,7 @@ describe("client task API", () => {
         protocol,
         fetch: engineFetch,
         sessionStream: false,
-        handlers: { elicitation: () => ({ action: "accept", content: { words: 5 } }) },
-        tasks: {
-          onTask: (t) => {
-            if (ids.includes(String(t.taskId))) return;
-            ids.push(String(t.taskId));
-            throw new Error("the caller stops here");
-          },
-        },
+        ...droppingCaller(ids),
       });
       try {
         // Its outline takes 5 s: it is still working when cancelled.
