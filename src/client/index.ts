@@ -18,4 +18,5 @@ export type { Fetch } from "./wire";
 export { OAuthClient, type OAuthClientOptions } from "./auth/oauth";
 export { ClientCredentials, type ClientCredentialsOptions } from "./auth/client-credentials";
 export { idJagAssertion, type IdJagOptions } from "./auth/id-jag";
+export { DPoPKey } from "./auth/dpop";
 export { MemoryTokenStore, type StoredClient, type StoredTokens, type TokenStore } from "./auth/store";

@@ -4,7 +4,7 @@
  * callback with a code. The user agent here follows that one redirect
  * without opening a browser.
  */
-import { ClientCredentials, McpClient, OAuthClient, idJagAssertion, type AuthProvider, type McpClientOptions } from "../../src/client";
+import { ClientCredentials, DPoPKey, McpClient, OAuthClient, idJagAssertion, type AuthProvider, type McpClientOptions } from "../../src/client";
 import { conformanceHandlers } from "./handlers";
 
 const REDIRECT_URI = "http://localhost:3000/callback";
@@ -68,6 +68,6 @@ function userFlow(name: string, context: Context): AuthProvider {
     clientMetadataUrl: CLIENT_METADATA_URL,
     ...(name === "auth/pre-registration" && context.client_id ? { clientId: context.client_id, clientSecret: context.client_secret ?? "" } : {}),
     // The DPoP scenarios want tokens bound to a key of the client's.
-    ...(name.startsWith("auth/dpop") ? { dpop: true } : {}),
+    ...(name.startsWith("auth/dpop") ? { dpop: new DPoPKey() } : {}),
   });
 }

@@ -9,43 +9,48 @@
 import * as oauth from "oauth4webapi";
 import type { Fetch } from "../wire";
 
-/** The key and the nonce memory of one client. A key pair may come from the app (to keep it with the tokens) or be made here. */
+/**
+ * The key and the nonce memory of one client: pass `new DPoPKey()` (an ES256 key made here) or
+ * `new DPoPKey(keyPair)` (yours, to keep with the tokens across restarts) as `OAuthClient`'s `dpop`.
+ * An app without DPoP never loads this code.
+ */
 export class DPoPKey {
   private handle: Promise<oauth.DPoPHandle> | undefined;
   constructor(private readonly keyPair?: CryptoKeyPair) {}
 
+  /** The oauth4webapi handle that signs proofs and keeps the servers' nonces. */
   get(): Promise<oauth.DPoPHandle> {
     this.handle ??= (async () => oauth.DPoP({}, this.keyPair ?? (await oauth.generateKeyPair("ES256"))))();
     return this.handle;
   }
-}
 
-/** Runs a token request, once more with the server's nonce if it asks for one. */
-export async function withNonce<T>(attempt: () => Promise<T>): Promise<T> {
-  try {
-    return await attempt();
-  } catch (err) {
-    if (!oauth.isDPoPNonceError(err)) throw err;
-    return attempt();
+  /** Runs a token request, once more with the server's nonce if it asks for one. */
+  async withNonce<T>(attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!oauth.isDPoPNonceError(err)) throw err;
+      return attempt();
+    }
   }
-}
 
-/** Sends a request to the MCP server with a DPoP-bound token and a fresh proof; a refusal is returned as the server's response. */
-export async function sendWithProof(dpop: DPoPKey, token: string, next: Fetch, input: string | URL | Request, init: RequestInit | undefined, allowHttp: boolean): Promise<Response> {
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  const handle = await dpop.get();
-  const body = typeof init?.body === "string" ? init.body : null;
-  const attempt = () =>
-    oauth.protectedResourceRequest(token, init?.method ?? "GET", url, new Headers(init?.headers), body, {
-      DPoP: handle,
-      [oauth.customFetch]: (u: string, o: RequestInit) => next(u, { ...o, redirect: "follow", ...(init?.signal ? { signal: init.signal } : {}) }),
-      ...(allowHttp ? { [oauth.allowInsecureRequests]: true } : {}),
-    });
-  try {
-    return await withNonce(attempt);
-  } catch (err) {
-    // Any other challenge (an expired token, a missing scope) goes back to the auth loop as the answer it is.
-    if (err instanceof oauth.WWWAuthenticateChallengeError) return err.response;
-    throw err;
+  /** Sends a request to the MCP server with a DPoP-bound token and a fresh proof; a refusal is returned as the server's response. */
+  async send(token: string, next: Fetch, input: string | URL | Request, init: RequestInit | undefined, allowHttp: boolean): Promise<Response> {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const handle = await this.get();
+    const body = typeof init?.body === "string" ? init.body : null;
+    const attempt = () =>
+      oauth.protectedResourceRequest(token, init?.method ?? "GET", url, new Headers(init?.headers), body, {
+        DPoP: handle,
+        [oauth.customFetch]: (u: string, o: RequestInit) => next(u, { ...o, redirect: "follow", ...(init?.signal ? { signal: init.signal } : {}) }),
+        ...(allowHttp ? { [oauth.allowInsecureRequests]: true } : {}),
+      });
+    try {
+      return await this.withNonce(attempt);
+    } catch (err) {
+      // Any other challenge (an expired token, a missing scope) goes back to the auth loop as the answer it is.
+      if (err instanceof oauth.WWWAuthenticateChallengeError) return err.response;
+      throw err;
+    }
   }
 }

@@ -14,7 +14,7 @@ import type { AuthProvider } from "../client";
 import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
 import { authorizedFetch, type Present } from "./authorized";
-import { DPoPKey, sendWithProof, withNonce } from "./dpop";
+import type { DPoPKey } from "./dpop";
 import { basicAuth, isLoopback, requestOptions, storedTokens } from "./requests";
 import type { BearerChallenge } from "./challenge";
 import { authorizationServer, resourceMetadata } from "./discovery";
@@ -45,11 +45,8 @@ export interface OAuthClientOptions {
   fetch?: Fetch;
   /** Allow http:// endpoints. Defaults to true only for loopback hosts (local development). */
   allowHttp?: boolean;
-  /**
-   * Bind tokens to a key with DPoP (RFC 9449): `true` makes an ES256 key for this client, or pass your own
-   * key pair (to keep it, with the tokens, across restarts).
-   */
-  dpop?: boolean | CryptoKeyPair;
+  /** Bind tokens to a key with DPoP (RFC 9449): `new DPoPKey()`, or `new DPoPKey(keyPair)` to keep the key with the tokens. */
+  dpop?: DPoPKey;
 }
 
 /** A token this close to its expiry is refreshed before it is sent. */
@@ -64,7 +61,12 @@ export class OAuthClient implements AuthProvider {
   private readonly dpop: DPoPKey | undefined;
   constructor(private readonly options: OAuthClientOptions) {
     this.store = options.store ?? new MemoryTokenStore();
-    this.dpop = options.dpop ? new DPoPKey(options.dpop === true ? undefined : options.dpop) : undefined;
+    this.dpop = options.dpop;
+  }
+
+  /** A token request, retried with the server's nonce when tokens are bound to a DPoP key. */
+  private withNonce<T>(attempt: () => Promise<T>): Promise<T> {
+    return this.dpop ? this.dpop.withNonce(attempt) : attempt();
   }
 
   /** Token request options: the fetch, and the DPoP key when tokens are bound to one. */
@@ -88,7 +90,7 @@ export class OAuthClient implements AuthProvider {
   wrap(next: Fetch, resource: string): Fetch {
     const dpop = this.dpop;
     const present: Present | undefined = dpop
-      ? (token, next, input, init) => sendWithProof(dpop, token, next, input, init, this.options.allowHttp ?? isLoopback(resource))
+      ? (token, next, input, init) => dpop.send(token, next, input, init, this.options.allowHttp ?? isLoopback(resource))
       : undefined;
     return authorizedFetch(next, resource, () => this.current(resource), (status, challenge) => this.obtain(resource, status, challenge), present);
   }
@@ -191,7 +193,7 @@ export class OAuthClient implements AuthProvider {
     // Checks state, an error answer, and `iss` against the issuer (RFC 9207) before the code is used.
     const params = oauth.validateAuthResponse(as, client, back, state);
     const options = { additionalParameters: { resource: resourceIndicator }, ...(await this.tokenOptions(as.token_endpoint)) };
-    const tokens = await withNonce(async () =>
+    const tokens = await this.withNonce(async () =>
       oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, options)),
     );
     await this.save(resource, as.issuer, tokens, scope);
@@ -202,7 +204,7 @@ export class OAuthClient implements AuthProvider {
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
     const options = await this.tokenOptions(as.token_endpoint);
-    const tokens = await withNonce(async () =>
+    const tokens = await this.withNonce(async () =>
       oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken!, options)),
     );
     await this.save(resource, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
