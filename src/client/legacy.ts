@@ -152,10 +152,16 @@ export class LegacySession implements Lane {
     this.sessionId = undefined;
     const id = nextId();
     const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true), clientInfo: this.config.clientInfo };
-    const res = await post(this.config.fetch, this.config.url, this.headers("initialize"), { jsonrpc: "2.0", id, method: "initialize", params });
-    if (!res.ok) throw await httpError(res, "initialize");
-    this.sessionId = res.headers.get("mcp-session-id") ?? undefined;
-    const result = (await this.consume(res, id, "initialize")) as unknown as InitializeResult;
+    const deadline = new Deadline(this.config.timeoutMs, "initialize");
+    let result: InitializeResult;
+    try {
+      const res = await post(this.config.fetch, this.config.url, this.headers("initialize"), { jsonrpc: "2.0", id, method: "initialize", params }, deadline.signal);
+      if (!res.ok) throw await httpError(res, "initialize");
+      this.sessionId = res.headers.get("mcp-session-id") ?? undefined;
+      result = (await this.consume(res, id, "initialize", { signal: deadline.signal }, undefined, deadline)) as unknown as InitializeResult;
+    } finally {
+      deadline.done();
+    }
     if (!(LEGACY_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
       throw new McpClientError(`The server answered initialize with protocol version ${result.protocolVersion}, which this client does not speak`);
     }

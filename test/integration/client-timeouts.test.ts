@@ -17,6 +17,11 @@ const silent: Fetch = scripted((m) =>
 );
 
 describe("client request timeouts", () => {
+  it("2025-11-25: an initialize the server never answers fails after timeoutMs", async () => {
+    const mute = scripted(() => new Response(new ReadableStream(), { headers: { "Content-Type": "text/event-stream" } }));
+    await expect(McpClient.connect("http://mute.test/mcp", { protocol: "2025-11-25", fetch: mute, timeoutMs: 200 })).rejects.toThrow(/initialize timed out/);
+  });
+
   for (const protocol of ["2026-07-28", "2025-11-25"] as const) {
     it(`${protocol}: a request the server never answers fails after the client's timeoutMs`, async () => {
       const client = await McpClient.connect("http://silent.test/mcp", { protocol, fetch: silent, sessionStream: false, timeoutMs: 200 });
