@@ -10,6 +10,7 @@ export { forgetEra } from "./era";
 export type { InputHandlers, ElicitResult, RootsResult, SamplingResult } from "./handlers";
 export type { CallOptions, LogMessage, Progress, TaskOptions } from "./lane";
 export { TaskClient, type Task, type TaskPage, type TaskStatus } from "./task-client";
+export { SKILLS_EXTENSION, listSkills, loadSkill, type LoadedSkill, type SkillEntry, type SkillFile } from "./skills";
 export { Subscription, type ListenFilter, type ServerNotification } from "./listen";
 export { MemoryCache, type ResultCache } from "./cache";
 export { encodeHeaderValue } from "./headers";

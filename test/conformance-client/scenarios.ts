@@ -3,7 +3,7 @@
  * runs against a client: the suite plays the server and judges the
  * requests; these are the calls an app would make.
  */
-import { McpClient, type McpClientOptions } from "../../src/client";
+import { McpClient, listSkills, loadSkill, type McpClientOptions } from "../../src/client";
 import { conformanceHandlers } from "./handlers";
 import { runAuthScenario } from "./auth";
 
@@ -109,6 +109,25 @@ const schemaPreservation: Scenario = async (url, options) => {
   await client.close();
 };
 
+/** Skills: listing reads no file. */
+const skillsListOnly: Scenario = async (url, options) => {
+  const client = await connect(url, options);
+  await listSkills(client);
+  await client.close();
+};
+
+/** Skills: load the first and read its other files; a SKILL.md that fails its checks stops there (the error is the point). */
+const skillsLoad: Scenario = async (url, options) => {
+  const client = await connect(url, options);
+  const { skills } = await listSkills(client);
+  try {
+    const skill = await loadSkill(client, skills[0]!);
+    for (const f of skill.entry.resources ?? []) if (f.uri !== skill.entry.uri) await skill.file(f.uri);
+  } finally {
+    await client.close();
+  }
+};
+
 export const SCENARIOS: Record<string, Scenario> = {
   initialize: basic,
   tools_call: basic,
@@ -121,6 +140,10 @@ export const SCENARIOS: Record<string, Scenario> = {
   "elicitation-sep1034-client-defaults": elicitationDefaults,
   "sse-retry": sseRetry,
   "json-schema-2020-12-preservation": schemaPreservation,
+  "sep-2640-client-no-prefetch": skillsListOnly,
+  "sep-2640-client-verify-digest": skillsLoad,
+  "sep-2640-client-verify-size": skillsLoad,
+  "sep-2640-client-verify-frontmatter": skillsLoad,
 };
 
 export function scenarioFor(name: string): Scenario | undefined {

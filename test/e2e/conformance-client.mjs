@@ -15,6 +15,12 @@ const RUNS = [
   // The auth extensions (client credentials, enterprise-managed authorization, workload identity, DPoP): not in either
   // requirement set, run so they stay passing.
   { name: "client, auth extensions", args: ["--suite", "extensions"], timeoutMs: 240_000 },
+  // The skills extension's client scenarios are in no suite: one run each.
+  ...["no-prefetch", "verify-digest", "verify-size", "verify-frontmatter"].map((s) => ({
+    name: `client, skills ${s}`,
+    args: ["--scenario", `sep-2640-client-${s}`],
+    timeoutMs: 120_000,
+  })),
 ];
 
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
