@@ -16,8 +16,11 @@ import type { CallOptions, Lane, LaneConfig, TaskOptions } from "./lane";
 import { LegacySession } from "./legacy";
 import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
+import { schemaViolation } from "./output-schema";
 import { requestWithInput } from "./rounds";
-import { followLegacyTask } from "./tasks";
+import { DEFAULT_TIMEOUT_MS } from "./timeout";
+import { TaskClient } from "./task-client";
+import { callLegacyTask } from "./tasks";
 import type {
   CallToolResult,
   ClientInfo,
@@ -47,11 +50,19 @@ export interface McpClientOptions {
   clientInfo?: ClientInfo;
   /** How the app answers the server's questions; each one present is declared as a capability. */
   handlers?: InputHandlers;
+  /** Check each tool result's `structuredContent` against the tool's listed `outputSchema` (default true). */
+  validateOutput?: boolean;
   /** Defaults to the global `fetch`; a service binding's `fetch` works too. */
   fetch?: Fetch;
   /** Headers for every request (for example a static `Authorization`). */
   headers?: Record<string, string>;
   auth?: AuthProvider;
+  /**
+   * How long a request may go without an answer or any progress before the client cancels it and throws
+   * (default 60 000 ms; progress restarts the clock, up to ten times this in all; 0 waits for ever).
+   * `CallOptions.timeoutMs` overrides it per call.
+   */
+  timeoutMs?: number;
   /** Ask for log messages at this level (2026-07-28: per request; 2025-11-25: `logging/setLevel`). */
   logLevel?: LogLevel;
   /** Honour `ttlMs`/`cacheScope`: `true` for an in-memory cache, or your own. */
@@ -70,6 +81,10 @@ export interface McpClientOptions {
   tasks?: boolean | TaskOptions;
 }
 
+/** Whether a 2025-11-25 server said it runs `tools/call` as a task when asked. */
+const legacyTaskCalls = (caps: ServerCapabilities): boolean =>
+  !!(caps as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call;
+
 export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "mcp-worker-client", version: "0.1.0" };
 
 export class McpClient {
@@ -79,8 +94,12 @@ export class McpClient {
   private readonly cache: CacheFront | undefined;
   /** Tools seen in tools/list: their `x-mcp-header` arguments, or null for a tool whose annotations are invalid. */
   private readonly toolHeaders = new Map<string, Map<string, string> | null>();
+  /** Tools seen in tools/list with an `outputSchema`: what their structured results are checked against. */
+  private readonly toolOutputs = new Map<string, unknown>();
   /** 2025-11-25 tools/list: which tools take a task (`execution.taskSupport`). */
   private readonly toolTasks = new Map<string, string>();
+  /** The tasks this client's server runs, by id: get, list (2025-11-25), cancel, and result (which also resumes one after a restart). */
+  readonly tasks: TaskClient;
   /** What the server said about itself (discover in 2026-07-28, initialize in 2025-11-25). */
   serverInfo: Implementation | undefined;
   capabilities: ServerCapabilities = {};
@@ -98,10 +117,12 @@ export class McpClient {
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       handlers: options.handlers ?? {},
       headers: options.headers ?? {},
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
       onNotification: (m) => void this.notified(m),
     };
+    this.tasks = new TaskClient(() => this.ready(), this.config.handlers, this.config.tasks);
     const cache = options.cache === true ? new MemoryCache() : options.cache;
     this.cache = cache ? new CacheFront(cache, this.url, options.cachePartition ?? crypto.randomUUID()) : undefined;
   }
@@ -137,6 +158,13 @@ export class McpClient {
       } else if (verdict.kind === "legacy" && protocol === "auto") {
         rememberEra(this.url, "legacy");
         return this.openLegacy();
+      } else if (verdict.kind === "legacy") {
+        throw new McpClientError(
+          `The server at ${this.url} does not speak ${MODERN_VERSION} (it answered: ${err.message}); use protocol "auto" to fall back to a 2025-11-25 session`,
+          err.code,
+          err.status,
+          err.data,
+        );
       } else throw err;
     }
     if (protocol === "auto") rememberEra(this.url, "modern");
@@ -181,8 +209,9 @@ export class McpClient {
     const lane = await this.ready();
     const cached = await this.cache?.get(method, params);
     if (cached) return cached as T;
-    const result = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options, this.config.tasks);
-    await this.cache?.put(method, params, result);
+    const { result, afterInput } = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options, this.config.tasks);
+    // A result given for one round of answers is that user's alone and MUST NOT be cached.
+    if (!afterInput) await this.cache?.put(method, params, result);
     return result as T;
   }
 
@@ -205,6 +234,8 @@ export class McpClient {
       this.toolHeaders.set(tool.name, map);
       const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
       if (typeof support === "string") this.toolTasks.set(tool.name, support);
+      if (tool.outputSchema !== undefined) this.toolOutputs.set(tool.name, tool.outputSchema);
+      else this.toolOutputs.delete(tool.name);
       if (map || this.era === "legacy") keep.push(tool);
     }
     return { ...result, tools: keep };
@@ -222,7 +253,20 @@ export class McpClient {
     return tools;
   }
 
+  /**
+   * Calls a tool. When the tool listed an `outputSchema`, a result that is not an error must carry
+   * `structuredContent` that fits it, or the call throws (turn this off with `validateOutput: false`).
+   */
   async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    const result = await this.callToolUnchecked(name, args, options);
+    const schema = this.toolOutputs.get(name);
+    if (schema === undefined || result.isError || this.options.validateOutput === false) return result;
+    const problem = result.structuredContent === undefined ? "no structuredContent" : schemaViolation(schema, result.structuredContent);
+    if (problem) throw new McpClientError(`Tool ${name} answered with a result that does not fit its outputSchema (${problem})`);
+    return result;
+  }
+
+  private async callToolUnchecked(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
     const lane = await this.ready();
     if (lane instanceof ModernLane && !this.toolHeaders.has(name)) await this.listAllTools().catch(() => undefined);
     const map = this.toolHeaders.get(name);
@@ -230,13 +274,12 @@ export class McpClient {
       throw new McpClientError(`Tool ${name} has invalid x-mcp-header annotations; the client will not call it`);
     }
     const headers = { ...(map ? paramHeaders(map, args) : {}), ...options?.headers };
-    if (lane instanceof LegacySession && this.config.tasks) {
+    // 2025-11-25: a task is asked for only where the server takes tasks for tools/call and the tool allows one.
+    if (lane instanceof LegacySession && this.config.tasks && legacyTaskCalls(this.capabilities)) {
       if (!this.toolTasks.has(name)) await this.listAllTools().catch(() => undefined);
       const support = this.toolTasks.get(name);
       if (support === "optional" || support === "required") {
-        const created = await lane.request("tools/call", { name, arguments: args, task: {} }, { ...options, headers });
-        const result = created.task ? await followLegacyTask(lane, created, this.config.tasks, options) : created;
-        return result as unknown as CallToolResult;
+        return (await callLegacyTask(lane, { name, arguments: args }, this.config.tasks, { ...options, headers })) as unknown as CallToolResult;
       }
     }
     return this.request<CallToolResult>("tools/call", { name, arguments: args }, { ...options, headers });
@@ -259,6 +302,16 @@ export class McpClient {
   }
   complete(ref: CompletionRef, argument: { name: string; value: string }, context?: Record<string, string>, options?: CallOptions): Promise<CompleteResult> {
     return this.request("completion/complete", { ref, argument, ...(context ? { context: { arguments: context } } : {}) }, options);
+  }
+
+  /**
+   * Tells the server the app's roots changed, so it asks for them again: `notifications/roots/list_changed`
+   * in 2025-11-25. 2026-07-28 has no such notice (a server asks for the roots within each request that
+   * needs them), so there this does nothing.
+   */
+  async rootsChanged(): Promise<void> {
+    const lane = await this.ready();
+    if (lane instanceof LegacySession) await lane.notify("notifications/roots/list_changed");
   }
 
   /** `ping` exists only in 2025-11-25; in 2026-07-28 any request shows the server is there, so this discovers. */

@@ -25,7 +25,8 @@ export function capabilitiesOf(handlers: InputHandlers, legacy: boolean, tasks =
   if (tasks && !legacy) caps.extensions = { [TASKS_EXTENSION]: {} };
   if (handlers.elicitation) caps.elicitation = { form: {}, url: {} };
   if (handlers.sampling) caps.sampling = {};
-  if (handlers.roots) caps.roots = legacy ? { listChanged: false } : {};
+  // 2025-11-25: the client says when its roots change (McpClient.rootsChanged); 2026-07-28 has no such notice.
+  if (handlers.roots) caps.roots = legacy ? { listChanged: true } : {};
   return caps as ClientCapabilities;
 }
 

@@ -27,12 +27,20 @@ export interface CallOptions {
   onLog?: (message: LogMessage) => void;
   /** Extra headers for this request (the client adds `Mcp-Param-*` here). */
   headers?: Record<string, string>;
+  /**
+   * Give up (and cancel) when the server has sent nothing for this request for this long; each progress
+   * notification, log line or question restarts the clock, up to ten times this in all. Defaults to the
+   * client's `timeoutMs`; 0 waits for ever.
+   */
+  timeoutMs?: number;
 }
 
 /** How the client follows tasks (McpClientOptions.tasks). */
 export interface TaskOptions {
   /** Poll no more often than this, whatever the server suggests (default 100 ms). */
   minPollMs?: number;
+  /** 2025-11-25: how long the server should keep a task and its result (`params.task.ttl`); the server may cap it. */
+  ttlMs?: number;
   /** Called with the task whenever the client learns its state (created, each poll). */
   onTask?: (task: Record<string, unknown>) => void;
 }
@@ -53,6 +61,8 @@ export interface LaneConfig {
   /** Headers sent with every request (an app's own, never routing ones). */
   headers: Record<string, string>;
   logLevel?: LogLevel;
+  /** The default request timeout (McpClientOptions.timeoutMs). */
+  timeoutMs: number;
   /** Set when the client takes tasks (McpClientOptions.tasks). */
   tasks?: TaskOptions;
   /** Notifications that belong to no request of ours (list changes, session-wide logs). */

@@ -6,10 +6,12 @@
  * connection on purpose after telling the client how long to wait (`retry:`),
  * so the client comes back with GET and `Last-Event-ID` for the rest.
  */
+import { RELATED_TASK } from "../mcp/tasks";
 import { LEGACY_VERSIONS } from "../mcp/versions";
 import { McpClientError, fromWireError } from "./errors";
 import { answerInput, capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
+import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
@@ -52,6 +54,10 @@ export class LegacySession implements Lane {
   private readonly listeners = new Set<(m: WireMessage) => void>();
   /** Settles when the GET stream is open (its 200) or could not be opened. */
   private streamOpened: Promise<void> = Promise.resolve();
+  /** The server's requests being answered, by id: the server may cancel one, and then gets no answer. */
+  private readonly answering = new Map<string | number, AbortController>();
+  /** Progress tokens whose notifications go to a caller wherever they arrive (a task's, which outlive their request). */
+  private readonly progressRoutes = new Map<string | number, (m: WireMessage) => void>();
 
   private constructor(
     private readonly config: LaneConfig,
@@ -81,6 +87,7 @@ export class LegacySession implements Lane {
     void (async () => {
       try {
         for await (const m of this.stream(controller.signal, opened)) {
+          if (this.routed(m)) continue;
           this.config.onNotification?.(m);
           for (const listener of this.listeners) listener(m);
         }
@@ -100,6 +107,28 @@ export class LegacySession implements Lane {
   whenStreamOpen(): Promise<void> {
     if (!this.background) this.startStream();
     return this.streamOpened;
+  }
+
+  /**
+   * Sends the progress of `token` to `onProgress` on whichever stream it arrives: a 2025-11-25 task
+   * keeps its call's progress token for its whole life, and its progress comes on the streams of later
+   * requests (`tasks/result`) or the session's own. Returns how to stop.
+   */
+  routeProgress(token: string | number, options: CallOptions): () => void {
+    this.progressRoutes.set(token, (m) => deliver(m, options, token));
+    return () => void this.progressRoutes.delete(token);
+  }
+
+  /** Delivers what belongs to a route (a task's progress, the server cancelling one of its requests); false for the rest. */
+  private routed(m: WireMessage): boolean {
+    if (m.method === "notifications/cancelled") {
+      const answering = this.answering.get(m.params?.requestId as string | number);
+      answering?.abort(new McpClientError(`The server cancelled its request: ${String(m.params?.reason ?? "no reason given")}`));
+      return answering !== undefined;
+    }
+    const route = m.method === "notifications/progress" ? this.progressRoutes.get(m.params?.progressToken as string | number) : undefined;
+    route?.(m);
+    return route !== undefined;
   }
 
   /** Adds a listener to the GET stream's notifications; returns how to remove it. */
@@ -123,10 +152,16 @@ export class LegacySession implements Lane {
     this.sessionId = undefined;
     const id = nextId();
     const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true), clientInfo: this.config.clientInfo };
-    const res = await post(this.config.fetch, this.config.url, this.headers("initialize"), { jsonrpc: "2.0", id, method: "initialize", params });
-    if (!res.ok) throw await httpError(res, "initialize");
-    this.sessionId = res.headers.get("mcp-session-id") ?? undefined;
-    const result = (await this.consume(res, id, "initialize")) as unknown as InitializeResult;
+    const deadline = new Deadline(this.config.timeoutMs, "initialize");
+    let result: InitializeResult;
+    try {
+      const res = await post(this.config.fetch, this.config.url, this.headers("initialize"), { jsonrpc: "2.0", id, method: "initialize", params }, deadline.signal);
+      if (!res.ok) throw await httpError(res, "initialize");
+      this.sessionId = res.headers.get("mcp-session-id") ?? undefined;
+      result = (await this.consume(res, id, "initialize", { signal: deadline.signal }, undefined, deadline)) as unknown as InitializeResult;
+    } finally {
+      deadline.done();
+    }
     if (!(LEGACY_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
       throw new McpClientError(`The server answered initialize with protocol version ${result.protocolVersion}, which this client does not speak`);
     }
@@ -149,32 +184,38 @@ export class LegacySession implements Lane {
       const progressToken = options?.onProgress ? id : undefined;
       const meta = { ...(params._meta as object | undefined), ...(progressToken !== undefined ? { progressToken } : {}) };
       const body = { jsonrpc: "2.0", id, method, params: { ...params, ...(Object.keys(meta).length ? { _meta: meta } : {}) } };
-      const res = await post(this.config.fetch, this.config.url, { ...this.headers(method, params), ...options?.headers }, body, options?.signal);
-      // A session the server has forgotten answers 404: the client must start a new one.
-      if (res.status === 404 && this.sessionId && attempt === 0) {
-        await res.body?.cancel();
-        await this.initialize();
-        if (this.openStream) this.startStream();
-        continue;
-      }
-      if (!res.ok) throw await httpError(res, method);
-      // In this revision closing a connection is not a cancellation: say it.
+      // In this revision closing a connection is not a cancellation: say it. The server may already be
+      // running the request before its answer's headers arrive, so the listener is in place before the POST.
       const onAbort = () => void this.notify("notifications/cancelled", { requestId: id, reason: "The client cancelled the request" }).catch(() => {});
-      options?.signal?.addEventListener("abort", onAbort, { once: true });
+      const deadline = new Deadline(options?.timeoutMs ?? this.config.timeoutMs, method, options?.signal);
+      const signal = deadline.signal;
+      if (signal.aborted) throw signal.reason;
+      if (method !== "initialize") signal.addEventListener("abort", onAbort, { once: true });
       try {
-        return await this.consume(res, id, method, options, progressToken);
+        const res = await post(this.config.fetch, this.config.url, { ...this.headers(method, params), ...options?.headers }, body, signal);
+        // A session the server has forgotten answers 404: the client must start a new one.
+        if (res.status === 404 && this.sessionId && attempt === 0) {
+          await res.body?.cancel();
+          await this.initialize();
+          if (this.openStream) this.startStream();
+          continue;
+        }
+        if (!res.ok) throw await httpError(res, method);
+        return await this.consume(res, id, method, { ...options, signal }, progressToken, deadline);
       } finally {
-        options?.signal?.removeEventListener("abort", onAbort);
+        deadline.done();
+        signal.removeEventListener("abort", onAbort);
       }
     }
   }
 
   /** Reads an answer to its end, resuming with `Last-Event-ID` when the server closes the connection first. */
-  private async consume(res: Response, id: number, method: string, options?: CallOptions, progressToken?: number): Promise<Record<string, unknown>> {
+  private async consume(res: Response, id: number, method: string, options?: CallOptions, progressToken?: number, deadline?: Deadline): Promise<Record<string, unknown>> {
     const signal = options?.signal;
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
     let idle = 0;
+    let failure: unknown;
     for (let current = res; ; ) {
       let progressed = false;
       for await (const r of messagesOf(current, signal)) {
@@ -185,12 +226,15 @@ export class LegacySession implements Lane {
         if (r.retry !== undefined) retry = r.retry;
         const m = r.message;
         if (!m) continue;
+        deadline?.touch();
         if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
           if (m.error) throw fromWireError(m.error, current.status);
           return m.result ?? {};
         }
-        await this.handle(m, options, progressToken, signal);
+        this.handle(m, options, progressToken, signal, deadline, (err) => (failure ??= err));
+        if (failure !== undefined) throw failure;
       }
+      if (failure !== undefined) throw failure;
       if (signal?.aborted) throw signal.reason;
       idle = progressed ? 0 : idle + 1;
       if (lastEventId === undefined || idle > MAX_IDLE_RESUMES) throw new McpClientError(`The answer to ${method} ended without a result`);
@@ -199,20 +243,43 @@ export class LegacySession implements Lane {
     }
   }
 
-  /** A server request is answered through the app's handlers; a notification goes to its request or to the app. */
-  private async handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal): Promise<void> {
+  /**
+   * A notification goes to its request, a route or the app. A server request is answered through the
+   * app's handlers without holding up the stream it came on, since the server may cancel it there; a
+   * failure to deliver the answer is reported through `failed`.
+   */
+  private handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal, deadline?: Deadline, failed?: (err: unknown) => void): void {
     if (!m.method) return;
     if (m.id === undefined || m.id === null) {
-      deliver(m, options, progressToken, this.config.onNotification);
+      if (!this.routed(m)) deliver(m, options, progressToken, this.config.onNotification);
       return;
     }
+    deadline?.pause();
+    void this.answer(m, signal).then(
+      () => deadline?.touch(),
+      (err: unknown) => failed?.(err),
+    );
+  }
+
+  private async answer(m: WireMessage, signal?: AbortSignal): Promise<void> {
+    const id = m.id as string | number;
+    const controller = new AbortController();
+    const both = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+    this.answering.set(id, controller);
+    // An answer to a task's question names the task too, as every message about a task must.
+    const related = (m.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK];
     let reply: unknown;
     try {
-      reply = { jsonrpc: "2.0", id: m.id, result: await answerInput(this.config.handlers, { method: m.method, params: m.params }, signal) };
+      const result = (await answerInput(this.config.handlers, { method: m.method!, params: m.params }, both)) as Record<string, unknown>;
+      reply = { jsonrpc: "2.0", id, result: related ? { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK]: related } } : result };
     } catch (err) {
       const e = err as McpClientError;
-      reply = { jsonrpc: "2.0", id: m.id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };
+      reply = { jsonrpc: "2.0", id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };
+    } finally {
+      this.answering.delete(id);
     }
+    // A request the server cancelled gets no answer.
+    if (controller.signal.aborted) return;
     const res = await post(this.config.fetch, this.config.url, this.headers(), reply, signal);
     if (!res.ok) throw await httpError(res, `answer to ${m.method}`);
     await res.body?.cancel();
@@ -246,7 +313,7 @@ export class LegacySession implements Lane {
         if (r.retry !== undefined) retry = r.retry;
         const m = r.message;
         if (!m?.method) continue;
-        if (m.id !== undefined && m.id !== null) await this.handle(m, undefined, undefined, signal);
+        if (m.id !== undefined && m.id !== null) this.handle(m, undefined, undefined, signal);
         else yield m;
       }
       await sleep(retry, signal).catch(() => {});

@@ -12,6 +12,11 @@ export interface ListenFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /**
+   * Status changes of these tasks: 2026-07-28 `notifications/tasks` (the tasks extension; the client must
+   * take tasks), 2025-11-25 `notifications/tasks/status` on the session stream.
+   */
+  taskIds?: string[];
 }
 
 export interface ServerNotification {
@@ -59,6 +64,9 @@ function wanted(filter: ListenFilter, n: ServerNotification): boolean {
       return !!filter.promptsListChanged;
     case "notifications/resources/list_changed":
       return !!filter.resourcesListChanged;
+    case "notifications/tasks":
+    case "notifications/tasks/status":
+      return (filter.taskIds ?? []).includes(n.params.taskId as string);
     case "notifications/resources/updated":
       return (filter.resourceSubscriptions ?? []).some((uri) => typeof n.params.uri === "string" && n.params.uri.startsWith(uri));
     default:

@@ -8,6 +8,7 @@ import { MODERN_VERSION, META } from "../mcp/versions";
 import { McpClientError, fromWireError } from "./errors";
 import { capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
+import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
@@ -53,16 +54,23 @@ export class ModernLane implements Lane {
   }
 
   async request(method: string, params: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>> {
-    const { id, progressToken, messages } = await this.open(method, params, options);
-    for await (const message of messages) {
-      if (message.id === id && (message.result !== undefined || message.error !== undefined)) {
-        if (message.error) throw fromWireError(message.error, 200);
-        return message.result ?? {};
+    const deadline = new Deadline(options?.timeoutMs ?? this.config.timeoutMs, method, options?.signal);
+    const timed = { ...options, signal: deadline.signal };
+    try {
+      const { id, progressToken, messages } = await this.open(method, params, timed);
+      for await (const message of messages) {
+        deadline.touch();
+        if (message.id === id && (message.result !== undefined || message.error !== undefined)) {
+          if (message.error) throw fromWireError(message.error, 200);
+          return message.result ?? {};
+        }
+        if (message.method && message.id === undefined) deliver(message, options, progressToken, this.config.onNotification);
       }
-      if (message.method && message.id === undefined) deliver(message, options, progressToken, this.config.onNotification);
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      throw new McpClientError(`The answer to ${method} ended without a result`);
+    } finally {
+      deadline.done();
     }
-    if (options?.signal?.aborted) throw options.signal.reason;
-    throw new McpClientError(`The answer to ${method} ended without a result`);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,16 @@ export const MAX_ROUNDS = 16;
 
 /** `resultType` values that are the result itself. */
 const COMPLETE = new Set([undefined, "complete"]);
+/** The only requests a server may answer with `input_required`. */
+const MAY_ASK = new Set(["tools/call", "prompts/get", "resources/read"]);
+/** The only request the tasks extension may turn into a task. */
+const MAY_BE_TASK = new Set(["tools/call"]);
+
+/** A result, and whether it came after input rounds (such a result answers one user's answers: never cached). */
+export interface Answered {
+  result: Record<string, unknown>;
+  afterInput: boolean;
+}
 
 export async function requestWithInput(
   lane: Lane,
@@ -24,15 +34,17 @@ export async function requestWithInput(
   params: Record<string, unknown>,
   options?: CallOptions,
   tasks?: TaskOptions,
-): Promise<Record<string, unknown>> {
+): Promise<Answered> {
   let next = params;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const result = await lane.request(method, next, options);
     const type = result.resultType as string | undefined;
-    if (COMPLETE.has(type)) return result;
+    const afterInput = round > 1;
+    if (COMPLETE.has(type)) return { result, afterInput };
     // Only a client that declared the tasks extension is given a task; it follows it to the result.
-    if (type === "task" && tasks) return followModernTask(lane, handlers, result, tasks, options);
-    if (type !== "input_required") throw new McpClientError(`The server answered ${method} with an unknown resultType "${String(type)}"`);
+    if (type === "task" && tasks && MAY_BE_TASK.has(method)) return { result: await followModernTask(lane, handlers, result, tasks, options), afterInput: true };
+    // A server that asks where the protocol does not let it, or answers with a type the client does not know, is not followed.
+    if (type !== "input_required" || !MAY_ASK.has(method)) throw new McpClientError(`The server answered ${method} with resultType "${String(type)}", which that request may not have`);
     const requests = (result.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>;
     const inputResponses: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(requests)) {

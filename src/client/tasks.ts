@@ -8,7 +8,8 @@
  */
 import { McpClientError, fromWireError, isWireError } from "./errors";
 import { answerInput, type InputHandlers } from "./handlers";
-import type { CallOptions, Lane, TaskOptions } from "./lane";
+import { nextId, type CallOptions, type Lane, type TaskOptions } from "./lane";
+import type { LegacySession } from "./legacy";
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -16,18 +17,23 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
-/** 2026-07-28: polls a task from its CreateTaskResult to its result. Aborting the signal cancels the task. */
+/**
+ * 2026-07-28: polls a task from its CreateTaskResult (or a `tasks/get` answer) to its result. Aborting
+ * the signal cancels the task, unless `keepOnAbort` (the caller only stops waiting).
+ */
 export async function followModernTask(
   lane: Lane,
   handlers: InputHandlers,
   created: Record<string, unknown>,
   options: TaskOptions,
   call?: CallOptions,
+  keepOnAbort = false,
 ): Promise<Record<string, unknown>> {
   const taskId = String(created.taskId);
   const signal = call?.signal;
   const plain = signal ? { signal } : {};
   const answered = new Set<string>();
+  let unanswerable = false;
   let task = created;
   try {
     for (;;) {
@@ -46,7 +52,10 @@ export async function followModernTask(
           for (const [key, request] of Object.entries((task.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>)) {
             // Keys are never reused in a task's life: one answered is not answered again.
             if (answered.has(key)) continue;
-            inputResponses[key] = await answerInput(handlers, request, signal);
+            inputResponses[key] = await answerInput(handlers, request, signal).catch((err: unknown) => {
+              unanswerable = true;
+              throw err;
+            });
             answered.add(key);
           }
           if (Object.keys(inputResponses).length) await lane.request("tasks/update", { taskId, inputResponses }, plain);
@@ -57,21 +66,48 @@ export async function followModernTask(
       task = await lane.request("tasks/get", { taskId }, plain);
     }
   } catch (err) {
-    // The caller gave up: the work it started should not go on for nobody.
-    if (signal?.aborted) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
+    // The caller gave up, or the app cannot answer the task's question: the task would otherwise wait
+    // for nobody until its ttl.
+    if ((signal?.aborted && !keepOnAbort) || unanswerable) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
     throw err;
   }
 }
 
-/** 2025-11-25: waits for a task created by a task-augmented call and returns the call's result. */
-export async function followLegacyTask(lane: Lane, created: Record<string, unknown>, options: TaskOptions, call?: CallOptions): Promise<Record<string, unknown>> {
-  const task = created.task as Record<string, unknown>;
-  options.onTask?.(task);
+/**
+ * 2025-11-25: calls a tool as a task (`params.task`) and waits for its result on `tasks/result`. The
+ * task keeps the call's progress token for its life, so its progress reaches the caller's
+ * `onProgress` from whichever stream brings it.
+ */
+export async function callLegacyTask(
+  lane: LegacySession,
+  params: Record<string, unknown>,
+  options: TaskOptions,
+  call: CallOptions = {},
+): Promise<Record<string, unknown>> {
+  const { onProgress, ...rest } = call;
+  const token = onProgress ? `task-progress-${nextId()}` : undefined;
+  const stop = token !== undefined ? lane.routeProgress(token, call) : undefined;
+  try {
+    const asked = { ...(options.ttlMs !== undefined ? { ttl: options.ttlMs } : {}) };
+    const meta = token !== undefined ? { _meta: { ...(params._meta as object | undefined), progressToken: token } } : {};
+    const created = await lane.request("tools/call", { ...params, ...meta, task: asked }, rest);
+    if (!created.task) return created;
+    const task = created.task as Record<string, unknown>;
+    options.onTask?.(task);
+    return await followLegacyTask(lane, String(task.taskId), rest);
+  } finally {
+    stop?.();
+  }
+}
+
+/** 2025-11-25: waits for a task on `tasks/result` and returns the call's result. Aborting cancels it, unless `keepOnAbort`. */
+export async function followLegacyTask(lane: Lane, taskId: string, call?: CallOptions, keepOnAbort = false): Promise<Record<string, unknown>> {
   const { signal } = call ?? {};
   try {
-    return await lane.request("tasks/result", { taskId: task.taskId }, signal ? { signal } : {});
+    // tasks/result waits for the end of the task, which its ttl bounds, not the request timeout.
+    return await lane.request("tasks/result", { taskId }, { timeoutMs: 0, ...(signal ? { signal } : {}) });
   } catch (err) {
-    if (signal?.aborted) await lane.request("tasks/cancel", { taskId: task.taskId }, {}).catch(() => undefined);
+    if (signal?.aborted && !keepOnAbort) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
     throw err;
   }
 }

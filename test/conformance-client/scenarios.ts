@@ -100,6 +100,16 @@ const sseRetry: Scenario = async (url, options) => {
   await client.close();
 };
 
+/** Hands the focal tool's inputSchema back, verbatim, to the echo tool: the suite checks nothing was lost. */
+const schemaPreservation: Scenario = async (url, options) => {
+  const client = await connect(url, options);
+  const tools = await client.listAllTools();
+  const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
+  if (!focal) throw new Error("the server listed no json_schema_2020_12_tool");
+  await client.callTool("json_schema_echo", { schema: focal.inputSchema });
+  await client.close();
+};
+
 /** Skills: listing reads no file. */
 const skillsListed: Scenario = async (url, options) => {
   const client = await connect(url, options);
@@ -134,6 +144,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   "sep-2322-client-request-state": requestState,
   "elicitation-sep1034-client-defaults": elicitationDefaults,
   "sse-retry": sseRetry,
+  "json-schema-2020-12-preservation": schemaPreservation,
   "sep-2640-client-no-prefetch": skillsListed,
   "sep-2640-client-verify-digest": skillsUsed,
   "sep-2640-client-verify-size": skillsUsed,

@@ -3,7 +3,8 @@
 // `wrangler dev` pinned to 2026-07-28 and to 2025-11-25 (tools, resources, prompts, completions,
 // elicitation as input rounds and as session requests, progress, logs, cancellation), uses the
 // conformance fixture for listen and for resumption after a dropped stream, and serves
-// test/client-app, whose tool calls the fixture through the client from inside its Worker.
+// test/client-app, whose tool calls the fixture through the client from inside its Worker. A third-party
+// server (the official SDK 1.32.2, in this process) shows timeouts, output checks and roots notices.
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -178,12 +179,88 @@ async function fixtureWalk(lib, url, protocol, { check }) {
   }
 }
 
+/**
+ * A third-party server: the official SDK 1.32.2 on a 2025-11-25 session (Node http, port 0). It checks
+ * what the client owes any server: structured results against the tool's outputSchema, a request
+ * timeout that cancels the call on the server, and the roots change notice.
+ */
+async function startSdkServer() {
+  const { createServer } = await import("node:http");
+  const { randomUUID } = await import("node:crypto");
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  const { isInitializeRequest, RootsListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  const { z } = await import("zod");
+  const seen = { cancelled: 0, rootsChanged: 0 };
+  const sessions = new Map();
+  const newServer = () => {
+    const server = new McpServer({ name: "sdk-1.32.2", version: "1.32.2" });
+    server.registerTool("area", { inputSchema: { w: z.number(), h: z.number() }, outputSchema: { area: z.number() } }, async ({ w, h }) => ({
+      content: [{ type: "text", text: String(w * h) }],
+      structuredContent: { area: w * h },
+    }));
+    server.registerTool("stall", { inputSchema: {} }, async (_args, extra) => {
+      await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }));
+      seen.cancelled++;
+      return { content: [{ type: "text", text: "cancelled" }] };
+    });
+    server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => void seen.rootsChanged++);
+    return server;
+  };
+  const http = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (!transport && body && isInitializeRequest(body)) {
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+      await newServer().connect(transport);
+    }
+    if (!transport) return void res.writeHead(404).end();
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${http.address().port}/mcp`, seen, stop: () => new Promise((r) => (http.closeAllConnections(), http.close(r))) };
+}
+
+async function thirdPartyWalk(lib, { check }) {
+  const sdk = await startSdkServer();
+  try {
+    const client = await lib.McpClient.connect(sdk.url, { handlers: { roots: () => ({ roots: [] }) }, timeoutMs: 300 });
+    try {
+      await check("SDK 1.32.2: auto falls back to a 2025-11-25 session", async () => assertEqual(client.era, "legacy", "era"));
+      await check("SDK 1.32.2: structuredContent is checked against the listed outputSchema", async () => {
+        await client.listTools();
+        const r = await client.callTool("area", { w: 3, h: 4 });
+        assertEqual(r.structuredContent?.area, 12, "area");
+      });
+      await check("SDK 1.32.2: a call past timeoutMs fails and is cancelled on the server", async () => {
+        const err = await client.callTool("stall", {}).then(() => undefined, (e) => e);
+        assert(err instanceof lib.McpClientError && /timed out/.test(err.message), `error: ${err}`);
+        for (let i = 0; i < 50 && sdk.seen.cancelled === 0; i++) await sleep(20);
+        assertEqual(sdk.seen.cancelled, 1, "cancellations seen by the server");
+      });
+      await check("SDK 1.32.2: rootsChanged reaches the server", async () => {
+        await client.rootsChanged();
+        for (let i = 0; i < 50 && sdk.seen.rootsChanged === 0; i++) await sleep(20);
+        assertEqual(sdk.seen.rootsChanged, 1, "roots change notices");
+      });
+    } finally {
+      await client.close().catch(() => {});
+    }
+  } finally {
+    await sdk.stop();
+  }
+}
+
 /** @returns {Promise<{passed: number, failed: number}>} */
 export async function runClientOwn() {
   const checks = createChecks("own client");
   const lib = await loadClient();
   const servers = [];
   try {
+    await thirdPartyWalk(lib, checks);
     const engine = await startWrangler({ config: "test/engine-app/wrangler.toml" });
     servers.push(engine);
     for (const protocol of ["2026-07-28", "2025-11-25"]) await engineWalk(lib, engine.url, protocol, checks);

@@ -13,7 +13,10 @@ import * as oauth from "oauth4webapi";
 import type { AuthProvider } from "../client";
 import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
-import { bearerChallenge, type BearerChallenge } from "./challenge";
+import { authorizedFetch, type Present } from "./authorized";
+import type { DPoPKey } from "./dpop";
+import { basicAuth, isLoopback, requestOptions, storedTokens } from "./requests";
+import type { BearerChallenge } from "./challenge";
 import { authorizationServer, resourceMetadata } from "./discovery";
 import { MemoryTokenStore, clientKey, tokensKey, type StoredClient, type StoredTokens, type TokenStore } from "./store";
 
@@ -42,18 +45,12 @@ export interface OAuthClientOptions {
   fetch?: Fetch;
   /** Allow http:// endpoints. Defaults to true only for loopback hosts (local development). */
   allowHttp?: boolean;
+  /** Bind tokens to a key with DPoP (RFC 9449): `new DPoPKey()`, or `new DPoPKey(keyPair)` to keep the key with the tokens. */
+  dpop?: DPoPKey;
 }
 
-/**
- * client_secret_basic with unreserved characters (such as "-") left as they are: a decoding server
- * reads the same credentials, and a server that compares them undecoded still recognises its own id.
- */
-const basicAuth =
-  (secret: string): oauth.ClientAuth =>
-  (_as, client, _body, headers) =>
-    headers.set("authorization", `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`)}`);
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+/** A token this close to its expiry is refreshed before it is sent. */
+const REFRESH_BEFORE_MS = 60_000;
 const union = (...scopes: (string | undefined)[]) => {
   const set = new Set(scopes.flatMap((s) => s?.split(" ") ?? []).filter(Boolean));
   return set.size ? [...set].join(" ") : undefined;
@@ -61,8 +58,20 @@ const union = (...scopes: (string | undefined)[]) => {
 
 export class OAuthClient implements AuthProvider {
   private readonly store: TokenStore;
+  private readonly dpop: DPoPKey | undefined;
   constructor(private readonly options: OAuthClientOptions) {
     this.store = options.store ?? new MemoryTokenStore();
+    this.dpop = options.dpop;
+  }
+
+  /** A token request, retried with the server's nonce when tokens are bound to a DPoP key. */
+  private withNonce<T>(attempt: () => Promise<T>): Promise<T> {
+    return this.dpop ? this.dpop.withNonce(attempt) : attempt();
+  }
+
+  /** Token request options: the fetch, and the DPoP key when tokens are bound to one. */
+  private async tokenOptions(url: string) {
+    return { ...this.requestOptions(url), ...(this.dpop ? { DPoP: await this.dpop.get() } : {}) };
   }
 
   private get oauthFetch(): Fetch {
@@ -70,12 +79,7 @@ export class OAuthClient implements AuthProvider {
   }
 
   private requestOptions(url: string) {
-    const insecure = this.options.allowHttp ?? LOOPBACK.has(new URL(url).hostname);
-    const fetchFn = this.oauthFetch;
-    return {
-      [oauth.customFetch]: (u: string, init: RequestInit) => fetchFn(u, init),
-      ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
-    };
+    return requestOptions(this.oauthFetch, url, this.options.allowHttp);
   }
 
   /** The tokens held for an MCP server, if any. */
@@ -84,26 +88,26 @@ export class OAuthClient implements AuthProvider {
   }
 
   wrap(next: Fetch, resource: string): Fetch {
-    return async (input, init) => {
-      const send = async () => {
-        const tokens = await this.tokens(resource);
-        const headers = new Headers(init?.headers);
-        if (tokens) headers.set("Authorization", `Bearer ${tokens.accessToken}`);
-        return next(input, { ...init, headers });
-      };
-      const res = await send();
-      if (res.status !== 401 && res.status !== 403) return res;
-      const challenge = bearerChallenge(res) ?? {};
-      if (res.status === 403 && challenge.error !== "insufficient_scope") return res;
-      await res.body?.cancel();
-      try {
-        await this.obtain(resource, res.status, challenge);
-      } catch (err) {
-        if (err instanceof McpClientError) throw err;
-        throw new McpClientError(`Authorization for ${resource} failed: ${(err as Error)?.message ?? err}`, undefined, res.status);
-      }
-      return send();
-    };
+    const dpop = this.dpop;
+    const present: Present | undefined = dpop
+      ? (token, next, input, init) => dpop.send(token, next, input, init, this.options.allowHttp ?? isLoopback(resource))
+      : undefined;
+    return authorizedFetch(next, resource, () => this.current(resource), (status, challenge) => this.obtain(resource, status, challenge), present);
+  }
+
+  /**
+   * The access token to send: one about to expire is refreshed first (when there is a refresh token),
+   * so a request does not go out with a token the server will refuse on the way.
+   */
+  private async current(resource: string): Promise<string | undefined> {
+    const held = await this.tokens(resource);
+    if (held?.refreshToken && held.expiresAt !== undefined && held.expiresAt - Date.now() < REFRESH_BEFORE_MS) {
+      const refreshed = await authorizationServer(this.oauthFetch, held.issuer)
+        .then((as) => this.refresh(resource, as, held))
+        .catch(() => false);
+      if (refreshed) return (await this.tokens(resource))?.accessToken;
+    }
+    return held?.accessToken;
   }
 
   /** Gets a usable token for `resource` after the server refused the one held (or none). */
@@ -166,6 +170,11 @@ export class OAuthClient implements AuthProvider {
 
   private async authorizeAt(resource: string, resourceIndicator: string, as: oauth.AuthorizationServer, scope: string | undefined): Promise<void> {
     if (!as.authorization_endpoint || !as.token_endpoint) throw new McpClientError(`The authorization server ${as.issuer} has no authorization or token endpoint`);
+    // MCP asks for PKCE S256, and a server that does not advertise it may ignore the challenge: then a
+    // stolen code would be redeemable. Refuse before the user is sent anywhere.
+    if (!as.code_challenge_methods_supported?.includes("S256")) {
+      throw new McpClientError(`The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported); the client will not authorize with it`);
+    }
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
     const verifier = oauth.generateRandomCodeVerifier();
@@ -183,11 +192,10 @@ export class OAuthClient implements AuthProvider {
     const back = new URL(String(await this.options.authorize(url)));
     // Checks state, an error answer, and `iss` against the issuer (RFC 9207) before the code is used.
     const params = oauth.validateAuthResponse(as, client, back, state);
-    const res = await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, {
-      additionalParameters: { resource: resourceIndicator },
-      ...this.requestOptions(as.token_endpoint),
-    });
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    const options = { additionalParameters: { resource: resourceIndicator }, ...(await this.tokenOptions(as.token_endpoint)) };
+    const tokens = await this.withNonce(async () =>
+      oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, options)),
+    );
     await this.save(resource, as.issuer, tokens, scope);
   }
 
@@ -195,22 +203,16 @@ export class OAuthClient implements AuthProvider {
     if (!as.token_endpoint || !held.refreshToken) return false;
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
-    const res = await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken, this.requestOptions(as.token_endpoint));
-    const tokens = await oauth.processRefreshTokenResponse(as, client, res);
+    const options = await this.tokenOptions(as.token_endpoint);
+    const tokens = await this.withNonce(async () =>
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken!, options)),
+    );
     await this.save(resource, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
     return true;
   }
 
   private async save(resource: string, issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): Promise<void> {
-    const scope = t.scope ?? asked;
-    const tokens: StoredTokens = {
-      accessToken: t.access_token,
-      issuer,
-      ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}),
-      ...(scope ? { scope } : {}),
-      ...(typeof t.expires_in === "number" ? { expiresAt: Date.now() + t.expires_in * 1000 } : {}),
-    };
-    await this.store.set(tokensKey(resource), tokens);
+    await this.store.set(tokensKey(resource), storedTokens(issuer, t, asked));
   }
 
   /** Forgets the tokens for a server (sign out). */
