@@ -41,7 +41,7 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
 // The fork drill (test/e2e/fork-drill.mjs): scratch forks with their own app, test file and binding
 // must pass `npm test` and the engine's tests and serve on both revisions; one with definition
 // mistakes must fail `npm test` and `npm run deploy`, naming each mistake.
-await step("e2e: fork drill (scratch copy with a one-tool app)", e2eStep(runForkDrill));
+await step("e2e: fork drill (scratch forks: own tests and KV binding; definition mistakes; a view)", e2eStep(runForkDrill));
 
 /** Runs a client suite against the engine test app (test/engine-app) under its own `wrangler dev`. */
 const withEngineApp = (runClient) => async () => {
