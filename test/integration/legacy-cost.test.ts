@@ -5,10 +5,13 @@
  * leaves no database, no alarm and no hub row; a session that held state is
  * deleted when it ends, and its ended id stays refused (404) across evictions.
  */
-import { SELF, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { SELF, createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { openSessionId, sealSessionId } from "../../src/http/session-id";
+import { createMcpWorker } from "../../src/mcp";
+import app from "../engine-app/app";
 import { hubShards } from "../helpers/hub";
-import { deleteSession, getStream, openSession, request, result, sessionStub, sse } from "../helpers/legacy";
+import { CLIENT_INFO, LEGACY_VERSION, deleteSession, getStream, openSession, postInitialize, request, result, sessionStub, sse } from "../helpers/legacy";
 
 type Stub = ReturnType<typeof sessionStub>;
 
@@ -170,5 +173,51 @@ describe("sealed session ids", () => {
       await res.body?.cancel();
       expect(await storage(sessionStub(forged))).toEqual(await EMPTY());
     }
+  });
+});
+
+describe("ids that cannot be sealed", () => {
+  it("2025-11-25: capabilities too large for a sealed id get a plain id and a session stored from the start, nothing cut", async () => {
+    const experimental = { big: { note: "x".repeat(2000) } };
+    const res = await postInitialize({ capabilities: { experimental } });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+    const id = res.headers.get("Mcp-Session-Id")!;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const row = await runInDurableObject(sessionStub(id), (_i, state) => state.storage.get<{ clientCapabilities: unknown }>("session"));
+    expect(row?.clientCapabilities).toEqual({ experimental });
+    expect(await result(id, "ping")).toEqual({});
+  });
+
+  it("2025-11-25: without MCP_STATE_SECRET a session gets a plain id and is stored from the start", async () => {
+    const worker = createMcpWorker(app);
+    const noSecret = { ...env, MCP_STATE_SECRET: undefined };
+    const post = async (body: object, sessionId?: string) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+      if (sessionId) headers["Mcp-Session-Id"] = sessionId;
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }), noSecret as never, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO } });
+    expect(init.status).toBe(200);
+    await init.body?.cancel();
+    const id = init.headers.get("Mcp-Session-Id")!;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await storage(sessionStub(id))).keys).toEqual(["session"]);
+    const ping = await post({ jsonrpc: "2.0", id: 2, method: "ping" }, id);
+    expect(await ping.json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+  });
+
+  it("2025-11-25: a sealed id stops opening SESSION_MAX_SECONDS after initialize, and only for its principal", async () => {
+    const secret = "a-secret";
+    const start = { principal: "alice", protocolVersion: LEGACY_VERSION, clientCapabilities: {}, createdAt: Date.now() };
+    const id = (await sealSessionId(start, secret))!;
+    const week = 7 * 86_400_000;
+    expect(await openSessionId(id, "alice", secret, week)).toMatchObject({ sessionId: id, principal: "alice", protocolVersion: LEGACY_VERSION });
+    expect(await openSessionId(id, "bob", secret, week)).toBeNull();
+    expect(await openSessionId(id, "alice", "another-secret", week)).toBeNull();
+    expect(await openSessionId(id, "alice", secret, week, start.createdAt + week)).toBeNull();
   });
 });
