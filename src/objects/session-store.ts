@@ -7,7 +7,9 @@
  *   finished streams of the session;
  * - the calls waiting for client input, and the server-to-client requests
  *   still pending, with their deadlines.
- * Nothing here lives only in memory, so eviction loses nothing.
+ * Nothing here lives only in memory, so eviction loses nothing. None of it
+ * exists until the session first holds state: until then the sealed session id
+ * carries what initialize negotiated, and the object has no storage at all.
  */
 import type { ClientCapabilities, Implementation, LogLevel } from "../mcp/types";
 
