@@ -56,7 +56,9 @@ describe("a session costs nothing until it holds state", () => {
   it(`2025-11-25: ${CHURN} sessions that initialize, list and call leave no storage, no alarm and no hub row`, async () => {
     const hubBefore = await hubSessionRows();
     const ids: string[] = [];
+    const t0 = Date.now();
     for (let i = 0; i < CHURN; i++) ids.push(await churnOne());
+    const turnMs = (Date.now() - t0) / CHURN;
     let bytes = 0;
     let alarms = 0;
     let keys = 0;
@@ -67,7 +69,7 @@ describe("a session costs nothing until it holds state", () => {
       if (s.alarm !== null) alarms++;
     }
     const empty = await EMPTY();
-    console.log(`churn of ${CHURN}: ${bytes} database bytes (${bytes - CHURN * empty.bytes} over empty objects), ${keys} keys, ${alarms} alarms, ${(await hubSessionRows()) - hubBefore} hub rows left`);
+    console.log(`churn of ${CHURN}: ${bytes} database bytes (${bytes - CHURN * empty.bytes} over empty objects), ${keys} keys, ${alarms} alarms, ${(await hubSessionRows()) - hubBefore} hub rows left; ${turnMs} ms a turn`);
     expect({ bytes, keys, alarms }).toEqual({ bytes: CHURN * empty.bytes, keys: 0, alarms: 0 });
     expect(await hubSessionRows()).toBe(hubBefore);
   });
