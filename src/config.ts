@@ -17,6 +17,8 @@ export interface Vars {
   MCP_STATE_SECRET?: string;
   /** A 2025 session ends after this many idle seconds. */
   SESSION_IDLE_SECONDS?: string;
+  /** The longest a 2025 session lives, in seconds, however busy: its sealed id stops opening then. */
+  SESSION_MAX_SECONDS?: string;
   /** How long a server-to-client request (elicitation, sampling, roots) may wait for its answer. */
   PENDING_REQUEST_SECONDS?: string;
   /** Per-stream event log caps for Last-Event-ID replay. */
@@ -81,6 +83,7 @@ export interface Config {
   inputStateTtlSeconds: number;
   stateSecret?: string;
   sessionIdleMs: number;
+  sessionMaxMs: number;
   pendingRequestMs: number;
   eventLogMaxEvents: number;
   eventLogMaxBytes: number;
@@ -176,6 +179,8 @@ export function readConfig(env: Vars): Config {
     inputStateTtlSeconds: positiveInt(env.INPUT_STATE_TTL_SECONDS, 600, "INPUT_STATE_TTL_SECONDS"),
     stateSecret: env.MCP_STATE_SECRET || undefined,
     sessionIdleMs: positiveInt(env.SESSION_IDLE_SECONDS, 3600, "SESSION_IDLE_SECONDS") * 1000,
+    // A week: a session in use all day must not end under a client that never initializes again.
+    sessionMaxMs: positiveInt(env.SESSION_MAX_SECONDS, 7 * 86_400, "SESSION_MAX_SECONDS") * 1000,
     pendingRequestMs: positiveInt(env.PENDING_REQUEST_SECONDS, 600, "PENDING_REQUEST_SECONDS") * 1000,
     eventLogMaxEvents: positiveInt(env.EVENT_LOG_MAX_EVENTS, 10_000, "EVENT_LOG_MAX_EVENTS"),
     eventLogMaxBytes: positiveInt(env.EVENT_LOG_MAX_BYTES, 4 * 1024 * 1024, "EVENT_LOG_MAX_BYTES"),

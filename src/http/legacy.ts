@@ -1,7 +1,8 @@
 /**
- * The 2025-11-25 lane (and 2025-06-18 / 2025-03-26): `initialize` creates a
- * session object; every later POST, GET and DELETE names it with
- * Mcp-Session-Id and is forwarded to it. This file only does the HTTP side:
+ * The 2025-11-25 lane (and 2025-06-18 / 2025-03-26): `initialize` answers
+ * with a sealed session id (session-id.ts) and asks no object; every later
+ * POST, GET and DELETE names the session with Mcp-Session-Id and is forwarded
+ * to its object, which stores nothing until the session holds state. This file only does the HTTP side:
  * headers, status codes, and turning the object's answers into JSON or SSE.
  */
 import type { Config } from "../config";
@@ -13,8 +14,9 @@ import { legacyCapabilities, type Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
 import { isSessionId, newSessionId, sessionStub } from "../objects/addresses";
-import type { SessionAnswer } from "../objects/contracts";
+import type { SessionAnswer, SessionStart } from "../objects/contracts";
 import { relayStream } from "./relay";
+import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
 
@@ -31,14 +33,18 @@ type Stub = ReturnType<typeof sessionStub>;
 
 const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCode.InvalidRequest, "Session not found; send initialize again");
 
-/** The session named by the request, or the HTTP error to answer. */
-function sessionOf(request: Request, env: Env): Response | Stub {
+/**
+ * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
+ * forged, foreign or outlived one is 404 without asking any object.
+ */
+async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response | { stub: Stub; seal?: SessionStart }> {
   const id = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
   if (!id && request.method !== "POST" && isModernVersion(request.headers.get("MCP-Protocol-Version")?.trim())) return methodNotAllowed("POST");
   if (!id) return reject(400, ErrorCode.InvalidRequest, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
-  if (!isSessionId(id)) return notFound();
-  return sessionStub(env, id);
+  if (isSessionId(id)) return { stub: sessionStub(deps.env, id) };
+  const seal = await openSessionId(id, deps.principal, deps.config.stateSecret, deps.config.sessionMaxMs);
+  return seal ? { stub: sessionStub(deps.env, id), seal } : notFound();
 }
 
 /**
@@ -80,10 +86,11 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   }
   const bad = checkVersionHeader(request);
   if (bad) return bad;
-  const stub = sessionOf(request, deps.env);
-  if (stub instanceof Response) return stub;
+  const session = await sessionOf(request, deps);
+  if (session instanceof Response) return session;
+  const { stub, seal } = session;
   const traceparent = request.headers.get("traceparent") ?? undefined;
-  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent }), stub);
+  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent, seal }), stub);
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
@@ -93,15 +100,20 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
   }
   // Echo a legacy revision we speak; otherwise offer our newest legacy one (never 2026-07-28: it has no handshake).
   const protocolVersion = isLegacyVersion(p.protocolVersion) ? p.protocolVersion : LEGACY_VERSIONS[0];
-  const sessionId = newSessionId();
-  await sessionStub(deps.env, sessionId).initialize({
-    sessionId,
+  const start = {
     principal: deps.principal,
     protocolVersion,
     clientCapabilities: p.capabilities as ClientCapabilities,
     clientInfo: p.clientInfo as unknown as Implementation,
     ...(deps.principal || deps.rateLimitKey === undefined ? {} : { clientKey: deps.rateLimitKey }),
-  });
+    createdAt: Date.now(),
+  };
+  // A sealed id needs no object until the session holds state; one that cannot be sealed is stored now.
+  let sessionId = await sealSessionId(start, deps.config.stateSecret);
+  if (sessionId === undefined) {
+    sessionId = newSessionId();
+    await sessionStub(deps.env, sessionId).initialize({ sessionId, ...start });
+  }
   const { reg } = deps;
   const result = {
     protocolVersion,
@@ -115,19 +127,21 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
 export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promise<Response> {
   const accept = request.headers.get("Accept") ?? "";
   if (!/text\/event-stream|\*\/\*/.test(accept)) return reject(406, ErrorCode.InvalidRequest, "Not Acceptable: GET needs Accept: text/event-stream");
-  const stub = sessionOf(request, deps.env);
-  if (stub instanceof Response) return stub;
+  const session = await sessionOf(request, deps);
+  if (session instanceof Response) return session;
   const bad = checkVersionHeader(request);
   if (bad) return bad;
+  const { stub, seal } = session;
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
-  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId }), stub);
+  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId, seal }), stub);
 }
 
 export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
-  const stub = sessionOf(request, deps.env);
-  if (stub instanceof Response) return stub;
+  const session = await sessionOf(request, deps);
+  if (session instanceof Response) return session;
   const bad = checkVersionHeader(request);
   if (bad) return bad;
-  const done = await stub.terminate({ principal: deps.principal, protocolVersion: versionHeader(request) });
+  const { stub, seal } = session;
+  const done = await stub.terminate({ principal: deps.principal, protocolVersion: versionHeader(request), seal });
   return done.kind === "accepted" ? new Response(null, { status: 200 }) : answer(done, stub);
 }

@@ -58,8 +58,14 @@ export async function publishToHub(env: HubEnv, n: HubNotification): Promise<num
   return results.reduce((sum, r) => sum + (r as PromiseFulfilledResult<number>).value, 0);
 }
 
+/**
+ * A session's object is named by the random part of its id: a sealed id (src/http/session-id.ts)
+ * starts with it, a plain id is nothing else.
+ */
+export const sessionName = (sessionId: string) => sessionId.split(".", 1)[0]!;
+
 export const sessionStub = (env: Pick<ObjectBindings, "MCP_SESSION">, sessionId: string) =>
-  env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionId));
+  env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionName(sessionId)));
 
 /** Session and task ids are 256 random bits, base64url: unguessable, and safe in a header. */
 export const newSessionId = () => toBase64url(crypto.getRandomValues(new Uint8Array(32)));

@@ -80,6 +80,8 @@ export interface SessionStart {
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
+  /** When initialize ran, epoch milliseconds: a session lives at most SESSION_MAX_SECONDS from then. */
+  createdAt: number;
 }
 
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
@@ -87,9 +89,15 @@ export interface Caller {
   principal: string;
   /** Absent means the negotiated revision; present, it must be the negotiated one. */
   protocolVersion?: string;
+  /**
+   * What the sealed session id says initialize negotiated, checked by the Worker for this principal.
+   * A session that holds no state yet has nothing else; absent for a plain (stored) session id.
+   */
+  seal?: SessionStart;
 }
 
 export interface SessionRpc extends Rpc.DurableObjectBranded {
+  /** Stores a session from the start: only for an id that could not be sealed. */
   initialize(args: SessionStart): Promise<void>;
   /** `traceparent` is the HTTP header's, for a client that sends trace context there rather than in `_meta`. */
   handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer>;

@@ -35,6 +35,8 @@ export interface CallHost {
   config: Config;
   /** Next value of a per-session counter (stream and server-request ids). */
   next(): number;
+  /** Stores the session row; the session holds state from then on. */
+  save(): Promise<void>;
   scheduleAlarm(): Promise<void>;
 }
 

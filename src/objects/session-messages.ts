@@ -65,7 +65,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       if (!host.reg.capabilities.logging) return fail(methodNotFound(req.method));
       if (!LOG_LEVELS.includes(params.level as LogLevel)) return fail(invalidParams(`Invalid log level: ${String(params.level)}`));
       host.session.logLevel = params.level as LogLevel;
-      await host.store.putSession(host.session);
+      await host.save();
       return ok();
     case "resources/subscribe":
     case "resources/unsubscribe":
@@ -121,15 +121,14 @@ function jsonSafe(response: object, id: RequestId): object {
 /** Stores the session's resource subscriptions; the hub learns the new set. */
 async function saveSubscriptions(host: SessionHost, subscriptions: string[]): Promise<void> {
   host.session.subscriptions = subscriptions;
-  await host.store.putSession(host.session);
+  host.session.registered = true;
+  await host.save();
   await hubStub(host.bindings, host.session.hubShard).register(host.session.id, host.session.subscriptions);
 }
 
 export async function onNotification(host: SessionHost, method: string, params: Record<string, unknown>): Promise<SessionAnswer> {
-  if (method === "notifications/initialized" && !host.session.initialized) {
-    host.session.initialized = true;
-    await host.store.putSession(host.session);
-  } else if (method === "notifications/cancelled") {
+  // notifications/initialized changes nothing here: nothing waits for it, so it stores nothing.
+  if (method === "notifications/cancelled") {
     cancel(host, params.requestId);
   }
   return ACCEPTED;

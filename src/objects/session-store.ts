@@ -7,7 +7,9 @@
  *   finished streams of the session;
  * - the calls waiting for client input, and the server-to-client requests
  *   still pending, with their deadlines.
- * Nothing here lives only in memory, so eviction loses nothing.
+ * Nothing here lives only in memory, so eviction loses nothing. None of it
+ * exists until the session first holds state: until then the sealed session id
+ * carries what initialize negotiated, and the object has no storage at all.
  */
 import type { ClientCapabilities, Implementation, LogLevel } from "../mcp/types";
 
@@ -19,13 +21,14 @@ export interface SessionRow {
   principal: string;
   logLevel?: LogLevel;
   subscriptions: string[];
-  initialized: boolean;
   createdAt: number;
   lastSeenAt: number;
   /** Next value for stream and server-request ids. */
   counter: number;
-  /** The hub shard this session registered with (absent: shard 0, the one hub of earlier versions). */
+  /** The hub shard this session registers with (absent: shard 0, the one hub of earlier versions). */
   hubShard?: number;
+  /** Whether the hub knows this session: set by its first GET stream or subscription. */
+  registered?: boolean;
   /** Anonymous: the client's key (its address); its tasks spend that key's budget, across its sessions. */
   clientKey?: string;
   /** Anonymous: this session's tasks not yet finished, stopped when the session ends (nobody else can reach them). */
@@ -90,17 +93,28 @@ export function parseEventId(id: string): { stream: string; seq: number } | null
 /** A stream with a stored call is still in use whatever its state, so it is never dropped. */
 const NO_CALL = "id NOT IN (SELECT stream FROM calls)";
 
+/** What a session object finds in its storage: its row once it held state, the mark of an ended one. */
+export interface Stored {
+  row?: SessionRow;
+  /** Until when an ended session's id must still be refused (its sealed id's own end). */
+  endedUntil?: number;
+}
+
 export class SessionStore {
+  /**
+   * Whether the tables exist. A session that holds no state has none, and the reads a stateless
+   * request makes (a pending answer, a waiting call, the GET stream) find nothing without writing.
+   */
+  ready = false;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly kv: DurableObjectStorage,
   ) {}
 
-  /**
-   * Creates the tables; called by initialize only. An id nobody initialized (a guess, a typo)
-   * must not leave an empty database behind, so nothing is written before a session exists.
-   */
+  /** Creates the tables, the first time the session holds state: nothing is written before that. */
   createSchema(): void {
+    this.ready = true;
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS streams (id TEXT PRIMARY KEY, kind TEXT NOT NULL, next_seq INTEGER NOT NULL,
         closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0, request_id TEXT);
@@ -113,16 +127,29 @@ export class SessionStore {
   }
 
   // ── session row ──────────────────────────────────────────────────────────
-  async getSession(): Promise<SessionRow | undefined> {
-    return this.kv.get<SessionRow>("session");
+  async load(): Promise<Stored> {
+    const found = await this.kv.get<SessionRow | number>(["session", "endedUntil"]);
+    const row = found.get("session") as SessionRow | undefined;
+    if (row) this.ready = true;
+    return { row, endedUntil: found.get("endedUntil") as number | undefined };
   }
   async putSession(row: SessionRow): Promise<void> {
     await this.kv.put("session", row);
   }
   /** Removes everything: an ended or expired session leaves no storage behind. */
   async destroy(): Promise<void> {
+    this.ready = false;
     await this.kv.deleteAlarm();
     await this.kv.deleteAll();
+  }
+
+  /**
+   * Marks an ended session whose sealed id still opens: one small key, and an alarm that deletes it
+   * when the id itself expires. Until then its requests are 404.
+   */
+  async markEnded(until: number): Promise<void> {
+    await this.kv.put("endedUntil", until);
+    await this.kv.setAlarm(until);
   }
 
   // ── streams and the event log ────────────────────────────────────────────
@@ -158,6 +185,7 @@ export class SessionStore {
 
   /** Whether a Last-Event-ID may still resume this stream: it exists and, if closed, its window is not over. */
   isReplayable(id: string, closedAfter: number): boolean {
+    if (!this.ready) return false;
     const row = this.sql.exec<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id).toArray()[0];
     return row !== undefined && (row.closed_at === null || row.closed_at > closedAfter);
   }
@@ -205,6 +233,7 @@ export class SessionStore {
 
   /** The newest GET stream, which carries session-level messages. */
   latestGetStream(): string | undefined {
+    if (!this.ready) return undefined;
     return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' ORDER BY rowid DESC LIMIT 1").toArray()[0]?.id;
   }
 
@@ -261,6 +290,7 @@ export class SessionStore {
 
   /** The stream of the waiting call whose client request had this id. */
   findCallByRequestId(id: string | number): string | undefined {
+    if (!this.ready) return undefined;
     for (const row of this.sql.exec<{ stream: string; request: string }>("SELECT stream, request FROM calls")) {
       if ((JSON.parse(row.request) as { id: unknown }).id === id) return row.stream;
     }
@@ -290,6 +320,7 @@ export class SessionStore {
   }
 
   takePending(rpcId: string): PendingRow | undefined {
+    if (!this.ready) return undefined;
     const row = this.sql
       .exec<{ rpc_id: string; stream: string; key: string; method: string; deadline: number }>("DELETE FROM pending WHERE rpc_id = ? RETURNING *", rpcId)
       .toArray()[0];
@@ -297,6 +328,7 @@ export class SessionStore {
   }
 
   pendingCount(stream?: string): number {
+    if (!this.ready) return 0;
     return stream === undefined
       ? this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending").one().n
       : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending WHERE stream = ?", stream).one().n;

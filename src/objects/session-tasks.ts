@@ -148,7 +148,7 @@ async function keepOpenTask(host: CallHost, taskId: string, open: boolean): Prom
   if (open) tasks.push(taskId);
   else if (tasks.length === host.session.openTasks?.length) return;
   host.session.openTasks = tasks;
-  await host.store.putSession(host.session);
+  await host.save();
 }
 
 /** The session ends: its anonymous tasks still going are stopped and deleted, as nobody can reach them now. */

@@ -3,7 +3,11 @@
  * session-store.ts). The Worker calls its RPC methods for each POST, GET and
  * DELETE, and relays its streams to the client over hibernatable WebSockets,
  * so an idle session sleeps while its client holds an SSE stream open.
- * One alarm serves idle expiry, pending-request deadlines and log trimming.
+ * A session that holds no state (no stream, pending request, subscription,
+ * log level or task) stores nothing and has no alarm: each request brings its
+ * sealed id, which says what initialize negotiated. The first state it holds
+ * stores the session; from then on one alarm serves idle expiry,
+ * pending-request deadlines and log trimming.
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
@@ -46,6 +50,8 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   session!: SessionRow;
   readonly running = new Map<string, Call>();
   private loaded?: Promise<SessionRow | undefined>;
+  /** Set when this session ended while its sealed id still opens: its requests are 404. */
+  private endedUntil?: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -73,10 +79,55 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     return compileApp(this.app);
   }
 
+  /** Every caller is about to store a stream or a pending request: the session holds state from here. */
   next(): number {
+    this.materialize();
     const n = this.session.counter++;
     void this.store.putSession(this.session);
     return n;
+  }
+
+  /** Stores the session row (log level, subscriptions, open tasks): the session holds state from here. */
+  async save(): Promise<void> {
+    this.materialize();
+    await this.store.putSession(this.session);
+  }
+
+  /**
+   * The first time the session holds state: its tables, its row and its idle alarm come into being.
+   * Synchronous, so the writes are issued before the request that caused them is answered.
+   */
+  private materialize(): void {
+    if (this.store.ready) return;
+    this.store.createSchema();
+    void this.store.putSession(this.session);
+    void this.ctx.storage.setAlarm(this.session.lastSeenAt + this.config.sessionIdleMs);
+    this.loaded = Promise.resolve(this.session);
+  }
+
+  /** The hub learns of the session when it can first receive a notification: its first GET stream. */
+  private async register(): Promise<void> {
+    if (this.session.registered !== false) return;
+    await hubStub(this.env, this.session.hubShard).register(this.session.id, this.session.subscriptions);
+    this.session.registered = true;
+    await this.store.putSession(this.session);
+  }
+
+  private rowOf(args: SessionStart): SessionRow {
+    return {
+      id: args.sessionId,
+      protocolVersion: args.protocolVersion,
+      clientCapabilities: args.clientCapabilities,
+      clientInfo: args.clientInfo,
+      principal: args.principal,
+      ...(args.clientKey === undefined ? {} : { clientKey: args.clientKey }),
+      subscriptions: [],
+      createdAt: args.createdAt,
+      lastSeenAt: Date.now(),
+      counter: 1,
+      hubShard: sessionShard(args.sessionId, this.config.hubShards),
+      registered: false,
+    };
   }
 
   async scheduleAlarm(): Promise<void> {
@@ -93,31 +144,17 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
 
   // ── RPC surface used by the Worker ───────────────────────────────────────
   async initialize(args: SessionStart): Promise<void> {
-    const now = Date.now();
-    this.session = {
-      id: args.sessionId,
-      protocolVersion: args.protocolVersion,
-      clientCapabilities: args.clientCapabilities,
-      clientInfo: args.clientInfo,
-      principal: args.principal,
-      ...(args.clientKey === undefined ? {} : { clientKey: args.clientKey }),
-      subscriptions: [],
-      initialized: false,
-      createdAt: now,
-      lastSeenAt: now,
-      counter: 1,
-      hubShard: sessionShard(args.sessionId, this.config.hubShards),
-    };
-    this.store.createSchema();
-    await this.store.putSession(this.session);
-    this.loaded = Promise.resolve(this.session);
-    await hubStub(this.env, this.session.hubShard).register(args.sessionId, []);
-    await this.scheduleAlarm();
+    this.session = this.rowOf(args);
+    this.materialize();
   }
 
-  /** Loads the session row once per instance; a new instance first ends calls the last one left running. */
+  /**
+   * Loads the stored session row once per instance (none while the session holds no state); a new
+   * instance first ends calls the last one left running.
+   */
   private async load(): Promise<SessionRow | undefined> {
-    this.loaded ??= this.store.getSession().then((row) => {
+    this.loaded ??= this.store.load().then(({ row, endedUntil }) => {
+      this.endedUntil = endedUntil;
       if (row) {
         this.session = row;
         this.recoverOrphans();
@@ -142,9 +179,14 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
    * (404 for no such session for this principal, 400 for a version header other than the
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
-  private async open({ principal, protocolVersion }: Caller): Promise<SessionAnswer | null> {
-    const row = await this.load();
-    if (!row || row.principal !== principal) return noSession();
+  private async open({ principal, protocolVersion, seal }: Caller): Promise<SessionAnswer | null> {
+    let row = await this.load();
+    if (!row) {
+      // Nothing stored: the session is what its sealed id says, unless it has ended.
+      if (!seal || this.endedUntil !== undefined) return noSession();
+      if (this.session?.id !== seal.sessionId) this.session = this.rowOf(seal);
+      row = this.session;
+    } else if (row.principal !== principal) return noSession();
     if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
       return refuse(
         "invalid",
@@ -154,7 +196,8 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     }
     const now = Date.now();
     // One write a minute at most keeps the idle clock honest without a write per request.
-    if (now - row.lastSeenAt > 60_000) {
+    if (!this.store.ready) row.lastSeenAt = now;
+    else if (now - row.lastSeenAt > 60_000) {
       row.lastSeenAt = now;
       await this.store.putSession(row);
       await this.scheduleAlarm();
@@ -178,6 +221,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       if (this.atStreamLimit()) return tooManyStreams(null);
       const stream = this.log.open("get", this.next());
+      await this.register();
       // The newest GET stream carries session-level messages. An older one is closed like a finished
       // POST stream: its client is told to reconnect, and can replay what it missed during the window.
       for (const old of this.store.otherGetStreams(stream)) this.log.close(old, REPLACED_GET_RETRY_MS);
@@ -277,8 +321,10 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   // ── the alarm: expiry, deadlines, trimming ───────────────────────────────
   async alarm(): Promise<void> {
     const row = await this.load();
-    if (!row) return this.store.destroy();
     const now = Date.now();
+    // An ended session's mark goes when its id stops opening, not before.
+    if (!row && this.endedUntil !== undefined && now < this.endedUntil) return this.ctx.storage.setAlarm(this.endedUntil);
+    if (!row) return this.store.destroy();
     if (now >= row.lastSeenAt + this.config.sessionIdleMs) return this.endSession();
     for (const stream of new Set(this.store.takeExpiredPings(now))) this.log.disconnect(stream);
     for (const stream of this.store.expiredCalls(now)) {
@@ -301,9 +347,14 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
         // already closed
       }
     }
-    await hubStub(this.env, this.session.hubShard).unregister(this.session.id);
-    await discardSessionTasks(this);
-    await this.store.destroy();
+    if (this.store.ready) {
+      if (this.session.registered !== false) await hubStub(this.env, this.session.hubShard).unregister(this.session.id);
+      await discardSessionTasks(this);
+      await this.store.destroy();
+    }
+    // A sealed id would open the session again from nothing: it stays refused while the id lives.
+    const until = this.session.createdAt + this.config.sessionMaxMs;
+    if (this.session.id.includes(".") && until > Date.now()) await this.store.markEnded(until);
     this.loaded = undefined;
   }
 }

@@ -29,6 +29,7 @@ import {
   type Send,
 } from "../wire/index.ts";
 import { MCP_URL } from "./mcp";
+import { sessionStub as objectStub } from "../../src/objects/addresses";
 
 export { LEGACY_VERSION, splitId, type SseEvent } from "../wire/index.ts";
 export { sleep } from "./mcp";
@@ -108,7 +109,7 @@ export function deleteSession(sessionId: string, headers: HeaderOverrides = {}):
 }
 
 /** The session Durable Object behind a session id. */
-export const sessionStub = (sessionId: string) => env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionId));
+export const sessionStub = (sessionId: string) => objectStub(env, sessionId);
 
 /** Puts an in-memory marker on the running instance, to prove later that an eviction really dropped it. */
 export async function markInstance(stub: ReturnType<typeof sessionStub>): Promise<void> {

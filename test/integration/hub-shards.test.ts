@@ -145,6 +145,9 @@ describe("fan-out", () => {
 
   it("2025-11-25: sessions register with different shards, and one publish reaches every session's GET stream", async () => {
     const sessions = await Promise.all(Array.from({ length: 8 }, () => openSession()));
+    // A session joins its shard with its first GET stream, when it can first receive a notification.
+    const readers = await Promise.all(sessions.map(async (s) => sse(await getStream(s.id))));
+    await Promise.all(readers.map((r) => r.next()));
     const shardsWithSessions = await Promise.all(
       hubShards().map((shard) =>
         runInDurableObject(shard, (_i, state) => {
@@ -156,8 +159,6 @@ describe("fan-out", () => {
     );
     expect(shardsWithSessions.filter(Boolean).length).toBeGreaterThanOrEqual(2);
 
-    const readers = await Promise.all(sessions.map(async (s) => sse(await getStream(s.id))));
-    await Promise.all(readers.map((r) => r.next()));
     await publish({ method: TOOLS });
     const got = await Promise.all(readers.map((r) => r.next()));
     expect(got.map((e) => e?.message?.method)).toEqual(sessions.map(() => TOOLS));
@@ -165,9 +166,9 @@ describe("fan-out", () => {
 
   it("2025-11-25: a session remembers the shard it joined, and its subscriptions go to that shard", async () => {
     const s = await openSession();
+    expect(await result(s.id, "resources/subscribe", { uri: "info://about" })).toEqual({});
     const row = await runInDurableObject(sessionStub(s.id), (_i, state) => state.storage.get<SessionRow>("session"));
     expect(row?.hubShard).toBe(sessionShard(s.id, hubShards().length));
-    expect(await result(s.id, "resources/subscribe", { uri: "info://about" })).toEqual({});
     const subs = await runInDurableObject(hubShards()[row!.hubShard!]!, (_i, state) =>
       state.storage.sql.exec<{ subs: string }>("SELECT subs FROM sessions WHERE id = ?", s.id).toArray().map((r) => JSON.parse(r.subs)),
     );

@@ -80,6 +80,18 @@ const hubHasSession = async (sessionId: string) => {
 
 const IDLE_MS = 3600 * 1000; // SESSION_IDLE_SECONDS in wrangler.toml
 
+/**
+ * An ended session's storage: everything deleted, and the one key that keeps its sealed id refused
+ * until the id expires, with the alarm that deletes it then.
+ */
+async function expectOnlyEndedMark(stub: Stub) {
+  const state = await storedState(stub);
+  expect(state.session).toBeUndefined();
+  expect(state.keys).toEqual(["endedUntil"]);
+  for (const n of Object.values(state.rows)) expect(n).toBe(0);
+  expect(state.alarm).toBeGreaterThan(Date.now() + IDLE_MS);
+}
+
 describe("eviction", () => {
   it("2025-11-25: a session keeps working when its object is evicted between every two steps", async () => {
     const res = await postInitialize({ capabilities: { elicitation: {} } });
@@ -197,8 +209,9 @@ describe("unknown session ids", () => {
 });
 
 describe("idle expiry", () => {
-  it("2025-11-25: initialize schedules the idle alarm", async () => {
+  it("2025-11-25: the first state a session holds schedules the idle alarm", async () => {
     const s = await openSession();
+    await result(s.id, "logging/setLevel", { level: "info" });
     const { alarm, session } = await storedState(sessionStub(s.id));
     expect(session).toBeDefined();
     expect(alarm).not.toBeNull();
@@ -209,6 +222,7 @@ describe("idle expiry", () => {
   it("2025-11-25: the alarm of an active session leaves it working", async () => {
     const s = await openSession();
     const stub = sessionStub(s.id);
+    await result(s.id, "logging/setLevel", { level: "info" });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await result(s.id, "ping")).toEqual({});
     expect((await storedState(stub)).session).toBeDefined();
@@ -229,11 +243,7 @@ describe("idle expiry", () => {
     const res = await request(s.id, "ping");
     expect(res.status).toBe(404);
     await res.body?.cancel();
-    const state = await storedState(stub);
-    expect(state.session).toBeUndefined();
-    expect(state.keys).toEqual([]);
-    for (const n of Object.values(state.rows)) expect(n).toBe(0);
-    expect(state.alarm).toBeNull();
+    await expectOnlyEndedMark(stub);
     expect(await hubHasSession(s.id)).toBe(false);
   });
 
@@ -255,10 +265,7 @@ describe("idle expiry", () => {
     const del = await deleteSession(s.id);
     expect(del.status).toBe(200);
     await del.body?.cancel();
-    const state = await storedState(stub);
-    expect(state.keys).toEqual([]);
-    for (const n of Object.values(state.rows)) expect(n).toBe(0);
-    expect(state.alarm).toBeNull();
+    await expectOnlyEndedMark(stub);
   });
 });
 
