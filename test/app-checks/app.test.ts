@@ -1,7 +1,8 @@
 /**
  * The checks `npm test` runs on whatever app src/server.ts defines, so a fork gets them without
- * writing them: its definitions have no mistakes, and its Worker (src/index.ts, with the bindings
- * of wrangler.toml) serves it on both revisions. It only lists; it calls none of the app's tools.
+ * writing them: its definitions have no mistakes, its Worker (src/index.ts, with the bindings of
+ * wrangler.toml) serves it on both revisions, and every view its tools name has its HTML among the
+ * Static Assets. It only lists and reads; it calls none of the app's tools.
  * Part of the template: a fork keeps this folder as it is.
  */
 import { SELF } from "cloudflare:test";
@@ -28,6 +29,10 @@ async function post(headers: Record<string, string>, message: Record<string, unk
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, any>) : undefined };
 }
 
+/** The `ui://` views the app's tools name (MCP Apps); each one's HTML must be among the Static Assets. */
+const views = [...new Set((app.tools ?? []).flatMap((t: { view?: { uri: string } }) => (t.view ? [t.view.uri] : [])))];
+const UI_HOST = { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } };
+
 describe("src/server.ts", () => {
   it("has no definition mistakes (names, URI templates, schemas)", () => {
     expect(checkApp(app), "fix these in src/server.ts").toEqual([]);
@@ -41,6 +46,14 @@ describe("src/server.ts", () => {
       const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method }, { jsonrpc: "2.0", id: 2, method, params: { _meta: MODERN_META } });
       expect(r.status, `${method}: ${JSON.stringify(r.body)}`).toBe(200);
       expect(r.body?.result?.[key]?.length, `${method} lists nothing`).toBeGreaterThan(0);
+    }
+  });
+
+  it.skipIf(views.length === 0)("serves the HTML of every view its tools name (a file under assets/)", async () => {
+    for (const uri of views) {
+      const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri }, { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri, _meta: UI_HOST } });
+      expect(r.body?.error, `${uri}: ${JSON.stringify(r.body?.error)}`).toBeUndefined();
+      expect(r.body?.result?.contents?.[0]?.text?.length, `${uri} has no HTML`).toBeGreaterThan(0);
     }
   });
 
