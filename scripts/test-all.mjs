@@ -21,7 +21,7 @@ import { runConnect } from "../test/e2e/connect.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
 import { runOAuthBrowser } from "../test/e2e/oauth-browser.mjs";
 import { runOAuthConformance } from "../test/e2e/oauth-conformance.mjs";
-import { startWrangler } from "../test/e2e/server.mjs";
+import { withEngineApp } from "../test/e2e/server.mjs";
 
 const { step, e2eStep, finish, skipped, e2e } = createRunner("npm run test:all");
 
@@ -43,27 +43,8 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
 // mistakes must fail `npm test` and `npm run deploy`, naming each mistake.
 await step("e2e: fork drill (scratch forks: own tests and KV binding; definition mistakes; a view)", e2eStep(runForkDrill));
 
-/** Runs a client suite against the engine test app (test/engine-app) under its own `wrangler dev`. */
-const withEngineApp = (runClient) => async () => {
-  let server;
-  try {
-    server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
-  } catch (err) {
-    console.log(`  ✗ could not start the engine test app: ${err.message}`);
-    return { passed: 0, failed: 1 };
-  }
-  console.log(`  engine test app at ${server.url}`);
-  try {
-    const r = await runClient(server.url);
-    if (r.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
-    return r;
-  } finally {
-    await server.stop();
-  }
-};
-
-await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientModern)));
-await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(withEngineApp(runClientLegacy)));
+await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientModern)));
+await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientLegacy)));
 
 // README "Connect a client": its marked blocks (curl, Inspector CLI and UI, mcp-remote, the
 // TypeScript clients) run as written against the engine test app; then `npm run dev` and

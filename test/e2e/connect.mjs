@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { CHILD_ENV, ROOT, atExit, sleep, spawnGroup, stopGroup } from "./procs.mjs";
-import { freePort, startWrangler } from "./server.mjs";
+import { freePort, withEngineApp } from "./server.mjs";
 
 /** The URL every README block uses; the test swaps in its own server's. */
 export const LOCAL_URL = "http://localhost:8787/mcp";
@@ -409,19 +409,11 @@ export async function runScriptContract({ check }) {
 /** The whole step: README blocks against the engine test app, then the script contract. */
 export async function runConnect() {
   const checks = createChecks("connect");
-  let server;
-  try {
-    server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
-  } catch (err) {
-    console.log(`  ✗ could not start the engine test app: ${err.message}`);
-    return { passed: 0, failed: 1 };
-  }
-  console.log(`  engine test app at ${server.url}`);
-  try {
-    await runReadmeSnippets(server.url, checks);
-  } finally {
-    await server.stop();
-  }
+  const started = await withEngineApp(async (url) => {
+    await runReadmeSnippets(url, checks);
+    return { passed: 0, failed: 0 };
+  });
+  if (started.failed) return started;
   await runScriptContract(checks);
   const { passed, failed } = checks.counts();
   return { passed, failed };

@@ -171,10 +171,23 @@ async function inScratchFork(check, name, fn) {
       if (r.code !== 0 || r.timedOut) throw new Error(`${cmd} ${args.join(" ")} ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-3000)}`);
       return r;
     }, timeoutMs + 5_000);
+  /** Serves the fork under `wrangler dev` and runs the check `label` against its URL. */
+  const served = async (label, fn) => {
+    let server;
+    const started = await check(`wrangler dev serves the fork (${name})`, async () => {
+      server = await startWrangler({ config: path.join(dir, "wrangler.toml") });
+    }, 90_000);
+    if (!started) return;
+    try {
+      await check(label, () => fn(server.url));
+    } finally {
+      await server.stop();
+    }
+  };
   try {
     copyProject(dir);
     console.log(`  scratch fork (${name}) at ${dir}`);
-    await fn(dir, { exec, mustPass });
+    await fn(dir, { exec, mustPass, served });
   } catch (err) {
     await check(`prepare the scratch fork (${name})`, async () => {
       throw err;
@@ -186,7 +199,7 @@ async function inScratchFork(check, name, fn) {
 }
 
 async function notesFork(check) {
-  await inScratchFork(check, "notes", async (dir, { exec, mustPass }) => {
+  await inScratchFork(check, "notes", async (dir, { exec, mustPass, served }) => {
     writeFileSync(path.join(dir, "src", "server.ts"), NOTES_APP);
     appendFileSync(path.join(dir, "wrangler.toml"), NOTES_BINDING);
     for (const [file, text] of Object.entries(NOTES_TESTS)) {
@@ -202,21 +215,12 @@ async function notesFork(check) {
     }, 245_000);
     await mustPass("the engine's integration tests pass in the fork (vitest -c vitest.engine.config.ts)", "vitest", ["run", "-c", "vitest.engine.config.ts"], 600_000);
 
-    let server;
-    const started = await check("wrangler dev serves the fork's app", async () => {
-      server = await startWrangler({ config: path.join(dir, "wrangler.toml") });
-    }, 90_000);
-    if (!started) return;
-    try {
-      await check("its tools answer on 2026-07-28 and in a 2025-11-25 session, through its KV", async () => {
-        const { modern, legacy, session } = await callBoth(server.url, { name: "save_note", arguments: { id: "n", text: "kept in KV" } }, { name: "read_note", arguments: { id: "n" } });
-        assertEqual(modern.result?.content, [{ type: "text", text: "saved n" }], "2026-07-28 save_note content");
-        assert(session.length > 0, "initialize gave no Mcp-Session-Id");
-        assertEqual(legacy.result?.content, [{ type: "text", text: "kept in KV" }], "2025-11-25 read_note content");
-      });
-    } finally {
-      await server.stop();
-    }
+    await served("its tools answer on 2026-07-28 and in a 2025-11-25 session, through its KV", async (url) => {
+      const { modern, legacy, session } = await callBoth(url, { name: "save_note", arguments: { id: "n", text: "kept in KV" } }, { name: "read_note", arguments: { id: "n" } });
+      assertEqual(modern.result?.content, [{ type: "text", text: "saved n" }], "2026-07-28 save_note content");
+      assert(session.length > 0, "initialize gave no Mcp-Session-Id");
+      assertEqual(legacy.result?.content, [{ type: "text", text: "kept in KV" }], "2025-11-25 read_note content");
+    });
   });
 }
 
@@ -237,22 +241,13 @@ async function mistakesFork(check) {
 }
 
 async function viewFork(check) {
-  await inScratchFork(check, "view", async (dir, { mustPass }) => {
+  await inScratchFork(check, "view", async (dir, { mustPass, served }) => {
     writeFileSync(path.join(dir, "src", "server.ts"), VIEW_FORK_APP);
     mkdirSync(path.dirname(path.join(dir, VIEW_FORK_FILE.path)), { recursive: true });
     writeFileSync(path.join(dir, VIEW_FORK_FILE.path), VIEW_FORK_FILE.html);
     await mustPass("npm test passes for an app with a view", "npm", ["test"], 240_000);
-    let server;
-    const started = await check("wrangler dev serves the app with a view", async () => {
-      server = await startWrangler({ config: path.join(dir, "wrangler.toml") });
-    }, 90_000);
-    if (!started) return;
-    try {
-      await check("its view is declared, named on the tool and read on both revisions", () =>
-        assertViewServed(server.url, { tool: "add", uri: "ui://fork/total.html", htmlIncludes: "fork view" }),
-      );
-    } finally {
-      await server.stop();
-    }
+    await served("its view is declared, named on the tool and read on both revisions", (url) =>
+      assertViewServed(url, { tool: "add", uri: "ui://fork/total.html", htmlIncludes: "fork view" }),
+    );
   });
 }

@@ -71,3 +71,25 @@ export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs =
   const why = child.exitCode !== null ? `exited with code ${child.exitCode}` : `not ready after ${readyTimeoutMs} ms`;
   throw new Error(`wrangler dev (${config}) ${why}. Last output:\n${log.slice(-4000).replace(/\x1b\[[0-9;]*m/g, "")}`);
 }
+
+/**
+ * Runs `fn(url)` against the engine test app (test/engine-app) under its own `wrangler dev`, and stops
+ * it after; a server that does not start is one failed check. `fn` returns e2e counts.
+ */
+export async function withEngineApp(fn) {
+  let server;
+  try {
+    server = await startWrangler({ config: "test/engine-app/wrangler.toml" });
+  } catch (err) {
+    console.log(`  ✗ could not start the engine test app: ${err.message}`);
+    return { passed: 0, failed: 1 };
+  }
+  console.log(`  engine test app at ${server.url}`);
+  try {
+    const r = await fn(server.url);
+    if (r?.failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
+    return r;
+  } finally {
+    await server.stop();
+  }
+}
