@@ -19,6 +19,11 @@ export interface Vars {
   SESSION_IDLE_SECONDS?: string;
   /** The longest a 2025 session lives, in seconds, however busy: its sealed id stops opening then. */
   SESSION_MAX_SECONDS?: string;
+  /**
+   * 2025 sessions holding state (a stream, a log level, a subscription, a task, a waiting call) that one
+   * client (a principal; anonymous: an address) may have at once; the next one's first stateful step is 429.
+   */
+  SESSION_MAX_LIVE?: string;
   /** How long a server-to-client request (elicitation, sampling, roots) may wait for its answer. */
   PENDING_REQUEST_SECONDS?: string;
   /** Per-stream event log caps for Last-Event-ID replay. */
@@ -84,6 +89,7 @@ export interface Config {
   stateSecret?: string;
   sessionIdleMs: number;
   sessionMaxMs: number;
+  sessionMaxLive: number;
   pendingRequestMs: number;
   eventLogMaxEvents: number;
   eventLogMaxBytes: number;
@@ -181,6 +187,9 @@ export function readConfig(env: Vars): Config {
     sessionIdleMs: positiveInt(env.SESSION_IDLE_SECONDS, 3600, "SESSION_IDLE_SECONDS") * 1000,
     // A week: a session in use all day must not end under a client that never initializes again.
     sessionMaxMs: positiveInt(env.SESSION_MAX_SECONDS, 7 * 86_400, "SESSION_MAX_SECONDS") * 1000,
+    // Above what the fastest-churning hosted client keeps within the default idle hour (about 3 new
+    // sessions a minute), were every one of its sessions to hold state.
+    sessionMaxLive: positiveInt(env.SESSION_MAX_LIVE, 200, "SESSION_MAX_LIVE"),
     pendingRequestMs: positiveInt(env.PENDING_REQUEST_SECONDS, 600, "PENDING_REQUEST_SECONDS") * 1000,
     eventLogMaxEvents: positiveInt(env.EVENT_LOG_MAX_EVENTS, 10_000, "EVENT_LOG_MAX_EVENTS"),
     eventLogMaxBytes: positiveInt(env.EVENT_LOG_MAX_BYTES, 4 * 1024 * 1024, "EVENT_LOG_MAX_BYTES"),

@@ -112,7 +112,9 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
   let sessionId = await sealSessionId(start, deps.config.stateSecret);
   if (sessionId === undefined) {
     sessionId = newSessionId();
-    await sessionStub(deps.env, sessionId).initialize({ sessionId, ...start });
+    const stub = sessionStub(deps.env, sessionId);
+    const started = (await stub.initialize({ sessionId, ...start })) as SessionAnswer;
+    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub);
   }
   const { reg } = deps;
   const result = {

@@ -22,4 +22,5 @@ export const SESSION_REFUSAL_STATUS: Record<Refusal, number> = {
   "unknown-session": 404,
   invalid: 400,
   "too-many-streams": 429,
+  "too-many-sessions": 429,
 };

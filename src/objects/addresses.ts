@@ -67,6 +67,13 @@ export const sessionName = (sessionId: string) => sessionId.split(".", 1)[0]!;
 export const sessionStub = (env: Pick<ObjectBindings, "MCP_SESSION">, sessionId: string) =>
   env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionName(sessionId)));
 
+/**
+ * The index of one client's live sessions (live-sessions-store.ts): an object of the session class,
+ * named by the client's key. Session objects are named by 43 base64url characters, never with a colon.
+ */
+export const liveSessionsStub = (env: Pick<ObjectBindings, "MCP_SESSION">, clientKey: string) =>
+  env.MCP_SESSION.get(env.MCP_SESSION.idFromName(`live:${clientKey}`));
+
 /** Session and task ids are 256 random bits, base64url: unguessable, and safe in a header. */
 export const newSessionId = () => toBase64url(crypto.getRandomValues(new Uint8Array(32)));
 export const newTaskId = newSessionId;

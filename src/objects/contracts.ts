@@ -63,7 +63,7 @@ export interface HubRpc extends Rpc.DurableObjectBranded {
 }
 
 /** Why a session refused a message; the edge turns it into an HTTP status. */
-export type Refusal = "unknown-session" | "invalid" | "too-many-streams";
+export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-many-sessions";
 
 /** What a session answers; the edge turns it into HTTP. */
 export type SessionAnswer =
@@ -97,8 +97,8 @@ export interface Caller {
 }
 
 export interface SessionRpc extends Rpc.DurableObjectBranded {
-  /** Stores a session from the start: only for an id that could not be sealed. */
-  initialize(args: SessionStart): Promise<void>;
+  /** Stores a session from the start: only for an id that could not be sealed. Refused over SESSION_MAX_LIVE. */
+  initialize(args: SessionStart): Promise<SessionAnswer>;
   /** `traceparent` is the HTTP header's, for a client that sends trace context there rather than in `_meta`. */
   handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer>;
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer>;
@@ -114,6 +114,11 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   taskExpired(taskId: string): Promise<void>;
   /** A 2025 task's progress or log message, for the session's GET stream. */
   taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void>;
+  // The same class serves as a client's index of live sessions (one object per client key).
+  /** Counts a session that starts holding state; false when the client already holds `cap` (and `force` is not set). */
+  admitLive(sessionId: string, cap: number, expiresAt: number, force: boolean): Promise<boolean>;
+  /** A counted session ended. */
+  releaseLive(sessionId: string): Promise<void>;
 }
 
 /** Whose a task is. Anonymous 2025 tasks belong to their session; anonymous 2026 tasks to whoever holds the id. */

@@ -21,6 +21,8 @@ export interface SessionHost extends CallHost {
   running: Map<string, Call>;
   /** Whether the session already holds MAX_STREAMS_PER_SESSION open streams. */
   atStreamLimit(): boolean;
+  /** Before the first state the client asks for: false when its client holds SESSION_MAX_LIVE sessions with state. */
+  admit(): Promise<boolean>;
 }
 
 export const refuse = (refusal: Refusal, id: RequestId | null, message: string): SessionAnswer => ({
@@ -33,6 +35,10 @@ export const refuse = (refusal: Refusal, id: RequestId | null, message: string):
 /** Nothing was stored or run: the session has no room for another stream. */
 export const tooManyStreams = (id: RequestId | null) =>
   refuse("too-many-streams", id, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
+
+/** Nothing was stored: the client holds as many sessions with state as SESSION_MAX_LIVE allows. */
+export const tooManySessions = (id: RequestId | null, cap: number) =>
+  refuse("too-many-sessions", id, `Too Many Requests: this client already holds ${cap} sessions with state (SESSION_MAX_LIVE); end one with DELETE, or wait until one expires`);
 
 const ACCEPTED: SessionAnswer = { kind: "accepted" };
 
@@ -64,6 +70,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       // Without the logging capability the method does not exist, and nothing is logged to the client.
       if (!host.reg.capabilities.logging) return fail(methodNotFound(req.method));
       if (!LOG_LEVELS.includes(params.level as LogLevel)) return fail(invalidParams(`Invalid log level: ${String(params.level)}`));
+      if (!(await host.admit())) return tooManySessions(req.id, host.config.sessionMaxLive);
       host.session.logLevel = params.level as LogLevel;
       await host.save();
       return ok();
@@ -79,6 +86,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       const subs = new Set(host.session.subscriptions);
       if (add && !subs.has(params.uri) && subs.size >= host.config.maxSubscriptionsPerSession)
         return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
+      if (add && !(await host.admit())) return tooManySessions(req.id, host.config.sessionMaxLive);
       if (add) subs.add(params.uri);
       else subs.delete(params.uri);
       await saveSubscriptions(host, [...subs]);

@@ -31,6 +31,8 @@ export interface SessionRow {
   registered?: boolean;
   /** Anonymous: the client's key (its address); its tasks spend that key's budget, across its sessions. */
   clientKey?: string;
+  /** The client key whose live-session index counts this session (SESSION_MAX_LIVE); absent: not counted. */
+  liveKey?: string;
   /** Anonymous: this session's tasks not yet finished, stopped when the session ends (nobody else can reach them). */
   openTasks?: string[];
 }

@@ -17,12 +17,13 @@ import { ErrorCode } from "../mcp/errors";
 import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
-import { hubStub, sessionShard } from "./addresses";
+import { hubStub, liveSessionsStub, sessionName, sessionShard } from "./addresses";
 import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
-import { onNotification, onRequest, onResponse, refuse, tooManyStreams, type SessionHost } from "./session-messages";
+import { onNotification, onRequest, onResponse, refuse, tooManySessions, tooManyStreams, type SessionHost } from "./session-messages";
 import { discardSessionTasks, onTaskExpired, onTaskUpdated } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
+import { LiveSessionsStore } from "./live-sessions-store";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 import { closeFromPeer } from "./sockets";
 import { StreamLog } from "./stream-log";
@@ -39,6 +40,9 @@ const noSession = () => refuse("unknown-session", null, "Session not found; send
  */
 const REPLACED_GET_RETRY_MS = 1000;
 
+/** Whose live sessions SESSION_MAX_LIVE counts: the principal's, or the anonymous client's address's. */
+const liveKeyOf = (s: SessionRow) => (s.principal ? `principal:${s.principal}` : s.clientKey);
+
 /** Clients before 2025-11-25 choke on an event with empty data, so they get no priming event. */
 const wantsPriming = (version: string) => version >= "2025-11-25";
 
@@ -52,11 +56,16 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   private loaded?: Promise<SessionRow | undefined>;
   /** Set when this session ended while its sealed id still opens: its requests are 404. */
   private endedUntil?: number;
+  /** When this object is a client's index of live sessions rather than a session. */
+  private readonly live: LiveSessionsStore;
+  /** The count of a session that started holding state in a running call, until its index took it. */
+  private counting?: Promise<unknown>;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.config = readConfig(env);
     this.store = new SessionStore(ctx.storage.sql, ctx.storage);
+    this.live = new LiveSessionsStore(ctx.storage.sql);
     this.log = new StreamLog(
       this.store,
       (stream) => ctx.getWebSockets(stream),
@@ -99,10 +108,43 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
    */
   private materialize(): void {
     if (this.store.ready) return;
+    // A running call (its first progress, its first question to the client) cannot be refused without
+    // losing it: its session is counted, even past the cap, and the client's next stateful step waits.
+    const key = this.session.liveKey === undefined ? liveKeyOf(this.session) : undefined;
+    if (key !== undefined) {
+      this.session.liveKey = key;
+      this.counting = this.liveIndex(key)
+        .admitLive(sessionName(this.session.id), this.config.sessionMaxLive, this.liveUntil(), true)
+        .catch((err) => console.error("session: could not count this session with its client's", err));
+    }
     this.store.createSchema();
     void this.store.putSession(this.session);
     void this.ctx.storage.setAlarm(this.session.lastSeenAt + this.config.sessionIdleMs);
     this.loaded = Promise.resolve(this.session);
+  }
+
+  private liveIndex(key: string) {
+    return liveSessionsStub(this.env, key);
+  }
+
+  /** A session lives at most SESSION_MAX_SECONDS: its index row stops counting then, should its end go unheard. */
+  private liveUntil(): number {
+    return this.session.createdAt + this.config.sessionMaxMs;
+  }
+
+  /**
+   * Before the first state a client asks for (a GET stream, a log level, a subscription): counts the
+   * session with the client's others, false when it holds SESSION_MAX_LIVE already. Refusing the new
+   * step, not ending an older session, keeps every session a client is using alive; the refused one
+   * goes on serving plain calls. Only this first step pays the index's round trip.
+   */
+  async admit(): Promise<boolean> {
+    if (this.store.ready || this.session.liveKey !== undefined) return true;
+    const key = liveKeyOf(this.session);
+    if (key === undefined) return true;
+    if (!(await this.liveIndex(key).admitLive(sessionName(this.session.id), this.config.sessionMaxLive, this.liveUntil(), false))) return false;
+    this.session.liveKey = key;
+    return true;
   }
 
   /** The hub learns of the session when it can first receive a notification: its first GET stream. */
@@ -143,9 +185,11 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   // ── RPC surface used by the Worker ───────────────────────────────────────
-  async initialize(args: SessionStart): Promise<void> {
+  async initialize(args: SessionStart): Promise<SessionAnswer> {
     this.session = this.rowOf(args);
+    if (!(await this.admit())) return tooManySessions(null, this.config.sessionMaxLive);
     this.materialize();
+    return { kind: "accepted" };
   }
 
   /**
@@ -220,6 +264,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       if (this.atStreamLimit()) return tooManyStreams(null);
+      if (!(await this.admit())) return tooManySessions(null, this.config.sessionMaxLive);
       const stream = this.log.open("get", this.next());
       await this.register();
       // The newest GET stream carries session-level messages. An older one is closed like a finished
@@ -287,6 +332,15 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (stream) this.log.append(stream, notification(message.method, message.params));
   }
 
+  // ── a client's index of live sessions ───────────────────────────────────
+  async admitLive(sessionId: string, cap: number, expiresAt: number, force: boolean): Promise<boolean> {
+    return this.live.admit(sessionId, cap, expiresAt, force, Date.now());
+  }
+
+  async releaseLive(sessionId: string): Promise<void> {
+    if (this.live.release(sessionId)) await this.ctx.storage.deleteAll();
+  }
+
   // ── the relay: a WebSocket per client connection to a stream ─────────────
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -346,6 +400,12 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
       } catch {
         // already closed
       }
+    }
+    if (this.session.liveKey !== undefined) {
+      await this.counting;
+      await this.liveIndex(this.session.liveKey)
+        .releaseLive(sessionName(this.session.id))
+        .catch((err) => console.error("session: could not tell its client's index it ended", err));
     }
     if (this.store.ready) {
       if (this.session.registered !== false) await hubStub(this.env, this.session.hubShard).unregister(this.session.id);

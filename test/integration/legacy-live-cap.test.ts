@@ -1,0 +1,139 @@
+/**
+ * SESSION_MAX_LIVE: how many 2025-11-25 sessions holding state one client (a
+ * principal; anonymous: an address) may keep at once. The session past the cap
+ * is refused its first stateful step (429, a JSON-RPC error naming the
+ * setting) and goes on serving plain calls; a session that ends (DELETE, its
+ * idle alarm) frees its place; the count lives in storage, so evictions keep
+ * it; and a client's index of live sessions leaves nothing once they end.
+ */
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { liveSessionsStub } from "../../src/objects/addresses";
+import type { SessionRow } from "../../src/objects/session-store";
+import { deleteSession, getStream, postInitialize, request, result, sessionStub, sse } from "../helpers/legacy";
+
+const CAP = 4; // SESSION_MAX_LIVE in the engine test app's wrangler.toml
+const IDLE_MS = 3600 * 1000; // SESSION_IDLE_SECONDS there
+
+/** A session opened from `address` (the anonymous client's key is its address). */
+async function openFrom(address: string): Promise<string> {
+  const res = await postInitialize({}, { headers: { "CF-Connecting-IP": address } });
+  expect(res.status).toBe(200);
+  await res.body?.cancel();
+  return res.headers.get("Mcp-Session-Id")!;
+}
+
+/** The first stateful step: a log level. Its HTTP status, and the JSON-RPC answer. */
+async function setLevel(id: string): Promise<{ status: number; body: any }> {
+  const res = await request(id, "logging/setLevel", { level: "info" }, { id: "lvl" });
+  return { status: res.status, body: await res.json() };
+}
+
+/** `count` sessions of `address` that hold state. */
+async function fill(address: string, count = CAP): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = await openFrom(address);
+    expect((await setLevel(id)).status).toBe(200);
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** What a client's index stores: its counted sessions, and its database keys at all. */
+const indexOf = (address: string) =>
+  runInDurableObject(liveSessionsStub(env, `ip:${address}`), async (_instance, state) => {
+    const has = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'live'").toArray().length > 0;
+    return { rows: has ? state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM live").one().n : 0, tables: has };
+  });
+
+const storedKeys = (id: string) => runInDurableObject(sessionStub(id), async (_i, state) => [...(await state.storage.list()).keys()]);
+
+function expectCapRefusal(answer: { status: number; body: any }, id: string | null) {
+  expect(answer.status).toBe(429);
+  expect(answer.body).toMatchObject({ jsonrpc: "2.0", id, error: { code: -32600, message: expect.stringMatching(/SESSION_MAX_LIVE/) } });
+}
+
+describe("SESSION_MAX_LIVE", () => {
+  it(`2025-11-25: past ${CAP} sessions with state, a client's next first stateful step is 429 and stores nothing; plain calls go on; other clients are not held back`, async () => {
+    const address = "198.51.100.1";
+    await fill(address);
+    const over = await openFrom(address);
+    expectCapRefusal(await setLevel(over), "lvl");
+    const get = await getStream(over);
+    expectCapRefusal({ status: get.status, body: await get.json() }, null);
+    const sub = await request(over, "resources/subscribe", { uri: "info://about" }, { id: 7 });
+    expectCapRefusal({ status: sub.status, body: await sub.json() }, 7);
+    expect(await storedKeys(over)).toEqual([]);
+    // The refused session is still a session: it lists and calls.
+    expect((await result(over, "tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" } })).structuredContent.fahrenheit).toBe(32);
+    expect((await indexOf(address)).rows).toBe(CAP);
+    // Another address has its own count.
+    expect((await setLevel(await openFrom("198.51.100.2"))).status).toBe(200);
+  });
+
+  it("2025-11-25: a call already running is never refused: its first progress counts its session past the cap", async () => {
+    const address = "198.51.100.3";
+    await fill(address);
+    const over = await openFrom(address);
+    const events = await sse(await request(over, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } })).rest();
+    expect(events.some((e) => e.message?.method === "notifications/progress")).toBe(true);
+    expect(events.at(-1)?.message?.result).toBeDefined();
+    expect((await indexOf(address)).rows).toBe(CAP + 1);
+  });
+
+  it("2025-11-25: DELETE frees a place at once, and the index holds nothing once the client's last session ends", async () => {
+    const address = "198.51.100.4";
+    const ids = await fill(address);
+    const waiting = await openFrom(address);
+    expectCapRefusal(await setLevel(waiting), "lvl");
+    expect((await deleteSession(ids[0]!)).status).toBe(200);
+    expect((await setLevel(waiting)).status).toBe(200);
+    // A session that never held state is not counted, and ending it changes nothing.
+    expect((await deleteSession(await openFrom(address))).status).toBe(200);
+    expect((await indexOf(address)).rows).toBe(CAP);
+    for (const id of [...ids.slice(1), waiting]) expect((await deleteSession(id)).status).toBe(200);
+    expect(await indexOf(address)).toEqual({ rows: 0, tables: false });
+  });
+
+  it("2025-11-25: a session the idle alarm ends frees its place", async () => {
+    const address = "198.51.100.5";
+    const ids = await fill(address);
+    const waiting = await openFrom(address);
+    expectCapRefusal(await setLevel(waiting), "lvl");
+    const stub = sessionStub(ids[1]!);
+    await runInDurableObject(stub, async (_instance, state) => {
+      const row = (await state.storage.get<SessionRow>("session"))!;
+      row.lastSeenAt -= IDLE_MS + 1000;
+      await state.storage.put("session", row);
+    });
+    await evictDurableObject(stub);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await request(ids[1]!, "ping")).status).toBe(404);
+    expect((await setLevel(waiting)).status).toBe(200);
+    expect((await indexOf(address)).rows).toBe(CAP);
+  });
+
+  it("2025-11-25: the count survives the eviction of the index and of every session, and a release after eviction still frees a place", async () => {
+    const address = "198.51.100.6";
+    const ids = await fill(address);
+    const waiting = await openFrom(address);
+    await evictDurableObject(liveSessionsStub(env, `ip:${address}`));
+    for (const id of ids) await evictDurableObject(sessionStub(id));
+    expectCapRefusal(await setLevel(waiting), "lvl");
+    expect((await deleteSession(ids[2]!)).status).toBe(200);
+    await evictDurableObject(liveSessionsStub(env, `ip:${address}`));
+    expect((await setLevel(waiting)).status).toBe(200);
+  });
+
+  it(`2025-11-25: a churn of sessions that only list and call never counts: after ${CAP * 5} of them the client has no index and its next session may hold state`, async () => {
+    const address = "198.51.100.7";
+    for (let i = 0; i < CAP * 5; i++) {
+      const id = await openFrom(address);
+      expect((await result(id, "tools/list")).tools.length).toBeGreaterThan(0);
+      expect((await result(id, "tools/call", { name: "convert_temperature", arguments: { value: 100, from: "celsius" } })).structuredContent.fahrenheit).toBe(212);
+    }
+    expect(await indexOf(address)).toEqual({ rows: 0, tables: false });
+    expect((await setLevel(await openFrom(address))).status).toBe(200);
+  });
+});
