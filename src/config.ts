@@ -15,6 +15,8 @@ export interface Vars {
   INPUT_STATE_TTL_SECONDS?: string;
   /** HMAC key for requestState (`wrangler secret put MCP_STATE_SECRET`; `.dev.vars` locally). */
   MCP_STATE_SECRET?: string;
+  /** The secret before the last rotation: what it sealed still opens, nothing new is sealed with it. */
+  MCP_STATE_SECRET_PREVIOUS?: string;
   /** A 2025 session ends after this many idle seconds. */
   SESSION_IDLE_SECONDS?: string;
   /** The longest a 2025 session lives, in seconds, however busy: its sealed id stops opening then. */
@@ -87,6 +89,7 @@ export interface Config {
   maxBodyBytes: number;
   inputStateTtlSeconds: number;
   stateSecret?: string;
+  stateSecretPrevious?: string;
   sessionIdleMs: number;
   sessionMaxMs: number;
   sessionMaxLive: number;
@@ -184,6 +187,7 @@ export function readConfig(env: Vars): Config {
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
     inputStateTtlSeconds: positiveInt(env.INPUT_STATE_TTL_SECONDS, 600, "INPUT_STATE_TTL_SECONDS"),
     stateSecret: env.MCP_STATE_SECRET || undefined,
+    stateSecretPrevious: env.MCP_STATE_SECRET_PREVIOUS || undefined,
     sessionIdleMs: positiveInt(env.SESSION_IDLE_SECONDS, 3600, "SESSION_IDLE_SECONDS") * 1000,
     // A week: a session in use all day must not end under a client that never initializes again.
     sessionMaxMs: positiveInt(env.SESSION_MAX_SECONDS, 7 * 86_400, "SESSION_MAX_SECONDS") * 1000,

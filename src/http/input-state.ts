@@ -12,7 +12,7 @@ import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkInputResponse as checkAnswer, ownEntries, type InputRequest, type InputRequired } from "../mcp/input";
 import type { Json } from "../mcp/types";
-import { MAX_REQUEST_STATE_LENGTH, RequestStateTooLarge, seal, unseal } from "./seal";
+import { MAX_REQUEST_STATE_LENGTH, RequestStateTooLarge, seal, unseal, type StateSecrets } from "./seal";
 
 export interface RoundInput {
   answers: Record<string, unknown>;
@@ -53,13 +53,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-export async function openRound(params: Record<string, unknown>, bind: Binding, secret: string | undefined): Promise<RoundInput> {
+export async function openRound(params: Record<string, unknown>, bind: Binding, secrets: StateSecrets): Promise<RoundInput> {
   const responses = params.inputResponses;
   if (responses !== undefined && !isObject(responses)) throw invalidParams("inputResponses must be an object keyed by input request");
   // Without a requestState the server asked nothing yet: any inputResponses are unsolicited and ignored.
   if (params.requestState === undefined) return { answers: Object.create(null), state: undefined };
 
-  const sealed = await unseal(params.requestState, bind, secret);
+  const sealed = await unseal(params.requestState, bind, secrets);
   const answers = ownEntries(isObject(sealed.a) ? sealed.a : {});
   const asked = isObject(sealed.k) ? sealed.k : {};
   if (responses !== undefined) {
@@ -78,7 +78,7 @@ export async function closeRound(
   signal: InputRequired,
   round: RoundInput,
   bind: Binding,
-  secret: string | undefined,
+  secrets: StateSecrets,
   ttlSeconds: number,
 ): Promise<{ inputRequests: Record<string, InputRequest>; requestState: string }> {
   const k = ownEntries(Object.fromEntries(Object.entries(signal.requests).map(([key, r]) => [key, r.method]))) as Record<string, string>;
@@ -95,7 +95,7 @@ export async function closeRound(
         k,
         ...(signal.state !== undefined ? { s: signal.state } : {}),
       },
-      secret,
+      secrets,
     );
   } catch (err) {
     if (!(err instanceof RequestStateTooLarge)) throw err;

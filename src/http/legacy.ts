@@ -43,7 +43,7 @@ async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response |
   if (!id && request.method !== "POST" && isModernVersion(request.headers.get("MCP-Protocol-Version")?.trim())) return methodNotAllowed("POST");
   if (!id) return reject(400, ErrorCode.InvalidRequest, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
   if (isSessionId(id)) return { stub: sessionStub(deps.env, id) };
-  const seal = await openSessionId(id, deps.principal, deps.config.stateSecret, deps.config.sessionMaxMs);
+  const seal = await openSessionId(id, deps.principal, deps.config, deps.config.sessionMaxMs);
   return seal ? { stub: sessionStub(deps.env, id), seal } : notFound();
 }
 
@@ -90,7 +90,7 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   if (session instanceof Response) return session;
   const { stub, seal } = session;
   const traceparent = request.headers.get("traceparent") ?? undefined;
-  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent, seal }), stub);
+  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent, seal, maxLive: deps.config.sessionMaxLive }), stub);
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
@@ -109,11 +109,11 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
     createdAt: Date.now(),
   };
   // A sealed id needs no object until the session holds state; one that cannot be sealed is stored now.
-  let sessionId = await sealSessionId(start, deps.config.stateSecret);
+  let sessionId = await sealSessionId(start, deps.config);
   if (sessionId === undefined) {
     sessionId = newSessionId();
     const stub = sessionStub(deps.env, sessionId);
-    const started = (await stub.initialize({ sessionId, ...start })) as SessionAnswer;
+    const started = (await stub.initialize({ sessionId, ...start }, deps.config.sessionMaxLive)) as SessionAnswer;
     if (started.kind === "refused") return answer({ ...started, id: req.id }, stub);
   }
   const { reg } = deps;
@@ -135,7 +135,7 @@ export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promis
   if (bad) return bad;
   const { stub, seal } = session;
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
-  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId, seal }), stub);
+  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId, seal, maxLive: deps.config.sessionMaxLive }), stub);
 }
 
 export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {

@@ -199,7 +199,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     // when the handler asks for input, and not for the plain call that is most calls.
     const digest = async () => (bind.digest ||= await requestDigest(msg.method, params));
     if (input && params.requestState !== undefined) await digest();
-    const round: RoundInput = input ? await openRound(params, bind, stateSecret) : { answers: Object.create(null), state: undefined };
+    const round: RoundInput = input ? await openRound(params, bind, deps.config) : { answers: Object.create(null), state: undefined };
     const outcome = await execute(msg.method, params, {
       era: "modern",
       reg: deps.reg,
@@ -226,7 +226,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (outcome.kind === "result") return reply(encodeModernResult(msg.method, outcome.result, deps.reg, deps.principal));
     if (outcome.kind === "error") throw outcome.error;
     await digest();
-    const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, stateSecret, inputStateTtlSeconds);
+    const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, deps.config, inputStateTtlSeconds);
     return reply(encodeInputRequired(stripLegacyFields(inputRequests), requestState, deps.reg));
   } catch (err) {
     // Errors of the core, and of opening or sealing requestState.

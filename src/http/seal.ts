@@ -6,6 +6,12 @@
  * parameters, the principal and an expiry. The MAC covers the payload bytes,
  * not their text, so only the one canonical base64url spelling of a state is
  * accepted: a state has exactly one form that opens.
+ *
+ * Keys: each purpose (session ids, request states) has its own key, derived
+ * from MCP_STATE_SECRET with HKDF, so a seal made for one never opens as the
+ * other. Every seal names the secret it was made with by a short key id, so
+ * the secret can be rotated: MCP_STATE_SECRET_PREVIOUS still opens what the
+ * old secret sealed (sessions, states in flight), and nothing new is sealed with it.
  */
 import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
 import type { Json } from "../mcp/types";
@@ -45,15 +51,66 @@ export class RequestStateTooLarge extends Error {
 }
 
 const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
 
-export function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-    keys.set(secret, key);
+/** The secrets seals are made and opened with (the settings' names): new seals use the current one only. */
+export interface StateSecrets {
+  stateSecret?: string;
+  stateSecretPrevious?: string;
+}
+
+/** What a key seals: session ids, or 2026 requestStates. */
+export type Purpose = "session-id" | "request-state";
+
+interface Keyring {
+  /** Four base64url characters that name the secret in every seal it makes. */
+  kid: string;
+  keys: Record<Purpose, CryptoKey>;
+}
+
+/** Every seal's tail, `.<kid>.<mac>`: 1 + 4 + 1 + 43 characters. */
+export const SEAL_TAIL_LENGTH = 49;
+
+const keyrings = new Map<string, Promise<Keyring>>();
+
+function keyringOf(secret: string): Promise<Keyring> {
+  let ring = keyrings.get(secret);
+  if (!ring) {
+    ring = deriveKeyring(secret);
+    keyrings.set(secret, ring);
   }
-  return key;
+  return ring;
+}
+
+async function deriveKeyring(secret: string): Promise<Keyring> {
+  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
+  const hkdf = (info: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(`mcp ${info}`) });
+  const derive = (purpose: Purpose) => crypto.subtle.deriveKey(hkdf(purpose), base, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"]);
+  const [id, session, state] = await Promise.all([crypto.subtle.deriveBits(hkdf("key id"), base, 24), derive("session-id"), derive("request-state")]);
+  return { kid: toBase64url(new Uint8Array(id)), keys: { "session-id": session, "request-state": state } };
+}
+
+/** Signs with the current secret's key for `purpose`: `.<kid>.<mac>`, what every seal ends with. */
+export async function sign(secrets: StateSecrets, purpose: Purpose, data: Uint8Array): Promise<string> {
+  const ring = await keyringOf(requireSecret(secrets.stateSecret));
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", ring.keys[purpose], data));
+  return `.${ring.kid}.${toBase64url(mac)}`;
+}
+
+/** Whether `mac` is the MAC of `data` for `purpose` under the secret `kid` names (the current or the previous one). */
+export async function verify(secrets: StateSecrets, purpose: Purpose, kid: string, macPart: string, data: Uint8Array): Promise<boolean> {
+  for (const secret of [secrets.stateSecret, secrets.stateSecretPrevious]) {
+    if (!secret) continue;
+    const ring = await keyringOf(secret);
+    if (ring.kid !== kid) continue;
+    let mac: Uint8Array;
+    try {
+      mac = fromBase64url(macPart);
+    } catch {
+      return false;
+    }
+    return crypto.subtle.verify("HMAC", ring.keys[purpose], mac, data);
+  }
+  return false;
 }
 
 
@@ -67,13 +124,13 @@ function requireSecret(secret: string | undefined): string {
   return secret;
 }
 
-export async function seal(state: SealedState, secret: string | undefined): Promise<string> {
+export async function seal(state: SealedState, secrets: StateSecrets): Promise<string> {
+  requireSecret(secrets.stateSecret);
   const payload = encoder.encode(JSON.stringify(state));
-  // base64url makes 4 characters of 3 bytes, and the MAC part is 43: check before signing anything.
-  const length = Math.ceil((payload.length * 4) / 3) + 44;
+  // base64url makes 4 characters of 3 bytes, and the tail is fixed: check before signing anything.
+  const length = Math.ceil((payload.length * 4) / 3) + SEAL_TAIL_LENGTH;
   if (length > MAX_REQUEST_STATE_LENGTH) throw new RequestStateTooLarge(length);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(requireSecret(secret)), payload));
-  return `${toBase64url(payload)}.${toBase64url(mac)}`;
+  return `${toBase64url(payload)}${await sign(secrets, "request-state", payload)}`;
 }
 
 const invalidState = (why: string) => invalidParams(`Invalid requestState: ${why}`);
@@ -82,21 +139,21 @@ const invalidState = (why: string) => invalidParams(`Invalid requestState: ${why
 export async function unseal(
   token: unknown,
   expect: { method: string; target: string; principal: string; digest: string },
-  secret: string | undefined,
+  secrets: StateSecrets,
   now = Date.now() / 1000,
 ): Promise<SealedState> {
+  requireSecret(secrets.stateSecret);
   if (typeof token !== "string" || token.length > MAX_REQUEST_STATE_LENGTH) throw invalidState("not a state this server issued");
-  const [payloadPart, macPart, extra] = token.split(".");
-  if (!payloadPart || !macPart || extra !== undefined) throw invalidState("not a state this server issued");
-  let payload: Uint8Array, mac: Uint8Array;
+  const [payloadPart, kid, macPart, extra] = token.split(".");
+  if (!payloadPart || !kid || !macPart || extra !== undefined) throw invalidState("not a state this server issued");
+  let payload: Uint8Array;
   try {
     payload = fromBase64url(payloadPart);
-    mac = fromBase64url(macPart);
   } catch {
     throw invalidState("not a state this server issued");
   }
-  const ok = await crypto.subtle.verify("HMAC", await hmacKey(requireSecret(secret)), mac, payload);
-  if (!ok) throw invalidState("signature check failed");
+  // A state sealed with a secret that is neither the current nor the previous one fails here too.
+  if (!(await verify(secrets, "request-state", kid, macPart, payload))) throw invalidState("signature check failed");
   const state = JSON.parse(new TextDecoder().decode(payload)) as SealedState;
   if (state.m !== expect.method || state.t !== expect.target) throw invalidState("issued for a different request");
   if (state.d !== expect.digest) throw invalidState("issued for different arguments; send the original arguments with it");

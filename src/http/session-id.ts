@@ -1,8 +1,9 @@
 /**
- * Sealed 2025 session ids: `<name>.<record>.<mac>`. The name is 256 random
+ * Sealed 2025 session ids: `<name>.<record>.<kid>.<mac>`. The name is 256 random
  * bits (the session object's name); the record is what `initialize`
  * negotiated (revision, client capabilities and info, the anonymous client's
- * key, when it was issued); the MAC (HMAC-SHA256 with MCP_STATE_SECRET) covers
+ * key, when it was issued); the MAC (HMAC-SHA256 with the session-id key of
+ * the secret the key id names, seal.ts) covers
  * name and record as sent, and the principal, which is never written into the
  * id. So a session needs no storage to exist: its object rebuilds it from the
  * id on every request, and writes only once the session holds state. A forged
@@ -13,7 +14,7 @@ import { fromBase64url, toBase64url } from "../mcp/base64url";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { isSessionId, newSessionId } from "../objects/addresses";
 import type { SessionStart } from "../objects/contracts";
-import { hmacKey } from "./seal";
+import { SEAL_TAIL_LENGTH, sign, verify, type StateSecrets } from "./seal";
 
 /** What the id carries; short keys, since it rides in a header on every request. */
 interface SessionRecord {
@@ -35,8 +36,8 @@ const encoder = new TextEncoder();
 const signed = (nameAndRecord: string, principal: string) => encoder.encode(`${nameAndRecord}\n${principal}`);
 
 /** The sealed id for a new session; undefined when it cannot be sealed (no secret, or too long). */
-export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secret: string | undefined): Promise<string | undefined> {
-  if (!secret) return undefined;
+export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secrets: StateSecrets): Promise<string | undefined> {
+  if (!secrets.stateSecret) return undefined;
   const record: SessionRecord = {
     v: start.protocolVersion,
     c: start.clientCapabilities,
@@ -45,28 +46,21 @@ export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secr
     t: start.createdAt,
   };
   const body = `${newSessionId()}.${toBase64url(encoder.encode(JSON.stringify(record)))}`;
-  // The MAC adds 44 characters: check before signing anything.
-  if (body.length + 44 > MAX_SEALED_ID_LENGTH) return undefined;
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(secret), signed(body, start.principal)));
-  return `${body}.${toBase64url(mac)}`;
+  // The key id and MAC add a fixed tail: check before signing anything.
+  if (body.length + SEAL_TAIL_LENGTH > MAX_SEALED_ID_LENGTH) return undefined;
+  return `${body}${await sign(secrets, "session-id", signed(body, start.principal))}`;
 }
 
 /**
  * Opens a sealed id for this principal: what `initialize` negotiated, or null when it is not a
  * live session id of ours for this caller (the 404 of an unknown session).
  */
-export async function openSessionId(id: string, principal: string, secret: string | undefined, maxAgeMs: number, now = Date.now()): Promise<SessionStart | null> {
-  if (!secret || id.length > MAX_SEALED_ID_LENGTH) return null;
-  const [name, recordPart, macPart, extra] = id.split(".");
-  if (!name || !recordPart || !macPart || extra !== undefined || !isSessionId(name)) return null;
-  let mac: Uint8Array;
-  try {
-    mac = fromBase64url(macPart);
-  } catch {
-    return null;
-  }
-  // The MAC covers the text as sent, so only the spelling we issued opens.
-  if (!(await crypto.subtle.verify("HMAC", await hmacKey(secret), mac, signed(`${name}.${recordPart}`, principal)))) return null;
+export async function openSessionId(id: string, principal: string, secrets: StateSecrets, maxAgeMs: number, now = Date.now()): Promise<SessionStart | null> {
+  if (id.length > MAX_SEALED_ID_LENGTH) return null;
+  const [name, recordPart, kid, macPart, extra] = id.split(".");
+  if (!name || !recordPart || !kid || !macPart || extra !== undefined || !isSessionId(name)) return null;
+  // The MAC covers the text as sent, so only the spelling we issued opens; an unknown key id opens nothing.
+  if (!(await verify(secrets, "session-id", kid, macPart, signed(`${name}.${recordPart}`, principal)))) return null;
   const record = JSON.parse(new TextDecoder().decode(fromBase64url(recordPart))) as SessionRecord;
   if (now >= record.t + maxAgeMs) return null;
   return {

@@ -94,11 +94,13 @@ export interface Caller {
    * A session that holds no state yet has nothing else; absent for a plain (stored) session id.
    */
   seal?: SessionStart;
+  /** SESSION_MAX_LIVE as the Worker reads it, per request like every limit the edge passes on. */
+  maxLive?: number;
 }
 
 export interface SessionRpc extends Rpc.DurableObjectBranded {
   /** Stores a session from the start: only for an id that could not be sealed. Refused over SESSION_MAX_LIVE. */
-  initialize(args: SessionStart): Promise<SessionAnswer>;
+  initialize(args: SessionStart, maxLive?: number): Promise<SessionAnswer>;
   /** `traceparent` is the HTTP header's, for a client that sends trace context there rather than in `_meta`. */
   handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer>;
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer>;

@@ -23,6 +23,8 @@ export interface SessionHost extends CallHost {
   atStreamLimit(): boolean;
   /** Before the first state the client asks for: false when its client holds SESSION_MAX_LIVE sessions with state. */
   admit(): Promise<boolean>;
+  /** SESSION_MAX_LIVE, for the refusal's message. */
+  readonly liveCap: number;
 }
 
 export const refuse = (refusal: Refusal, id: RequestId | null, message: string): SessionAnswer => ({
@@ -70,7 +72,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       // Without the logging capability the method does not exist, and nothing is logged to the client.
       if (!host.reg.capabilities.logging) return fail(methodNotFound(req.method));
       if (!LOG_LEVELS.includes(params.level as LogLevel)) return fail(invalidParams(`Invalid log level: ${String(params.level)}`));
-      if (!(await host.admit())) return tooManySessions(req.id, host.config.sessionMaxLive);
+      if (!(await host.admit())) return tooManySessions(req.id, host.liveCap);
       host.session.logLevel = params.level as LogLevel;
       await host.save();
       return ok();
@@ -86,7 +88,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       const subs = new Set(host.session.subscriptions);
       if (add && !subs.has(params.uri) && subs.size >= host.config.maxSubscriptionsPerSession)
         return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
-      if (add && !(await host.admit())) return tooManySessions(req.id, host.config.sessionMaxLive);
+      if (add && !(await host.admit())) return tooManySessions(req.id, host.liveCap);
       if (add) subs.add(params.uri);
       else subs.delete(params.uri);
       await saveSubscriptions(host, [...subs]);

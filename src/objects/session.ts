@@ -60,6 +60,8 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   private readonly live: LiveSessionsStore;
   /** The count of a session that started holding state in a running call, until its index took it. */
   private counting?: Promise<unknown>;
+  /** SESSION_MAX_LIVE as the last request's Worker read it. */
+  private maxLive?: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -114,13 +116,17 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (key !== undefined) {
       this.session.liveKey = key;
       this.counting = this.liveIndex(key)
-        .admitLive(sessionName(this.session.id), this.config.sessionMaxLive, this.liveUntil(), true)
+        .admitLive(sessionName(this.session.id), this.liveCap, this.liveUntil(), true)
         .catch((err) => console.error("session: could not count this session with its client's", err));
     }
     this.store.createSchema();
     void this.store.putSession(this.session);
     void this.ctx.storage.setAlarm(this.session.lastSeenAt + this.config.sessionIdleMs);
     this.loaded = Promise.resolve(this.session);
+  }
+
+  get liveCap(): number {
+    return this.maxLive ?? this.config.sessionMaxLive;
   }
 
   private liveIndex(key: string) {
@@ -142,7 +148,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (this.store.ready || this.session.liveKey !== undefined) return true;
     const key = liveKeyOf(this.session);
     if (key === undefined) return true;
-    if (!(await this.liveIndex(key).admitLive(sessionName(this.session.id), this.config.sessionMaxLive, this.liveUntil(), false))) return false;
+    if (!(await this.liveIndex(key).admitLive(sessionName(this.session.id), this.liveCap, this.liveUntil(), false))) return false;
     this.session.liveKey = key;
     return true;
   }
@@ -185,9 +191,10 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   // ── RPC surface used by the Worker ───────────────────────────────────────
-  async initialize(args: SessionStart): Promise<SessionAnswer> {
+  async initialize(args: SessionStart, maxLive?: number): Promise<SessionAnswer> {
     this.session = this.rowOf(args);
-    if (!(await this.admit())) return tooManySessions(null, this.config.sessionMaxLive);
+    this.maxLive = maxLive;
+    if (!(await this.admit())) return tooManySessions(null, this.liveCap);
     this.materialize();
     return { kind: "accepted" };
   }
@@ -223,7 +230,8 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
    * (404 for no such session for this principal, 400 for a version header other than the
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
-  private async open({ principal, protocolVersion, seal }: Caller): Promise<SessionAnswer | null> {
+  private async open({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
+    this.maxLive = maxLive;
     let row = await this.load();
     if (!row) {
       // Nothing stored: the session is what its sealed id says, unless it has ended.
@@ -264,7 +272,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       if (this.atStreamLimit()) return tooManyStreams(null);
-      if (!(await this.admit())) return tooManySessions(null, this.config.sessionMaxLive);
+      if (!(await this.admit())) return tooManySessions(null, this.liveCap);
       const stream = this.log.open("get", this.next());
       await this.register();
       // The newest GET stream carries session-level messages. An older one is closed like a finished

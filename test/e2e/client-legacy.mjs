@@ -125,7 +125,7 @@ async function sdkV1Run(url, checks) {
     await client.connect(transport, REQ);
     assertEqual(transport.protocolVersion, LEGACY, "negotiated version");
     // A sealed id (name.record.mac), or a plain one when the server has no MCP_STATE_SECRET.
-    assert(/^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
+    assert(/^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
     assertEqual(client.getServerVersion()?.name, "engine-test-app", "serverInfo.name");
     assert(client.getServerCapabilities()?.tools, "server capabilities lack tools");
   });
@@ -199,7 +199,7 @@ async function sdkV2LegacyRun(url, checks) {
     assertEqual(client.getProtocolEra(), "legacy", "era");
     assertEqual(client.getNegotiatedProtocolVersion(), LEGACY, "negotiated version");
     // A sealed id (name.record.mac), or a plain one when the server has no MCP_STATE_SECRET.
-    assert(/^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
+    assert(/^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
   });
   if (!connected) return;
   try {

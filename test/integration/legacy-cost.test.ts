@@ -163,9 +163,10 @@ describe("an ended session", () => {
 describe("sealed session ids", () => {
   it("2025-11-25: an id changed in any part, or another principal's, is 404 without any object storing anything", async () => {
     const s = await openSession();
-    const [name, record, mac] = s.id.split(".");
-    const flip = (t: string) => (t[5] === "A" ? `${t.slice(0, 5)}B${t.slice(6)}` : `${t.slice(0, 5)}A${t.slice(6)}`);
-    for (const forged of [`${flip(name!)}.${record}.${mac}`, `${name}.${flip(record!)}.${mac}`, `${name}.${record}.${flip(mac!)}`, `${name}.${record}`, `${s.id}.x`]) {
+    const [name, record, kid, mac] = s.id.split(".");
+    const flip = (t: string, at = 5) => (t[at] === "A" ? `${t.slice(0, at)}B${t.slice(at + 1)}` : `${t.slice(0, at)}A${t.slice(at + 1)}`);
+    const forgeries = [`${flip(name!)}.${record}.${kid}.${mac}`, `${name}.${flip(record!)}.${kid}.${mac}`, `${name}.${record}.${kid}.${flip(mac!)}`];
+    for (const forged of [...forgeries, `${name}.${record}.${flip(kid!, 1)}.${mac}`, `${name}.${record}.${mac}`, `${name}.${record}`, `${s.id}.x`]) {
       const res = await SELF.fetch("http://localhost/mcp", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": forged },
@@ -215,11 +216,11 @@ describe("ids that cannot be sealed", () => {
   it("2025-11-25: a sealed id stops opening SESSION_MAX_SECONDS after initialize, and only for its principal", async () => {
     const secret = "a-secret";
     const start = { principal: "alice", protocolVersion: LEGACY_VERSION, clientCapabilities: {}, createdAt: Date.now() };
-    const id = (await sealSessionId(start, secret))!;
+    const id = (await sealSessionId(start, { stateSecret: secret }))!;
     const week = 7 * 86_400_000;
-    expect(await openSessionId(id, "alice", secret, week)).toMatchObject({ sessionId: id, principal: "alice", protocolVersion: LEGACY_VERSION });
-    expect(await openSessionId(id, "bob", secret, week)).toBeNull();
-    expect(await openSessionId(id, "alice", "another-secret", week)).toBeNull();
-    expect(await openSessionId(id, "alice", secret, week, start.createdAt + week)).toBeNull();
+    expect(await openSessionId(id, "alice", { stateSecret: secret }, week)).toMatchObject({ sessionId: id, principal: "alice", protocolVersion: LEGACY_VERSION });
+    expect(await openSessionId(id, "bob", { stateSecret: secret }, week)).toBeNull();
+    expect(await openSessionId(id, "alice", { stateSecret: "another-secret" }, week)).toBeNull();
+    expect(await openSessionId(id, "alice", { stateSecret: secret }, week, start.createdAt + week)).toBeNull();
   });
 });

@@ -6,18 +6,34 @@
  * idle alarm) frees its place; the count lives in storage, so evictions keep
  * it; and a client's index of live sessions leaves nothing once they end.
  */
-import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { liveSessionsStub } from "../../src/objects/addresses";
 import type { SessionRow } from "../../src/objects/session-store";
-import { deleteSession, getStream, postInitialize, request, result, sessionStub, sse } from "../helpers/legacy";
+import worker from "../engine-app/index";
+import { sessionStub, sse } from "../helpers/legacy";
+import { MCP_URL } from "../helpers/mcp";
+import { deleteHeaders, initializeHeaders, initializeMessage, legacyHeaders, requestMessage, streamHeaders } from "../wire/index.ts";
 
-const CAP = 4; // SESSION_MAX_LIVE in the engine test app's wrangler.toml
-const IDLE_MS = 3600 * 1000; // SESSION_IDLE_SECONDS there
+const CAP = 4;
+const IDLE_MS = 3600 * 1000; // SESSION_IDLE_SECONDS in the engine test app's wrangler.toml
+
+/** The Worker with SESSION_MAX_LIVE at CAP, which it passes on to the session objects. */
+const send = (method: string, headers: Record<string, string>, body?: object) =>
+  worker.fetch(new Request(MCP_URL, { method, headers, body: body && JSON.stringify(body) }), { ...env, SESSION_MAX_LIVE: String(CAP) } as never, createExecutionContext());
+
+const request = (id: string, method: string, params: Record<string, unknown>, rpcId: string) => send("POST", legacyHeaders(id), requestMessage(method, params, rpcId));
+const deleteSession = async (id: string) => (await send("DELETE", deleteHeaders(id))).status;
+
+async function result(id: string, method: string, params: Record<string, unknown> = {}): Promise<any> {
+  const res = await request(id, method, params, "r");
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { result: unknown }).result;
+}
 
 /** A session opened from `address` (the anonymous client's key is its address). */
 async function openFrom(address: string): Promise<string> {
-  const res = await postInitialize({}, { headers: { "CF-Connecting-IP": address } });
+  const res = await send("POST", initializeHeaders({ "CF-Connecting-IP": address }), initializeMessage({}));
   expect(res.status).toBe(200);
   await res.body?.cancel();
   return res.headers.get("Mcp-Session-Id")!;
@@ -25,7 +41,7 @@ async function openFrom(address: string): Promise<string> {
 
 /** The first stateful step: a log level. Its HTTP status, and the JSON-RPC answer. */
 async function setLevel(id: string): Promise<{ status: number; body: any }> {
-  const res = await request(id, "logging/setLevel", { level: "info" }, { id: "lvl" });
+  const res = await request(id, "logging/setLevel", { level: "info" }, "lvl");
   return { status: res.status, body: await res.json() };
 }
 
@@ -60,10 +76,10 @@ describe("SESSION_MAX_LIVE", () => {
     await fill(address);
     const over = await openFrom(address);
     expectCapRefusal(await setLevel(over), "lvl");
-    const get = await getStream(over);
+    const get = await send("GET", streamHeaders(over));
     expectCapRefusal({ status: get.status, body: await get.json() }, null);
-    const sub = await request(over, "resources/subscribe", { uri: "info://about" }, { id: 7 });
-    expectCapRefusal({ status: sub.status, body: await sub.json() }, 7);
+    const sub = await request(over, "resources/subscribe", { uri: "info://about" }, "sub");
+    expectCapRefusal({ status: sub.status, body: await sub.json() }, "sub");
     expect(await storedKeys(over)).toEqual([]);
     // The refused session is still a session: it lists and calls.
     expect((await result(over, "tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" } })).structuredContent.fahrenheit).toBe(32);
@@ -76,7 +92,7 @@ describe("SESSION_MAX_LIVE", () => {
     const address = "198.51.100.3";
     await fill(address);
     const over = await openFrom(address);
-    const events = await sse(await request(over, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } })).rest();
+    const events = await sse(await request(over, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, "c")).rest();
     expect(events.some((e) => e.message?.method === "notifications/progress")).toBe(true);
     expect(events.at(-1)?.message?.result).toBeDefined();
     expect((await indexOf(address)).rows).toBe(CAP + 1);
@@ -87,12 +103,12 @@ describe("SESSION_MAX_LIVE", () => {
     const ids = await fill(address);
     const waiting = await openFrom(address);
     expectCapRefusal(await setLevel(waiting), "lvl");
-    expect((await deleteSession(ids[0]!)).status).toBe(200);
+    expect(await deleteSession(ids[0]!)).toBe(200);
     expect((await setLevel(waiting)).status).toBe(200);
     // A session that never held state is not counted, and ending it changes nothing.
-    expect((await deleteSession(await openFrom(address))).status).toBe(200);
+    expect(await deleteSession(await openFrom(address))).toBe(200);
     expect((await indexOf(address)).rows).toBe(CAP);
-    for (const id of [...ids.slice(1), waiting]) expect((await deleteSession(id)).status).toBe(200);
+    for (const id of [...ids.slice(1), waiting]) expect(await deleteSession(id)).toBe(200);
     expect(await indexOf(address)).toEqual({ rows: 0, tables: false });
   });
 
@@ -109,7 +125,7 @@ describe("SESSION_MAX_LIVE", () => {
     });
     await evictDurableObject(stub);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect((await request(ids[1]!, "ping")).status).toBe(404);
+    expect((await request(ids[1]!, "ping", {}, "p")).status).toBe(404);
     expect((await setLevel(waiting)).status).toBe(200);
     expect((await indexOf(address)).rows).toBe(CAP);
   });
@@ -121,7 +137,7 @@ describe("SESSION_MAX_LIVE", () => {
     await evictDurableObject(liveSessionsStub(env, `ip:${address}`));
     for (const id of ids) await evictDurableObject(sessionStub(id));
     expectCapRefusal(await setLevel(waiting), "lvl");
-    expect((await deleteSession(ids[2]!)).status).toBe(200);
+    expect(await deleteSession(ids[2]!)).toBe(200);
     await evictDurableObject(liveSessionsStub(env, `ip:${address}`));
     expect((await setLevel(waiting)).status).toBe(200);
   });

@@ -20,10 +20,10 @@ async function round1(capabilities: Record<string, unknown> = ELICIT) {
 
 /** Flips one character in the signed payload of a requestState. */
 function tamper(state: string): string {
-  const [payload, mac] = state.split(".");
+  const [payload, kid, mac] = state.split(".");
   const i = Math.floor(payload!.length / 2);
   const flipped = payload![i] === "A" ? "B" : "A";
-  return `${payload!.slice(0, i)}${flipped}${payload!.slice(i + 1)}.${mac}`;
+  return `${payload!.slice(0, i)}${flipped}${payload!.slice(i + 1)}.${kid}.${mac}`;
 }
 
 describe("round 1", () => {

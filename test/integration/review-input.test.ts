@@ -352,16 +352,16 @@ describe("defect 17", () => {
 
   it("defect 17: only the canonical base64url spelling of a requestState is accepted", async () => {
     const state = await greetState();
-    const [payload, mac] = state.split(".") as [string, string];
+    const [payload, kid, mac] = state.split(".") as [string, string, string];
     const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     // The MAC is 32 bytes in 43 characters: the last one carries 2 bits nobody reads. Flipping one
     // decodes to the same bytes, so only a canonical-spelling check can tell.
     const last = ALPHABET.indexOf(mac.at(-1)!);
-    const strayBits = `${payload}.${mac.slice(0, -1)}${ALPHABET[last ^ 1]}`;
+    const strayBits = `${payload}.${kid}.${mac.slice(0, -1)}${ALPHABET[last ^ 1]}`;
     const variants = [
-      `${payload.slice(0, 10)} ${payload.slice(10)}.${mac}`,
-      `${payload}.${mac.slice(0, 20)}\n${mac.slice(20)}`,
-      `${payload}.${mac}=`,
+      `${payload.slice(0, 10)} ${payload.slice(10)}.${kid}.${mac}`,
+      `${payload}.${kid}.${mac.slice(0, 20)}\n${mac.slice(20)}`,
+      `${payload}.${kid}.${mac}=`,
       strayBits,
       state.replace(/-/g, "+").replace(/_/g, "/"),
     ].filter((s) => s !== state);
