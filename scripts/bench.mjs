@@ -4,7 +4,8 @@
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU (also beside
 // earlier commits), requests/s and latency on both lanes under `wrangler dev` and straight from
 // workerd, memory per session and listen stream, Last-Event-ID replays, notification fan-out,
-// tasks (create → completed, tasks/get beside tools/call), and the targets
+// tasks (create → completed, tasks/get beside tools/call), 2025 session churn (what abandoned
+// sessions leave and cost), and the targets
 // (bench/lib/targets.mjs) met or not. "This template" is the engine serving its own test app.
 //
 // Prints a Markdown report and writes it to bench/results/latest.md (git-ignored); with
@@ -14,14 +15,17 @@
 //   npm run bench                   # the full run (about 3 minutes on 2 cores)
 //   npm run bench -- --write        # the same, and update bench/RESULTS.md
 //   npm run bench -- --quick        # smaller counts, for checking the script
-import { mkdirSync, writeFileSync } from "node:fs";
+//   npm run bench -- --churn        # the session-churn drill alone; with --write it replaces
+//                                   # only that section of bench/RESULTS.md
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { replay, sizeAndStartup, throughput } from "../bench/lib/phases.mjs";
 import { fanout } from "../bench/lib/fanout.mjs";
-import { benchReport } from "../bench/lib/report.mjs";
+import { benchReport, churnSection } from "../bench/lib/report.mjs";
+import { churnPhase } from "../bench/lib/churn.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 import { tasksPhase } from "../bench/lib/tasks.mjs";
@@ -33,6 +37,7 @@ import { ROOT } from "../test/e2e/procs.mjs";
 const { values: opt } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
+    churn: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -52,6 +57,10 @@ const settings = {
   memoryCount: quick ? 50 : 200,
   replayLog: 10_000,
   // The fan-out phase: a single hub, then the sharded default (README → Scale).
+  // Each drill well under a minute here (2 cores, shared): 500 connector turns and 2 users' idle
+  // window of chat sessions rather than 10,000 and a thousand users; the per-session figures do not
+  // depend on the count, since nothing a session leaves is shared with the next.
+  churn: { turns: quick ? 100 : 500, chatUsers: quick ? 1 : 2, calls: quick ? 200 : 800, concurrency: 8, rowMaxMs: 120_000 },
   fanout: { shardCounts: [1, 8], listeners: quick ? [100] : [300, 1000], sessions: quick ? 50 : 500, rounds: quick ? 2 : 5, roundMs: 20_000 },
 };
 
@@ -60,6 +69,23 @@ const progress = (s) => console.error(s.startsWith(" ") ? s : `▶ ${s}`);
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
 const started = performance.now();
 const loadAtStart = loadavg();
+
+if (opt.churn) {
+  const churn = await churnPhase(settings.churn, progress);
+  const meta = { date: new Date().toISOString().slice(0, 16).replace("T", " "), loadAtStart, loadAtEnd: loadavg(), churnOnly: true };
+  const section = churnSection({ churn, meta });
+  console.log(section);
+  if (opt.write) {
+    // Only this section changes: the rest of the file stays the full run it came from.
+    const file = path.join(ROOT, "bench", "RESULTS.md");
+    const old = readFileSync(file, "utf8");
+    const at = old.indexOf("## 2025-11-25 session churn");
+    const end = at === -1 ? old.indexOf("## Targets") : old.indexOf("\n## ", at + 1) + 1;
+    writeFileSync(file, `${old.slice(0, at === -1 ? end : at)}${section}\n\n${old.slice(end)}`);
+  }
+  progress(`churn: ${churn.errors.length} errors${opt.write ? "; wrote its section of bench/RESULTS.md" : ""}`);
+  process.exit(churn.errors.length ? 1 : 0);
+}
 
 const versions = await installPeers(progress);
 const tmp = tempDir("mcp-bench-");
@@ -76,12 +102,14 @@ tmp.remove();
 const replayed = await replay({ logSize: settings.replayLog, quick }, progress);
 const fannedOut = await fanout(settings.fanout, progress);
 const tasks = await tasksPhase({ quick, ...settings }, progress);
+const churn = await churnPhase(settings.churn, progress);
 
 const errors = [
   ...[...Object.values(rows), ...Object.values(direct)].filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
   ...replayed.errors,
   ...fannedOut.errors,
   ...tasks.errors,
+  ...churn.errors,
 ];
 const meta = {
   ...settings,
@@ -93,7 +121,7 @@ const meta = {
   loadAtEnd: loadavg(),
   minutes: ((performance.now() - started) / 60_000).toFixed(1),
 };
-const data = { meta, versions, stat, engineProfile, history, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, errors };
+const data = { meta, versions, stat, engineProfile, history, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
 const md = benchReport(data);
 
 console.log(md);

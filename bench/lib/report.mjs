@@ -208,6 +208,36 @@ ${table(["function @ module:line", "self ms"], ["l", "r"], p.topFunctions.map(([
 }
 
 /** The Markdown report of `npm run bench`. */
+/** The session-churn drill (bench/lib/churn.mjs): what abandoned 2025 sessions leave and cost. */
+export function churnSection({ churn: c, meta }) {
+  const disk = (d) => {
+    const s = d.McpSession ?? { files: 0, holding: 0, bytes: 0 };
+    const hub = d.McpHub ?? { holding: 0, bytes: 0 };
+    return [`${s.holding.toLocaleString("en-US")} of ${s.files.toLocaleString("en-US")}`, fmt.kib(s.bytes), `${hub.holding} (${fmt.kib(hub.bytes)})`];
+  };
+  const perOp = (r, n) => [r.done.toLocaleString("en-US"), fmt.ms(r.p50), fmt.ms(r.p99), fmt.ms(r.workerCpuMsPerOp), n];
+  return `## 2025-11-25 session churn (engine test app, wrangler dev)
+
+${meta.churnOnly ? `Measured alone by \`npm run bench -- --churn\` on ${meta.date} UTC, load average ${meta.loadAtStart} at its start, ${meta.loadAtEnd} at its end. ` : ""}Sessions opened and abandoned (never DELETEd), at concurrency ${c.concurrency}, every answer checked; each drill on a fresh \`wrangler dev\` whose storage is counted on disk after it stopped. Local workerd gives every object it ran a database file; an object counts as holding data when its database has a key-value row or a table of its own, and its bytes are its pages in use. Worker CPU is the workerd process that runs the Worker and its objects, from /proc, so it includes each object's work and \`wrangler dev\`'s own per-request work (the inspector's log copy among it): read it against the 2026 call in the same table, not as production CPU.
+
+| drill | sessions | p50 ms | p99 ms | Worker CPU ms each | requests each |
+|---|---:|---:|---:|---:|---:|
+| connector-like: \`initialize\`, \`notifications/initialized\`, \`tools/list\`, one \`tools/call\` | ${perOp(c.connector, 4).join(" | ")} |
+| chat-client-like: the same and a GET stream (read to its priming event, then dropped); ${c.chatUsers} users × ${c.chatSessions / c.chatUsers} sessions (3 a minute for the 60-minute idle window, simulated by count) | ${perOp(c.chat, 5).join(" | ")} |
+
+| left after the drill | session objects holding data, of those run | their bytes | hub shards holding data |
+|---|---:|---:|---:|
+| connector-like | ${disk(c.connectorDisk).join(" | ")} |
+| chat-client-like (until their idle alarm; the count includes each user's live-session index) | ${disk(c.chatDisk).join(" | ")} |
+
+The same plain call on both lanes, same server, 4 interleaved rounds (${c.calls} calls a lane):
+
+| \`tools/call\` (convert_temperature) | calls | p50 ms | p99 ms | Worker CPU ms a call | vs 2026 |
+|---|---:|---:|---:|---:|---:|
+| 2025-11-25, in a session (Worker → session object) | ${c.legacyCall.done} | ${fmt.ms(c.legacyCall.p50)} | ${fmt.ms(c.legacyCall.p99)} | ${fmt.ms(c.legacyCall.workerCpuMsPerOp)} | ${fmt.ratio(c.legacyCall.workerCpuMsPerOp, c.modernCall.workerCpuMsPerOp)} |
+| 2026-07-28 (the Worker alone) | ${c.modernCall.done} | ${fmt.ms(c.modernCall.p50)} | ${fmt.ms(c.modernCall.p99)} | ${fmt.ms(c.modernCall.workerCpuMsPerOp)} | 1.00× |`;
+}
+
 export function benchReport(data) {
   const { meta, errors } = data;
   const targets = [...checkTargets(data), ...checkFanoutTargets(data)];
@@ -226,7 +256,7 @@ ${directSection(data)}
 ${memorySection(data)}
 ${data.tasks ? `\n${tasksSection(data)}\n` : ""}
 ${replaySection(data)}
-${data.fanout ? `\n${fanoutSection(data)}\n` : ""}
+${data.fanout ? `\n${fanoutSection(data)}\n` : ""}${data.churn ? `\n${churnSection(data)}\n` : ""}
 ## Targets
 
 ${table(["", "target"], ["l", "l"], targets.map((t) => [t.met ? "✅" : "❌", t.text]))}
