@@ -6,9 +6,8 @@
 import { ErrorCode, McpError, ResourceNotFound, type JsonRpcErrorObject } from "./errors";
 import type { InputRequest } from "./input";
 import type { Registry } from "./registry";
+import { CACHEABLE_METHODS } from "./rules";
 import { META } from "./versions";
-
-const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
 
 export function encodeModernResult(
   method: string,
@@ -17,7 +16,7 @@ export function encodeModernResult(
   principal?: string,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: "complete", ...result };
-  if (CACHEABLE.has(method) || reg.extensionMethods.get(method)?.cacheable) {
+  if (CACHEABLE_METHODS.has(method) || reg.extensionMethods.get(method)?.cacheable) {
     out.ttlMs = reg.cacheTtlMs;
     // A result that may depend on who asks must not be shared across tokens.
     out.cacheScope = principal ? "private" : "public";
