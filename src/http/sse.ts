@@ -33,8 +33,6 @@ export class SseStream {
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private closed = false;
   private keepAlive?: ReturnType<typeof setInterval>;
-  /** True once the stream was closed because its client did not read fast enough. */
-  overflowed = false;
 
   constructor(
     private readonly onClose: () => void = () => {},
@@ -112,7 +110,6 @@ export class SseStream {
 
   /** The client stopped reading and its buffer is full: end the stream instead of holding more. */
   private overflow(): void {
-    this.overflowed = true;
     try {
       if (this.overflowRetryMs !== undefined) this.controller.enqueue(encoder.encode(`retry: ${this.overflowRetryMs}\n\n`));
       this.controller.close();

@@ -1,6 +1,6 @@
 /**
  * The compiled application: every list, schema and lookup table is built
- * once when the Worker starts, so serving a list is a slice of a constant.
+ * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
 import type { AppDefinition, Extension, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";

@@ -1,5 +1,5 @@
 /**
- * What the Worker and the two Durable Objects say to each other: the RPC
+ * What the Worker and the Durable Objects (hub shard, session, task) say to each other: the RPC
  * surfaces, the frames on their WebSockets, and the answers a session gives.
  * Kept apart from the classes so that each side can name the other without
  * importing it (the hub calls sessions, sessions call the hub).

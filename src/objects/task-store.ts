@@ -22,8 +22,6 @@ export interface TaskRecord {
   answers: Record<string, unknown>;
   /** The handler's own state from its last input request. */
   state?: Json;
-  /** How many times the handler has been started (a run cut short is started again). */
-  runs: number;
   /** Set while a run goes on; found set by a new run, the last one died with its isolate. */
   inRun?: boolean;
   /** Runs cut short so far. */

@@ -73,7 +73,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
-    this.store.createTask({ start, view, answers: { ...start.answers }, runs: 0 });
+    this.store.createTask({ start, view, answers: { ...start.answers } });
     await this.ctx.storage.setAlarm(now);
     if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
@@ -174,7 +174,6 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     // The lease (TASK_LEASE_SECONDS): a live run is never doubled, as one alarm runs at a time; the
     // lease only fires when the run died with its isolate, and starts it again.
     await this.ctx.storage.setAlarm(Math.min(Date.now() + this.config.taskLeaseMs, this.expiryOf(record)));
-    record.runs++;
     record.inRun = true;
     this.store.putTask(record);
     const abort = new AbortController();
