@@ -13,6 +13,7 @@ import { answerInput, capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
 import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
+import { queued, type ListenFilter } from "./listen";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
 /** The newest legacy revision, the one a client asks for in `initialize`. */
@@ -44,6 +45,7 @@ export interface InitializeResult {
 }
 
 export class LegacySession implements Lane {
+  readonly era = "legacy";
   version: string = LEGACY_VERSION;
   sessionId: string | undefined;
   server!: InitializeResult;
@@ -322,6 +324,19 @@ export class LegacySession implements Lane {
 
   async ping(signal?: AbortSignal): Promise<void> {
     await this.request("ping", {}, { ...(signal ? { signal } : {}) });
+  }
+
+  async rootsChanged(): Promise<void> {
+    await this.notify("notifications/roots/list_changed");
+  }
+
+  /** The session's GET stream carries the notifications; resources are subscribed to first. */
+  async listen(filter: ListenFilter, signal: AbortSignal): Promise<{ filter: ListenFilter; messages: AsyncGenerator<WireMessage> }> {
+    for (const uri of filter.resourceSubscriptions ?? []) await this.request("resources/subscribe", { uri });
+    // Listening from now on, before the stream is known to be open, so nothing it brings is missed.
+    const messages = queued((push) => this.subscribe(push), signal);
+    await this.whenStreamOpen();
+    return { filter, messages };
   }
 
   /** Ends the session on the server (405 means it does not let clients do that, which is fine). */
