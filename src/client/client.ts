@@ -12,7 +12,8 @@ import { judgeProbe, rememberEra, rememberedEra, type Protocol } from "./era";
 import { McpClientError } from "./errors";
 import type { InputHandlers } from "./handlers";
 import { paramHeaders, toolHeaderMap } from "./headers";
-import type { CallOptions, Lane, LaneConfig, TaskOptions } from "./lane";
+import type { AnyLane } from "./any-lane";
+import type { CallOptions, LaneConfig, TaskOptions } from "./lane";
 import { LegacySession } from "./legacy";
 import { Subscription, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
@@ -89,7 +90,7 @@ export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "mcp-worker-client", vers
 
 export class McpClient {
   readonly url: string;
-  private lane: Lane | undefined;
+  private lane: AnyLane | undefined;
   private readonly config: LaneConfig;
   private readonly cache: CacheFront | undefined;
   /** Tools seen in tools/list: their `x-mcp-header` arguments, or null for a tool whose annotations are invalid. */
@@ -190,7 +191,7 @@ export class McpClient {
     return this;
   }
 
-  private async ready(): Promise<Lane> {
+  private async ready(): Promise<AnyLane> {
     if (!this.lane) await this.connect();
     return this.lane!;
   }
@@ -275,7 +276,7 @@ export class McpClient {
     }
     const headers = { ...(map ? paramHeaders(map, args) : {}), ...options?.headers };
     // 2025-11-25: a task is asked for only where the server takes tasks for tools/call and the tool allows one.
-    if (lane instanceof LegacySession && this.config.tasks && legacyTaskCalls(this.capabilities)) {
+    if (lane.era === "legacy" && this.config.tasks && legacyTaskCalls(this.capabilities)) {
       if (!this.toolTasks.has(name)) await this.listAllTools().catch(() => undefined);
       const support = this.toolTasks.get(name);
       if (support === "optional" || support === "required") {

@@ -60,6 +60,8 @@ export class LegacySession implements Lane {
   private readonly answering = new Map<string | number, AbortController>();
   /** Progress tokens whose notifications go to a caller wherever they arrive (a task's, which outlive their request). */
   private readonly progressRoutes = new Map<string | number, (m: WireMessage) => void>();
+  /** Task ids whose progress goes to a caller whatever its token (a task picked up again by id). */
+  private readonly taskRoutes = new Map<string, (m: WireMessage) => void>();
 
   private constructor(
     private readonly config: LaneConfig,
@@ -121,6 +123,16 @@ export class LegacySession implements Lane {
     return () => void this.progressRoutes.delete(token);
   }
 
+  /**
+   * Sends the progress of task `taskId` to `onProgress`, known by the task it names (every message about
+   * a task carries `related-task`): a caller that picks a task up again by id never knew its token.
+   */
+  routeTaskProgress(taskId: string, options: CallOptions): () => void {
+    if (!options.onProgress) return () => {};
+    this.taskRoutes.set(taskId, (m) => deliver(m, options, m.params?.progressToken as string | number));
+    return () => void this.taskRoutes.delete(taskId);
+  }
+
   /** Delivers what belongs to a route (a task's progress, the server cancelling one of its requests); false for the rest. */
   private routed(m: WireMessage): boolean {
     if (m.method === "notifications/cancelled") {
@@ -128,7 +140,9 @@ export class LegacySession implements Lane {
       answering?.abort(new McpClientError(`The server cancelled its request: ${String(m.params?.reason ?? "no reason given")}`));
       return answering !== undefined;
     }
-    const route = m.method === "notifications/progress" ? this.progressRoutes.get(m.params?.progressToken as string | number) : undefined;
+    if (m.method !== "notifications/progress") return false;
+    const task = ((m.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK] as { taskId?: unknown } | undefined)?.taskId;
+    const route = this.progressRoutes.get(m.params?.progressToken as string | number) ?? (typeof task === "string" ? this.taskRoutes.get(task) : undefined);
     route?.(m);
     return route !== undefined;
   }
