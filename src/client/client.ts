@@ -80,6 +80,13 @@ export interface McpClientOptions {
    * `tasks/get`; 2025-11-25 asks for a task on calls of tools that support one and waits on `tasks/result`.
    */
   tasks?: boolean | TaskOptions;
+  /**
+   * Extensions this client supports, declared under `capabilities.extensions` on both revisions, by
+   * id with their settings: `{ [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } }` for a host that
+   * renders MCP Apps views, `{ [SKILLS_EXTENSION]: {} }` for one that loads skills. A server may shape
+   * its answers by them (this template's sends text-only tools to a client without MCP Apps).
+   */
+  extensions?: Record<string, object>;
 }
 
 /** Whether a 2025-11-25 server said it runs `tools/call` as a task when asked. */
@@ -121,6 +128,7 @@ export class McpClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
+      ...(options.extensions ? { extensions: options.extensions } : {}),
       onNotification: (m) => void this.notified(m),
     };
     this.tasks = new TaskClient(() => this.ready(), this.config.handlers, this.config.tasks);

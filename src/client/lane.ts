@@ -75,6 +75,8 @@ export interface LaneConfig {
   logLevel?: LogLevel;
   /** The default request timeout (McpClientOptions.timeoutMs). */
   timeoutMs: number;
+  /** Extensions the client declares (McpClientOptions.extensions). */
+  extensions?: Record<string, object>;
   /** Set when the client takes tasks (McpClientOptions.tasks). */
   tasks?: TaskOptions;
   /** Notifications that belong to no request of ours (list changes, session-wide logs). */

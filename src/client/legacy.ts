@@ -167,7 +167,7 @@ export class LegacySession implements Lane {
   private async initialize(): Promise<void> {
     this.sessionId = undefined;
     const id = nextId();
-    const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true), clientInfo: this.config.clientInfo };
+    const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true, false, this.config.extensions), clientInfo: this.config.clientInfo };
     const deadline = new Deadline(this.config.timeoutMs, "initialize");
     let result: InitializeResult;
     try {

@@ -25,7 +25,7 @@ export class ModernLane implements Lane {
     const level = options?.onLog ? (this.config.logLevel ?? "info") : this.config.logLevel;
     return {
       [META.protocolVersion]: this.version,
-      [META.clientCapabilities]: capabilitiesOf(this.config.handlers, false, this.config.tasks !== undefined),
+      [META.clientCapabilities]: capabilitiesOf(this.config.handlers, false, this.config.tasks !== undefined, this.config.extensions),
       [META.clientInfo]: this.config.clientInfo,
       ...(level ? { [META.logLevel]: level } : {}),
       ...(progressToken !== undefined ? { progressToken } : {}),
