@@ -36,7 +36,7 @@ export class MemoryCache implements ResultCache {
 }
 
 /** Which cached methods a notification makes stale. */
-export function staleMethods(notification: string): string[] {
+function staleMethods(notification: string): string[] {
   switch (notification) {
     case "notifications/tools/list_changed":
       return ["tools/list"];

@@ -17,7 +17,7 @@ import { queued, type ListenFilter } from "./listen";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
 /** The newest legacy revision, the one a client asks for in `initialize`. */
-export const LEGACY_VERSION = LEGACY_VERSIONS[0];
+const LEGACY_VERSION = LEGACY_VERSIONS[0];
 /** How long to wait before resuming when the server named no `retry:`. */
 const DEFAULT_RETRY_MS = 1000;
 /** Reconnections in a row that bring nothing new before a stream is given up. */
@@ -37,7 +37,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 
-export interface InitializeResult {
+interface InitializeResult {
   protocolVersion: string;
   capabilities: Record<string, unknown>;
   serverInfo: { name: string; version: string; [key: string]: unknown };

@@ -21,7 +21,7 @@ const MAY_ASK = new Set(["tools/call", "prompts/get", "resources/read"]);
 const MAY_BE_TASK = new Set(["tools/call"]);
 
 /** A result, and whether it came after input rounds (such a result answers one user's answers: never cached). */
-export interface Answered {
+interface Answered {
   result: Record<string, unknown>;
   afterInput: boolean;
 }
