@@ -4,6 +4,7 @@
  */
 import type * as v from "valibot";
 import type { HandlerContext } from "./context";
+import type { Registry } from "./registry";
 import type { TaskOptions, TaskSupport } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type {
@@ -153,8 +154,9 @@ export interface AppDefinition<Env = DefaultEnv> {
 
 /*
  * Opt-in protocol extensions (Skills, MCP Apps) hand the core this shape: their capability entry,
- * the methods they add and the resources they serve. Each extension's own code lives in src/mcp/ext/,
- * imported by the app that uses it, so an app that uses none carries none of it.
+ * the methods they add and the resources they serve, and the installer that serves them. Each
+ * extension's code, the installer included, lives in src/mcp/ext/, imported by the app that uses
+ * it, so an app that uses none carries none of it.
  */
 export interface ExtensionMethod {
   run: (params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
@@ -175,6 +177,8 @@ export interface Extension {
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
   /** The tools (as listed) for a client that did not declare this extension. */
   toolsWithout?: (tools: Record<string, unknown>[]) => Record<string, unknown>[];
+  /** Serves the app's extensions from its compiled registry; `defineExtension` sets it. */
+  install: (reg: Registry, app: AppDefinition<any>, extensions: Extension[]) => void;
 }
 
 /** A tool's interactive view (MCP Apps): the `ui://` resource it names and the extension that serves it. */

@@ -49,6 +49,7 @@ export type { TaskOptions, TaskSupport } from "./tasks";
 // Opt-in extensions: code an app does not import is left out of its bundle.
 export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./ext/skills";
 export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./ext/apps";
+export { defineExtension } from "./ext/host";
 export { UrlElicitationRequired, urlElicitationRequired } from "./url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "../worker";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./test-client";
