@@ -4,7 +4,6 @@
  */
 import type * as v from "valibot";
 import type { HandlerContext } from "./context";
-import type { Registry } from "./registry";
 import type { TaskOptions, TaskSupport } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type {
@@ -177,8 +176,12 @@ export interface Extension {
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
   /** The tools (as listed) for a client that did not declare this extension. */
   toolsWithout?: (tools: Record<string, unknown>[]) => Record<string, unknown>[];
-  /** Serves the app's extensions from its compiled registry; `defineExtension` sets it. */
-  install: (reg: Registry, app: AppDefinition<any>, extensions: Extension[]) => void;
+  /**
+   * Serves the app's extensions from its compiled registry: `defineExtension` sets the extension
+   * host (src/mcp/ext/host.ts) here, so only an app with an extension has that code. The registry is
+   * `unknown` to this file because registry.ts builds on it; the host takes it as the Registry it is.
+   */
+  install(registry: unknown, app: AppDefinition<any>, extensions: Extension[]): void;
 }
 
 /** A tool's interactive view (MCP Apps): the `ui://` resource it names and the extension that serves it. */

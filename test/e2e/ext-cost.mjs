@@ -4,13 +4,13 @@
 // app without extensions carries any of their code: a module of src/mcp/ext/ in its bundle, or a
 // string only extension code holds (their identifiers and methods, the hooks an extension hands
 // the core). The figures are the bench's too (bench/lib/ext-cost.mjs).
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { ROOT } from "./procs.mjs";
-import { tempDir } from "../../bench/lib/startup.mjs";
+import { ROOT, atExit } from "./procs.mjs";
 
 export const EXT_COST_APPS = [
   { name: "none", label: "one tool, neither extension", entry: "test/ext-cost/none.ts" },
@@ -65,10 +65,20 @@ export async function extensionCost(dir) {
   return { ok: traces.length === 0, apps, message };
 }
 
+/** The check alone (npm run test:all), its bundles in a temporary directory. */
+export async function extensionCostCheck() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-ext-cost-"));
+  const unhook = atExit(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    return await extensionCost(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    unhook();
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const tmp = tempDir("mcp-ext-cost-");
-  const r = await extensionCost(tmp.dir);
-  tmp.remove();
+  const r = await extensionCostCheck();
   console.log(r.message);
   if (!r.ok) process.exit(1);
 }
