@@ -49,6 +49,7 @@ export type { TaskOptions, TaskSupport } from "./mcp/tasks";
 // Opt-in extensions: code an app does not import is left out of its bundle.
 export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./mcp/ext/skills";
 export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./mcp/ext/apps";
+export { defineExtension } from "./mcp/ext/host";
 export { UrlElicitationRequired, urlElicitationRequired } from "./mcp/url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./worker";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./mcp/test-client";

@@ -55,7 +55,7 @@ export const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/re
 
 export function hasMethod(table: MethodTable, reg: Registry, method: string): boolean {
   const entry = Object.hasOwn(table, method) ? table[method] : undefined;
-  if (entry === undefined) return reg.extensionMethods.has(method);
+  if (entry === undefined) return reg.ext?.methods.has(method) ?? false;
   return entry.needs === undefined || reg.capabilities[entry.needs] !== undefined;
 }
 
@@ -68,6 +68,6 @@ export async function dispatch(
 ): Promise<Record<string, unknown>> {
   if (!hasMethod(table, reg, method)) throw methodNotFound(method);
   // The methods of opt-in extensions (skills/list…) come after the revision's own.
-  const run = Object.hasOwn(table, method) ? table[method]!.run(reg, params, ctx) : reg.extensionMethods.get(method)!.run(params, ctx);
+  const run = Object.hasOwn(table, method) ? table[method]!.run(reg, params, ctx) : reg.ext!.methods.get(method)!.run(params, ctx);
   return (await run) as Record<string, unknown>;
 }

@@ -16,10 +16,12 @@ export function encodeModernResult(
   principal?: string,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: "complete", ...result };
-  if (CACHEABLE_METHODS.has(method) || reg.extensionMethods.get(method)?.cacheable) {
-    out.ttlMs = reg.cacheTtlMs;
+  if (CACHEABLE_METHODS.has(method) || reg.ext?.methods.get(method)?.cacheable) {
+    // A result that depends on what the client declared is never reused (src/mcp/ext/host.ts says why).
+    const perClient = reg.ext?.perClient.has(method);
+    out.ttlMs = perClient ? 0 : reg.cacheTtlMs;
     // A result that may depend on who asks must not be shared across tokens.
-    out.cacheScope = principal ? "private" : "public";
+    out.cacheScope = principal || perClient ? "private" : "public";
   }
   out._meta = { ...(result._meta as object | undefined), [META.serverInfo]: reg.info };
   return out;

@@ -3,7 +3,6 @@ import * as v from "valibot";
 import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
 import { McpError, ToolError, invalidParams } from "../errors";
-import { clientDeclares } from "../extension";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
@@ -12,11 +11,9 @@ import type { Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
 export function listTools(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
-  // Only 2025-11-25 tools carry `execution.taskSupport`; 2026-07-28 dropped the field.
-  let list = ctx.era === "legacy" ? reg.legacyToolList : reg.toolList;
-  // A host that did not declare MCP Apps gets the text-only tools (negotiated per session or per request).
-  const without = reg.toolsWithout;
-  if (without && !clientDeclares(ctx, without.extension)) list = ctx.era === "legacy" ? without.legacy : without.modern;
+  // Only 2025-11-25 tools carry `execution.taskSupport`; 2026-07-28 dropped the field. An extension
+  // may give this client other tools (MCP Apps: text-only ones for a host without it).
+  const list = reg.ext?.tools?.(ctx) ?? (ctx.era === "legacy" ? reg.legacyToolList : reg.toolList);
   const { page, nextCursor } = paginate(list, params.cursor, reg.pageSize);
   return nextCursor ? { tools: page, nextCursor } : { tools: page };
 }
