@@ -24,6 +24,7 @@ import {
   type EventReader,
 } from "../helpers/legacy";
 import { MCP_URL, META, buildModernRequest, modernCall, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { inOneLimiterWindow } from "../helpers/limiter-window";
 import {
   initializeHeaders,
   initializeMessage,
@@ -315,6 +316,7 @@ describe("rate limits", () => {
     );
 
   it("requests over MCP_RATE_LIMIT get 429 with Retry-After, per client address", async () => {
+    await inOneLimiterWindow();
     const ip = fresh();
     for (let i = 0; i < 3; i++) expect((await discover(ip, { MCP_RATE_LIMIT: tight })).status).toBe(200);
     const res = await discover(ip, { MCP_RATE_LIMIT: tight });
@@ -328,6 +330,7 @@ describe("rate limits", () => {
   });
 
   it("session creation over MCP_SESSION_RATE_LIMIT gets 429, and other requests go on", async () => {
+    await inOneLimiterWindow();
     const ip = fresh();
     const limits = { MCP_SESSION_RATE_LIMIT: tight };
     for (let i = 0; i < 3; i++) expect((await initialize(ip, limits)).status).toBe(200);
