@@ -26,6 +26,12 @@ export interface CompiledTemplate {
   matcher: UriMatcher;
 }
 
+/** The tools as one revision lists them: every tool, and (with an extension that changes them, MCP Apps) the list a client that did not declare it gets. */
+export interface ToolLists {
+  all: Record<string, unknown>[];
+  without?: { extension: string; tools: Record<string, unknown>[] };
+}
+
 export interface Registry {
   info: Implementation;
   instructions?: string;
@@ -37,11 +43,8 @@ export interface Registry {
   cacheTtlMs: number;
   hooks?: TelemetryHooks;
   tools: Map<string, CompiledTool>;
-  toolList: Record<string, unknown>[];
-  /** The same tools as 2025-11-25 lists them: with `execution.taskSupport`. */
-  legacyToolList: Record<string, unknown>[];
-  /** An extension that changes the tools (MCP Apps), and the lists a client that did not declare it gets. */
-  toolsWithout?: { extension: string; modern: Record<string, unknown>[]; legacy: Record<string, unknown>[] };
+  /** The tools as each revision lists them: only 2025-11-25 tools carry `execution.taskSupport`. */
+  toolLists: { modern: ToolLists; legacy: ToolLists };
   /** Methods that opt-in extensions add, by name. */
   extensionMethods: Map<string, ExtensionMethod>;
   /** Unlisted resources the extensions read (a skill's supporting files). */
@@ -158,9 +161,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (hasTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   for (const ext of extensions.values()) capabilities.extensions = { ...capabilities.extensions, [ext.id]: ext.settings };
   // Registration order is the deterministic order 2026-07-28 asks for.
-  const toolList = [...tools.values()].map((t) => t.wire);
-  const legacyToolList = [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire));
   const changer = [...extensions.values()].find((e) => e.toolsWithout);
+  const listed = (all: Record<string, unknown>[]): ToolLists => ({ all, without: changer && { extension: changer.id, tools: changer.toolsWithout!(all) } });
 
   return {
     info: app.info,
@@ -171,9 +173,10 @@ function compileOnce(app: AppDefinition<any>): Registry {
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
     hooks: app.telemetry,
     tools,
-    toolList,
-    legacyToolList,
-    toolsWithout: changer && { extension: changer.id, modern: changer.toolsWithout!(toolList), legacy: changer.toolsWithout!(legacyToolList) },
+    toolLists: {
+      modern: listed([...tools.values()].map((t) => t.wire)),
+      legacy: listed([...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire))),
+    },
     extensionMethods,
     extensionResources,
     resources,

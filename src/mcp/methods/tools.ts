@@ -8,17 +8,18 @@ import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
 import { logLine, traceIdOf } from "../telemetry";
-import type { Registry } from "../registry";
+import type { Registry, ToolLists } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
-export function listTools(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
-  // Only 2025-11-25 tools carry `execution.taskSupport`; 2026-07-28 dropped the field.
-  let list = ctx.era === "legacy" ? reg.legacyToolList : reg.toolList;
-  // A host that did not declare MCP Apps gets the text-only tools (negotiated per session or per request).
-  const without = reg.toolsWithout;
-  if (without && !clientDeclares(ctx, without.extension)) list = ctx.era === "legacy" ? without.legacy : without.modern;
-  const { page, nextCursor } = paginate(list, params.cursor, reg.pageSize);
-  return nextCursor ? { tools: page, nextCursor } : { tools: page };
+/** tools/list over the lists a revision picks from the registry. */
+export function listToolsFrom(lists: (reg: Registry) => ToolLists) {
+  return (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
+    const { all, without } = lists(reg);
+    // A host that did not declare MCP Apps gets the text-only tools (negotiated per session or per request).
+    const list = without && !clientDeclares(ctx, without.extension) ? without.tools : all;
+    const { page, nextCursor } = paginate(list, params.cursor, reg.pageSize);
+    return nextCursor ? { tools: page, nextCursor } : { tools: page };
+  };
 }
 
 /**
