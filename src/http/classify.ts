@@ -4,4 +4,4 @@ import { laneOf } from "../mcp/revisions/lane";
 import type { Era } from "../mcp/revisions/revision";
 
 export const classifyEra = (msg: Message, headers: Headers): Era =>
-  laneOf(msg, { versionHeader: headers.get("MCP-Protocol-Version")?.trim(), hasSession: headers.has("Mcp-Session-Id") });
+  laneOf(msg, headers.get("MCP-Protocol-Version")?.trim(), headers.has("Mcp-Session-Id"));

@@ -19,7 +19,7 @@ import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import { MODERN } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
-import { completeEnvelope, startEnvelope, type Envelope } from "../mcp/revisions/envelope";
+import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
@@ -49,14 +49,13 @@ export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg
   const params = msg.params ?? {};
   const headerVersion = headerValue(request.headers, "MCP-Protocol-Version");
   if (headerVersion === undefined) throw new McpError(ErrorCode.HeaderMismatch, "Missing MCP-Protocol-Version header");
-  const start = startEnvelope(params, headerVersion);
-
-  checkRoutingHeaders(request.headers, msg.method, params);
-  // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
-  const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
-  if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN.methods, reg, msg.method)) throw methodNotFound(msg.method);
-  if (taskMethod && !declaresTasks(start.clientCapabilities)) throw tasksExtensionRequired();
-  const envelope = completeEnvelope(start);
+  const envelope = readEnvelope(params, headerVersion, (caps) => {
+    checkRoutingHeaders(request.headers, msg.method, params);
+    // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
+    const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
+    if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN.methods, reg, msg.method)) throw methodNotFound(msg.method);
+    if (taskMethod && !declaresTasks(caps)) throw tasksExtensionRequired();
+  });
 
   if (msg.method === "tools/call" && typeof params.name === "string") {
     const tool = reg.tools.get(params.name);

@@ -84,6 +84,9 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
   return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
 }
 
+/** The tool a tools/call names, if the app has it. */
+export const toolNamed = (reg: Registry, params: Record<string, unknown>) => (typeof params.name === "string" ? reg.tools.get(params.name) : undefined);
+
 /** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
 export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {
   // Tasks are core in 2025-11-25, not an extension; the other extensions are declared the same way on both.

@@ -24,16 +24,14 @@ export type TaskCall = Pick<TaskStart, "owner" | "params" | "protocolVersion" | 
 /** Creates the task; throws the McpError of a refusal (the owner is at a limit). */
 export async function createTask(call: TaskCall, env: Env, config: Config): Promise<TaskMade> {
   const { tool, anonymousKey, ...start } = call;
-  const revision = revisionOf(call.owner.era);
   const taskId = newTaskId();
   const created = await taskStub(env, taskId).create({
     ...start,
     taskId,
     indexKey: taskIndexKey(call.owner, anonymousKey),
     limits: taskLimits(config),
-    ttlMs: revision.taskTtl(tool.task, config, call.params),
+    ...revisionOf(call.owner.era).taskTimes(tool.task, config, call.params),
     pollIntervalMs: tool.task.pollIntervalMs ?? 1000,
-    immediateMs: revision.immediateMs(tool.task),
   });
   if (created.kind === "refused") throw new McpError(created.error.code, created.error.message, created.error.data);
   return created;

@@ -8,7 +8,7 @@ import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
 import { logLine, traceIdOf } from "../telemetry";
-import type { Registry, ToolLists } from "../registry";
+import { toolNamed, type Registry, type ToolLists } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
 /** tools/list over the lists a revision picks from the registry. */
@@ -27,7 +27,7 @@ export function listToolsFrom(lists: (reg: Registry) => ToolLists) {
  * any call's (a tool result with `isError`), rather than as a task that fails later.
  */
 export function argumentProblem(reg: Registry, params: Record<string, unknown>): CallToolResult | undefined {
-  const tool = typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
+  const tool = toolNamed(reg, params);
   const args = params.arguments ?? {};
   if (!tool?.def.input || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
   const parsed = v.safeParse(tool.def.input, args);

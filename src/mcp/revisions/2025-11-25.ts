@@ -6,9 +6,10 @@
 import { SHARED_METHODS } from "../dispatch";
 import { ErrorCode, McpError, ResourceNotFound, type JsonRpcErrorObject } from "../errors";
 import { isObject } from "../guards";
-import type { InputRequest } from "../input";
 import { listToolsFrom } from "../methods/tools";
+import { toolNamed } from "../registry";
 import { RELATED_TASK, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
+import { withUrlParams } from "../url-elicitation";
 import { LEGACY_VERSIONS, isLegacyVersion } from "../versions";
 import type { Revision } from "./revision";
 
@@ -45,19 +46,13 @@ export const LEGACY: Revision = {
   },
 
   /** Every URL elicitation carries an elicitationId here; a request built without one gets one. */
-  inputRequests(requests) {
-    const out: Record<string, InputRequest> = {};
-    for (const [key, r] of Object.entries(requests)) {
-      out[key] = r.method === "elicitation/create" && r.params.mode === "url" && !r.params.elicitationId ? { method: r.method, params: { ...r.params, elicitationId: crypto.randomUUID() } } : r;
-    }
-    return out;
-  },
+  inputRequests: (requests) => withUrlParams(requests, (p) => (p.elicitationId ? p : { ...p, elicitationId: crypto.randomUUID() })),
   // -32042 is this revision's own answer: the request fails, and the client retries once the URL is done.
   urlElicitation: (err) => err,
 
   /** A task-augmented call (`params.task`) of a task tool; a mismatch with the tool's taskSupport is -32601. */
   taskDecision(reg, params) {
-    const tool = typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
+    const tool = toolNamed(reg, params);
     if (!tool) return "plain";
     const augmented = isObject(params.task);
     if (!tool.task) {
@@ -68,10 +63,11 @@ export const LEGACY: Revision = {
     if (tool.task.support === "required") throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.def.name} runs only as a task; call it with params.task`);
     return "plain";
   },
-  /** The client may ask for a ttl (`params.task.ttl`); the tool's, then the server's, apply otherwise. */
-  taskTtl: (task, limits, params) => taskTtl(task, limits, isObject(params.task) ? params.task.ttl : undefined),
-  // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
-  immediateMs: () => 0,
+  /**
+   * The client may ask for a ttl (`params.task.ttl`); the tool's, then the server's, apply otherwise.
+   * The immediate-result shortcut is 2026-07-28's: a 2025 client that asked for a task gets one.
+   */
+  taskTimes: (task, limits, params) => ({ ttlMs: taskTtl(task, limits, isObject(params.task) ? params.task.ttl : undefined), immediateMs: 0 }),
   taskCreated: (made) => (made.kind === "immediate" ? made.result : { task: wireTask(made.task) }),
   taskDetail: wireTask,
   /** A tool result with `isError` is a failed task here. */
@@ -86,8 +82,6 @@ export const LEGACY: Revision = {
       return { ...message, params: { ...message.params, _meta: { [RELATED_TASK]: { taskId } } } };
     },
   }),
-  /** An anonymous task belongs to the session that made it; nobody else can name it. */
-  ownsTask: (stored, caller) => stored.principal === caller.principal && (stored.principal !== "" || stored.sessionId === caller.sessionId),
 };
 
 /** initialize echoes a session revision we speak; otherwise offers our newest (never 2026-07-28: it has no handshake). */

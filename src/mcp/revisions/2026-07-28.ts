@@ -7,10 +7,12 @@
 import { INPUT_METHODS, SHARED_METHODS } from "../dispatch";
 import { missingClientCapability } from "../errors";
 import { isObject } from "../guards";
-import { Input, InputRequired, type InputRequest } from "../input";
+import { Input, InputRequired } from "../input";
 import { listToolsFrom } from "../methods/tools";
+import { toolNamed } from "../registry";
 import { TASKS_EXTENSION, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
 import type { ClientCapabilities } from "../types";
+import { withUrlParams } from "../url-elicitation";
 import { PER_REQUEST_VERSIONS } from "../versions";
 import type { Revision } from "./revision";
 
@@ -54,16 +56,7 @@ export const MODERN: Revision = {
   encodeError: (err) => err.toJSON(),
 
   /** URL elicitations carry no elicitationId here. */
-  inputRequests(requests) {
-    const out: Record<string, InputRequest> = {};
-    for (const [key, r] of Object.entries(requests)) {
-      if (r.method === "elicitation/create" && r.params.mode === "url") {
-        const { elicitationId: _id, ...params } = r.params;
-        out[key] = { method: r.method, params };
-      } else out[key] = r;
-    }
-    return out;
-  },
+  inputRequests: (requests) => withUrlParams(requests, ({ elicitationId: _id, ...params }) => params),
   /** There is no -32042: "complete this URL first" is an input round, asked like any other (-32021 when the client cannot open URLs). */
   urlElicitation(err, method, round) {
     if (!INPUT_METHODS.has(method)) return new InputRequired({}, undefined);
@@ -76,7 +69,7 @@ export const MODERN: Revision = {
 
   /** A task tool's call becomes a task only for a client that declared the extension in this request. */
   taskDecision(reg, params, caps) {
-    const tool = typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
+    const tool = toolNamed(reg, params);
     if (!tool?.task) return "plain";
     if (!declaresTasks(caps)) {
       if (tool.task.support === "required") throw tasksExtensionRequired();
@@ -84,8 +77,7 @@ export const MODERN: Revision = {
     }
     return tool.task.startsInline ? "inline" : "task";
   },
-  taskTtl: (task, limits) => taskTtl(task, limits),
-  immediateMs: (task) => task.immediateMs ?? 0,
+  taskTimes: (task, limits) => ({ ttlMs: taskTtl(task, limits), immediateMs: task.immediateMs ?? 0 }),
   taskCreated: (made) => (made.kind === "immediate" ? { resultType: "complete", ...made.result } : { resultType: "task", ...wireTask(made.task) }),
   taskDetail: detailedTask,
   /** A tool result with `isError` still completes its task (the result says the tool failed). */
@@ -93,6 +85,4 @@ export const MODERN: Revision = {
   // Listen streams that named the task hear of each change, input requests included.
   taskListenerParams: detailedTask,
   taskRun: () => ({ progressToken: TASK_STATUS_ONLY, forSession: () => undefined }),
-  /** An anonymous task belongs to whoever holds its id (it is unguessable). */
-  ownsTask: (stored, caller) => stored.principal === caller.principal,
 };

@@ -1,8 +1,8 @@
 /**
  * What every 2026-07-28 request must carry in its `_meta`: the protocol version (matching the
  * MCP-Protocol-Version header, and one this path serves), the client's capabilities, and optionally
- * its info, a log level and a progress token. Read in two steps, because the lane checks the
- * routing headers and the method between them, in the order the revision's transport gives.
+ * its info, a log level and a progress token. The lane checks the routing headers and the method
+ * halfway through (`between`), in the order the revision's transport gives.
  */
 import { ErrorCode, McpError, invalidParams } from "../errors";
 import { isObject } from "../guards";
@@ -18,15 +18,11 @@ export interface Envelope {
   progressToken?: string | number;
 }
 
-/** The envelope's version and capabilities, checked; the rest is read by `completeEnvelope`. */
-export interface EnvelopeStart {
-  meta: Record<string, unknown>;
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-}
-
-/** Steps 2–4: `_meta` with a version and capabilities, the version the header's, and served here. */
-export function startEnvelope(params: Record<string, unknown>, headerVersion: string): EnvelopeStart {
+/**
+ * `_meta` with a version and capabilities, the version the header's and one served here; then, after
+ * `between` has run, the log level, progress token and client info. Throws the McpError of the first fault.
+ */
+export function readEnvelope(params: Record<string, unknown>, headerVersion: string, between: (caps: ClientCapabilities) => void): Envelope {
   const meta = params._meta;
   if (!isObject(meta)) throw invalidParams("params._meta is required on every 2026-07-28 request");
   const version = meta[META.protocolVersion];
@@ -47,18 +43,15 @@ export function startEnvelope(params: Record<string, unknown>, headerVersion: st
       { supported: PER_REQUEST_VERSIONS, requested: version },
     );
   }
-  return { meta, protocolVersion: version, clientCapabilities: caps as ClientCapabilities };
-}
+  between(caps as ClientCapabilities);
 
-/** The envelope's log level, progress token and client info, once the method is known to exist. */
-export function completeEnvelope({ meta, protocolVersion, clientCapabilities }: EnvelopeStart): Envelope {
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) throw invalidParams(`Invalid log level: ${String(logLevel)}`);
   const progressToken = checkProgressToken(meta);
   const clientInfo = meta[META.clientInfo];
   return {
-    protocolVersion,
-    clientCapabilities,
+    protocolVersion: version,
+    clientCapabilities: caps as ClientCapabilities,
     clientInfo: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
     logLevel: logLevel as LogLevel | undefined,
     progressToken,

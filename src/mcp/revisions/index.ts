@@ -14,5 +14,10 @@ export type { Era, Revision };
 /** The revision of a lane. */
 export const revisionOf = (era: Era): Revision => (era === "legacy" ? LEGACY : MODERN);
 
-/** Whether `caller` may reach a task: the same lane and, by that revision's rule, the same owner. */
-export const sameTaskOwner = (stored: TaskOwner, caller: TaskOwner): boolean => stored.era === caller.era && revisionOf(stored.era).ownsTask(stored, caller);
+/**
+ * Whether `caller` may reach a task: the same lane and principal and, when anonymous, the same
+ * session. A 2026 owner has no session, so its anonymous tasks are whoever holds the (unguessable)
+ * id; an anonymous 2025 task belongs to the session that made it.
+ */
+export const sameTaskOwner = (stored: TaskOwner, caller: TaskOwner): boolean =>
+  stored.era === caller.era && stored.principal === caller.principal && (stored.principal !== "" || stored.sessionId === caller.sessionId);

@@ -6,13 +6,8 @@ import type { Message } from "../jsonrpc";
 import { META, isLegacyVersion, isModernVersion } from "../versions";
 import type { Era } from "./revision";
 
-/** What the transport says of the message: its MCP-Protocol-Version header, and whether it named a session. */
-export interface Arrival {
-  versionHeader: string | undefined;
-  hasSession: boolean;
-}
-
-export function laneOf(msg: Message, { versionHeader: header, hasSession }: Arrival): Era {
+/** `header` is the message's MCP-Protocol-Version header; `hasSession`, whether it named a session. */
+export function laneOf(msg: Message, header: string | undefined, hasSession: boolean): Era {
   // Answers to server-initiated requests only exist inside 2025 sessions.
   if (msg.kind === "response") return "legacy";
   // Notifications have no envelope in 2026; a session id means a 2025 client (e.g. notifications/cancelled).

@@ -9,7 +9,7 @@ import type { JsonRpcErrorObject, McpError } from "../errors";
 import type { InputRequest } from "../input";
 import type { JsonRpcNotification } from "../jsonrpc";
 import type { Registry } from "../registry";
-import type { TaskOptions, TaskOwner, TaskStatus, TaskView } from "../tasks";
+import type { TaskOptions, TaskStatus, TaskView } from "../tasks";
 import type { ClientCapabilities, Json, LogLevel } from "../types";
 import type { UrlElicitationRequired } from "../url-elicitation";
 
@@ -44,10 +44,11 @@ export interface Revision {
 
   /** Whether a tools/call becomes a task, runs as usual (`inline`: may become one), or is refused (throws). */
   taskDecision(reg: Registry, params: Record<string, unknown>, caps: ClientCapabilities): "task" | "inline" | "plain";
-  /** How long a task is kept, from what the tool and the request say. */
-  taskTtl(task: TaskOptions, limits: { taskTtlMs: number; taskMaxTtlMs: number }, params: Record<string, unknown>): number;
-  /** How long the call waits for its task to finish before answering with the task. */
-  immediateMs(task: TaskOptions): number;
+  /**
+   * How long a task is kept (from what the tool and the request say), and how long the call waits
+   * for it to finish before answering with the task.
+   */
+  taskTimes(task: TaskOptions, limits: { taskTtlMs: number; taskMaxTtlMs: number }, params: Record<string, unknown>): { ttlMs: number; immediateMs: number };
   /** The answer to the tools/call that made a task. */
   taskCreated(made: TaskMade): Record<string, unknown>;
   /** A task as tasks/get (and this revision's status notification) shows it. */
@@ -58,6 +59,4 @@ export interface Revision {
   taskListenerParams(view: TaskView): Record<string, unknown> | undefined;
   /** How a task's run reports, given the progress token of the request that made it. */
   taskRun(progressToken: string | number | undefined): TaskRunRules;
-  /** Whether `caller` may reach a task `stored` owns (both of this revision). */
-  ownsTask(stored: TaskOwner, caller: TaskOwner): boolean;
 }
