@@ -126,7 +126,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       return reply(encodeModernResult(msg.method, (outcome as { result: Record<string, unknown> }).result, deps.reg, deps.principal));
     };
     if (MODERN.taskMethods.has(msg.method)) return await served(() => serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
-    const asTask = msg.method === "tools/call" ? MODERN.taskDecision(deps.reg, params, envelope.clientCapabilities) : "plain";
+    const asTask = msg.method === "tools/call" ? MODERN.asTask(deps.reg, params, envelope.clientCapabilities) : "plain";
     const startTask = async (answers: Readonly<Record<string, unknown>>) => {
       const made = await createTask(
         {
@@ -134,9 +134,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
           owner: { era: MODERN.era, principal: deps.principal ?? "" },
           anonymousKey: deps.anonymousKey,
           params,
-          protocolVersion: envelope.protocolVersion,
-          clientCapabilities: envelope.clientCapabilities,
-          clientInfo: envelope.clientInfo,
+          client: envelope,
           answers: { ...answers },
           trace: deps.trace,
         },

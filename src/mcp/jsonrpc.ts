@@ -138,15 +138,6 @@ export function checkProgressToken(meta: unknown): string | number | undefined {
   return token;
 }
 
-/** The progress token of a request the edge already admitted (checkProgressToken); undefined for anything else. */
-export function progressTokenOf(meta: unknown): string | number | undefined {
-  try {
-    return checkProgressToken(meta);
-  } catch {
-    return undefined;
-  }
-}
-
 export const resultResponse = (id: RequestId, result: unknown) => ({ jsonrpc: "2.0" as const, id, result });
 export const errorResponse = (id: RequestId | null, error: JsonRpcErrorObject) => ({ jsonrpc: "2.0" as const, id, error });
 export const notification = (method: string, params?: Params) =>

@@ -13,7 +13,7 @@ import type { Env } from "../env";
 import { ErrorCode } from "../mcp/errors";
 import { execute } from "../mcp/execute";
 import type { InputRequired } from "../mcp/input";
-import { errorResponse, notification, progressTokenOf, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import { LEGACY } from "../mcp/revisions";
@@ -70,7 +70,8 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     clientCapabilities: host.session.clientCapabilities,
     clientInfo: host.session.clientInfo,
     logLevel: LEGACY.logLevel(host.session.logLevel),
-    progressToken: progressTokenOf(params._meta),
+    // The edge refused (400) a request whose token breaks the rule, so reading it again cannot throw.
+    progressToken: checkProgressToken(params._meta),
     answers,
     state,
     signal: call.abort.signal,

@@ -11,7 +11,7 @@ import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/error
 import { reported } from "../mcp/execute";
 import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
-import { errorResponse, notification, progressTokenOf, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
+import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY } from "../mcp/revisions";
 import type { TaskMade } from "../mcp/revisions/revision";
 import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
@@ -39,9 +39,9 @@ type Reply = (message: object) => SessionAnswer;
  */
 export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
-  let decision: ReturnType<typeof LEGACY.taskDecision>;
+  let decision: ReturnType<typeof LEGACY.asTask>;
   try {
-    decision = LEGACY.taskDecision(host.reg, params, host.session.clientCapabilities);
+    decision = LEGACY.asTask(host.reg, params, host.session.clientCapabilities);
   } catch (err) {
     return reply(errorResponse(req.id, LEGACY.encodeError(err as McpError)));
   }
@@ -58,12 +58,11 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
           owner: ownerOf(host),
           anonymousKey: anonymousKeyOf(host),
           params,
-          protocolVersion: host.session.protocolVersion,
-          clientCapabilities: host.session.clientCapabilities,
-          clientInfo: host.session.clientInfo,
+          client: host.session,
           answers: {},
           trace,
-          progressToken: progressTokenOf(meta),
+          // Admitted by the edge, which checked it: reading it again cannot throw.
+          progressToken: checkProgressToken(meta),
         },
         host.bindings,
         host.config,
@@ -115,7 +114,7 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   // that created it), and is read again: a change that came while the wait was being stored found
   // no one waiting, and would otherwise be missed until the next one.
   const watched = await stub.watch(ownerOf(host), host.session.id);
-  if (!watched) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
+  if (!watched) endCall(host, stream, errorResponse(req.id, invalidParams(`Unknown task: ${taskId}`).toJSON()));
   else if ("error" in watched) endCall(host, stream, errorResponse(req.id, watched.error));
   else if (isTerminal(watched.task.status)) endCall(host, stream, taskResult(req.id, watched.task));
   else if (watched.task.status === "input_required") sendTaskInput(host, stream, watched.task);

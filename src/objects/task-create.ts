@@ -15,18 +15,23 @@ import type { TaskStart } from "./contracts";
 import { taskLimits } from "./task-index-store";
 
 /** What a lane knows of the call: the task's start, but for what is decided here. */
-export type TaskCall = Pick<TaskStart, "owner" | "params" | "protocolVersion" | "clientCapabilities" | "clientInfo" | "answers" | "trace" | "progressToken"> & {
+export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" | "progressToken"> & {
   tool: CompiledTool & { task: TaskOptions };
+  /** What the client said of itself: the session's (2025), or the request's envelope (2026). */
+  client: Pick<TaskStart, "protocolVersion" | "clientCapabilities" | "clientInfo">;
   /** Whose in-flight budget the task spends when its owner is anonymous (the client's address, say). */
   anonymousKey: string;
 };
 
 /** Creates the task; throws the McpError of a refusal (the owner is at a limit). */
 export async function createTask(call: TaskCall, env: Env, config: Config): Promise<TaskMade> {
-  const { tool, anonymousKey, ...start } = call;
+  const { tool, anonymousKey, client, ...start } = call;
   const taskId = newTaskId();
   const created = await taskStub(env, taskId).create({
     ...start,
+    protocolVersion: client.protocolVersion,
+    clientCapabilities: client.clientCapabilities,
+    clientInfo: client.clientInfo,
     taskId,
     indexKey: taskIndexKey(call.owner, anonymousKey),
     limits: taskLimits(config),

@@ -51,7 +51,7 @@ export const LEGACY: Revision = {
   urlElicitation: (err) => err,
 
   /** A task-augmented call (`params.task`) of a task tool; a mismatch with the tool's taskSupport is -32601. */
-  taskDecision(reg, params) {
+  asTask(reg, params) {
     const tool = toolNamed(reg, params);
     if (!tool) return "plain";
     const augmented = isObject(params.task);
@@ -71,9 +71,9 @@ export const LEGACY: Revision = {
   taskCreated: (made) => (made.kind === "immediate" ? made.result : { task: wireTask(made.task) }),
   taskDetail: wireTask,
   /** A tool result with `isError` is a failed task here. */
-  finishedStatus: (result) => (result.isError === true ? "failed" : "completed"),
+  taskStatusOf: (result) => (result.isError === true ? "failed" : "completed"),
   // Its sessions are told of a task's changes, and send notifications/tasks/status themselves.
-  taskListenerParams: () => undefined,
+  taskNotification: () => undefined,
   /** The request's progress token stays valid for the task's life; its messages go to the session, tagged with the task. */
   taskRun: (progressToken) => ({
     progressToken: progressToken ?? TASK_STATUS_ONLY,

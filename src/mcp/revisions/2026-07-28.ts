@@ -68,7 +68,7 @@ export const MODERN: Revision = {
   },
 
   /** A task tool's call becomes a task only for a client that declared the extension in this request. */
-  taskDecision(reg, params, caps) {
+  asTask(reg, params, caps) {
     const tool = toolNamed(reg, params);
     if (!tool?.task) return "plain";
     if (!declaresTasks(caps)) {
@@ -81,8 +81,8 @@ export const MODERN: Revision = {
   taskCreated: (made) => (made.kind === "immediate" ? { resultType: "complete", ...made.result } : { resultType: "task", ...wireTask(made.task) }),
   taskDetail: detailedTask,
   /** A tool result with `isError` still completes its task (the result says the tool failed). */
-  finishedStatus: () => "completed",
+  taskStatusOf: () => "completed",
   // Listen streams that named the task hear of each change, input requests included.
-  taskListenerParams: detailedTask,
+  taskNotification: detailedTask,
   taskRun: () => ({ progressToken: TASK_STATUS_ONLY, forSession: () => undefined }),
 };

@@ -43,7 +43,7 @@ export interface Revision {
   urlElicitation(err: UrlElicitationRequired, method: string, round: { state: Json | undefined; clientCapabilities: ClientCapabilities }): unknown;
 
   /** Whether a tools/call becomes a task, runs as usual (`inline`: may become one), or is refused (throws). */
-  taskDecision(reg: Registry, params: Record<string, unknown>, caps: ClientCapabilities): "task" | "inline" | "plain";
+  asTask(reg: Registry, params: Record<string, unknown>, caps: ClientCapabilities): "task" | "inline" | "plain";
   /**
    * How long a task is kept (from what the tool and the request say), and how long the call waits
    * for it to finish before answering with the task.
@@ -54,9 +54,9 @@ export interface Revision {
   /** A task as tasks/get (and this revision's status notification) shows it. */
   taskDetail(view: TaskView): Record<string, unknown>;
   /** The status a task ends in when its call returns this result. */
-  finishedStatus(result: Record<string, unknown>): TaskStatus;
+  taskStatusOf(result: Record<string, unknown>): TaskStatus;
   /** The params of the notification listen streams get of a task's change; undefined when sessions follow it instead. */
-  taskListenerParams(view: TaskView): Record<string, unknown> | undefined;
+  taskNotification(view: TaskView): Record<string, unknown> | undefined;
   /** How a task's run reports, given the progress token of the request that made it. */
   taskRun(progressToken: string | number | undefined): TaskRunRules;
 }
