@@ -57,8 +57,8 @@ export interface ExtensionHooks {
   methods: Map<string, ExtensionMethod>;
   /** Resources read by URI but not listed (a skill's supporting files). */
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
-  /** The tools this client gets when an extension changes them (MCP Apps); undefined for the app's own. */
-  tools?: (ctx: HandlerContext<any>) => Record<string, unknown>[] | undefined;
+  /** The tools this client gets in place of `all` (a revision's list) when an extension changes them (MCP Apps); undefined for `all`. */
+  tools?: (ctx: HandlerContext<any>, all: Record<string, unknown>[]) => Record<string, unknown>[] | undefined;
   /** Cacheable methods whose 2026 result depends on what the client declared: never reused. */
   perClient: Set<string>;
 }
@@ -88,6 +88,9 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     throw new Error(`Tool ${def.name}: task must be "forbidden", "optional" or "required"`);
   return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
 }
+
+/** The tool a tools/call names, if the app has it. */
+export const toolNamed = (reg: Registry, params: Record<string, unknown>) => (typeof params.name === "string" ? reg.tools.get(params.name) : undefined);
 
 /** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
 export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {

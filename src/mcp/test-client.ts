@@ -7,12 +7,12 @@
  */
 import type { AppDefinition, ToolArgs, ToolDefinition } from "./app";
 import type { Notifier } from "./context";
-import { MODERN_METHODS } from "./dispatch";
 import { execute } from "./execute";
 import type { InputRequest } from "./input";
 import type { JsonRpcNotification } from "./jsonrpc";
 import { compileApp, type Registry } from "./registry";
 import { MAX_INPUT_ROUNDS } from "./rules";
+import { MODERN } from "./revisions";
 import type { CallToolResult, ClientCapabilities, GetPromptResult, Json, ResourceContents } from "./types";
 import { MODERN_VERSION } from "./versions";
 
@@ -108,9 +108,8 @@ async function runToEnd(
   const task = tool?.task ? { id: "test-task", journal: { get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined), put: (n: string, v: unknown) => void steps.set(n, v) } } : undefined;
   for (let round = 1; round <= MAX_INPUT_ROUNDS; round++) {
     const outcome = await execute(method, params, {
-      era: "modern",
+      revision: MODERN,
       reg,
-      table: MODERN_METHODS,
       protocolVersion: MODERN_VERSION,
       clientCapabilities: client.capabilities ?? ALL_INPUT,
       clientInfo: { name: "testClient", version: "0" },

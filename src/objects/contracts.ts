@@ -4,7 +4,9 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it (the hub calls sessions, sessions call the hub).
  */
-import type { TaskView } from "../mcp/tasks";
+import type { TaskOwner, TaskView } from "../mcp/tasks";
+
+export type { TaskOwner };
 import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import type { JsonRpcErrorObject } from "../mcp/errors";
@@ -114,15 +116,6 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   taskExpired(taskId: string): Promise<void>;
   /** A 2025 task's progress or log message, for the session's GET stream. */
   taskMessage(message: { method: string; params?: Record<string, unknown> }): Promise<void>;
-}
-
-/** Whose a task is. Anonymous 2025 tasks belong to their session; anonymous 2026 tasks to whoever holds the id. */
-export interface TaskOwner {
-  era: "modern" | "legacy";
-  /** "" when the server has no authorization. */
-  principal: string;
-  /** 2025: the session that created the task (where its messages go). */
-  sessionId?: string;
 }
 
 /** What a lane hands the task object to create a task. */

@@ -15,15 +15,15 @@ import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
 import type { AppDefinition } from "../mcp/app";
-import { encodeLegacyError } from "../mcp/encode";
 import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
 import type { Outcome } from "../mcp/execute";
-import { checkInputResponse, type InputRequest } from "../mcp/input";
+import { checkInputResponse } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
-import { finishedStatus, isTerminal, modernDetail, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
+import { revisionOf, sameTaskOwner } from "../mcp/revisions";
+import { isTerminal, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
 import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
-import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
+import { TASK_NOTIFICATION, type TaskCreated, type TaskOwner, type TaskRpc, type TaskStart } from "./contracts";
 import { runTask } from "./task-run";
 import { TaskIndexStore, type OverLimit, type TaskLimits } from "./task-index-store";
 import { TaskStore, type TaskRecord } from "./task-store";
@@ -39,9 +39,6 @@ export const MAX_WAITING_SESSIONS = 16;
 
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
-
-const sameOwner = (a: TaskOwner, b: TaskOwner) =>
-  a.era === b.era && a.principal === b.principal && (a.era === "modern" || a.principal !== "" || a.sessionId === b.sessionId);
 
 export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
@@ -236,22 +233,22 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   /** The run's outcome, as the task's new status. */
   private settleRun(record: TaskRecord, outcome: Outcome): void {
     const { view } = record;
-    const legacy = record.start.owner.era === "legacy";
+    const revision = revisionOf(record.start.owner.era);
     if (outcome.kind === "result") {
       if (utf8Length(JSON.stringify(outcome.result)) > this.config.taskMaxResultBytes) {
         return this.fail(view, { code: ErrorCode.InternalError, message: `The task's result is larger than TASK_MAX_RESULT_BYTES (${this.config.taskMaxResultBytes})` });
       }
-      view.status = finishedStatus(record.start.owner.era, outcome.result);
+      view.status = revision.taskStatusOf(outcome.result);
       view.result = outcome.result;
       // A tool error is worth a line in tasks/get and tasks/list (2025 calls the task failed for it).
       if (outcome.result.isError === true) view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
       else delete view.statusMessage;
     } else if (outcome.kind === "input") {
       view.status = "input_required";
-      view.inputRequests = forEra(outcome.required.requests, legacy);
+      view.inputRequests = revision.inputRequests(outcome.required.requests) as Record<string, StoredInputRequest>;
       record.state = outcome.required.state;
     } else if (outcome.kind === "error") {
-      this.fail(view, legacy ? encodeLegacyError(outcome.error) : outcome.error.toJSON());
+      this.fail(view, revision.encodeError(outcome.error));
     } else {
       // startTask() inside a task returns at once; reaching here is an engine bug.
       this.fail(view, { code: ErrorCode.InternalError, message: "The task asked to become a task again" });
@@ -287,7 +284,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   /** The task, when it exists, has not expired, and belongs to the caller. */
   private async owned(caller: TaskOwner): Promise<TaskRecord | undefined> {
     const record = this.store.getTask();
-    if (!record || !sameOwner(record.start.owner, caller)) return undefined;
+    if (!record || !sameTaskOwner(record.start.owner, caller)) return undefined;
     if (Date.now() >= this.expiryOf(record)) {
       await this.expire(record);
       return undefined;
@@ -314,10 +311,13 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     );
   }
 
-  /** 2025: the sessions told of the task's changes — the one that created it, and any other of the owner's waiting on it. */
+  /**
+   * The sessions told of the task's changes: the one that created it, and any other of the owner's
+   * waiting on it. Only a 2025 task has either: a 2026 owner has no session, and watch() (2025
+   * tasks/result) finds no 2026 task, as the owner's lane differs.
+   */
   private sessionsOf(record: TaskRecord): string[] {
     const { owner } = record.start;
-    if (owner.era !== "legacy") return [];
     return [...new Set([...(owner.sessionId ? [owner.sessionId] : []), ...this.store.waiters()])];
   }
 
@@ -333,8 +333,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   /**
-   * Stores a change and tells whoever follows the task: its index, 2026 listeners (their
-   * notification carries the outstanding input requests), and, when the status changed, the 2025 sessions.
+   * Stores a change and tells whoever follows the task: its index, the listen streams its revision
+   * announces it to (2026: the notification carries the outstanding input requests), and, when the
+   * status changed, the sessions that follow it (2025).
    */
   private async save(record: TaskRecord, { statusChanged = true } = {}): Promise<void> {
     record.view.lastUpdatedAt = Date.now();
@@ -348,11 +349,9 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       }
     };
     await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
-    if (start.owner.era === "modern") {
-      await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
-    } else if (statusChanged) {
-      await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
-    }
+    const params = revisionOf(start.owner.era).taskNotification(view);
+    if (params) await tell("listeners", publishToHub(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
+    if (statusChanged) await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
   }
 
   // ── the owner index's RPC surface ────────────────────────────────────────
@@ -388,28 +387,13 @@ function refusal(over: OverLimit, limits: TaskLimits): string {
   return `The tasks this caller keeps already hold close to ${limits.retainedBytes} bytes (MAX_TASK_BYTES_RETAINED); each is kept until its ttl ends, then a new one can start`;
 }
 
-/** 2026 DetailedTask for a notification; a large result stays behind tasks/get. */
-function notificationParams(view: TaskView): Record<string, unknown> {
-  const detail = modernDetail(view);
+/** A task's notification to listen streams; a large result stays behind tasks/get. */
+function inlineLimited(detail: Record<string, unknown>): Record<string, unknown> {
   if (detail.result !== undefined && utf8Length(JSON.stringify(detail.result)) > NOTIFY_INLINE_BYTES) {
     delete detail.result;
     detail.statusMessage = "The result is ready; read it with tasks/get";
   }
   return detail;
-}
-
-/** Input requests as each revision sends them: 2025 URL elicitations need an id, 2026 ones have none. */
-function forEra(requests: Record<string, InputRequest>, legacy: boolean): Record<string, StoredInputRequest> {
-  const out: Record<string, StoredInputRequest> = {};
-  for (const [key, r] of Object.entries(requests)) {
-    if (r.method !== "elicitation/create" || r.params.mode !== "url") out[key] = r as StoredInputRequest;
-    else if (legacy) out[key] = { method: r.method, params: { ...r.params, elicitationId: r.params.elicitationId ?? crypto.randomUUID() } };
-    else {
-      const { elicitationId: _id, ...params } = r.params;
-      out[key] = { method: r.method, params };
-    }
-  }
-  return out;
 }
 
 /** The task class for an app; `createMcpWorker(app)` gives it to the Worker entry. */

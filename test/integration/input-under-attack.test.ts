@@ -11,10 +11,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { LEGACY_METHODS } from "../../src/mcp/dispatch";
-import { encodeLegacyError } from "../../src/mcp/encode";
 import { execute } from "../../src/mcp/execute";
 import { compileApp } from "../../src/mcp/registry";
+import { LEGACY } from "../../src/mcp/revisions";
 import { createMcpWorker, defineApp, definePrompt, defineResourceTemplate, defineTool, elicit, sample, text } from "../../src/mcp";
 import { MCP_URL, META, VERSION, buildModernRequest, expectRpcError, modernPost, modernResult, type RpcMessage } from "../helpers/mcp";
 import { LEGACY_VERSION, call, cancelAllReaders, deleteSession, getStream, openSession, postInitialize, request } from "../helpers/legacy";
@@ -245,11 +244,10 @@ describe("capabilities a request needs", () => {
   });
 
   it("on a 2025 session the same request fails with -32600 naming sampling.context", async () => {
-    // The session object runs calls through this executor and encodes errors with encodeLegacyError.
+    // The session object runs calls through this executor and encodes errors as its revision does.
     const outcome = await execute("tools/call", { name: "sample_with_context", arguments: {} }, {
-      era: "legacy",
+      revision: LEGACY,
       reg: compileApp(attackApp),
-      table: LEGACY_METHODS,
       protocolVersion: LEGACY_VERSION,
       clientCapabilities: { sampling: {} },
       answers: {},
@@ -260,7 +258,7 @@ describe("capabilities a request needs", () => {
       env: {},
     });
     if (outcome.kind !== "error") throw new Error(`expected an error, got ${outcome.kind}`);
-    const error = encodeLegacyError(outcome.error);
+    const error = LEGACY.encodeError(outcome.error);
     expect(error.code).toBe(InvalidRequest);
     expect(error.data).toEqual({ requiredCapabilities: { sampling: { context: {} } } });
   });

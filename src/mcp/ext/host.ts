@@ -51,10 +51,10 @@ function installExtensions(reg: Registry, app: AppDefinition<any>, found: Extens
   reg.legacyToolList = legacyToolListOf(reg.tools);
   const changer = [...extensions.values()].find((e) => e.toolsWithout);
   if (changer) {
-    const modern = changer.toolsWithout!(reg.toolList);
-    const legacy = changer.toolsWithout!(reg.legacyToolList);
+    // Each revision's list has its text-only twin, made once.
+    const textOnly = new Map([reg.toolList, reg.legacyToolList].map((all) => [all, changer.toolsWithout!(all)]));
     // A host that did not declare the extension gets the text-only tools (negotiated per session or per request).
-    hooks.tools = (ctx) => (clientDeclares(ctx, changer.id) ? undefined : ctx.era === "legacy" ? legacy : modern);
+    hooks.tools = (ctx, all) => (clientDeclares(ctx, changer.id) ? undefined : textOnly.get(all));
     // tools/list now depends on the client's declared capabilities, which travel in `_meta` and are
     // not part of a cache's key (the method and the params that shape the result: cursor, uri). The
     // revision's rule for results that depend on inputs outside the key is that they are not reused,
