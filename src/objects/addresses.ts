@@ -10,7 +10,7 @@
 import { readConfig, type Vars } from "../config";
 import { toBase64url } from "../mcp/base64url";
 import type { Notifier } from "../mcp/context";
-import type { HubNotification, ObjectBindings, TaskMethods, TaskOwner } from "./contracts";
+import type { HubNotification, ObjectBindings, TaskIndexMethods, TaskMethods, TaskOwner } from "./contracts";
 
 type HubEnv = Pick<ObjectBindings, "MCP_HUB"> & Vars;
 
@@ -85,9 +85,9 @@ export function taskStub(env: Pick<ObjectBindings, "MCP_TASK">, taskId: string):
 export const taskIndexKey = (owner: TaskOwner, anonymousKey: string) => `${owner.era}:${owner.principal ? `principal:${owner.principal}` : anonymousKey}`;
 
 /** An owner's task index: what counts its tasks in flight and lists them. */
-export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskMethods {
+export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskIndexMethods {
   const ns = taskNamespace(env);
-  return ns.get(ns.idFromName(`owner:${indexKey}`)) as unknown as TaskMethods;
+  return ns.get(ns.idFromName(`owner:${indexKey}`)) as unknown as TaskIndexMethods;
 }
 
 function taskNamespace(env: Pick<ObjectBindings, "MCP_TASK">) {

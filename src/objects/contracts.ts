@@ -165,15 +165,18 @@ export interface TaskMethods {
   discard(caller: TaskOwner): Promise<void>;
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
   cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
-  // The same class serves as an owner's task index (one object per owner key).
+}
+
+/** The same class named by an owner key is that owner's task index (task-index.ts). */
+export interface TaskIndexMethods {
   /** Counts a new task (with the bytes it stores at first) against the owner's limits; the limit it would pass, if any. */
   admit(taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined>;
   /** The task's latest state for listing and the bytes its object stores, or null to forget it (expired). */
-  settle(taskId: string, task: TaskView | null, bytes: number): Promise<void>;
+  record(taskId: string, task: TaskView | null, bytes: number): Promise<void>;
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 
-export interface TaskRpc extends TaskMethods, Rpc.DurableObjectBranded {}
+export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjectBranded {}
 
 /** What a session sends a relay socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };

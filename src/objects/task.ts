@@ -7,9 +7,8 @@
  * step journal keeps finished work). Input moves the task to input_required;
  * the answers set the alarm again. One alarm also ends the task at its ttl.
  *
- * The same class, named by an owner key, is that owner's task index
- * (task-index-store.ts): the tasks it keeps, which its limits count and
- * tasks/list reads.
+ * The same class, named by an owner key, is that owner's task index: a
+ * role of its own (task-index.ts), which this class only hands its calls to.
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
@@ -25,7 +24,8 @@ import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
 import { TASK_NOTIFICATION, type TaskCreated, type TaskOwner, type TaskRpc, type TaskStart } from "./contracts";
 import { runTask } from "./task-run";
-import { TaskIndexStore, type OverLimit, type TaskLimits } from "./task-index-store";
+import { TaskIndex } from "./task-index";
+import type { OverLimit, TaskLimits } from "./task-index-store";
 import { TaskStore, type TaskRecord } from "./task-store";
 
 /** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
@@ -43,8 +43,8 @@ const NOTIFY_INLINE_BYTES = 64 * 1024;
 export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
   private readonly store: TaskStore;
-  /** When this object is an owner's index rather than a task. */
-  private readonly index: TaskIndexStore;
+  /** Set when this object is an owner's index rather than a task. */
+  private index?: TaskIndex;
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
@@ -55,7 +55,6 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     super(ctx, env);
     this.config = readConfig(env);
     this.store = new TaskStore(ctx.storage.sql);
-    this.index = new TaskIndexStore(ctx.storage.sql);
   }
 
   private get reg(): Registry {
@@ -192,7 +191,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     if (!latest || Date.now() >= this.expiryOf(latest)) return;
     latest.inRun = false;
     if (latest.view.status === "working") {
-      this.settleRun(latest, outcome);
+      this.applyOutcome(latest, outcome);
       await this.save(latest);
     } else this.store.putTask(latest);
     await this.rearm();
@@ -231,7 +230,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   /** The run's outcome, as the task's new status. */
-  private settleRun(record: TaskRecord, outcome: Outcome): void {
+  private applyOutcome(record: TaskRecord, outcome: Outcome): void {
     const { view } = record;
     const revision = revisionOf(record.start.owner.era);
     if (outcome.kind === "result") {
@@ -328,7 +327,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     await this.ctx.storage.deleteAll();
     // Last: should the index be out of reach, its row still goes at the task's ttl.
     await taskIndexStub(this.env, record.start.indexKey)
-      .settle(record.view.taskId, null, 0)
+      .record(record.view.taskId, null, 0)
       .catch((err) => console.error("task: could not tell its index it is gone", err));
   }
 
@@ -348,28 +347,24 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
         console.error(`task: could not tell ${what} of a status change`, err);
       }
     };
-    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
+    await tell("its index", taskIndexStub(this.env, start.indexKey).record(view.taskId, taskSummary(view), this.store.bytes()));
     const params = revisionOf(start.owner.era).taskNotification(view);
     if (params) await tell("listeners", publishToHub(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
     if (statusChanged) await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
   }
 
-  // ── the owner index's RPC surface ────────────────────────────────────────
-  async admit(_taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined> {
-    return this.index.admit(taskSummary(task), bytes, limits, Date.now());
+  // ── the owner index's RPC surface, handed to its role ────────────────────
+  private get asIndex(): TaskIndex {
+    return (this.index ??= new TaskIndex(this.ctx.storage.sql));
   }
-
-  async settle(taskId: string, task: TaskView | null, bytes: number): Promise<void> {
-    this.index.settle(taskId, task && taskSummary(task), task !== null && isTerminal(task.status), bytes);
+  admit(...args: Parameters<TaskIndex["admit"]>) {
+    return this.asIndex.admit(...args);
   }
-
-  async list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null> {
-    const after = cursor === undefined ? 0 : Number(cursor);
-    if (!Number.isSafeInteger(after) || after < 0) return null;
-    const page = this.index.list(after, pageSize, Date.now());
-    if (!page) return null;
-    const { tasks, next } = page;
-    return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
+  record(...args: Parameters<TaskIndex["record"]>) {
+    return this.asIndex.record(...args);
+  }
+  list(...args: Parameters<TaskIndex["list"]>) {
+    return this.asIndex.list(...args);
   }
 }
 
