@@ -31,7 +31,7 @@ import { createTask } from "../objects/task-create";
 import { argumentProblem } from "../mcp/methods/tools";
 import type { StartTask } from "../mcp/tasks";
 
-export interface LaneDeps {
+interface LaneDeps {
   reg: Registry;
   config: Config;
   env: Env;
@@ -45,7 +45,7 @@ export interface LaneDeps {
 }
 
 /** Steps 1–8 of the ladder; throws the McpError of the first failed step. */
-export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
+function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
   const params = msg.params ?? {};
   const headerVersion = headerValue(request.headers, "MCP-Protocol-Version");
   if (headerVersion === undefined) throw new McpError(ErrorCode.HeaderMismatch, "Missing MCP-Protocol-Version header");

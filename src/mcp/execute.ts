@@ -18,7 +18,7 @@ import type { Registry } from "./registry";
 import { logLine, loggedName, pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   /** The revision the request is served in: its methods, and how it asks for a completed URL. */
   revision: Revision;
   reg: Registry;

@@ -21,7 +21,7 @@ export interface CompiledTool {
   task?: TaskOptions;
 }
 
-export interface CompiledTemplate {
+interface CompiledTemplate {
   def: ResourceTemplateDefinition<any>;
   wire: Record<string, unknown>;
   matcher: UriMatcher;

@@ -99,7 +99,7 @@ export interface TaskOwner {
 }
 
 /** The longest statusMessage kept: it is shown in every tasks/get and tasks/list, and kept in the owner's index. */
-export const STATUS_MESSAGE_MAX = 1024;
+const STATUS_MESSAGE_MAX = 1024;
 export const statusText = (message: string) => message.slice(0, STATUS_MESSAGE_MAX);
 
 /** What an owner's index keeps of a task for tasks/list: its metadata, never its result, error or input requests. */

@@ -15,7 +15,7 @@ import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
 import type { TaskRecord } from "./task-store";
 
-export interface RunHost {
+interface RunHost {
   reg: Registry;
   env: Env;
   config: Config;

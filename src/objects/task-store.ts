@@ -34,7 +34,7 @@ export interface TaskRecord {
  * still be going (a step that ignores its signal): what it finishes is refused here, so a forgotten
  * task never gets storage back.
  */
-export class TaskClosed extends McpError {
+class TaskClosed extends McpError {
   constructor(message: string) {
     // A protocol error, not a tool failure: the handler did nothing wrong, the task moved on.
     super(ErrorCode.InternalError, message);

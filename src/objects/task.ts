@@ -29,18 +29,18 @@ import type { OverLimit, TaskLimits } from "./task-index-store";
 import { TaskStore, type TaskRecord } from "./task-store";
 
 /** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
-export const MAX_CUT_SHORT = 5;
+const MAX_CUT_SHORT = 5;
 
 /**
  * 2025 sessions of the owner (besides the creating one) that may wait on one task's tasks/result at
  * once: each is told of every change, so their number is bounded.
  */
-export const MAX_WAITING_SESSIONS = 16;
+const MAX_WAITING_SESSIONS = 16;
 
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
 
-export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
+abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
   private readonly store: TaskStore;
   /** Set when this object is an owner's index rather than a task. */

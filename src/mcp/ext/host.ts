@@ -10,7 +10,7 @@ import type { HandlerContext } from "../context";
 import { legacyToolListOf, resourcesCapability, wireOf, type ExtensionHooks, type Registry } from "../registry";
 
 /** The settings a client declared for an extension (2025: in `initialize`; 2026: in each request's `_meta`), if it did. */
-export function clientDeclares(ctx: Pick<HandlerContext<any>, "clientCapabilities">, id: string): object | undefined {
+function clientDeclares(ctx: Pick<HandlerContext<any>, "clientCapabilities">, id: string): object | undefined {
   const declared = ctx.clientCapabilities.extensions;
   return declared && Object.hasOwn(declared, id) ? declared[id] : undefined;
 }

@@ -20,7 +20,7 @@ export type Era = "modern" | "legacy";
 export type TaskMade = { kind: "task"; task: TaskView } | { kind: "immediate"; result: Record<string, unknown> };
 
 /** How one run of a task reports what its handler emits. */
-export interface TaskRunRules {
+interface TaskRunRules {
   /** The token the handler's progress goes under (the task's status message shows it either way). */
   progressToken: string | number;
   /** What the creating session's GET stream gets of a message the handler emitted; undefined: nothing. */
