@@ -4,16 +4,35 @@
 //
 //   npm run bench:startup -- --ref main --ref 1acfa58^      # each ref, then the working tree
 //   npm run bench:startup -- --ref main --rounds 15
+//   npm run bench:startup -- --extensions        # only what the opt-in extensions cost an app (under a minute)
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { extensionCostPhase } from "../bench/lib/ext-cost.mjs";
+import { extensionSection } from "../bench/lib/report.mjs";
 import { startupAcrossRefs, shortRef } from "../bench/lib/startup-refs.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 
 const { values: opt } = parseArgs({
-  options: { ref: { type: "string", multiple: true, default: [] }, rounds: { type: "string", default: "9" }, checks: { type: "string", default: "5" }, cpu: { type: "string", default: "3" } },
+  options: {
+    ref: { type: "string", multiple: true, default: [] },
+    rounds: { type: "string", default: "9" },
+    checks: { type: "string", default: "5" },
+    cpu: { type: "string", default: "3" },
+    extensions: { type: "boolean", default: false },
+  },
 });
-const builds = [...(await Promise.all(opt.ref.map(async (ref) => ({ label: `${ref} (${await shortRef(ref)})`, ref })))), { label: "working tree", ref: null }];
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+if (opt.extensions) {
+  const at = loadavg();
+  console.error(`▶ what the extensions cost an app; load average ${at}`);
+  const tmp = tempDir("mcp-ext-cost-");
+  const extensions = await extensionCostPhase({ tmpDir: tmp.dir, rounds: Number(opt.rounds === "9" ? 7 : opt.rounds), cpuRounds: Number(opt.cpu) }, (s) => console.error(s));
+  tmp.remove();
+  console.log(extensionSection({ extensions }));
+  console.log(`\nMeasured by \`npm run bench:startup -- --extensions\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`);
+  process.exit(extensions.ok ? 0 : 1);
+}
+const builds = [...(await Promise.all(opt.ref.map(async (ref) => ({ label: `${ref} (${await shortRef(ref)})`, ref })))), { label: "working tree", ref: null }];
 console.error(`▶ start-up across ${builds.map((b) => b.label).join(", ")}; load average ${loadavg()}`);
 const tmp = tempDir("mcp-startup-refs-");
 const rows = await startupAcrossRefs({ tmpDir: tmp.dir, builds, rounds: Number(opt.rounds), checkRounds: Number(opt.checks), cpuRounds: Number(opt.cpu) }, (s) => console.error(s));

@@ -2,7 +2,7 @@
 // against a bare Worker (the floor) and against the servers a user would pick instead (the
 // official SDK v2 `createMcpHandler` and Cloudflare `agents`' `createMcpHandler`, built from
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU (also beside
-// earlier commits), requests/s and latency on both lanes under `wrangler dev` and straight from
+// earlier commits, and what the opt-in extensions cost an app), requests/s and latency on both lanes under `wrangler dev` and straight from
 // workerd, memory per session and listen stream, Last-Event-ID replays, notification fan-out,
 // tasks (create → completed, tasks/get beside tools/call), 2025 session churn (what abandoned
 // sessions leave and cost), and the targets
@@ -32,6 +32,7 @@ import { tasksPhase } from "../bench/lib/tasks.mjs";
 import { availableBaselines, startupAcrossRefs } from "../bench/lib/startup-refs.mjs";
 import { directThroughput } from "../bench/lib/direct-phase.mjs";
 import { memoryPerConnection } from "../bench/lib/memory-phase.mjs";
+import { extensionCostPhase } from "../bench/lib/ext-cost.mjs";
 import { ROOT } from "../test/e2e/procs.mjs";
 
 const { values: opt } = parseArgs({
@@ -95,6 +96,8 @@ const baselines = await availableBaselines();
 const history = baselines.length
   ? await startupAcrossRefs({ tmpDir: tmp.dir, builds: [...baselines, { label: "this checkout", ref: null }], rounds: quick ? 3 : 7, checkRounds: quick ? 2 : 3, cpuRounds: quick ? 1 : 2, isolates: 60 }, progress)
   : [];
+progress("what the extensions cost an app (interleaved)");
+const extensions = await extensionCostPhase({ tmpDir: tmp.dir, rounds: quick ? 3 : 7, cpuRounds: quick ? 1 : 3 }, progress);
 const rows = await throughput(settings, progress);
 const direct = await directThroughput({ tmpDir: tmp.dir, ...settings }, progress);
 const memory = await memoryPerConnection({ tmpDir: tmp.dir, count: settings.memoryCount }, progress);
@@ -109,6 +112,7 @@ const errors = [
   ...replayed.errors,
   ...fannedOut.errors,
   ...tasks.errors,
+  ...extensions.errors,
   ...churn.errors,
 ];
 const meta = {
@@ -121,7 +125,7 @@ const meta = {
   loadAtEnd: loadavg(),
   minutes: ((performance.now() - started) / 60_000).toFixed(1),
 };
-const data = { meta, versions, stat, engineProfile, history, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
+const data = { meta, versions, stat, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
 const md = benchReport(data);
 
 console.log(md);

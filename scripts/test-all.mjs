@@ -2,13 +2,14 @@
 // fork's one-minute loop). It goes from cheapest to most expensive and stops at the first failure:
 // typecheck, every static check (scripts/checks/), the app's definitions, the fork's tests
 // (vitest.config.ts), the engine's workerd integration tests (vitest.engine.config.ts), the bundle
-// budget, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
+// budget and an extension-free bundle free of the extensions' code, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
 // client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions; the README's client
 // snippets and the dev scripts; official conformance suite; tasks across a server restart; the
 // opt-in OAuth entry). Helpers live in test/e2e/.
 import { CHECKS } from "./checks/index.mjs";
 import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
+import { extensionCostCheck } from "../test/e2e/ext-cost.mjs";
 import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
 import { runClientModern } from "../test/e2e/client-modern.mjs";
 import { runClientOwn } from "../test/e2e/client-own.mjs";
@@ -35,6 +36,11 @@ await step("engine integration (vitest run -c vitest.engine.config.ts, workerd)"
 await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   const r = await bundleCheck();
   console.log(`  ${r.message}`);
+  return r.ok;
+});
+await step("bundle: an app without extensions carries none of their code (test/e2e/ext-cost.mjs, esbuild)", async () => {
+  const r = await extensionCostCheck();
+  console.log(r.message.replace(/^/gm, "  "));
   return r.ok;
 });
 

@@ -6,7 +6,7 @@ import type { ObjectBindings } from "./objects/contracts";
  * Cloudflare Rate Limiting bindings (`[[ratelimits]]` in wrangler.toml), each optional: without the
  * binding there is no limit. Counted per principal, or per client address when anonymous.
  */
-export interface RateLimitBindings {
+interface RateLimitBindings {
   /** Every request to the MCP endpoint. */
   MCP_RATE_LIMIT?: RateLimit;
   /** 2025 session creation (`initialize`), on top of MCP_RATE_LIMIT. */

@@ -138,19 +138,20 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       principal = who.id;
     }
     const key = rateLimitKey(request, principal);
-    const legacy = { reg: registry(), config, env, principal, rateLimitKey: key };
+    // What either lane needs of this request once it is let in.
+    const admitted = { reg: registry(), config, env, principal, rateLimitKey: key };
     // A POST spends its budget once its id is read, so that a 429 answers the request it refuses.
-    if (request.method === "POST") return handlePost(request, env, ctx, legacy);
+    if (request.method === "POST") return handlePost(request, env, ctx, admitted);
     const limited = await overLimit(env.MCP_RATE_LIMIT, key, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT");
     if (limited) return limited;
     // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
-    if (request.method === "GET") return serveLegacyGet(request, legacy);
-    if (request.method === "DELETE") return serveLegacyDelete(request, legacy);
+    if (request.method === "GET") return serveLegacyGet(request, admitted);
+    if (request.method === "DELETE") return serveLegacyDelete(request, admitted);
     return methodNotAllowed("GET, POST, DELETE");
   }
 
-  async function handlePost(request: Request, env: Env, ctx: WorkerContext, legacy: LegacyDeps & { rateLimitKey: string }): Promise<Response> {
-    const { reg, config, principal } = legacy;
+  async function handlePost(request: Request, env: Env, ctx: WorkerContext, admitted: LegacyDeps & { rateLimitKey: string }): Promise<Response> {
+    const { reg, config, principal } = admitted;
     const media = checkPostMediaTypes(request);
     if (media) return media;
     const body = await readBody(request, config.maxBodyBytes);
@@ -165,16 +166,16 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     }
     const id = msg ? (msg.kind === "request" ? msg.message.id : null) : idOf(body);
     // Every POST spends the budget, a malformed one too.
-    const limited = await overLimit(env.MCP_RATE_LIMIT, legacy.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
+    const limited = await overLimit(env.MCP_RATE_LIMIT, admitted.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
     if (limited) return limited;
     if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
     if (classifyEra(msg, request.headers) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.
-        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, legacy.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
+        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, admitted.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
         if (limited) return limited;
       }
-      return serveLegacyPost(request, msg, legacy);
+      return serveLegacyPost(request, msg, admitted);
     }
     if (msg.kind !== "request") return accepted();
 
@@ -184,9 +185,9 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       env,
       notify: createNotifier(env),
       principal: principal || undefined,
-      anonymousKey: legacy.rateLimitKey,
+      anonymousKey: admitted.rateLimitKey,
       waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env, principal || undefined, legacy.rateLimitKey),
+      listen: (m) => serveListen(m, reg, env, principal || undefined, admitted.rateLimitKey),
     });
   }
 

@@ -197,6 +197,25 @@ ${table(
 "Import CPU per isolate" is CPU time, not sampled wall time: the workerd process's CPU across ${history[0].isolates} isolates each importing the minified bundle on its first request, less as many isolates importing nothing, divided by their number (bench/lib/startup-cpu.mjs). The machine's load moves the sampled columns far more than these builds differ; read the rows against each other, never against another run.`;
 }
 
+/** The extension cost phase (ext-cost.mjs) as a Markdown section; also printed alone by `npm run bench:startup -- --extensions`. */
+export function extensionSection({ extensions: e }) {
+  if (!e) return "";
+  const [none] = e.rows;
+  const signed = (n) => `${n > -0.005 ? "+" : "−"}${Math.abs(n).toFixed(2)} ms`;
+  const diff = (d) => (d ? `${signed(d.median)} (${signed(d.lo)} to ${signed(d.hi)})` : "–");
+  const verdict = (r, key, what) =>
+    `${what} ${r[key].withinNoise ? "within noise (the rounds' differences straddle zero)" : `${r[key].median > 0 ? "more" : "less"} in every round`}`;
+  return `## What the extensions cost an app (test/ext-cost: one tool alone, with a view, beside Skills; interleaved in one run)
+
+${table(
+  ["app", "minified", "gzip", "gzip vs neither", `start-up JS, 50 µs profile (median of ${e.rounds})`, "every run (ms)", "vs neither, paired by round: median (min to max)", `import CPU per isolate (median of ${e.cpuRounds})`, "every run (ms)", "vs neither, paired by round"],
+  ["l", "r", "r", "r", "r", "l", "r", "r", "l", "r"],
+  e.rows.map((r) => [r.label, fmt.kib(r.raw), `${r.gzip.toLocaleString("en-US")} B`, r === none ? "1.000×" : `${(r.gzip / none.gzip).toFixed(3)}× (+${(r.gzip - none.gzip).toLocaleString("en-US")} B)`, `${r.js.toFixed(2)} ms`, r.jsAll.map((x) => x.toFixed(2)).join(", "), diff(r.jsVsNone), `${r.cpu.toFixed(2)} ms`, r.cpuAll.map((x) => x.toFixed(2)).join(", "), diff(r.cpuVsNone)]),
+)}
+
+The app without extensions carries ${e.ok ? "none of their code (no module of src/mcp/ext/, none of their strings: test/e2e/ext-cost.mjs)" : "some of their code: see Errors"}. Bundled with esbuild as wrangler bundles (minified ESM), gzip level 9; start-up on the minified bundle, CPU across ${e.isolates} isolates per reading (bench/lib/startup-cpu.mjs). Start-up against the app without: ${e.rows.slice(1).map((r) => `${r.label}: ${verdict(r, "jsVsNone", "JS")}, ${verdict(r, "cpuVsNone", "CPU")}`).join("; ")}.`;
+}
+
 function startupSection({ stat, engineProfile: p }) {
   return `## Where this template's start-up goes (50 µs profile, unminified build, mean of ${p.runs} runs)
 
@@ -264,5 +283,5 @@ ${table(["", "target"], ["l", "l"], targets.map((t) => [t.met ? "✅" : "❌", t
 ${startupSection(data)}
 
 ${historySection(data)}
-${errors.length ? `\n## Errors\n\n${errors.map((m) => `- ${m}`).join("\n")}\n` : ""}`;
+${data.extensions ? `\n${extensionSection(data)}\n` : ""}${errors.length ? `\n## Errors\n\n${errors.map((m) => `- ${m}`).join("\n")}\n` : ""}`;
 }

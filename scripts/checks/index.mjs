@@ -11,11 +11,14 @@ import { checkReadmeEntries } from "./readme-entries.mjs";
 import { selfTestReadmeEntries } from "./readme-entries.self-test.mjs";
 import { checkReadmeSnippets } from "./readme-snippets.mjs";
 import { selfTestReadmeSnippets } from "./readme-snippets.self-test.mjs";
+import { checkRevisionBranches } from "./revision-branches.mjs";
+import { selfTestRevisionBranches } from "./revision-branches.self-test.mjs";
 import { checkTypesFresh } from "./types-fresh.mjs";
 import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
 
 export const CHECKS = [
   { id: "layering", name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
+  { id: "revisions", name: "revision branches outside the revision modules (no more than allowed)", selfTest: selfTestRevisionBranches, check: checkRevisionBranches },
   { id: "readme", name: "README ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
   { id: "readme-entries", name: "README Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },

@@ -21,6 +21,13 @@ export const FORBIDDEN = [
   { from: "mcp/", to: "objects/", why: "the protocol core must not depend on Durable Objects" },
 ];
 
+/**
+ * Directories whose files import nothing outside themselves. The protocol core is read, tested and
+ * bundled on its own (the client and the app check load it without the Worker); the public door
+ * that adds the Worker, src/mcp.ts, sits beside it, outside.
+ */
+export const CONFINED = [{ dir: "mcp/", why: "the protocol core must import nothing outside src/mcp/" }];
+
 /** @returns {{ ok: boolean, message: string, cycles: string[][], forbidden: string[], unresolved: string[] }} */
 export function checkLayering(root = ROOT) {
   const src = path.join(root, "src");
@@ -51,6 +58,9 @@ export function checkLayering(root = ROOT) {
         if (from.startsWith(rule.from) && to.startsWith(rule.to)) {
           forbidden.push(`${rel(file)}:${line} imports ${rel(target)} (${rule.why})`);
         }
+      }
+      for (const rule of CONFINED) {
+        if (from.startsWith(rule.dir) && !to.startsWith(rule.dir)) forbidden.push(`${rel(file)}:${line} imports ${rel(target)} (${rule.why})`);
       }
     }
   }

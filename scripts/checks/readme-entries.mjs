@@ -26,7 +26,7 @@ export async function checkReadmeEntries(root = ROOT) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.join(dir, "src"), { recursive: true });
   const real = (to) => path.relative(path.join(dir, "src"), path.join(root, "src", to)).split(path.sep).join("/");
-  writeFileSync(path.join(dir, "src", "mcp.ts"), `export * from "${real("mcp/index")}";\n`);
+  writeFileSync(path.join(dir, "src", "mcp.ts"), `export * from "${real("mcp")}";\n`);
   writeFileSync(path.join(dir, "src", "server.ts"), `export { default } from "${real("server")}";\n`);
   // The config moves to test/.tmp: paths in it (the Static Assets directory) must still name the project's.
   const config = readFileSync(path.join(root, "wrangler.toml"), "utf8").replace(

@@ -44,7 +44,7 @@ export async function selfTestReadmeEntries() {
   const { expect, result } = expectations("README Worker entries");
   const readme = ["# Planted", "", ...entry("First, Second"), "", ...NOT_AN_ENTRY, "", ...entry("First"), ""];
   const badLine = readme.lastIndexOf("```ts") + 1;
-  const tree = plantTree("readme-entries", { "README.md": readme.join("\n"), "wrangler.toml": CONFIG, "src/mcp/index.ts": ENGINE, "src/server.ts": "export default {};\n" });
+  const tree = plantTree("readme-entries", { "README.md": readme.join("\n"), "wrangler.toml": CONFIG, "src/mcp.ts": ENGINE, "src/server.ts": "export default {};\n" });
   const r = await checkReadmeEntries(tree);
   expect(!r.ok, "the README whose second entry forgets a Durable Object class fails");
   expect(r.failures.length === 1, `exactly one entry fails (got: ${r.message})`);

@@ -20,13 +20,13 @@ export function selfTestReadmeSnippets() {
 
   const readme = ["# Planted", "", ...GOOD, "", "Some text.", "", ...BAD, "", ...SKETCH, ""];
   const badLine = readme.indexOf("~~~ts") + 1 + 3; // 1-based fence line + its 3rd line
-  const faulty = checkReadmeSnippets(plantTree("readme-faulty", { "README.md": readme.join("\n"), "tsconfig.json": TSCONFIG, "src/mcp/index.ts": ENGINE }));
+  const faulty = checkReadmeSnippets(plantTree("readme-faulty", { "README.md": readme.join("\n"), "tsconfig.json": TSCONFIG, "src/mcp.ts": ENGINE }));
   expect(!faulty.ok, "the README with a bad block fails");
   expect(faulty.failures.length === 1, `exactly one error, from the bad block (got: ${faulty.message})`);
   expect(faulty.failures[0]?.line === badLine && faulty.failures[0]?.text.startsWith("TS2322"), `the error names README line ${badLine} with TS2322 (got: ${faulty.failures[0]?.line} ${faulty.failures[0]?.text})`);
   expect(faulty.message.includes(`README.md:${badLine}:`), "the message carries the README line");
 
-  const clean = checkReadmeSnippets(plantTree("readme-clean", { "README.md": ["# Planted", ...GOOD, ...SKETCH].join("\n"), "tsconfig.json": TSCONFIG, "src/mcp/index.ts": ENGINE }));
+  const clean = checkReadmeSnippets(plantTree("readme-clean", { "README.md": ["# Planted", ...GOOD, ...SKETCH].join("\n"), "tsconfig.json": TSCONFIG, "src/mcp.ts": ENGINE }));
   expect(clean.ok, `the README with good blocks only passes (got: ${clean.message})`);
 
   return result();

@@ -5,6 +5,8 @@
  * same authorization context (the client's partition). A list-changed
  * notification drops the entries of that list at once.
  */
+import { CACHEABLE_METHODS } from "../mcp/rules";
+
 export interface ResultCache {
   get(key: string): Promise<unknown | undefined> | unknown | undefined;
   set(key: string, value: unknown, ttlMs: number): Promise<void> | void;
@@ -33,10 +35,8 @@ export class MemoryCache implements ResultCache {
   }
 }
 
-export const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
-
 /** Which cached methods a notification makes stale. */
-export function staleMethods(notification: string): string[] {
+function staleMethods(notification: string): string[] {
   switch (notification) {
     case "notifications/tools/list_changed":
       return ["tools/list"];
@@ -65,7 +65,7 @@ export class CacheFront {
   }
 
   async get(method: string, params: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-    if (!CACHEABLE.has(method)) return undefined;
+    if (!CACHEABLE_METHODS.has(method)) return undefined;
     return ((await this.cache.get(this.key("private", method, params))) ?? (await this.cache.get(this.key("public", method, params)))) as
       | Record<string, unknown>
       | undefined;
@@ -74,7 +74,7 @@ export class CacheFront {
   async put(method: string, params: Record<string, unknown>, result: Record<string, unknown>): Promise<void> {
     const ttl = result.ttlMs;
     // Absent or non-positive ttlMs means stale at once; an input-required result is never cacheable.
-    if (!CACHEABLE.has(method) || typeof ttl !== "number" || ttl <= 0 || result.resultType === "input_required") return;
+    if (!CACHEABLE_METHODS.has(method) || typeof ttl !== "number" || ttl <= 0 || result.resultType === "input_required") return;
     const scope = result.cacheScope === "public" ? "public" : "private";
     const key = this.key(scope, method, params);
     await this.cache.set(key, result, ttl);

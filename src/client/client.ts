@@ -12,9 +12,10 @@ import { judgeProbe, rememberEra, rememberedEra, type Protocol } from "./era";
 import { McpClientError } from "./errors";
 import type { InputHandlers } from "./handlers";
 import { paramHeaders, toolHeaderMap } from "./headers";
-import type { CallOptions, Lane, LaneConfig, TaskOptions } from "./lane";
+import type { AnyLane } from "./any-lane";
+import type { CallOptions, LaneConfig, TaskOptions } from "./lane";
 import { LegacySession } from "./legacy";
-import { Subscription, queued, type ListenFilter, type ServerNotification } from "./listen";
+import { Subscription, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
 import { schemaViolation } from "./output-schema";
 import { requestWithInput } from "./rounds";
@@ -79,6 +80,13 @@ export interface McpClientOptions {
    * `tasks/get`; 2025-11-25 asks for a task on calls of tools that support one and waits on `tasks/result`.
    */
   tasks?: boolean | TaskOptions;
+  /**
+   * Extensions this client supports, declared under `capabilities.extensions` on both revisions, by
+   * id with their settings: `{ [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } }` for a host that
+   * renders MCP Apps views, `{ [SKILLS_EXTENSION]: {} }` for one that loads skills. A server may shape
+   * its answers by them (this template's sends text-only tools to a client without MCP Apps).
+   */
+  extensions?: Record<string, object>;
 }
 
 /** Whether a 2025-11-25 server said it runs `tools/call` as a task when asked. */
@@ -89,7 +97,7 @@ export const DEFAULT_CLIENT_INFO: ClientInfo = { name: "mcp-worker-client", vers
 
 export class McpClient {
   readonly url: string;
-  private lane: Lane | undefined;
+  private lane: AnyLane | undefined;
   private readonly config: LaneConfig;
   private readonly cache: CacheFront | undefined;
   /** Tools seen in tools/list: their `x-mcp-header` arguments, or null for a tool whose annotations are invalid. */
@@ -120,6 +128,7 @@ export class McpClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
+      ...(options.extensions ? { extensions: options.extensions } : {}),
       onNotification: (m) => void this.notified(m),
     };
     this.tasks = new TaskClient(() => this.ready(), this.config.handlers, this.config.tasks);
@@ -137,7 +146,7 @@ export class McpClient {
     return this.lane?.version;
   }
   get era(): "modern" | "legacy" | undefined {
-    return this.lane ? (this.lane instanceof ModernLane ? "modern" : "legacy") : undefined;
+    return this.lane?.era;
   }
 
   /** Chooses the revision and meets the server: `server/discover` in 2026-07-28, `initialize` in 2025-11-25. */
@@ -190,7 +199,7 @@ export class McpClient {
     return this;
   }
 
-  private async ready(): Promise<Lane> {
+  private async ready(): Promise<AnyLane> {
     if (!this.lane) await this.connect();
     return this.lane!;
   }
@@ -217,7 +226,7 @@ export class McpClient {
 
   async discover(): Promise<DiscoverResult> {
     const lane = await this.ready();
-    if (!(lane instanceof ModernLane)) throw new McpClientError("server/discover exists only in 2026-07-28; this server speaks " + lane.version);
+    if (lane.era !== "modern") throw new McpClientError("server/discover exists only in 2026-07-28; this server speaks " + lane.version);
     return this.request<DiscoverResult>("server/discover");
   }
 
@@ -268,14 +277,14 @@ export class McpClient {
 
   private async callToolUnchecked(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
     const lane = await this.ready();
-    if (lane instanceof ModernLane && !this.toolHeaders.has(name)) await this.listAllTools().catch(() => undefined);
+    if (lane.era === "modern" && !this.toolHeaders.has(name)) await this.listAllTools().catch(() => undefined);
     const map = this.toolHeaders.get(name);
-    if (map === null && lane instanceof ModernLane) {
+    if (map === null && lane.era === "modern") {
       throw new McpClientError(`Tool ${name} has invalid x-mcp-header annotations; the client will not call it`);
     }
     const headers = { ...(map ? paramHeaders(map, args) : {}), ...options?.headers };
     // 2025-11-25: a task is asked for only where the server takes tasks for tools/call and the tool allows one.
-    if (lane instanceof LegacySession && this.config.tasks && legacyTaskCalls(this.capabilities)) {
+    if (lane.era === "legacy" && this.config.tasks && legacyTaskCalls(this.capabilities)) {
       if (!this.toolTasks.has(name)) await this.listAllTools().catch(() => undefined);
       const support = this.toolTasks.get(name);
       if (support === "optional" || support === "required") {
@@ -310,15 +319,12 @@ export class McpClient {
    * needs them), so there this does nothing.
    */
   async rootsChanged(): Promise<void> {
-    const lane = await this.ready();
-    if (lane instanceof LegacySession) await lane.notify("notifications/roots/list_changed");
+    await (await this.ready()).rootsChanged();
   }
 
   /** `ping` exists only in 2025-11-25; in 2026-07-28 any request shows the server is there, so this discovers. */
   async ping(signal?: AbortSignal): Promise<void> {
-    const lane = await this.ready();
-    if (lane instanceof LegacySession) await lane.ping(signal);
-    else await lane.request("server/discover", {}, signal ? { signal } : {});
+    await (await this.ready()).ping(signal);
   }
 
   /**
@@ -332,32 +338,13 @@ export class McpClient {
     const controller = new AbortController();
     options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
     const onEach = (n: ServerNotification) => this.cache?.invalidate(n.method);
-    if (lane instanceof ModernLane) {
-      const { messages } = await lane.open("subscriptions/listen", { notifications: filter }, { signal: controller.signal });
-      // Read by hand: leaving a for-await loop would close the stream the subscription goes on reading.
-      for (let r = await messages.next(); !r.done; r = await messages.next()) {
-        const m = r.value;
-        if (m.error) throw new McpClientError(m.error.message, m.error.code, 200, m.error.data);
-        if (m.method === "notifications/subscriptions/acknowledged") {
-          const honoured = (m.params?.notifications ?? filter) as ListenFilter;
-          return new Subscription(honoured, messages, controller, onEach);
-        }
-      }
-      controller.abort();
-      throw new McpClientError("The listen stream ended before the server acknowledged it");
-    }
-    // 2025-11-25: the session's GET stream carries the notifications; subscribe to resources first.
-    const session = lane as LegacySession;
-    for (const uri of filter.resourceSubscriptions ?? []) await session.request("resources/subscribe", { uri });
-    // Listening from now on, before the stream is known to be open, so nothing it brings is missed.
-    const source = queued((push) => session.subscribe(push), controller.signal);
     try {
-      await session.whenStreamOpen();
+      const started = await lane.listen(filter, controller.signal);
+      return new Subscription(started.filter, started.messages, controller, onEach);
     } catch (err) {
       controller.abort();
       throw err;
     }
-    return new Subscription(filter, source, controller, onEach);
   }
 
   /** Ends the client: DELETE of the 2025-11-25 session; nothing to end in 2026-07-28. */

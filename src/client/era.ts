@@ -17,7 +17,7 @@ export const forgetEra = (url: string) => void verdicts.delete(url);
 /** The codes only a 2026-07-28 server sends: its answer means "speak modern, but fix this". */
 const MODERN_CODES = new Set([-32020, -32021, -32022]);
 
-export type ProbeVerdict = { kind: "modern-retry"; version: string } | { kind: "legacy" } | { kind: "error" };
+type ProbeVerdict = { kind: "modern-retry"; version: string } | { kind: "legacy" } | { kind: "error" };
 
 /** Reads the answer a server gave to a modern request. */
 export function judgeProbe(err: McpClientError): ProbeVerdict {

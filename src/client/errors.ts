@@ -19,7 +19,7 @@ export class McpClientError extends Error {
 }
 
 /** A JSON-RPC error object as it arrives on the wire. */
-export interface WireError {
+interface WireError {
   code: number;
   message: string;
   data?: unknown;

@@ -19,10 +19,11 @@ export interface InputHandlers {
 }
 
 /** The capabilities a client declares follow from the handlers it has: nothing is promised that nobody answers. */
-export function capabilitiesOf(handlers: InputHandlers, legacy: boolean, tasks = false): ClientCapabilities {
+export function capabilitiesOf(handlers: InputHandlers, legacy: boolean, tasks = false, extensions: Record<string, object> = {}): ClientCapabilities {
   const caps: Record<string, object> = {};
   // 2026-07-28 takes tasks by declaring the extension; 2025-11-25 by asking for one on each call.
-  if (tasks && !legacy) caps.extensions = { [TASKS_EXTENSION]: {} };
+  const declared = { ...extensions, ...(tasks && !legacy ? { [TASKS_EXTENSION]: {} } : {}) };
+  if (Object.keys(declared).length) caps.extensions = declared;
   if (handlers.elicitation) caps.elicitation = { form: {}, url: {} };
   if (handlers.sampling) caps.sampling = {};
   // 2025-11-25: the client says when its roots change (McpClient.rootsChanged); 2026-07-28 has no such notice.

@@ -4,6 +4,7 @@
  * argument. Values that are not plain visible ASCII travel as
  * `=?base64?…?=` so that a header never carries what HTTP cannot.
  */
+import { isHeaderToken, isHeaderType } from "../mcp/rules";
 
 const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 const SENTINEL = /^=\?base64\?.*\?=$/;
@@ -17,9 +18,6 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${btoa(bin)}?=`;
 }
 
-// RFC 9110 token characters: what a header name may be made of.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
 
 /**
  * The argument → header-name map of a tool, or `null` when an annotation
@@ -36,8 +34,7 @@ export function toolHeaderMap(inputSchema: unknown): Map<string, string> | null 
     if (typeof schema !== "object" || schema === null || !("x-mcp-header" in schema)) continue;
     const name = (schema as Record<string, unknown>)["x-mcp-header"];
     const type = (schema as Record<string, unknown>).type;
-    if (typeof name !== "string" || !TOKEN.test(name)) return null;
-    if (typeof type !== "string" || !HEADER_TYPES.has(type)) return null;
+    if (!isHeaderToken(name) || !isHeaderType(type)) return null;
     const key = name.toLowerCase();
     if (seen.has(key)) return null;
     seen.add(key);

@@ -6,6 +6,7 @@
  */
 import type { LogLevel } from "../mcp/types";
 import type { InputHandlers } from "./handlers";
+import type { ListenFilter } from "./listen";
 import type { Fetch, WireMessage } from "./wire";
 
 export interface Progress {
@@ -48,7 +49,18 @@ export interface TaskOptions {
 export interface Lane {
   /** The protocol revision this lane speaks. */
   readonly version: string;
+  /** "modern": 2026-07-28, each request stands alone; "legacy": a 2025-11-25 session. */
+  readonly era: "modern" | "legacy";
   request(method: string, params: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>>;
+  /** Shows the server is there: `ping` in a session; a revision without `ping` discovers. */
+  ping(signal?: AbortSignal): Promise<void>;
+  /** Tells the server the app's roots changed; a revision that has no such notice does nothing. */
+  rootsChanged(): Promise<void>;
+  /**
+   * Starts delivering what `filter` asks for. Resolves once the server will send it (it acknowledged,
+   * or the session stream is open) with what it agreed to and the messages; `signal` ends it.
+   */
+  listen(filter: ListenFilter, signal: AbortSignal): Promise<{ filter: ListenFilter; messages: AsyncGenerator<WireMessage> }>;
   close(): Promise<void>;
 }
 
@@ -63,6 +75,8 @@ export interface LaneConfig {
   logLevel?: LogLevel;
   /** The default request timeout (McpClientOptions.timeoutMs). */
   timeoutMs: number;
+  /** Extensions the client declares (McpClientOptions.extensions). */
+  extensions?: Record<string, object>;
   /** Set when the client takes tasks (McpClientOptions.tasks). */
   tasks?: TaskOptions;
   /** Notifications that belong to no request of ours (list changes, session-wide logs). */

@@ -13,10 +13,11 @@ import { answerInput, capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
 import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
+import { queued, type ListenFilter } from "./listen";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
 /** The newest legacy revision, the one a client asks for in `initialize`. */
-export const LEGACY_VERSION = LEGACY_VERSIONS[0];
+const LEGACY_VERSION = LEGACY_VERSIONS[0];
 /** How long to wait before resuming when the server named no `retry:`. */
 const DEFAULT_RETRY_MS = 1000;
 /** Reconnections in a row that bring nothing new before a stream is given up. */
@@ -36,7 +37,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 
-export interface InitializeResult {
+interface InitializeResult {
   protocolVersion: string;
   capabilities: Record<string, unknown>;
   serverInfo: { name: string; version: string; [key: string]: unknown };
@@ -44,6 +45,7 @@ export interface InitializeResult {
 }
 
 export class LegacySession implements Lane {
+  readonly era = "legacy";
   version: string = LEGACY_VERSION;
   sessionId: string | undefined;
   server!: InitializeResult;
@@ -58,6 +60,8 @@ export class LegacySession implements Lane {
   private readonly answering = new Map<string | number, AbortController>();
   /** Progress tokens whose notifications go to a caller wherever they arrive (a task's, which outlive their request). */
   private readonly progressRoutes = new Map<string | number, (m: WireMessage) => void>();
+  /** Task ids whose progress goes to a caller whatever its token (a task picked up again by id). */
+  private readonly taskRoutes = new Map<string, (m: WireMessage) => void>();
 
   private constructor(
     private readonly config: LaneConfig,
@@ -119,6 +123,16 @@ export class LegacySession implements Lane {
     return () => void this.progressRoutes.delete(token);
   }
 
+  /**
+   * Sends the progress of task `taskId` to `onProgress`, known by the task it names (every message about
+   * a task carries `related-task`): a caller that picks a task up again by id never knew its token.
+   */
+  routeTaskProgress(taskId: string, options: CallOptions): () => void {
+    if (!options.onProgress) return () => {};
+    this.taskRoutes.set(taskId, (m) => deliver(m, options, m.params?.progressToken as string | number));
+    return () => void this.taskRoutes.delete(taskId);
+  }
+
   /** Delivers what belongs to a route (a task's progress, the server cancelling one of its requests); false for the rest. */
   private routed(m: WireMessage): boolean {
     if (m.method === "notifications/cancelled") {
@@ -126,7 +140,9 @@ export class LegacySession implements Lane {
       answering?.abort(new McpClientError(`The server cancelled its request: ${String(m.params?.reason ?? "no reason given")}`));
       return answering !== undefined;
     }
-    const route = m.method === "notifications/progress" ? this.progressRoutes.get(m.params?.progressToken as string | number) : undefined;
+    if (m.method !== "notifications/progress") return false;
+    const task = ((m.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK] as { taskId?: unknown } | undefined)?.taskId;
+    const route = this.progressRoutes.get(m.params?.progressToken as string | number) ?? (typeof task === "string" ? this.taskRoutes.get(task) : undefined);
     route?.(m);
     return route !== undefined;
   }
@@ -151,7 +167,7 @@ export class LegacySession implements Lane {
   private async initialize(): Promise<void> {
     this.sessionId = undefined;
     const id = nextId();
-    const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true), clientInfo: this.config.clientInfo };
+    const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true, false, this.config.extensions), clientInfo: this.config.clientInfo };
     const deadline = new Deadline(this.config.timeoutMs, "initialize");
     let result: InitializeResult;
     try {
@@ -322,6 +338,19 @@ export class LegacySession implements Lane {
 
   async ping(signal?: AbortSignal): Promise<void> {
     await this.request("ping", {}, { ...(signal ? { signal } : {}) });
+  }
+
+  async rootsChanged(): Promise<void> {
+    await this.notify("notifications/roots/list_changed");
+  }
+
+  /** The session's GET stream carries the notifications; resources are subscribed to first. */
+  async listen(filter: ListenFilter, signal: AbortSignal): Promise<{ filter: ListenFilter; messages: AsyncGenerator<WireMessage> }> {
+    for (const uri of filter.resourceSubscriptions ?? []) await this.request("resources/subscribe", { uri });
+    // Listening from now on, before the stream is known to be open, so nothing it brings is missed.
+    const messages = queued((push) => this.subscribe(push), signal);
+    await this.whenStreamOpen();
+    return { filter, messages };
   }
 
   /** Ends the session on the server (405 means it does not let clients do that, which is fine). */

@@ -10,9 +10,11 @@ import { capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
 import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
+import type { ListenFilter } from "./listen";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
 export class ModernLane implements Lane {
+  readonly era = "modern";
   constructor(
     private readonly config: LaneConfig,
     readonly version: string = MODERN_VERSION,
@@ -23,7 +25,7 @@ export class ModernLane implements Lane {
     const level = options?.onLog ? (this.config.logLevel ?? "info") : this.config.logLevel;
     return {
       [META.protocolVersion]: this.version,
-      [META.clientCapabilities]: capabilitiesOf(this.config.handlers, false, this.config.tasks !== undefined),
+      [META.clientCapabilities]: capabilitiesOf(this.config.handlers, false, this.config.tasks !== undefined, this.config.extensions),
       [META.clientInfo]: this.config.clientInfo,
       ...(level ? { [META.logLevel]: level } : {}),
       ...(progressToken !== undefined ? { progressToken } : {}),
@@ -71,6 +73,25 @@ export class ModernLane implements Lane {
     } finally {
       deadline.done();
     }
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.request("server/discover", {}, signal ? { signal } : {});
+  }
+
+  async rootsChanged(): Promise<void> {
+    // A 2026-07-28 server asks for the roots within each request that needs them.
+  }
+
+  async listen(filter: ListenFilter, signal: AbortSignal): Promise<{ filter: ListenFilter; messages: AsyncGenerator<WireMessage> }> {
+    const { messages } = await this.open("subscriptions/listen", { notifications: filter }, { signal });
+    // Read by hand: leaving a for-await loop would close the stream the subscription goes on reading.
+    for (let r = await messages.next(); !r.done; r = await messages.next()) {
+      const m = r.value;
+      if (m.error) throw new McpClientError(m.error.message, m.error.code, 200, m.error.data);
+      if (m.method === "notifications/subscriptions/acknowledged") return { filter: (m.params?.notifications ?? filter) as ListenFilter, messages };
+    }
+    throw new McpClientError("The listen stream ended before the server acknowledged it");
   }
 
   async close(): Promise<void> {

@@ -6,13 +6,12 @@
  * byte for byte, until the result is complete. A 2025-11-25 server never
  * answers this way (it asks on the session's stream), so the loop is a no-op there.
  */
+import { MAX_INPUT_ROUNDS } from "../mcp/rules";
 import { McpClientError } from "./errors";
 import { answerInput, type InputHandlers } from "./handlers";
 import type { CallOptions, Lane, TaskOptions } from "./lane";
 import { followModernTask } from "./tasks";
 
-/** Rounds after which a server that keeps asking is taken to be looping. */
-export const MAX_ROUNDS = 16;
 
 /** `resultType` values that are the result itself. */
 const COMPLETE = new Set([undefined, "complete"]);
@@ -22,7 +21,7 @@ const MAY_ASK = new Set(["tools/call", "prompts/get", "resources/read"]);
 const MAY_BE_TASK = new Set(["tools/call"]);
 
 /** A result, and whether it came after input rounds (such a result answers one user's answers: never cached). */
-export interface Answered {
+interface Answered {
   result: Record<string, unknown>;
   afterInput: boolean;
 }
@@ -36,7 +35,7 @@ export async function requestWithInput(
   tasks?: TaskOptions,
 ): Promise<Answered> {
   let next = params;
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
+  for (let round = 1; round <= MAX_INPUT_ROUNDS; round++) {
     const result = await lane.request(method, next, options);
     const type = result.resultType as string | undefined;
     const afterInput = round > 1;
@@ -57,5 +56,5 @@ export async function requestWithInput(
       ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {}),
     };
   }
-  throw new McpClientError(`The server asked for input on ${method} more than ${MAX_ROUNDS} times`);
+  throw new McpClientError(`The server asked for input on ${method} more than ${MAX_INPUT_ROUNDS} times`);
 }

@@ -3,7 +3,7 @@
  * with SSE; 2025-11-25 streams also carry event ids (the resumption cursor)
  * and `retry:` (how long to wait before reconnecting), so both are kept.
  */
-export interface SseEvent {
+interface SseEvent {
   id?: string;
   event?: string;
   data: string;

@@ -10,8 +10,8 @@
  */
 import { McpClientError } from "./errors";
 import type { InputHandlers } from "./handlers";
-import type { CallOptions, Lane, TaskOptions } from "./lane";
-import { ModernLane } from "./modern";
+import type { AnyLane } from "./any-lane";
+import type { CallOptions, TaskOptions } from "./lane";
 import { followLegacyTask, followModernTask } from "./tasks";
 import type { ResultFields } from "./types";
 
@@ -43,13 +43,13 @@ export interface TaskPage {
 
 export class TaskClient {
   constructor(
-    private readonly lane: () => Promise<Lane>,
+    private readonly lane: () => Promise<AnyLane>,
     private readonly handlers: InputHandlers,
     private readonly options: TaskOptions | undefined,
   ) {}
 
   /** The lane, once the client takes tasks: in 2026-07-28 a server answers task methods only to a client that declared the extension. */
-  private async ready(): Promise<Lane> {
+  private async ready(): Promise<AnyLane> {
     if (!this.options) throw new McpClientError("The task API needs a client created with the tasks option (tasks: true)");
     return this.lane();
   }
@@ -63,7 +63,7 @@ export class TaskClient {
   /** 2025-11-25 only (2026-07-28 has no `tasks/list`): a page of this client's tasks. */
   async list(cursor?: string, options?: CallOptions): Promise<TaskPage> {
     const lane = await this.ready();
-    if (lane instanceof ModernLane) throw new McpClientError("tasks/list does not exist in 2026-07-28: keep the ids of the tasks you start (onTask)");
+    if (lane.era === "modern") throw new McpClientError("tasks/list does not exist in 2026-07-28: keep the ids of the tasks you start (onTask)");
     return (await lane.request("tasks/list", cursor !== undefined ? { cursor } : {}, options)) as unknown as TaskPage;
   }
 
@@ -80,7 +80,7 @@ export class TaskClient {
    */
   async result(taskId: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
     const lane = await this.ready();
-    if (!(lane instanceof ModernLane)) return followLegacyTask(lane, taskId, options, true);
+    if (lane.era === "legacy") return followLegacyTask(lane, taskId, options, true);
     const now = await lane.request("tasks/get", { taskId }, options);
     return followModernTask(lane, this.handlers, now, this.options!, options, true);
   }

@@ -100,14 +100,20 @@ export async function callLegacyTask(
   }
 }
 
-/** 2025-11-25: waits for a task on `tasks/result` and returns the call's result. Aborting cancels it, unless `keepOnAbort`. */
-export async function followLegacyTask(lane: Lane, taskId: string, call?: CallOptions, keepOnAbort = false): Promise<Record<string, unknown>> {
-  const { signal } = call ?? {};
+/**
+ * 2025-11-25: waits for a task on `tasks/result` and returns the call's result; the task's progress goes
+ * to `call.onProgress`. Aborting cancels it, unless `keepOnAbort`.
+ */
+export async function followLegacyTask(lane: LegacySession, taskId: string, call?: CallOptions, keepOnAbort = false): Promise<Record<string, unknown>> {
+  const { signal, onProgress } = call ?? {};
+  const stop = onProgress ? lane.routeTaskProgress(taskId, { onProgress }) : undefined;
   try {
     // tasks/result waits for the end of the task, which its ttl bounds, not the request timeout.
     return await lane.request("tasks/result", { taskId }, { timeoutMs: 0, ...(signal ? { signal } : {}) });
   } catch (err) {
     if (signal?.aborted && !keepOnAbort) await lane.request("tasks/cancel", { taskId }, {}).catch(() => undefined);
     throw err;
+  } finally {
+    stop?.();
   }
 }

@@ -19,13 +19,13 @@ export interface WireMessage {
 }
 
 /** One message of an answer, with the SSE cursor that followed it (2025-11-25 only). */
-export interface Received {
+interface Received {
   message?: WireMessage;
   eventId?: string;
   retry?: number;
 }
 
-export const ACCEPT_BOTH = "application/json, text/event-stream";
+const ACCEPT_BOTH = "application/json, text/event-stream";
 
 export async function post(fetchFn: Fetch, url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal): Promise<Response> {
   try {

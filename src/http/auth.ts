@@ -11,14 +11,14 @@ import { ErrorCode } from "../mcp/errors";
 import type { JwtClaims } from "./jwt";
 import { reject } from "./responses";
 
-export interface Principal {
+interface Principal {
   /** Stable identity: sessions, requestState and subscriptions are bound to it. */
   id: string;
   scopes: string[];
 }
 
 /** Thrown by a verifier: a bad token (401) or a good token without the needed scopes (403). */
-export class AuthFailure extends Error {
+class AuthFailure extends Error {
   constructor(
     readonly kind: "invalid_token" | "insufficient_scope",
     message: string,
@@ -33,7 +33,7 @@ export type TokenVerifier = (token: string, resource: string) => Promise<Princip
 export const PRM_PATH = "/.well-known/oauth-protected-resource";
 
 /** This server's canonical URI (the token audience): scheme, host and the MCP path. */
-export const resourceUri = (request: Request, mcpPath: string) => `${new URL(request.url).origin}${mcpPath}`;
+const resourceUri = (request: Request, mcpPath: string) => `${new URL(request.url).origin}${mcpPath}`;
 
 function requireScopes(granted: string[], needed: string[]): void {
   const missing = needed.filter((s) => !granted.includes(s));
@@ -49,14 +49,14 @@ function sameString(a: string, b: string): boolean {
   return diff === 0;
 }
 
-export function staticTokenVerifier(token: string, scopes: string[]): TokenVerifier {
+function staticTokenVerifier(token: string, scopes: string[]): TokenVerifier {
   return async (presented) => {
     if (!sameString(presented, token)) throw new AuthFailure("invalid_token", "The access token is not valid");
     return { id: "token", scopes };
   };
 }
 
-export function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
+function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
   // jose is loaded on the first token, not at start-up: a server without JWT auth never evaluates it.
   let check: Promise<(token: string, audiences: string[]) => Promise<JwtClaims>> | undefined;
   return async (token, resource) => {

@@ -11,7 +11,7 @@ import { reject } from "./responses";
  * Whether "host[:port]" (from a Host header or an origin URL, any case) is on the list. An entry with a
  * port must match exactly; one without allows any port; "*.example.com" allows any name below it.
  */
-export function hostAllowed(hostPort: string, allowed: string[], wildcards = true): boolean {
+function hostAllowed(hostPort: string, allowed: string[], wildcards = true): boolean {
   const hp = hostPort.toLowerCase();
   const host = hp.startsWith("[") ? hp.slice(0, hp.indexOf("]") + 1) : hp.split(":")[0]!;
   return allowed.some((entry) => entry === hp || entry === host || (wildcards && entry.startsWith("*.") && host.endsWith(entry.slice(1))));

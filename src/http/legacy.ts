@@ -12,7 +12,8 @@ import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { legacyCapabilities, type Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
-import { LEGACY_VERSIONS, isLegacyVersion, isModernVersion } from "../mcp/versions";
+import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
+import { isModernVersion } from "../mcp/versions";
 import { isSessionId, newSessionId, sessionStub } from "../objects/addresses";
 import type { SessionAnswer, SessionStart } from "../objects/contracts";
 import { relayStream } from "./relay";
@@ -48,14 +49,12 @@ async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response |
 }
 
 /**
- * MCP-Protocol-Version on session traffic: absent means the negotiated one; anything that is no
- * session revision is 400 here, and the session object refuses (400) a revision other than the one
- * it negotiated, which only it knows.
+ * MCP-Protocol-Version on session traffic: one the revision refuses is 400 here, and the session
+ * object refuses (400) a revision other than the one it negotiated, which only it knows.
  */
 function checkVersionHeader(request: Request): Response | null {
-  const v = versionHeader(request);
-  if (v === undefined || isLegacyVersion(v)) return null;
-  return reject(400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${v}" for a session (supported: ${LEGACY_VERSIONS.join(", ")})`);
+  const problem = versionHeaderProblem(versionHeader(request));
+  return problem === undefined ? null : reject(400, ErrorCode.InvalidRequest, problem);
 }
 
 const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
@@ -98,8 +97,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
   if (typeof p.protocolVersion !== "string" || !isObject(p.capabilities) || !isObject(p.clientInfo)) {
     return rpcError(req.id, invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo").toJSON(), 400);
   }
-  // Echo a legacy revision we speak; otherwise offer our newest legacy one (never 2026-07-28: it has no handshake).
-  const protocolVersion = isLegacyVersion(p.protocolVersion) ? p.protocolVersion : LEGACY_VERSIONS[0];
+  const protocolVersion = negotiate(p.protocolVersion);
   const start = {
     principal: deps.principal,
     protocolVersion,

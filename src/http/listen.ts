@@ -27,12 +27,12 @@ const FILTER_KEYS = ["toolsListChanged", "promptsListChanged", "resourcesListCha
  * Resource URIs one listen request may subscribe to. Every publish of a resource update checks each
  * of them, so the list is capped; a client that needs more opens another listen stream.
  */
-export const MAX_LISTEN_RESOURCE_URIS = 256;
+const MAX_LISTEN_RESOURCE_URIS = 256;
 /**
  * Longest resource URI in a listen filter, in UTF-8 bytes: the common practical limit for URLs.
  * With the count cap a filter stays under 512 KiB, which the hub stores and sends in one frame.
  */
-export const MAX_LISTEN_URI_LENGTH = 2048;
+const MAX_LISTEN_URI_LENGTH = 2048;
 
 /** The tasks extension, which a listen filter needs on both sides to name task ids. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";

@@ -10,28 +10,28 @@ import type { Env } from "../env";
 import { reportingFor } from "../reporting";
 import { readTrace, type TraceContext } from "../mcp/telemetry";
 import type { Notifier } from "../mcp/context";
-import { INPUT_METHODS, MODERN_METHODS, hasMethod } from "../mcp/dispatch";
+import { INPUT_METHODS, hasMethod } from "../mcp/dispatch";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
-import { ErrorCode, McpError, invalidParams, methodNotFound, toMcpError } from "../mcp/errors";
+import { ErrorCode, McpError, methodNotFound, toMcpError } from "../mcp/errors";
 import { execute, reported } from "../mcp/execute";
-import { isObject } from "../mcp/guards";
-import type { InputRequest } from "../mcp/input";
-import { checkProgressToken, errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
-import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel } from "../mcp/types";
-import { META, PER_REQUEST_VERSIONS, isLegacyVersion } from "../mcp/versions";
+import { MODERN } from "../mcp/revisions";
+import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
+import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
 import { missingSecret } from "./seal";
 import { failedStatus, refusedStatus } from "./status";
-import { MODERN_TASK_METHODS, createModernTask, declaresTasks, serveModernTaskMethod, taskDecision, tasksExtensionRequired } from "./tasks";
+import { serveModernTaskMethod } from "./tasks";
+import { createTask } from "../objects/task-create";
 import { argumentProblem } from "../mcp/methods/tools";
 import type { StartTask } from "../mcp/tasks";
 
-export interface LaneDeps {
+interface LaneDeps {
   reg: Registry;
   config: Config;
   env: Env;
@@ -44,64 +44,24 @@ export interface LaneDeps {
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
 
-export interface Envelope {
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo?: Implementation;
-  logLevel?: LogLevel;
-  progressToken?: string | number;
-}
-
 /** Steps 1–8 of the ladder; throws the McpError of the first failed step. */
-export function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
+function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
   const params = msg.params ?? {};
   const headerVersion = headerValue(request.headers, "MCP-Protocol-Version");
   if (headerVersion === undefined) throw new McpError(ErrorCode.HeaderMismatch, "Missing MCP-Protocol-Version header");
-
-  const meta = params._meta;
-  if (!isObject(meta)) throw invalidParams("params._meta is required on every 2026-07-28 request");
-  const version = meta[META.protocolVersion];
-  if (typeof version !== "string") throw invalidParams(`params._meta["${META.protocolVersion}"] is required`);
-  const caps = meta[META.clientCapabilities];
-  if (!isObject(caps)) throw invalidParams(`params._meta["${META.clientCapabilities}"] is required (an object)`);
-
-  if (headerVersion !== version)
-    throw new McpError(ErrorCode.HeaderMismatch, `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${version}"`);
-  if (!PER_REQUEST_VERSIONS.includes(version)) {
-    // `supported` lists only what this path serves, whatever was requested: a client retries with
-    // a version from it, and a legacy revision would earn it this same error again.
-    throw new McpError(
-      ErrorCode.UnsupportedProtocolVersion,
-      isLegacyVersion(version)
-        ? `Protocol version ${version} needs an initialize session (without the per-request _meta); per-request _meta is served for ${PER_REQUEST_VERSIONS.join(", ")}`
-        : `Unsupported protocol version: ${version}`,
-      { supported: PER_REQUEST_VERSIONS, requested: version },
-    );
-  }
-
-  checkRoutingHeaders(request.headers, msg.method, params);
-  // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
-  const taskMethod = reg.hasTasks && MODERN_TASK_METHODS.has(msg.method);
-  if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN_METHODS, reg, msg.method)) throw methodNotFound(msg.method);
-  if (taskMethod && !declaresTasks(caps as ClientCapabilities)) throw tasksExtensionRequired();
-
-  const logLevel = meta[META.logLevel];
-  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
-    throw invalidParams(`Invalid log level: ${String(logLevel)}`);
-  const progressToken = checkProgressToken(meta);
-  const clientInfo = meta[META.clientInfo];
+  const envelope = readEnvelope(params, headerVersion, (caps) => {
+    checkRoutingHeaders(request.headers, msg.method, params);
+    // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
+    const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
+    if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN.methods, reg, msg.method)) throw methodNotFound(msg.method);
+    if (taskMethod && !declaresTasks(caps)) throw tasksExtensionRequired();
+  });
 
   if (msg.method === "tools/call" && typeof params.name === "string") {
     const tool = reg.tools.get(params.name);
     if (tool) checkParamHeaders(request.headers, tool, params.arguments);
   }
-  return {
-    protocolVersion: version,
-    clientCapabilities: caps as ClientCapabilities,
-    clientInfo: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
-    logLevel: logLevel as LogLevel | undefined,
-    progressToken: progressToken as string | number | undefined,
-  };
+  return envelope;
 }
 
 export async function serveModernRequest(request: Request, msg: JsonRpcRequest, deps: LaneDeps): Promise<Response> {
@@ -110,7 +70,7 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     envelope = validateModernRequest(request, msg, deps.reg);
   } catch (err) {
     const e = toMcpError(err);
-    return rpcError(msg.id, e.toJSON(), refusedStatus(e.code));
+    return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
   }
   if (msg.method === "subscriptions/listen") return deps.listen(msg, envelope);
 
@@ -152,7 +112,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
   const reply = (result: object): Reply => ({ body: resultResponse(msg.id, result), status: 200 });
   try {
     const reporting = reportingFor(deps.config, deps.env, deps.reg, deps.trace);
-    const report = { protocolVersion: envelope.protocolVersion, era: "modern" as const, principal: deps.principal, reporting };
+    const report = { protocolVersion: envelope.protocolVersion, revision: MODERN, principal: deps.principal, reporting };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
     const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {
       const outcome = await reported(msg.method, params, report, async () => {
@@ -165,24 +125,24 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       if (outcome.kind === "error") throw outcome.error;
       return reply(encodeModernResult(msg.method, (outcome as { result: Record<string, unknown> }).result, deps.reg, deps.principal));
     };
-    if (MODERN_TASK_METHODS.has(msg.method)) return await served(() => serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
-    const asTask = msg.method === "tools/call" ? taskDecision(deps.reg, params, envelope.clientCapabilities) : "plain";
-    const startTask = (answers: Readonly<Record<string, unknown>>) =>
-      createModernTask(
+    if (MODERN.taskMethods.has(msg.method)) return await served(() => serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
+    const asTask = msg.method === "tools/call" ? MODERN.asTask(deps.reg, params, envelope.clientCapabilities) : "plain";
+    const startTask = async (answers: Readonly<Record<string, unknown>>) => {
+      const made = await createTask(
         {
-          tool: deps.reg.tools.get(params.name as string)! as Parameters<typeof createModernTask>[0]["tool"],
+          tool: deps.reg.tools.get(params.name as string)! as Parameters<typeof createTask>[0]["tool"],
+          owner: { era: MODERN.era, principal: deps.principal ?? "" },
+          anonymousKey: deps.anonymousKey,
           params,
-          protocolVersion: envelope.protocolVersion,
-          clientCapabilities: envelope.clientCapabilities,
-          clientInfo: envelope.clientInfo,
+          client: envelope,
           answers: { ...answers },
           trace: deps.trace,
-          principal: deps.principal ?? "",
-          anonymousKey: deps.anonymousKey,
         },
         deps.env,
         deps.config,
       );
+      return MODERN.taskCreated(made);
+    };
     if (asTask === "task") {
       // A bad argument is answered now, like any call's, not by a task that fails later.
       const problem = argumentProblem(deps.reg, params);
@@ -201,14 +161,12 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (input && params.requestState !== undefined) await digest();
     const round: RoundInput = input ? await openRound(params, bind, deps.config) : { answers: Object.create(null), state: undefined };
     const outcome = await execute(msg.method, params, {
-      era: "modern",
+      revision: MODERN,
       reg: deps.reg,
-      table: MODERN_METHODS,
       protocolVersion: envelope.protocolVersion,
       clientCapabilities: envelope.clientCapabilities,
       clientInfo: envelope.clientInfo,
-      // 2026: log messages only when the request asks for them, at or above its level.
-      logLevel: envelope.logLevel,
+      logLevel: MODERN.logLevel(envelope.logLevel),
       progressToken: envelope.progressToken,
       answers: round.answers,
       state: round.state,
@@ -227,22 +185,10 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (outcome.kind === "error") throw outcome.error;
     await digest();
     const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, deps.config, inputStateTtlSeconds);
-    return reply(encodeInputRequired(stripLegacyFields(inputRequests), requestState, deps.reg));
+    return reply(encodeInputRequired(MODERN.inputRequests(inputRequests), requestState, deps.reg));
   } catch (err) {
     // Errors of the core, and of opening or sealing requestState.
     const e = toMcpError(err);
-    return { body: errorResponse(msg.id, e.toJSON()), status: failedStatus(e.code) };
+    return { body: errorResponse(msg.id, MODERN.encodeError(e)), status: failedStatus(e.code) };
   }
-}
-
-/** URL elicitations carry no elicitationId in 2026-07-28. */
-function stripLegacyFields(requests: Record<string, InputRequest>) {
-  const out: typeof requests = {};
-  for (const [key, r] of Object.entries(requests)) {
-    if (r.method === "elicitation/create" && r.params.mode === "url") {
-      const { elicitationId: _id, ...params } = r.params;
-      out[key] = { method: r.method, params };
-    } else out[key] = r;
-  }
-  return out;
 }

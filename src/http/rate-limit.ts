@@ -10,14 +10,14 @@ import { rpcError } from "./responses";
  * The binding counts over its configured period, 10 or 60 seconds, and does not say which: a client
  * told to wait 60 seconds never comes back too early.
  */
-export const RATE_LIMIT_RETRY_SECONDS = 60;
+const RATE_LIMIT_RETRY_SECONDS = 60;
 
 /**
  * The part of a client address that one client controls. An IPv6 client is normally given a whole
  * /64 and may use any address in it, so keying on the full address would give it 2^64 budgets; it
  * gets one, like an IPv4 client with its one address.
  */
-export function clientAddress(ip: string): string {
+function clientAddress(ip: string): string {
   if (!ip.includes(":")) return ip;
   let host: string;
   try {

@@ -5,7 +5,7 @@
  * treats as cancellation.
  */
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   "Content-Type": "text/event-stream",
   "Cache-Control": "no-cache",
   // Proxies (nginx and friends) must not buffer a stream that carries progress.
@@ -15,7 +15,7 @@ export const SSE_HEADERS = {
 const encoder = new TextEncoder();
 
 /** Keep-alive interval: inside the 15–25 s window that survives common idle timeouts. */
-export const KEEP_ALIVE_MS = 20_000;
+const KEEP_ALIVE_MS = 20_000;
 
 /**
  * Bytes one SSE response may hold for a client that is not reading. The runtime drains the buffer
@@ -26,15 +26,13 @@ export const KEEP_ALIVE_MS = 20_000;
  * of its 128 MB. A full buffer closes the stream: on 2026-07-28 that cancels the request; on
  * 2025-11-25 the events are in the session's log and the client resumes with Last-Event-ID.
  */
-export const SSE_BUFFER_BYTES = 256 * 1024;
+const SSE_BUFFER_BYTES = 256 * 1024;
 
 export class SseStream {
   readonly response: Response;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private closed = false;
   private keepAlive?: ReturnType<typeof setInterval>;
-  /** True once the stream was closed because its client did not read fast enough. */
-  overflowed = false;
 
   constructor(
     private readonly onClose: () => void = () => {},
@@ -112,7 +110,6 @@ export class SseStream {
 
   /** The client stopped reading and its buffer is full: end the stream instead of holding more. */
   private overflow(): void {
-    this.overflowed = true;
     try {
       if (this.overflowRetryMs !== undefined) this.controller.enqueue(encoder.encode(`retry: ${this.overflowRetryMs}\n\n`));
       this.controller.close();

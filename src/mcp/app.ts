@@ -153,8 +153,9 @@ export interface AppDefinition<Env = DefaultEnv> {
 
 /*
  * Opt-in protocol extensions (Skills, MCP Apps) hand the core this shape: their capability entry,
- * the methods they add and the resources they serve. Each extension's own code lives in src/mcp/ext/,
- * imported by the app that uses it, so an app that uses none carries none of it.
+ * the methods they add and the resources they serve, and the installer that serves them. Each
+ * extension's code, the installer included, lives in src/mcp/ext/, imported by the app that uses
+ * it, so an app that uses none carries none of it.
  */
 export interface ExtensionMethod {
   run: (params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
@@ -175,6 +176,12 @@ export interface Extension {
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
   /** The tools (as listed) for a client that did not declare this extension. */
   toolsWithout?: (tools: Record<string, unknown>[]) => Record<string, unknown>[];
+  /**
+   * Serves the app's extensions from its compiled registry: `defineExtension` sets the extension
+   * host (src/mcp/ext/host.ts) here, so only an app with an extension has that code. The registry is
+   * `unknown` to this file because registry.ts builds on it; the host takes it as the Registry it is.
+   */
+  install(registry: unknown, app: AppDefinition<any>, extensions: Extension[]): void;
 }
 
 /** A tool's interactive view (MCP Apps): the `ui://` resource it names and the extension that serves it. */

@@ -1,17 +1,15 @@
 /**
- * The dispatch tables: method name → handler, per revision. Both lanes call
- * `dispatch`; what differs between them is only which table they pass and
- * how they encode the result (encode.ts).
+ * The dispatch tables: method name → handler. Both lanes call `dispatch` with
+ * their revision's table (revisions/), built from the methods shared here.
  */
 import type { HandlerContext } from "./context";
 import { methodNotFound } from "./errors";
 import { complete } from "./methods/completion";
 import { getPrompt, listPrompts } from "./methods/prompts";
 import { listResourceTemplates, listResources, readResource } from "./methods/resources";
-import { callTool, listTools } from "./methods/tools";
+import { callTool } from "./methods/tools";
 import type { Registry } from "./registry";
 import type { ServerCapabilities } from "./types";
-import { PER_REQUEST_VERSIONS } from "./versions";
 
 type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
 
@@ -21,9 +19,8 @@ interface MethodEntry {
   needs?: keyof ServerCapabilities;
 }
 
-/** Methods both revisions share, with the same params and results. */
-const SHARED: Record<string, MethodEntry> = {
-  "tools/list": { run: listTools, needs: "tools" },
+/** Methods both revisions share, with the same params and results; tools/list differs in its lists only. */
+export const SHARED_METHODS: Record<string, MethodEntry> = {
   "tools/call": { run: callTool, needs: "tools" },
   "resources/list": { run: listResources, needs: "resources" },
   "resources/templates/list": { run: listResourceTemplates, needs: "resources" },
@@ -35,27 +32,12 @@ const SHARED: Record<string, MethodEntry> = {
 
 export type MethodTable = Readonly<Record<string, MethodEntry>>;
 
-/** 2026-07-28: the shared methods plus server/discover. subscriptions/listen is a stream, served by the lane. */
-export const MODERN_METHODS: MethodTable = {
-  ...SHARED,
-  "server/discover": {
-    run: (reg) => ({
-      supportedVersions: PER_REQUEST_VERSIONS,
-      capabilities: reg.capabilities,
-      ...(reg.instructions ? { instructions: reg.instructions } : {}),
-    }),
-  },
-};
-
-/** 2025-11-25 methods served by the core; the session object adds initialize, ping, setLevel, subscribe. */
-export const LEGACY_METHODS: MethodTable = SHARED;
-
 /** Methods that may answer with an InputRequiredResult (MRTR). */
 export const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
 export function hasMethod(table: MethodTable, reg: Registry, method: string): boolean {
   const entry = Object.hasOwn(table, method) ? table[method] : undefined;
-  if (entry === undefined) return reg.extensionMethods.has(method);
+  if (entry === undefined) return reg.ext?.methods.has(method) ?? false;
   return entry.needs === undefined || reg.capabilities[entry.needs] !== undefined;
 }
 
@@ -68,6 +50,6 @@ export async function dispatch(
 ): Promise<Record<string, unknown>> {
   if (!hasMethod(table, reg, method)) throw methodNotFound(method);
   // The methods of opt-in extensions (skills/list…) come after the revision's own.
-  const run = Object.hasOwn(table, method) ? table[method]!.run(reg, params, ctx) : reg.extensionMethods.get(method)!.run(params, ctx);
+  const run = Object.hasOwn(table, method) ? table[method]!.run(reg, params, ctx) : reg.ext!.methods.get(method)!.run(params, ctx);
   return (await run) as Record<string, unknown>;
 }

@@ -45,8 +45,6 @@ export class McpError extends Error {
 
 export const invalidParams = (message: string, data?: unknown) => new McpError(ErrorCode.InvalidParams, message, data);
 
-export const invalidRequest = (message: string) => new McpError(ErrorCode.InvalidRequest, message);
-
 export const methodNotFound = (method: string) => new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 
 /**

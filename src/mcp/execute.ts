@@ -7,9 +7,10 @@
  * validation, routing and storage.
  */
 import type { HandlerContext, Notifier } from "./context";
-import { INPUT_METHODS, dispatch, type MethodTable } from "./dispatch";
+import { INPUT_METHODS, dispatch } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
+import type { Revision } from "./revisions/revision";
 import { StartTask } from "./tasks";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
 import { UrlElicitationRequired } from "./url-elicitation";
@@ -17,10 +18,10 @@ import type { Registry } from "./registry";
 import { logLine, loggedName, pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
-export interface ExecuteOptions {
-  era: HandlerContext["era"];
+interface ExecuteOptions {
+  /** The revision the request is served in: its methods, and how it asks for a completed URL. */
+  revision: Revision;
   reg: Registry;
-  table: MethodTable;
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
@@ -75,7 +76,7 @@ export function execute(method: string, params: Record<string, unknown>, options
 export async function reported(
   method: string,
   params: Record<string, unknown>,
-  options: Pick<ExecuteOptions, "protocolVersion" | "era" | "principal" | "reporting">,
+  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "principal" | "reporting">,
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { reporting } = options;
@@ -84,7 +85,7 @@ export async function reported(
   const target = targetOf(method, params);
   const registered = target === undefined ? undefined : reporting.registered?.(method, target);
   const name = target === undefined ? undefined : loggedName(method, target);
-  const about = { revision: options.protocolVersion, lane: options.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
+  const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
   try {
     reporting.hooks?.onRequest?.(about);
   } catch (err) {
@@ -100,13 +101,9 @@ export async function reported(
 
 async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
-    return { kind: "result", result: await dispatch(options.table, options.reg, method, params, handlerContext(options)) };
+    return { kind: "result", result: await dispatch(options.revision.methods, options.reg, method, params, handlerContext(options)) };
   } catch (thrown) {
-    let err = thrown;
-    // 2026-07-28 has no -32042: "complete this URL first" is an input round there, asked like any other.
-    if (err instanceof UrlElicitationRequired && options.era === "modern") {
-      err = INPUT_METHODS.has(method) ? asInputRound(err, options) : new InputRequired({}, undefined);
-    }
+    const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
     if (INPUT_METHODS.has(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
@@ -127,21 +124,12 @@ function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode
   return { outcome: outcome.result.isError === true ? "tool_error" : "result" };
 }
 
-/** The InputRequired a 2026 client gets instead of -32042, or -32021 when it cannot open URLs. */
-function asInputRound(err: UrlElicitationRequired, o: ExecuteOptions): unknown {
-  try {
-    return new Input({}, o.state, o.clientCapabilities).require(err.asInputRequests(), o.state);
-  } catch (signal) {
-    return signal;
-  }
-}
-
 function handlerContext(o: ExecuteOptions): HandlerContext {
   let lastProgress = -Infinity;
   // Without the logging capability nothing is logged to the client, whatever level it asked for.
   const threshold = o.reg.capabilities.logging && o.logLevel ? LOG_LEVELS.indexOf(o.logLevel) : Infinity;
   return {
-    era: o.era,
+    era: o.revision.era,
     protocolVersion: o.protocolVersion,
     clientCapabilities: o.clientCapabilities,
     clientInfo: o.clientInfo,

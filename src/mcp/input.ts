@@ -110,7 +110,7 @@ export class InputRequired {
  * The client capability an input request needs, or null when the client
  * declared it. Returned as the `requiredCapabilities` object of -32021.
  */
-export function missingCapability(request: InputRequest, caps: ClientCapabilities): ClientCapabilities | null {
+function missingCapability(request: InputRequest, caps: ClientCapabilities): ClientCapabilities | null {
   switch (request.method) {
     case "elicitation/create": {
       const e = caps.elicitation;

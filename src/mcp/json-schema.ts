@@ -1,9 +1,10 @@
 /**
- * valibot → JSON Schema, once at start-up, so `tools/list` never runs user
+ * valibot → JSON Schema, once on the first request, so `tools/list` never runs user
  * code and costs nothing per request.
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
+import { isHeaderToken, isHeaderType } from "./rules";
 
 export type JsonSchemaObject = Record<string, unknown>;
 
@@ -29,8 +30,8 @@ export function mcpHeaderParams(schema: JsonSchemaObject): Map<string, { header:
     const header = prop["x-mcp-header"];
     if (typeof header !== "string") continue;
     const type = String(prop.type);
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(header)) throw new Error(`x-mcp-header "${header}" on ${name} is not an HTTP token`);
-    if (!["string", "integer", "boolean"].includes(type)) throw new Error(`x-mcp-header on ${name} needs a string, integer or boolean property`);
+    if (!isHeaderToken(header)) throw new Error(`x-mcp-header "${header}" on ${name} is not an HTTP token`);
+    if (!isHeaderType(type)) throw new Error(`x-mcp-header on ${name} needs a string, integer or boolean property`);
     for (const seen of out.values())
       if (seen.header.toLowerCase() === header.toLowerCase()) throw new Error(`x-mcp-header "${header}" is used twice`);
     out.set(name, { header, type });

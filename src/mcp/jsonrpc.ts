@@ -6,10 +6,10 @@ import * as v from "valibot";
 import { ErrorCode, McpError, type JsonRpcErrorObject } from "./errors";
 
 export type RequestId = string | number;
-export type Params = Record<string, unknown>;
+type Params = Record<string, unknown>;
 
 /** Request ids longer than this are rejected: an id is echoed in every answer and must stay small. */
-export const MAX_ID_LENGTH = 256;
+const MAX_ID_LENGTH = 256;
 // The schemas are built on first use, not at import: start-up pays for every function it calls (V8
 // compiles each on its first call), and these were most of what the engine's own modules cost.
 /** A schema built once per isolate, when a message of its kind first arrives. */
@@ -77,7 +77,7 @@ function nestingDepth(text: string): number {
   return max;
 }
 
-export function classifyMessage(json: unknown): Message {
+function classifyMessage(json: unknown): Message {
   if (Array.isArray(json)) {
     throw new McpError(ErrorCode.InvalidRequest, "Invalid request: batches are not supported; send one message per POST");
   }
@@ -125,7 +125,7 @@ function describeShapeProblem(obj: Record<string, unknown>): string {
  * Progress tokens are echoed in every progress notification of their request, so they are held to
  * the same bound as request ids: a 900 KB token would otherwise cost its size again per event.
  */
-export const MAX_PROGRESS_TOKEN_LENGTH = MAX_ID_LENGTH;
+const MAX_PROGRESS_TOKEN_LENGTH = MAX_ID_LENGTH;
 
 /** The `_meta.progressToken` of a request (a string of at most MAX_PROGRESS_TOKEN_LENGTH, or an integer); -32602 otherwise. */
 export function checkProgressToken(meta: unknown): string | number | undefined {

@@ -1,9 +1,10 @@
 /**
  * The compiled application: every list, schema and lookup table is built
- * once when the Worker starts, so serving a list is a slice of a constant.
+ * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, Extension, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
@@ -20,7 +21,7 @@ export interface CompiledTool {
   task?: TaskOptions;
 }
 
-export interface CompiledTemplate {
+interface CompiledTemplate {
   def: ResourceTemplateDefinition<any>;
   wire: Record<string, unknown>;
   matcher: UriMatcher;
@@ -40,12 +41,8 @@ export interface Registry {
   toolList: Record<string, unknown>[];
   /** The same tools as 2025-11-25 lists them: with `execution.taskSupport`. */
   legacyToolList: Record<string, unknown>[];
-  /** An extension that changes the tools (MCP Apps), and the lists a client that did not declare it gets. */
-  toolsWithout?: { extension: string; modern: Record<string, unknown>[]; legacy: Record<string, unknown>[] };
-  /** Methods that opt-in extensions add, by name. */
-  extensionMethods: Map<string, ExtensionMethod>;
-  /** Unlisted resources the extensions read (a skill's supporting files). */
-  extensionResources: ((uri: string) => ResourceDefinition<any> | undefined)[];
+  /** What the app's opt-in extensions add (src/mcp/ext/host.ts); absent for an app without any. */
+  ext?: ExtensionHooks;
   resources: Map<string, ResourceDefinition<any>>;
   resourceList: Record<string, unknown>[];
   templates: CompiledTemplate[];
@@ -54,10 +51,22 @@ export interface Registry {
   promptList: Record<string, unknown>[];
 }
 
+/** The lookups the core makes for opt-in extensions; the extension host fills them in. */
+export interface ExtensionHooks {
+  /** Methods the extensions add (skills/list…), by name. */
+  methods: Map<string, ExtensionMethod>;
+  /** Resources read by URI but not listed (a skill's supporting files). */
+  resource?: (uri: string) => ResourceDefinition<any> | undefined;
+  /** The tools this client gets in place of `all` (a revision's list) when an extension changes them (MCP Apps); undefined for `all`. */
+  tools?: (ctx: HandlerContext<any>, all: Record<string, unknown>[]) => Record<string, unknown>[] | undefined;
+  /** Cacheable methods whose 2026 result depends on what the client declared: never reused. */
+  perClient: Set<string>;
+}
+
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Drops undefined fields and the handler functions from a definition. */
-function wireOf(def: object, omit: string[]): Record<string, unknown> {
+export function wireOf(def: object, omit: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(def)) if (val !== undefined && typeof val !== "function" && !omit.includes(k)) out[k] = val;
   return out;
@@ -71,7 +80,6 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : { type: "object", properties: {} };
   const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view"]);
-  if (def.view) wire._meta = def.view.toolMeta(def._meta);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
   else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
@@ -80,6 +88,9 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     throw new Error(`Tool ${def.name}: task must be "forbidden", "optional" or "required"`);
   return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
 }
+
+/** The tool a tools/call names, if the app has it. */
+export const toolNamed = (reg: Registry, params: Record<string, unknown>) => (typeof params.name === "string" ? reg.tools.get(params.name) : undefined);
 
 /** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
 export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {
@@ -128,41 +139,25 @@ function compileOnce(app: AppDefinition<any>): Registry {
     if (prompts.has(p.name)) throw new Error(`Prompt "${p.name}" is defined twice`);
     prompts.set(p.name, p);
   }
-  // A view brings its resource and its extension; one view may serve several tools.
-  const extensions = new Map<string, Extension>();
-  const extensionMethods = new Map<string, ExtensionMethod>();
-  const views = [...tools.values()].flatMap((t) => (t.def.view ? [t.def.view] : []));
-  for (const ext of [...(app.extensions ?? []), ...views.map((view) => view.extension)]) extensions.set(ext.id, ext);
-  for (const r of [...views.map((view) => view.resource), ...[...extensions.values()].flatMap((e) => e.resources ?? [])]) {
-    if (resources.has(r.uri) && resources.get(r.uri) !== r) throw new Error(`Resource "${r.uri}" is defined twice`);
-    resources.set(r.uri, r);
-  }
-  for (const ext of extensions.values()) for (const [name, method] of Object.entries(ext.methods ?? {})) extensionMethods.set(name, method);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete"]),
     matcher: compileUriTemplate(def.uriTemplate),
   }));
 
-  const extensionResources = [...extensions.values()].flatMap((e) => (e.resource ? [e.resource] : []));
-  const hasResources = resources.size > 0 || templates.length > 0 || extensionResources.length > 0;
+  const hasResources = resources.size > 0 || templates.length > 0;
   const hasCompletions =
     (app.prompts ?? []).some((p) => p.complete) || (app.resourceTemplates ?? []).some((t) => t.complete);
   const capabilities: ServerCapabilities = {};
   if (tools.size > 0) capabilities.tools = { listChanged: true };
-  if (hasResources) capabilities.resources = { subscribe: app.resourceSubscriptions ?? true, listChanged: true };
+  if (hasResources) capabilities.resources = resourcesCapability(app);
   if (prompts.size > 0) capabilities.prompts = { listChanged: true };
   if (hasCompletions) capabilities.completions = {};
   if (app.logging ?? true) capabilities.logging = {};
   const hasTasks = [...tools.values()].some((t) => t.task);
   if (hasTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
-  for (const ext of extensions.values()) capabilities.extensions = { ...capabilities.extensions, [ext.id]: ext.settings };
   // Registration order is the deterministic order 2026-07-28 asks for.
-  const toolList = [...tools.values()].map((t) => t.wire);
-  const legacyToolList = [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire));
-  const changer = [...extensions.values()].find((e) => e.toolsWithout);
-
-  return {
+  const reg: Registry = {
     info: app.info,
     instructions: app.instructions,
     capabilities,
@@ -171,11 +166,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
     hooks: app.telemetry,
     tools,
-    toolList,
-    legacyToolList,
-    toolsWithout: changer && { extension: changer.id, modern: changer.toolsWithout!(toolList), legacy: changer.toolsWithout!(legacyToolList) },
-    extensionMethods,
-    extensionResources,
+    toolList: [...tools.values()].map((t) => t.wire),
+    legacyToolList: legacyToolListOf(tools),
     resources,
     resourceList: [...resources.values()].map((r) => wireOf(r, [])),
     templates,
@@ -183,5 +175,16 @@ function compileOnce(app: AppDefinition<any>): Registry {
     prompts,
     promptList: [...prompts.values()].map((p) => wireOf(p, ["complete"])),
   };
+  // Views come with their tools. Every extension carries the same installer (src/mcp/ext/host.ts), so
+  // the extensions' code is in the bundle only when the app imports one.
+  const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];
+  extensions[0]?.install(reg, app, extensions);
+  return reg;
 }
+
+/** The tools as 2025-11-25 lists them: with `execution.taskSupport`. */
+export const legacyToolListOf = (tools: Map<string, CompiledTool>) =>
+  [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire));
+
+export const resourcesCapability = (app: AppDefinition<any>) => ({ subscribe: app.resourceSubscriptions ?? true, listChanged: true });
 

@@ -8,7 +8,6 @@
  */
 import type { JsonRpcErrorObject } from "./errors";
 import type { InputRequest } from "./input";
-import type { Json } from "./types";
 
 /** The extension id a 2026 client names in its per-request capabilities, and the server in discover. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -87,8 +86,20 @@ export interface TaskView {
   error?: JsonRpcErrorObject;
 }
 
+/** The progress token a task's run reports under when no client asked for progress: its status message shows it. */
+export const TASK_STATUS_ONLY = "task-status";
+
+/** Whose a task is. Anonymous 2025 tasks belong to their session; anonymous 2026 tasks to whoever holds the id. */
+export interface TaskOwner {
+  era: "modern" | "legacy";
+  /** "" when the server has no authorization. */
+  principal: string;
+  /** 2025: the session that created the task (where its messages go). */
+  sessionId?: string;
+}
+
 /** The longest statusMessage kept: it is shown in every tasks/get and tasks/list, and kept in the owner's index. */
-export const STATUS_MESSAGE_MAX = 1024;
+const STATUS_MESSAGE_MAX = 1024;
 export const statusText = (message: string) => message.slice(0, STATUS_MESSAGE_MAX);
 
 /** What an owner's index keeps of a task for tasks/list: its metadata, never its result, error or input requests. */
@@ -99,7 +110,8 @@ export function taskSummary(t: TaskView): TaskView {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function baseFields(t: TaskView) {
+/** The fields both revisions show of a task, in the same form; each adds its own (see revisions/). */
+export function taskFields(t: TaskView) {
   return {
     taskId: t.taskId,
     status: t.status,
@@ -107,34 +119,6 @@ function baseFields(t: TaskView) {
     createdAt: iso(t.createdAt),
     lastUpdatedAt: iso(t.lastUpdatedAt),
   };
-}
-
-/** 2026-07-28 Task (the flattened fields of CreateTaskResult). */
-export const modernTask = (t: TaskView): Record<string, Json> => ({
-  ...baseFields(t),
-  ttlMs: t.ttlMs,
-  pollIntervalMs: t.pollIntervalMs,
-});
-
-/** 2026-07-28 DetailedTask: `tasks/get` and `notifications/tasks` carry what the status has. */
-export function modernDetail(t: TaskView): Record<string, unknown> {
-  const out: Record<string, unknown> = modernTask(t);
-  if (t.status === "input_required") out.inputRequests = t.inputRequests ?? {};
-  if (t.status === "completed" && t.result) out.result = { resultType: "complete", ...t.result };
-  if (t.status === "failed" && t.error) out.error = t.error;
-  return out;
-}
-
-/** 2025-11-25 Task (inside CreateTaskResult, and the fields of the tasks/get, list and cancel results). */
-export const legacyTask = (t: TaskView): Record<string, Json> => ({
-  ...baseFields(t),
-  ttl: t.ttlMs,
-  pollInterval: t.pollIntervalMs,
-});
-
-/** What a finished call gives its task: 2026 keeps `isError` results completed; 2025 calls them failed. */
-export function finishedStatus(era: "modern" | "legacy", result: Record<string, unknown>): TaskStatus {
-  return era === "legacy" && result.isError === true ? "failed" : "completed";
 }
 
 /** Task ids are 256 random bits, base64url (like session ids): unguessable, safe in a header. */

@@ -40,7 +40,7 @@ export interface TelemetryHooks {
 }
 
 /** How much the engine logs: nothing, failed requests only, or one line per request. */
-export type LogVolume = "off" | "errors" | "all";
+type LogVolume = "off" | "errors" | "all";
 
 /** What a lane hands the executor so it can report the request. */
 export interface Reporting {
@@ -101,7 +101,7 @@ export async function pseudonym(value: string, salt = ""): Promise<string> {
 }
 
 /** Characters of a request's target a log line keeps: real tool names and resource URIs are shorter. */
-export const MAX_LOGGED_NAME = 128;
+const MAX_LOGGED_NAME = 128;
 
 /**
  * A request's target (tool or prompt name, resource URI) as a log line carries it. The client chose

@@ -7,11 +7,12 @@
  */
 import type { AppDefinition, ToolArgs, ToolDefinition } from "./app";
 import type { Notifier } from "./context";
-import { MODERN_METHODS } from "./dispatch";
 import { execute } from "./execute";
 import type { InputRequest } from "./input";
 import type { JsonRpcNotification } from "./jsonrpc";
 import { compileApp, type Registry } from "./registry";
+import { MAX_INPUT_ROUNDS } from "./rules";
+import { MODERN } from "./revisions";
 import type { CallToolResult, ClientCapabilities, GetPromptResult, Json, ResourceContents } from "./types";
 import { MODERN_VERSION } from "./versions";
 
@@ -39,8 +40,6 @@ export interface TestRecord {
 }
 
 const ALL_INPUT: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
-/** More rounds than any sane handler asks for; a handler that keeps asking is a bug the test should see. */
-const MAX_ROUNDS = 32;
 
 export function testClient<A extends AppDefinition<any>>(app: A, options: TestClientOptions<A extends AppDefinition<infer E> ? E : never> = {}) {
   const reg = compileApp(app);
@@ -107,11 +106,10 @@ async function runToEnd(
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
   const steps = new Map<string, unknown>();
   const task = tool?.task ? { id: "test-task", journal: { get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined), put: (n: string, v: unknown) => void steps.set(n, v) } } : undefined;
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
+  for (let round = 1; round <= MAX_INPUT_ROUNDS; round++) {
     const outcome = await execute(method, params, {
-      era: "modern",
+      revision: MODERN,
       reg,
-      table: MODERN_METHODS,
       protocolVersion: MODERN_VERSION,
       clientCapabilities: client.capabilities ?? ALL_INPUT,
       clientInfo: { name: "testClient", version: "0" },
@@ -133,7 +131,7 @@ async function runToEnd(
     for (const [key, request] of Object.entries(outcome.required.requests)) answers[key] = answer(call.answers, key, request);
     state = outcome.required.state;
   }
-  throw new Error(`${method} still asked for input after ${MAX_ROUNDS} rounds`);
+  throw new Error(`${method} still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
 }
 
 function answer(answers: TestAnswers | undefined, key: string, request: InputRequest): unknown {

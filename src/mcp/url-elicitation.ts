@@ -9,7 +9,7 @@
  *   client's retry runs the handler again, which checks whether the flow is done.
  */
 import { ErrorCode, McpError } from "./errors";
-import { elicitUrl, type ElicitRequest, type ElicitUrlParams } from "./input";
+import { elicitUrl, type ElicitRequest, type ElicitUrlParams, type InputRequest } from "./input";
 
 export class UrlElicitationRequired extends McpError {
   constructor(
@@ -37,4 +37,11 @@ export function urlElicitationRequired(
     return p.elicitationId ? p : elicitUrl(p.message, p.url).params;
   });
   return new UrlElicitationRequired(params, message);
+}
+
+/** Input requests with each URL elicitation's params changed (each revision shapes them its own way). */
+export function withUrlParams(requests: Record<string, InputRequest>, change: (params: ElicitUrlParams) => ElicitUrlParams): Record<string, InputRequest> {
+  const out: Record<string, InputRequest> = {};
+  for (const [key, r] of Object.entries(requests)) out[key] = r.method === "elicitation/create" && r.params.mode === "url" ? { method: r.method, params: change(r.params) } : r;
+  return out;
 }

@@ -44,7 +44,7 @@ const isLoopbackAddress = (ip: string) => /^(::ffff:)?127(\.\d{1,3}){3}$|^(0{0,4
  * the client sent itself, so never bind `wrangler dev` to a network address (`--ip 0.0.0.0`)
  * with the demo on.
  */
-export const demoAutoApprove = (request: Request, env: OAuthEnv) =>
+const demoAutoApprove = (request: Request, env: OAuthEnv) =>
   env.OAUTH_DEMO_AUTO_APPROVE === "true" &&
   isLoopbackAddress(request.headers.get("CF-Connecting-IP") ?? "") &&
   isLoopbackHostname(new URL(request.url).hostname);

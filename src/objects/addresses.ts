@@ -10,7 +10,7 @@
 import { readConfig, type Vars } from "../config";
 import { toBase64url } from "../mcp/base64url";
 import type { Notifier } from "../mcp/context";
-import type { HubNotification, ObjectBindings, TaskMethods } from "./contracts";
+import type { HubNotification, ObjectBindings, TaskIndexMethods, TaskMethods, TaskOwner } from "./contracts";
 
 type HubEnv = Pick<ObjectBindings, "MCP_HUB"> & Vars;
 
@@ -85,16 +85,16 @@ export function taskStub(env: Pick<ObjectBindings, "MCP_TASK">, taskId: string):
 }
 
 /**
- * The key of an owner's task index: `who` is "principal:<id>" or an anonymous owner's key. Each
- * revision has its own index, so a 2025 tasks/list never shows a 2026 task (which a 2025 session
- * cannot read), and each revision's in-flight count is its own.
+ * The key of an owner's task index: its principal, or for an anonymous owner the key whose budget it
+ * spends. Each revision has its own index, so a 2025 tasks/list never shows a 2026 task (which a 2025
+ * session cannot read), and each revision's in-flight count is its own.
  */
-export const ownerIndexKey = (era: "modern" | "legacy", who: string) => `${era}:${who}`;
+export const taskIndexKey = (owner: TaskOwner, anonymousKey: string) => `${owner.era}:${owner.principal ? `principal:${owner.principal}` : anonymousKey}`;
 
 /** An owner's task index: what counts its tasks in flight and lists them. */
-export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskMethods {
+export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskIndexMethods {
   const ns = taskNamespace(env);
-  return ns.get(ns.idFromName(`owner:${indexKey}`)) as unknown as TaskMethods;
+  return ns.get(ns.idFromName(`owner:${indexKey}`)) as unknown as TaskIndexMethods;
 }
 
 function taskNamespace(env: Pick<ObjectBindings, "MCP_TASK">) {

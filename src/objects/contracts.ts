@@ -1,10 +1,12 @@
 /**
- * What the Worker and the two Durable Objects say to each other: the RPC
+ * What the Worker and the Durable Objects (hub shard, session, task) say to each other: the RPC
  * surfaces, the frames on their WebSockets, and the answers a session gives.
  * Kept apart from the classes so that each side can name the other without
  * importing it (the hub calls sessions, sessions call the hub).
  */
-import type { TaskView } from "../mcp/tasks";
+import type { TaskOwner, TaskView } from "../mcp/tasks";
+
+export type { TaskOwner };
 import type { TraceContext } from "../mcp/telemetry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import type { JsonRpcErrorObject } from "../mcp/errors";
@@ -123,15 +125,6 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   releaseLive(sessionId: string): Promise<void>;
 }
 
-/** Whose a task is. Anonymous 2025 tasks belong to their session; anonymous 2026 tasks to whoever holds the id. */
-export interface TaskOwner {
-  era: "modern" | "legacy";
-  /** "" when the server has no authorization. */
-  principal: string;
-  /** 2025: the session that created the task (where its messages go). */
-  sessionId?: string;
-}
-
 /** What a lane hands the task object to create a task. */
 export interface TaskStart {
   taskId: string;
@@ -179,15 +172,18 @@ export interface TaskMethods {
   discard(caller: TaskOwner): Promise<void>;
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
   cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
-  // The same class serves as an owner's task index (one object per owner key).
+}
+
+/** The same class named by an owner key is that owner's task index (task-index.ts). */
+export interface TaskIndexMethods {
   /** Counts a new task (with the bytes it stores at first) against the owner's limits; the limit it would pass, if any. */
   admit(taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined>;
   /** The task's latest state for listing and the bytes its object stores, or null to forget it (expired). */
-  settle(taskId: string, task: TaskView | null, bytes: number): Promise<void>;
+  record(taskId: string, task: TaskView | null, bytes: number): Promise<void>;
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 
-export interface TaskRpc extends TaskMethods, Rpc.DurableObjectBranded {}
+export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjectBranded {}
 
 /** What a session sends a relay socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };

@@ -10,15 +10,13 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { LEGACY_METHODS } from "../mcp/dispatch";
-import { encodeLegacyError } from "../mcp/encode";
 import { ErrorCode } from "../mcp/errors";
 import { execute } from "../mcp/execute";
-import { isObject } from "../mcp/guards";
-import type { InputRequest, InputRequired } from "../mcp/input";
-import { errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import type { InputRequired } from "../mcp/input";
+import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
+import { LEGACY } from "../mcp/revisions";
 import type { Json } from "../mcp/types";
 import type { TraceContext } from "../mcp/telemetry";
 import { reportingFor } from "../reporting";
@@ -65,18 +63,15 @@ export class Call {
 export async function runCall(host: CallHost, call: Call, answers: Record<string, unknown>, state: Json | undefined): Promise<object | undefined> {
   const { request } = call;
   const params = request.params ?? {};
-  const meta = isObject(params._meta) ? params._meta : {};
   const outcome = await execute(request.method, params, {
-    era: "legacy",
+    revision: LEGACY,
     reg: host.reg,
-    table: LEGACY_METHODS,
     protocolVersion: host.session.protocolVersion,
     clientCapabilities: host.session.clientCapabilities,
     clientInfo: host.session.clientInfo,
-    // 2025: until the client picks a level with logging/setLevel, every level may be sent.
-    logLevel: host.session.logLevel ?? "debug",
-    // Checked (type and length) at the edge before the call was admitted; anything else is not echoed.
-    progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
+    logLevel: LEGACY.logLevel(host.session.logLevel),
+    // The edge refused (400) a request whose token breaks the rule, so reading it again cannot throw.
+    progressToken: checkProgressToken(params._meta),
     answers,
     state,
     signal: call.abort.signal,
@@ -95,7 +90,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     },
   });
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
-  if (outcome.kind === "error") return errorResponse(request.id, encodeLegacyError(outcome.error));
+  if (outcome.kind === "error") return errorResponse(request.id, LEGACY.encodeError(outcome.error));
   // A session call never may become a task (canStartTask is not set): task calls go to session-tasks.ts.
   if (outcome.kind === "task") return errorResponse(request.id, { code: ErrorCode.InternalError, message: "This call cannot become a task here" });
   const count = Object.keys(outcome.required.requests).length;
@@ -118,19 +113,13 @@ async function askClient(host: CallHost, call: Call, signal: InputRequired, answ
   const stream = call.out.ensure();
   host.store.putCall({ stream, request: JSON.stringify(call.request), answers, state: signal.state });
   const deadline = Date.now() + host.config.pendingRequestMs;
-  for (const [key, req] of Object.entries(signal.requests)) {
+  for (const [key, req] of Object.entries(LEGACY.inputRequests(signal.requests))) {
     const rpcId = `s${host.next().toString(36)}`;
     host.store.addPending({ rpcId, stream, key, method: req.method, deadline });
     // The client's trace context rides along, so its side of the exchange joins the same trace.
-    const base = withElicitationId(req);
+    const base = req.params ?? {};
     const params = Object.keys(call.trace).length > 0 ? { ...base, _meta: { ...call.trace } } : base;
     call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params });
   }
   await host.scheduleAlarm();
-}
-
-/** 2025-11-25 requires an elicitationId on every URL elicitation; a request built without one gets one. */
-function withElicitationId(req: InputRequest): object {
-  if (req.method !== "elicitation/create" || req.params.mode !== "url" || req.params.elicitationId) return req.params ?? {};
-  return { ...req.params, elicitationId: crypto.randomUUID() };
 }

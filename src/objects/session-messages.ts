@@ -4,17 +4,17 @@
  * notifications (initialized, cancelled), and responses to the server's own
  * requests, which complete a call waiting for input.
  */
-import { encodeLegacyError } from "../mcp/encode";
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
 import { resultResponse, errorResponse, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "../mcp/jsonrpc";
 import { resourceExists } from "../mcp/methods/resources";
+import { LEGACY } from "../mcp/revisions";
 import { readTrace } from "../mcp/telemetry";
 import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { Refusal, SessionAnswer } from "./contracts";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
-import { LEGACY_TASK_METHODS, forwardTaskAnswer, onTaskRequest, taskToolCall } from "./session-tasks";
+import { forwardTaskAnswer, onTaskRequest, taskToolCall } from "./session-tasks";
 
 export interface SessionHost extends CallHost {
   /** Handlers running in this instance, by JSON of the client's request id (for notifications/cancelled). */
@@ -62,7 +62,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   const params = req.params ?? {};
   const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
   const ok = (result: object = {}) => reply(resultResponse(req.id, result));
-  const fail = (err: McpError) => reply(errorResponse(req.id, encodeLegacyError(err)));
+  const fail = (err: McpError) => reply(errorResponse(req.id, LEGACY.encodeError(err)));
   switch (req.method) {
     case "initialize":
       return refuse("invalid", req.id, "This session is already initialized");
@@ -94,7 +94,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       await saveSubscriptions(host, [...subs]);
       return ok();
   }
-  if (LEGACY_TASK_METHODS.has(req.method)) {
+  if (LEGACY.taskMethods.has(req.method)) {
     return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
   }
   if (req.method === "tools/call" && host.reg.hasTasks) {

@@ -11,26 +11,25 @@ import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/error
 import { reported } from "../mcp/execute";
 import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
-import { errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
-import { RELATED_TASK, isTaskId, isTerminal, legacyTask, taskOptionsOf, taskTtl, type TaskView } from "../mcp/tasks";
+import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
+import { LEGACY } from "../mcp/revisions";
+import type { TaskMade } from "../mcp/revisions/revision";
+import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
-import { newTaskId, ownerIndexKey, taskIndexStub, taskStub } from "./addresses";
+import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
-import { taskLimits } from "./task-index-store";
-
-/** The methods of this revision's core tasks, served here rather than by the core's table. */
-export const LEGACY_TASK_METHODS = new Set(["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"]);
+import { createTask, type TaskCall } from "./task-create";
 
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 
-const ownerOf = (host: CallHost): TaskOwner => ({ era: "legacy", principal: host.session.principal, sessionId: host.session.id });
+const ownerOf = (host: CallHost): TaskOwner => ({ era: LEGACY.era, principal: host.session.principal, sessionId: host.session.id });
 /**
  * An anonymous client's tasks spend its address's budget, however many sessions it opens (a session
  * from before the address was kept spends its own).
  */
-const indexKeyOf = (host: CallHost) =>
-  ownerIndexKey("legacy", host.session.principal ? `principal:${host.session.principal}` : (host.session.clientKey ?? `session:${host.session.id}`));
+const anonymousKeyOf = (host: CallHost) => host.session.clientKey ?? `session:${host.session.id}`;
+const indexKeyOf = (host: CallHost) => taskIndexKey(ownerOf(host), anonymousKeyOf(host));
 
 type Reply = (message: object) => SessionAnswer;
 
@@ -40,41 +39,40 @@ type Reply = (message: object) => SessionAnswer;
  */
 export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
-  const tool = typeof params.name === "string" ? host.reg.tools.get(params.name) : undefined;
-  if (!tool) return undefined;
-  const augmented = isObject(params.task);
-  const task = taskOptionsOf(tool.def.task);
-  if (!task) return augmented ? reply(errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Tool ${tool.def.name} does not run as a task; call it without params.task` })) : undefined;
-  if (!augmented) {
-    if (task.support === "required") return reply(errorResponse(req.id, { code: ErrorCode.MethodNotFound, message: `Tool ${tool.def.name} runs only as a task; call it with params.task` }));
-    return undefined;
+  let decision: ReturnType<typeof LEGACY.asTask>;
+  try {
+    decision = LEGACY.asTask(host.reg, params, host.session.clientCapabilities);
+  } catch (err) {
+    return reply(errorResponse(req.id, LEGACY.encodeError(err as McpError)));
   }
-  const ttlMs = taskTtl(task, host.config, (params.task as Record<string, unknown>).ttl);
+  if (decision !== "task") return undefined;
   const meta = isObject(params._meta) ? params._meta : {};
   const trace = readTrace(meta);
-  const taskId = newTaskId();
-  const report = { protocolVersion: host.session.protocolVersion, era: "legacy" as const, principal: host.session.principal || undefined };
+  const report = { protocolVersion: host.session.protocolVersion, revision: LEGACY, principal: host.session.principal || undefined };
   const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id) }, async () => {
-    const created = await taskStub(host.bindings, taskId).create({
-      taskId,
-      owner: ownerOf(host),
-      indexKey: indexKeyOf(host),
-      limits: taskLimits(host.config),
-      params,
-      protocolVersion: host.session.protocolVersion,
-      clientCapabilities: host.session.clientCapabilities,
-      clientInfo: host.session.clientInfo,
-      answers: {},
-      ttlMs,
-      pollIntervalMs: task.pollIntervalMs ?? 1000,
-      // The immediate-result shortcut is 2026-07-28's; a 2025 client that asked for a task gets one.
-      immediateMs: 0,
-      trace,
-      progressToken: typeof meta.progressToken === "string" || Number.isSafeInteger(meta.progressToken) ? (meta.progressToken as string | number) : undefined,
-    });
-    if (created.kind === "refused") return { kind: "error", error: new McpError(created.error.code, created.error.message, created.error.data) };
-    if (created.kind === "task" && !host.session.principal) await keepOpenTask(host, taskId, true);
-    return { kind: "result", result: created.kind === "immediate" ? created.result : { task: legacyTask(created.task) } };
+    let made: TaskMade;
+    try {
+      made = await createTask(
+        {
+          tool: host.reg.tools.get(params.name as string)! as TaskCall["tool"],
+          owner: ownerOf(host),
+          anonymousKey: anonymousKeyOf(host),
+          params,
+          client: host.session,
+          answers: {},
+          trace,
+          // Admitted by the edge, which checked it: reading it again cannot throw.
+          progressToken: checkProgressToken(meta),
+        },
+        host.bindings,
+        host.config,
+      );
+    } catch (err) {
+      if (err instanceof McpError) return { kind: "error", error: err };
+      throw err;
+    }
+    if (made.kind === "task" && !host.session.principal) await keepOpenTask(host, made.task.taskId, true);
+    return { kind: "result", result: LEGACY.taskCreated(made) };
   });
   if (outcome.kind === "error") return reply(errorResponse(req.id, outcome.error.toJSON()));
   return reply(resultResponse(req.id, (outcome as { result: object }).result));
@@ -91,7 +89,7 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
     if (params.cursor !== undefined && typeof params.cursor !== "string") return fail(ErrorCode.InvalidParams, "params.cursor must be a string");
     const page = await taskIndexStub(host.bindings, indexKeyOf(host)).list(params.cursor as string | undefined, host.reg.pageSize);
     if (!page) return fail(ErrorCode.InvalidParams, "Invalid cursor");
-    return reply(resultResponse(req.id, { tasks: page.tasks.map(legacyTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }));
+    return reply(resultResponse(req.id, { tasks: page.tasks.map(LEGACY.taskDetail), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }));
   }
   const { taskId } = params;
   if (typeof taskId !== "string") return reply(errorResponse(req.id, invalidParams(`${req.method} needs params.taskId (a string)`).toJSON()));
@@ -102,11 +100,11 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
     const done = await stub.cancel(ownerOf(host));
     if (!done) return notFound();
     if (done.wasTerminal) return fail(ErrorCode.InvalidParams, `Task ${taskId} has already ended (${done.task.status}); it cannot be cancelled`);
-    return reply(resultResponse(req.id, legacyTask(done.task)));
+    return reply(resultResponse(req.id, LEGACY.taskDetail(done.task)));
   }
   const task = await stub.get(ownerOf(host));
   if (!task) return notFound();
-  if (req.method === "tasks/get") return reply(resultResponse(req.id, legacyTask(task)));
+  if (req.method === "tasks/get") return reply(resultResponse(req.id, LEGACY.taskDetail(task)));
   // tasks/result: now when the task has ended, otherwise on a stream once it does.
   if (isTerminal(task.status)) return reply(taskResult(req.id, task));
   const stream = openStream();
@@ -116,7 +114,7 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   // that created it), and is read again: a change that came while the wait was being stored found
   // no one waiting, and would otherwise be missed until the next one.
   const watched = await stub.watch(ownerOf(host), host.session.id);
-  if (!watched) endCall(host, stream, errorResponse(req.id, { code: ErrorCode.InvalidParams, message: `Unknown task: ${taskId}` }));
+  if (!watched) endCall(host, stream, errorResponse(req.id, invalidParams(`Unknown task: ${taskId}`).toJSON()));
   else if ("error" in watched) endCall(host, stream, errorResponse(req.id, watched.error));
   else if (isTerminal(watched.task.status)) endCall(host, stream, taskResult(req.id, watched.task));
   else if (watched.task.status === "input_required") sendTaskInput(host, stream, watched.task);
@@ -166,7 +164,7 @@ export async function discardSessionTasks(host: CallHost): Promise<void> {
 export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
   if (isTerminal(task.status)) await keepOpenTask(host, task.taskId, false);
   const get = host.store.latestGetStream();
-  if (get) host.log.append(get, notification("notifications/tasks/status", legacyTask(task)));
+  if (get) host.log.append(get, notification("notifications/tasks/status", LEGACY.taskDetail(task)));
   for (const { stream, request } of host.store.callsOf("tasks/result")) {
     if (request.params?.taskId !== task.taskId) continue;
     if (isTerminal(task.status)) endCall(host, stream, taskResult(request.id, task));

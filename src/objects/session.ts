@@ -17,6 +17,7 @@ import { ErrorCode } from "../mcp/errors";
 import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
+import { primesStreams } from "../mcp/revisions/2025-11-25";
 import { hubStub, liveSessionsStub, sessionName, sessionShard } from "./addresses";
 import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
@@ -42,9 +43,6 @@ const REPLACED_GET_RETRY_MS = 1000;
 
 /** Whose live sessions SESSION_MAX_LIVE counts: the principal's, or the anonymous client's address's. */
 const liveKeyOf = (s: SessionRow) => (s.principal ? `principal:${s.principal}` : s.clientKey);
-
-/** Clients before 2025-11-25 choke on an event with empty data, so they get no priming event. */
-const wantsPriming = (version: string) => version >= "2025-11-25";
 
 export abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
   protected abstract readonly app: AppDefinition<any>;
@@ -361,7 +359,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
-    if (after < 0 && wantsPriming(this.session.protocolVersion)) server.send(JSON.stringify({ e: eventId(stream, 0), d: "" }));
+    if (after < 0 && primesStreams(this.session.protocolVersion)) server.send(JSON.stringify({ e: eventId(stream, 0), d: "" }));
     for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify({ e: eventId(stream, e.seq), d: e.data }));
     const retry = this.log.takeRetry(stream);
     if (retry !== undefined || (this.store.isClosed(stream) && !this.store.hasCall(stream))) {

@@ -76,7 +76,7 @@ export class TaskIndexStore {
   }
 
   /** A task's latest metadata and size, or null when it is gone. */
-  settle(taskId: string, task: TaskView | null, terminal: boolean, bytes: number): void {
+  record(taskId: string, task: TaskView | null, terminal: boolean, bytes: number): void {
     if (!this.exists) {
       // An index of an earlier version (its keys had no revision) hears from the tasks it counted:
       // nothing reads it any more, and its rows held whole results.

@@ -1,22 +1,21 @@
 /**
  * One run of a task's handler, through the same executor as every request.
- * Inside a task progress becomes the task's status message (2026-07-28 sends
- * no progress or log notifications for tasks; a 2025 session also gets them on
- * its GET stream), finished steps come from the task's journal, and input
- * stops the run until the answers arrive.
+ * Inside a task progress becomes the task's status message, and the task's
+ * revision says what else the handler's messages reach (a 2025 session's GET
+ * stream); finished steps come from the task's journal, and input stops the
+ * run until the answers arrive.
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { LEGACY_METHODS, MODERN_METHODS } from "../mcp/dispatch";
 import { execute, type Outcome, type StepJournal } from "../mcp/execute";
 import type { JsonRpcNotification } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
-import { RELATED_TASK } from "../mcp/tasks";
+import { revisionOf } from "../mcp/revisions";
 import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
 import type { TaskRecord } from "./task-store";
 
-export interface RunHost {
+interface RunHost {
   reg: Registry;
   env: Env;
   config: Config;
@@ -27,23 +26,20 @@ export interface RunHost {
   toSession(message: JsonRpcNotification): void;
 }
 
-/** The token progress is reported under inside a 2026 task, where only the status message shows it. */
-const STATUS_ONLY = "task-status";
-
 export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal): Promise<Outcome> {
   const { start, view } = record;
-  const legacy = start.owner.era === "legacy";
+  const revision = revisionOf(start.owner.era);
+  const reports = revision.taskRun(start.progressToken);
   // The answers of the request round that made the task are in record.answers; its MRTR fields are not the task's.
   const { inputResponses: _answers, requestState: _state, task: _hint, ...params } = start.params;
   return execute("tools/call", params, {
-    era: start.owner.era,
+    revision,
     reg: host.reg,
-    table: legacy ? LEGACY_METHODS : MODERN_METHODS,
     protocolVersion: start.protocolVersion,
     clientCapabilities: start.clientCapabilities,
     clientInfo: start.clientInfo,
-    logLevel: legacy ? "debug" : undefined,
-    progressToken: legacy && start.progressToken !== undefined ? start.progressToken : STATUS_ONLY,
+    logLevel: revision.logLevel(undefined),
+    progressToken: reports.progressToken,
     answers: record.answers,
     state: record.state,
     signal,
@@ -52,9 +48,9 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
       if (m.method === "notifications/progress") {
         const p = m.params ?? {};
         host.onProgress(typeof p.message === "string" ? p.message : p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress));
-        if (!legacy || start.progressToken === undefined) return;
       }
-      if (legacy) host.toSession({ ...m, params: { ...m.params, _meta: { [RELATED_TASK]: { taskId: view.taskId } } } });
+      const toSession = reports.forSession(m, view.taskId);
+      if (toSession) host.toSession(toSession);
     },
     notify: createNotifier(host.env),
     env: host.env,

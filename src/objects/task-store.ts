@@ -22,8 +22,6 @@ export interface TaskRecord {
   answers: Record<string, unknown>;
   /** The handler's own state from its last input request. */
   state?: Json;
-  /** How many times the handler has been started (a run cut short is started again). */
-  runs: number;
   /** Set while a run goes on; found set by a new run, the last one died with its isolate. */
   inRun?: boolean;
   /** Runs cut short so far. */
@@ -36,7 +34,7 @@ export interface TaskRecord {
  * still be going (a step that ignores its signal): what it finishes is refused here, so a forgotten
  * task never gets storage back.
  */
-export class TaskClosed extends McpError {
+class TaskClosed extends McpError {
   constructor(message: string) {
     // A protocol error, not a tool failure: the handler did nothing wrong, the task moved on.
     super(ErrorCode.InternalError, message);

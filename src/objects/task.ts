@@ -7,47 +7,44 @@
  * step journal keeps finished work). Input moves the task to input_required;
  * the answers set the alarm again. One alarm also ends the task at its ttl.
  *
- * The same class, named by an owner key, is that owner's task index
- * (task-index-store.ts): the tasks it keeps, which its limits count and
- * tasks/list reads.
+ * The same class, named by an owner key, is that owner's task index: a
+ * role of its own (task-index.ts), which this class only hands its calls to.
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
 import type { AppDefinition } from "../mcp/app";
-import { encodeLegacyError } from "../mcp/encode";
 import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
 import type { Outcome } from "../mcp/execute";
-import { checkInputResponse, type InputRequest } from "../mcp/input";
+import { checkInputResponse } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
-import { finishedStatus, isTerminal, modernDetail, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
+import { revisionOf, sameTaskOwner } from "../mcp/revisions";
+import { isTerminal, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
 import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
-import type { TaskCreated, TaskOwner, TaskRpc, TaskStart } from "./contracts";
+import { TASK_NOTIFICATION, type TaskCreated, type TaskOwner, type TaskRpc, type TaskStart } from "./contracts";
 import { runTask } from "./task-run";
-import { TaskIndexStore, type OverLimit, type TaskLimits } from "./task-index-store";
+import { TaskIndex } from "./task-index";
+import type { OverLimit, TaskLimits } from "./task-index-store";
 import { TaskStore, type TaskRecord } from "./task-store";
 
 /** Runs cut short in a row (the isolate died mid-run) after which a task fails instead of running again. */
-export const MAX_CUT_SHORT = 5;
+const MAX_CUT_SHORT = 5;
 
 /**
  * 2025 sessions of the owner (besides the creating one) that may wait on one task's tasks/result at
  * once: each is told of every change, so their number is bounded.
  */
-export const MAX_WAITING_SESSIONS = 16;
+const MAX_WAITING_SESSIONS = 16;
 
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 64 * 1024;
 
-const sameOwner = (a: TaskOwner, b: TaskOwner) =>
-  a.era === b.era && a.principal === b.principal && (a.era === "modern" || a.principal !== "" || a.sessionId === b.sessionId);
-
-export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
+abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
   private readonly store: TaskStore;
-  /** When this object is an owner's index rather than a task. */
-  private readonly index: TaskIndexStore;
+  /** Set when this object is an owner's index rather than a task. */
+  private index?: TaskIndex;
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
@@ -58,7 +55,6 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     super(ctx, env);
     this.config = readConfig(env);
     this.store = new TaskStore(ctx.storage.sql);
-    this.index = new TaskIndexStore(ctx.storage.sql);
   }
 
   private get reg(): Registry {
@@ -73,7 +69,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
-    this.store.createTask({ start, view, answers: { ...start.answers }, runs: 0 });
+    this.store.createTask({ start, view, answers: { ...start.answers } });
     await this.ctx.storage.setAlarm(now);
     if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
@@ -174,7 +170,6 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     // The lease (TASK_LEASE_SECONDS): a live run is never doubled, as one alarm runs at a time; the
     // lease only fires when the run died with its isolate, and starts it again.
     await this.ctx.storage.setAlarm(Math.min(Date.now() + this.config.taskLeaseMs, this.expiryOf(record)));
-    record.runs++;
     record.inRun = true;
     this.store.putTask(record);
     const abort = new AbortController();
@@ -196,7 +191,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     if (!latest || Date.now() >= this.expiryOf(latest)) return;
     latest.inRun = false;
     if (latest.view.status === "working") {
-      this.settleRun(latest, outcome);
+      this.applyOutcome(latest, outcome);
       await this.save(latest);
     } else this.store.putTask(latest);
     await this.rearm();
@@ -235,24 +230,24 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   /** The run's outcome, as the task's new status. */
-  private settleRun(record: TaskRecord, outcome: Outcome): void {
+  private applyOutcome(record: TaskRecord, outcome: Outcome): void {
     const { view } = record;
-    const legacy = record.start.owner.era === "legacy";
+    const revision = revisionOf(record.start.owner.era);
     if (outcome.kind === "result") {
       if (utf8Length(JSON.stringify(outcome.result)) > this.config.taskMaxResultBytes) {
         return this.fail(view, { code: ErrorCode.InternalError, message: `The task's result is larger than TASK_MAX_RESULT_BYTES (${this.config.taskMaxResultBytes})` });
       }
-      view.status = finishedStatus(record.start.owner.era, outcome.result);
+      view.status = revision.taskStatusOf(outcome.result);
       view.result = outcome.result;
       // A tool error is worth a line in tasks/get and tasks/list (2025 calls the task failed for it).
       if (outcome.result.isError === true) view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
       else delete view.statusMessage;
     } else if (outcome.kind === "input") {
       view.status = "input_required";
-      view.inputRequests = forEra(outcome.required.requests, legacy);
+      view.inputRequests = revision.inputRequests(outcome.required.requests) as Record<string, StoredInputRequest>;
       record.state = outcome.required.state;
     } else if (outcome.kind === "error") {
-      this.fail(view, legacy ? encodeLegacyError(outcome.error) : outcome.error.toJSON());
+      this.fail(view, revision.encodeError(outcome.error));
     } else {
       // startTask() inside a task returns at once; reaching here is an engine bug.
       this.fail(view, { code: ErrorCode.InternalError, message: "The task asked to become a task again" });
@@ -288,7 +283,7 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   /** The task, when it exists, has not expired, and belongs to the caller. */
   private async owned(caller: TaskOwner): Promise<TaskRecord | undefined> {
     const record = this.store.getTask();
-    if (!record || !sameOwner(record.start.owner, caller)) return undefined;
+    if (!record || !sameTaskOwner(record.start.owner, caller)) return undefined;
     if (Date.now() >= this.expiryOf(record)) {
       await this.expire(record);
       return undefined;
@@ -315,10 +310,13 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     );
   }
 
-  /** 2025: the sessions told of the task's changes — the one that created it, and any other of the owner's waiting on it. */
+  /**
+   * The sessions told of the task's changes: the one that created it, and any other of the owner's
+   * waiting on it. Only a 2025 task has either: a 2026 owner has no session, and watch() (2025
+   * tasks/result) finds no 2026 task, as the owner's lane differs.
+   */
   private sessionsOf(record: TaskRecord): string[] {
     const { owner } = record.start;
-    if (owner.era !== "legacy") return [];
     return [...new Set([...(owner.sessionId ? [owner.sessionId] : []), ...this.store.waiters()])];
   }
 
@@ -329,13 +327,14 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     await this.ctx.storage.deleteAll();
     // Last: should the index be out of reach, its row still goes at the task's ttl.
     await taskIndexStub(this.env, record.start.indexKey)
-      .settle(record.view.taskId, null, 0)
+      .record(record.view.taskId, null, 0)
       .catch((err) => console.error("task: could not tell its index it is gone", err));
   }
 
   /**
-   * Stores a change and tells whoever follows the task: its index, 2026 listeners (their
-   * notification carries the outstanding input requests), and, when the status changed, the 2025 sessions.
+   * Stores a change and tells whoever follows the task: its index, the listen streams its revision
+   * announces it to (2026: the notification carries the outstanding input requests), and, when the
+   * status changed, the sessions that follow it (2025).
    */
   private async save(record: TaskRecord, { statusChanged = true } = {}): Promise<void> {
     record.view.lastUpdatedAt = Date.now();
@@ -348,30 +347,24 @@ export abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
         console.error(`task: could not tell ${what} of a status change`, err);
       }
     };
-    await tell("its index", taskIndexStub(this.env, start.indexKey).settle(view.taskId, taskSummary(view), this.store.bytes()));
-    if (start.owner.era === "modern") {
-      await tell("listeners", publishToHub(this.env, { method: "notifications/tasks", params: notificationParams(view), principal: start.owner.principal }));
-    } else if (statusChanged) {
-      await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
-    }
+    await tell("its index", taskIndexStub(this.env, start.indexKey).record(view.taskId, taskSummary(view), this.store.bytes()));
+    const params = revisionOf(start.owner.era).taskNotification(view);
+    if (params) await tell("listeners", publishToHub(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
+    if (statusChanged) await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
   }
 
-  // ── the owner index's RPC surface ────────────────────────────────────────
-  async admit(_taskId: string, task: TaskView, bytes: number, limits: TaskLimits): Promise<OverLimit | undefined> {
-    return this.index.admit(taskSummary(task), bytes, limits, Date.now());
+  // ── the owner index's RPC surface, handed to its role ────────────────────
+  private get asIndex(): TaskIndex {
+    return (this.index ??= new TaskIndex(this.ctx.storage.sql));
   }
-
-  async settle(taskId: string, task: TaskView | null, bytes: number): Promise<void> {
-    this.index.settle(taskId, task && taskSummary(task), task !== null && isTerminal(task.status), bytes);
+  admit(...args: Parameters<TaskIndex["admit"]>) {
+    return this.asIndex.admit(...args);
   }
-
-  async list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null> {
-    const after = cursor === undefined ? 0 : Number(cursor);
-    if (!Number.isSafeInteger(after) || after < 0) return null;
-    const page = this.index.list(after, pageSize, Date.now());
-    if (!page) return null;
-    const { tasks, next } = page;
-    return next === undefined ? { tasks } : { tasks, nextCursor: String(next) };
+  record(...args: Parameters<TaskIndex["record"]>) {
+    return this.asIndex.record(...args);
+  }
+  list(...args: Parameters<TaskIndex["list"]>) {
+    return this.asIndex.list(...args);
   }
 }
 
@@ -389,28 +382,13 @@ function refusal(over: OverLimit, limits: TaskLimits): string {
   return `The tasks this caller keeps already hold close to ${limits.retainedBytes} bytes (MAX_TASK_BYTES_RETAINED); each is kept until its ttl ends, then a new one can start`;
 }
 
-/** 2026 DetailedTask for a notification; a large result stays behind tasks/get. */
-function notificationParams(view: TaskView): Record<string, unknown> {
-  const detail = modernDetail(view);
+/** A task's notification to listen streams; a large result stays behind tasks/get. */
+function inlineLimited(detail: Record<string, unknown>): Record<string, unknown> {
   if (detail.result !== undefined && utf8Length(JSON.stringify(detail.result)) > NOTIFY_INLINE_BYTES) {
     delete detail.result;
     detail.statusMessage = "The result is ready; read it with tasks/get";
   }
   return detail;
-}
-
-/** Input requests as each revision sends them: 2025 URL elicitations need an id, 2026 ones have none. */
-function forEra(requests: Record<string, InputRequest>, legacy: boolean): Record<string, StoredInputRequest> {
-  const out: Record<string, StoredInputRequest> = {};
-  for (const [key, r] of Object.entries(requests)) {
-    if (r.method !== "elicitation/create" || r.params.mode !== "url") out[key] = r as StoredInputRequest;
-    else if (legacy) out[key] = { method: r.method, params: { ...r.params, elicitationId: r.params.elicitationId ?? crypto.randomUUID() } };
-    else {
-      const { elicitationId: _id, ...params } = r.params;
-      out[key] = { method: r.method, params };
-    }
-  }
-  return out;
 }
 
 /** The task class for an app; `createMcpWorker(app)` gives it to the Worker entry. */

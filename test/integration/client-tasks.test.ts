@@ -88,6 +88,23 @@ describe("client task API", () => {
     });
   }
 
+  it("2025-11-25: a task picked up again by id sends its progress to the new caller's onProgress", async () => {
+    const ids: string[] = [];
+    const client = await McpClient.connect(MCP_URL, { protocol: "2025-11-25", fetch: engineFetch, ...droppingCaller(ids) });
+    try {
+      // The first caller asked for progress (so the task has a token), then stopped following it.
+      await expect(client.callTool("prepare_report", { topic: "moss" }, { onProgress: () => {} })).rejects.toThrow(/the caller stops here/);
+      const taskId = ids.at(-1)!;
+      const seen: string[] = [];
+      const result = await client.tasks.result(taskId, { onProgress: (p) => seen.push(`${p.progress}/${p.total} ${p.message}`) });
+      expect(textOf(result)).toContain("5 words on moss");
+      // "writing" comes after the question, which is answered on the tasks/result stream: always after the pick-up.
+      expect(seen).toContain("2/3 writing");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("2026-07-28 has no tasks/list, and the task API needs a client that takes tasks", async () => {
     const takes = await McpClient.connect(MCP_URL, { protocol: "2026-07-28", fetch: engineFetch, tasks: true });
     await expect(takes.tasks.list()).rejects.toThrow(/tasks\/list does not exist in 2026-07-28/);

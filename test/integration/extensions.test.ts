@@ -78,6 +78,14 @@ describe("an app that uses no extension", () => {
     expect(discover.capabilities.extensions ?? {}).not.toHaveProperty("io.modelcontextprotocol/skills");
     expect((await rpc(engine, "skills/list")).error?.code).toBe(-32601);
   });
+
+  it("lists its tools as public and cacheable for the app's ttl, whatever the host declared", async () => {
+    for (const caps of [{}, UI_HOST]) {
+      const list = await result(engine, "tools/list", {}, caps);
+      expect(list.cacheScope).toBe("public");
+      expect(list.ttlMs).toBe(60_000);
+    }
+  });
 });
 
 describe("Skills", () => {
@@ -152,6 +160,24 @@ describe("MCP Apps views", () => {
     const { tools } = await result(worker, "tools/list");
     expect(tools.map((t: { name: string }) => t.name)).toEqual(["measure", "plain"]);
     for (const t of tools) expect(t._meta).toBeUndefined();
+  });
+
+  it("lists tools for no cache to reuse: each host's list is private and immediately stale, so no cache hands one host's shape to another", async () => {
+    // The client's capabilities are not part of a cache's key (method and params): a list that
+    // depends on them must not be reused, neither the one a host with the extension gets nor the other.
+    const withUi = await result(worker, "tools/list", {}, UI_HOST);
+    const without = await result(worker, "tools/list");
+    expect(withUi.tools.map((t: { name: string }) => t.name)).not.toEqual(without.tools.map((t: { name: string }) => t.name));
+    for (const list of [withUi, without]) {
+      expect(list.cacheScope).toBe("private");
+      expect(list.ttlMs).toBe(0);
+    }
+    // The lists that do not vary by host stay public and cacheable.
+    for (const method of ["resources/list", "server/discover"]) {
+      const other = await result(worker, method, {}, UI_HOST);
+      expect(other.cacheScope, method).toBe("public");
+      expect(other.ttlMs, method).toBe(60_000);
+    }
   });
 
   it("declares the extension, and the view's resource is read from the assets as text/html;profile=mcp-app with its csp and permissions", async () => {

@@ -29,6 +29,7 @@ import {
   sse,
 } from "../helpers/legacy";
 import { initializeHeaders, initializeMessage } from "../wire/index.ts";
+import { inOneLimiterWindow } from "../helpers/limiter-window";
 
 afterEach(cancelAllReaders);
 
@@ -704,6 +705,7 @@ describe("rate limits", () => {
   };
 
   it("every address of one IPv6 /64 spends the same request budget; another /64 has its own", async () => {
+    await inOneLimiterWindow();
     const prefix = freshPrefix();
     // The tight limiter allows 3 a minute: three addresses of the /64 use it up, written every way IPv6 allows.
     for (const address of [`${prefix}::1`, `${prefix}:0:0:0:2`, `${prefix.toUpperCase()}::abcd:3`]) expect((await discover(address)).status).toBe(200);
@@ -725,10 +727,12 @@ describe("rate limits", () => {
   });
 
   it("an IPv4-mapped IPv6 address is its own client, not one /64 for every IPv4 client", async () => {
+    await inOneLimiterWindow();
     for (let i = 0; i < 3; i++) expect((await discover(`::ffff:192.0.2.${i + 1}`)).status).toBe(200);
   });
 
   it("a 429 from MCP_RATE_LIMIT answers the request's id with Retry-After, and so does a malformed request over the limit", async () => {
+    await inOneLimiterWindow();
     const address = `${freshPrefix()}::7`;
     for (let i = 0; i < 3; i++) expect((await discover(address)).status).toBe(200);
     const res = await discover(address, 42);
@@ -742,6 +746,7 @@ describe("rate limits", () => {
   });
 
   it("a 429 from MCP_SESSION_RATE_LIMIT answers the initialize request's id, with Retry-After", async () => {
+    await inOneLimiterWindow();
     const address = `${freshPrefix()}::8`;
     const init = (id: string) => post(initializeMessage({}, { id }), initializeHeaders(), address, { MCP_SESSION_RATE_LIMIT: tight });
     for (let i = 0; i < 3; i++) expect((await init(`init-${i}`)).status).toBe(200);

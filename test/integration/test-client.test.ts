@@ -24,7 +24,16 @@ const notifies = defineTool({
     return "done";
   },
 });
-const app = defineApp({ info: { name: "test-client-app", version: "0" }, tools: [whoAmI, twoRounds, notifies] });
+// Asks `n` questions, one per round, as a long wizard would.
+const asksMany = defineTool({
+  name: "asks_many",
+  input: v.object({ n: v.number() }),
+  handler: ({ n }, ctx) => {
+    for (let i = 1; i <= n; i++) ctx.input.ask({ [`q${i}`]: elicit(`Question ${i}?`, { a: { type: "string" } }) }, { asked: i });
+    return `answered ${n}`;
+  },
+});
+const app = defineApp({ info: { name: "test-client-app", version: "0" }, tools: [whoAmI, twoRounds, notifies, asksMany] });
 
 describe("testClient", () => {
   it("passes env and principal to handlers", async () => {
@@ -41,6 +50,14 @@ describe("testClient", () => {
   it("a question the test did not answer fails with the key and the request", async () => {
     const c = testClient(app);
     await expect(c.callTool(twoRounds, {}, { answers: { first: { action: "accept", content: { a: "A" } } } })).rejects.toThrow(/"second".*elicitation\/create.*Second\?/);
+  });
+
+  it("gives up after the same 16 requests as the real client, so a tool that passes here does not loop in a host", async () => {
+    const c = testClient(app, {});
+    const answers = () => ({ action: "accept" as const, content: { a: "x" } });
+    // 15 questions: 15 input rounds, then the result on the 16th request.
+    expect((await c.callTool(asksMany, { n: 15 }, { answers })).content).toEqual([{ type: "text", text: "answered 15" }]);
+    await expect(c.callTool(asksMany, { n: 16 }, { answers })).rejects.toThrow(/still asked for input after 16 rounds/);
   });
 
   it("records emitted log messages and what the handler published", async () => {

@@ -9,7 +9,7 @@ import * as oauth from "oauth4webapi";
 import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
 
-export interface ResourceMetadata {
+interface ResourceMetadata {
   resource: string;
   authorization_servers: string[];
   scopes_supported?: string[];

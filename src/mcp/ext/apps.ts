@@ -4,8 +4,9 @@
  * postMessage. The HTML is deployed as a Static Asset and read through the binding when a host
  * reads the resource, so it is neither in the Worker's bundle nor parsed at start-up.
  */
-import type { Extension, View } from "../app";
+import type { View } from "../app";
 import { fetchAsset } from "./assets";
+import { defineExtension } from "./host";
 
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
@@ -51,9 +52,10 @@ export interface ViewOptions {
 /**
  * One extension object for every view, so an app declares the capability once. A host that did not
  * declare it gets text-only tools: no `_meta.ui` to misread, and no tool that only a view may call
- * (`visibility: ["app"]`), which such a host would offer to the model.
+ * (`visibility: ["app"]`), which such a host would offer to the model. Marked pure so that an app
+ * which imports the engine but defines no view leaves this module out of its bundle.
  */
-const extension: Extension = {
+const extension = /* @__PURE__ */ defineExtension({
   id: UI_EXTENSION,
   settings: {},
   toolsWithout: (tools) =>
@@ -63,7 +65,7 @@ const extension: Extension = {
       const { _meta: _all, ...rest } = tool;
       return [Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest];
     }),
-};
+});
 
 /** A view for `defineTool({ view })`: its `_meta.ui` goes on the tool, its HTML is served as `uri`. */
 export function defineView(options: ViewOptions): View {

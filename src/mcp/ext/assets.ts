@@ -25,7 +25,7 @@ export async function fetchAsset(env: unknown, binding: string, path: string): P
   return new Uint8Array(await res.arrayBuffer());
 }
 
-export async function sha256Digest(bytes: Uint8Array): Promise<string> {
+async function sha256Digest(bytes: Uint8Array): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -9,6 +9,7 @@ import type { Extension, ResourceDefinition } from "../app";
 import { invalidParams } from "../errors";
 import { paginate } from "../pagination";
 import { readRecorded, type AssetFile } from "./assets";
+import { defineExtension } from "./host";
 
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
@@ -52,7 +53,7 @@ export function skills(manifest: SkillsManifest, options: SkillsOptions = {}): E
     if (typeof params.uri !== "string") throw invalidParams(`${method} needs params.uri (a string)`);
     return params.uri;
   };
-  return {
+  return defineExtension({
     id: SKILLS_EXTENSION,
     settings: { directoryRead: true },
     methods: {
@@ -87,5 +88,5 @@ export function skills(manifest: SkillsManifest, options: SkillsOptions = {}): E
       file(s.uri, manifest.files[s.uri]!, { name: s.frontmatter.name, description: s.frontmatter.description }),
     ),
     resource: (uri) => (Object.hasOwn(manifest.files, uri) ? file(uri, manifest.files[uri]!) : undefined),
-  };
+  });
 }

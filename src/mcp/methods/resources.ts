@@ -19,21 +19,13 @@ export function listResourceTemplates(reg: Registry, params: Record<string, unkn
 
 /** Whether a URI names a static resource or matches a template (used by subscriptions). */
 export function resourceExists(reg: Registry, uri: string): boolean {
-  return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null) || extensionResource(reg, uri) !== undefined;
+  return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null) || reg.ext?.resource?.(uri) !== undefined;
 }
-
-const extensionResource = (reg: Registry, uri: string) => {
-  for (const find of reg.extensionResources) {
-    const found = find(uri);
-    if (found) return found;
-  }
-  return undefined;
-};
 
 export async function readResource(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const { uri } = params;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri (a string)");
-  const resource = reg.resources.get(uri) ?? extensionResource(reg, uri);
+  const resource = reg.resources.get(uri) ?? reg.ext?.resource?.(uri);
   if (resource) return { contents: normalize(await resource.read(ctx), uri, resource.mimeType) };
   for (const t of reg.templates) {
     const vars = t.matcher.match(uri);

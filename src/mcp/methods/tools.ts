@@ -3,22 +3,21 @@ import * as v from "valibot";
 import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
 import { McpError, ToolError, invalidParams } from "../errors";
-import { clientDeclares } from "../extension";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
 import { logLine, traceIdOf } from "../telemetry";
-import type { Registry } from "../registry";
+import { toolNamed, type Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
-export function listTools(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
-  // Only 2025-11-25 tools carry `execution.taskSupport`; 2026-07-28 dropped the field.
-  let list = ctx.era === "legacy" ? reg.legacyToolList : reg.toolList;
-  // A host that did not declare MCP Apps gets the text-only tools (negotiated per session or per request).
-  const without = reg.toolsWithout;
-  if (without && !clientDeclares(ctx, without.extension)) list = ctx.era === "legacy" ? without.legacy : without.modern;
-  const { page, nextCursor } = paginate(list, params.cursor, reg.pageSize);
-  return nextCursor ? { tools: page, nextCursor } : { tools: page };
+/** tools/list over the list a revision picks from the registry. */
+export function listToolsFrom(list: (reg: Registry) => Record<string, unknown>[]) {
+  return (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
+    // An extension may give this client other tools (MCP Apps: text-only ones for a host without it).
+    const all = list(reg);
+    const { page, nextCursor } = paginate(reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
+    return nextCursor ? { tools: page, nextCursor } : { tools: page };
+  };
 }
 
 /**
@@ -26,7 +25,7 @@ export function listTools(reg: Registry, params: Record<string, unknown>, ctx: H
  * any call's (a tool result with `isError`), rather than as a task that fails later.
  */
 export function argumentProblem(reg: Registry, params: Record<string, unknown>): CallToolResult | undefined {
-  const tool = typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
+  const tool = toolNamed(reg, params);
   const args = params.arguments ?? {};
   if (!tool?.def.input || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
   const parsed = v.safeParse(tool.def.input, args);

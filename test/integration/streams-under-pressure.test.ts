@@ -1,6 +1,5 @@
 /**
- * Streams under pressure: what a red-team review observed against `wrangler dev`, each with the
- * test that pins the fix. Replaced GET streams stay resumable, slow readers cannot grow the
+ * Streams under pressure, as a hostile or careless client would put them against `wrangler dev`. Replaced GET streams stay resumable, slow readers cannot grow the
  * runtime's memory, finished streams leave storage when their replay window ends, the event log
  * counts UTF-8 bytes, an oversized listen filter is refused, and a busy session stays under its
  * storage caps.
@@ -78,8 +77,8 @@ async function readToAnswer(sessionId: string, res: Response, maxResumes = 60): 
   return { events, resumes, retries };
 }
 
-describe("defect 7: replaced GET streams", () => {
-  it("defect 7: a replaced GET stream is told to reconnect (retry:) and a resume into it within the replay window replays what it missed", async () => {
+describe("replaced GET streams", () => {
+  it("a replaced GET stream is told to reconnect (retry:) and a resume into it within the replay window replays what it missed", async () => {
     const s = await openSession();
     const first = sse(await getStream(s.id));
     const priming = await first.next();
@@ -106,8 +105,8 @@ describe("defect 7: replaced GET streams", () => {
   });
 });
 
-describe("defect 11: backpressure", () => {
-  it("defect 11: an SSE stream nobody reads holds at most SSE_BUFFER_BYTES queued, then closes", async () => {
+describe("backpressure", () => {
+  it("an SSE stream nobody reads holds at most SSE_BUFFER_BYTES queued, then closes", async () => {
     const { SseStream, SSE_BUFFER_BYTES = SSE_BUFFER_DEFAULT } = sseModule as unknown as { SseStream: typeof sseModule.SseStream; SSE_BUFFER_BYTES?: number };
     expect(SSE_BUFFER_BYTES).toBe(SSE_BUFFER_DEFAULT);
     let closedByOverflow = false;
@@ -130,7 +129,7 @@ describe("defect 11: backpressure", () => {
     expect(body.length).toBeGreaterThan(0);
   });
 
-  it("defect 11: a 2026 client that never reads gets its stream closed (the request cancelled) once its buffer is full", async () => {
+  it("a 2026 client that never reads gets its stream closed (the request cancelled) once its buffer is full", async () => {
     const { SSE_BUFFER_BYTES = SSE_BUFFER_DEFAULT } = sseModule as unknown as { SSE_BUFFER_BYTES?: number };
     const emitted = 300 * 65_536;
     const res = await modernPost("tools/call", chatter(300, 65_536), { id: "never-reads", meta: { [META.logLevel]: "info" } });
@@ -147,7 +146,7 @@ describe("defect 11: backpressure", () => {
     expect(received).toBeLessThan(emitted / 4);
   });
 
-  it("defect 11: a 2025 client that never reads gets its stream closed with retry:, and resumes from the log without losing an event", async () => {
+  it("a 2025 client that never reads gets its stream closed with retry:, and resumes from the log without losing an event", async () => {
     const s = await openSession();
     const res = await request(s.id, "tools/call", chatter(40, 65_536), { id: "slow-2025" });
     await sleep(1500);
@@ -164,8 +163,8 @@ describe("defect 11: backpressure", () => {
   });
 });
 
-describe("defect 12: replay window and closed-log cap", () => {
-  it("defect 12: STREAM_REPLAY_SECONDS is enforced: a finished stream is gone after its window", async () => {
+describe("replay window and closed-log cap", () => {
+  it("STREAM_REPLAY_SECONDS is enforced: a finished stream is gone after its window", async () => {
     const s = await openSession();
     await withConfig(s.id, { streamReplayMs: 1000 });
     const events = await sse(await request(s.id, "tools/call", chatter(3, 100))).rest();
@@ -185,7 +184,7 @@ describe("defect 12: replay window and closed-log cap", () => {
     expect(err.message).toMatch(/Last-Event-ID/);
   });
 
-  it("defect 12: closed logs are capped per session (CLOSED_LOG_MAX_BYTES): the oldest finished streams go first", async () => {
+  it("closed logs are capped per session (CLOSED_LOG_MAX_BYTES): the oldest finished streams go first", async () => {
     const s = await openSession();
     const cap = CLOSED_LOG_DEFAULT;
     const primings: string[] = [];
@@ -205,8 +204,8 @@ describe("defect 12: replay window and closed-log cap", () => {
   });
 });
 
-describe("defect 13: bytes, not characters", () => {
-  it("defect 13: the event-log byte cap counts UTF-8 bytes, not UTF-16 characters", async () => {
+describe("bytes, not characters", () => {
+  it("the event-log byte cap counts UTF-8 bytes, not UTF-16 characters", async () => {
     const s = await openSession();
     const maxBytes = (await configOf(s.id)).eventLogMaxBytes as number;
     expect(maxBytes).toBe(4 * MiB);
@@ -222,10 +221,10 @@ describe("defect 13: bytes, not characters", () => {
   });
 });
 
-describe("defect 15: listen filter limits", () => {
+describe("listen filter limits", () => {
   const limits = listenModule as unknown as { MAX_LISTEN_RESOURCE_URIS: number; MAX_LISTEN_URI_LENGTH: number };
 
-  it("defect 15: an oversized subscriptions/listen filter is refused up front with 400 / -32602", async () => {
+  it("an oversized subscriptions/listen filter is refused up front with 400 / -32602", async () => {
     const tooMany = Array.from({ length: 5000 }, (_, i) => `units://u${i}`);
     const err = await expectRpcError(await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: tooMany } }, { id: "too-many" }), 400, InvalidParams, "too-many");
     expect(err.message).toMatch(/resourceSubscriptions/);
@@ -235,7 +234,7 @@ describe("defect 15: listen filter limits", () => {
     expect(err2.message).toMatch(/bytes/);
   });
 
-  it("defect 15: a filter at the limits is acknowledged and delivers resource updates", async () => {
+  it("a filter at the limits is acknowledged and delivers resource updates", async () => {
     expect(limits.MAX_LISTEN_RESOURCE_URIS ?? LISTEN_URIS).toBe(LISTEN_URIS);
     expect(limits.MAX_LISTEN_URI_LENGTH ?? LISTEN_URI_LENGTH).toBe(LISTEN_URI_LENGTH);
     const n = LISTEN_URIS;
@@ -259,7 +258,7 @@ describe("defect 15: listen filter limits", () => {
 });
 
 describe("everything bounded", () => {
-  it("everything bounded: 1,000 finished streams and 10,000 events keep a session's stored bytes under its caps", async () => {
+  it("1,000 finished streams and 10,000 events keep a session's stored bytes under its caps", async () => {
     const s = await openSession();
     const cap = CLOSED_LOG_DEFAULT;
     let done = 0;

@@ -2,7 +2,7 @@
  * Input, state and versions under attack: answers the server never asked for, requestState that is
  * too large, replayed with other arguments or spelled another way, version headers and lists that
  * disagree with what the path accepts, capabilities a request needs and the client lacks, and
- * progress tokens that would be echoed at any size. One test per defect found in review.
+ * progress tokens that would be echoed at any size.
  *
  * Most tests drive the engine test app through /mcp; the ones that need a tool it does not have
  * (multi-round, arguments worth binding, sampling with context) serve a small app of their own
@@ -11,10 +11,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { LEGACY_METHODS } from "../../src/mcp/dispatch";
-import { encodeLegacyError } from "../../src/mcp/encode";
 import { execute } from "../../src/mcp/execute";
 import { compileApp } from "../../src/mcp/registry";
+import { LEGACY } from "../../src/mcp/revisions";
 import { createMcpWorker, defineApp, definePrompt, defineResourceTemplate, defineTool, elicit, sample, text } from "../../src/mcp";
 import { MCP_URL, META, VERSION, buildModernRequest, expectRpcError, modernPost, modernResult, type RpcMessage } from "../helpers/mcp";
 import { LEGACY_VERSION, call, cancelAllReaders, deleteSession, getStream, openSession, postInitialize, request } from "../helpers/legacy";
@@ -47,8 +46,8 @@ function postEdited(method: string, params: Record<string, unknown>, edit: (json
 
 const big = (n: number) => "x".repeat(n);
 
-const reviewApp = defineApp({
-  info: { name: "review-app", version: "0.0.0" },
+const attackApp = defineApp({
+  info: { name: "attack-app", version: "0.0.0" },
   tools: [
     defineTool({
       name: "two_rounds",
@@ -120,13 +119,13 @@ const reviewApp = defineApp({
     }),
   ],
 });
-const reviewWorker = createMcpWorker(reviewApp);
+const attackWorker = createMcpWorker(attackApp);
 
-/** One modern request to the review app; returns the JSON-RPC answer and the HTTP status. */
-async function reviewCall(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = ELICIT, edit = (json: string) => json) {
+/** One modern request to the attack app; returns the JSON-RPC answer and the HTTP status. */
+async function attackCall(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = ELICIT, edit = (json: string) => json) {
   const { message, headers } = buildModernRequest(method, params, { capabilities });
   const ctx = createExecutionContext();
-  const res = await reviewWorker.fetch(new Request(MCP_URL, { method: "POST", headers, body: edit(JSON.stringify(message)) }), env as never, ctx);
+  const res = await attackWorker.fetch(new Request(MCP_URL, { method: "POST", headers, body: edit(JSON.stringify(message)) }), env as never, ctx);
   await waitOnExecutionContext(ctx);
   const body = (await res.json()) as RpcMessage;
   return { status: res.status, body };
@@ -134,24 +133,24 @@ async function reviewCall(method: string, params: Record<string, unknown>, capab
 
 // ── 3: only answers to requests the server made count ──────────────────────
 
-describe("defect 3", () => {
-  it("defect 3: unsolicited inputResponses on a first call are ignored", async () => {
+describe("answers the server never asked for", () => {
+  it("unsolicited inputResponses on a first call are ignored", async () => {
     const r = await modernResult("tools/call", { ...greet, inputResponses: { who: { action: "accept", content: { name: "Mallory" } } } }, { capabilities: ELICIT });
     // The server asked nothing yet: it asks now, instead of running the handler with the client's answer.
     expect(r.resultType).toBe("input_required");
     expect(Object.keys(r.inputRequests)).toEqual(["who"]);
   });
 
-  it("defect 3: a malformed answer (action: 12345) without a requestState never reaches the handler", async () => {
+  it("a malformed answer (action: 12345) without a requestState never reaches the handler", async () => {
     const r = await modernResult("tools/call", { ...greet, inputResponses: { who: { action: 12345 } } }, { capabilities: ELICIT });
     expect(r.resultType).toBe("input_required");
   });
 
-  it("defect 3: an answer smuggled under __proto__ next to a valid requestState is ignored", async () => {
-    const state = (await reviewCall("tools/call", { name: "peek", arguments: {} })).body.result.requestState;
+  it("an answer smuggled under __proto__ next to a valid requestState is ignored", async () => {
+    const state = (await attackCall("tools/call", { name: "peek", arguments: {} })).body.result.requestState;
     // JSON text can carry an own "__proto__" key; a JS object literal cannot, so the key is renamed in the text.
     const toProto = (j: string) => j.replace('"PROTO"', '"__proto__"');
-    const smuggled = await reviewCall("tools/call", { name: "peek", arguments: {}, requestState: state, inputResponses: { PROTO: { who: { action: 12345 } } } }, ELICIT, toProto);
+    const smuggled = await attackCall("tools/call", { name: "peek", arguments: {}, requestState: state, inputResponses: { PROTO: { who: { action: 12345 } } } }, ELICIT, toProto);
     expect(smuggled.status).toBe(200);
     expect(JSON.stringify(smuggled.body)).not.toContain("action 12345");
     expect(smuggled.body.result?.resultType, JSON.stringify(smuggled.body)).toBe("input_required");
@@ -160,11 +159,11 @@ describe("defect 3", () => {
     const res = await postEdited("tools/call", { ...greet, requestState, inputResponses: { PROTO: { who: { action: "accept", content: { name: "Smuggled" } } } } }, toProto);
     expect(((await res.json()) as RpcMessage).result?.resultType).toBe("input_required");
     expect(await modernResult("tools/call", { ...greet, requestState, inputResponses: ADA }, { capabilities: ELICIT })).toMatchObject({ content: [{ text: "Hello, Ada!" }] });
-    const honest = await reviewCall("tools/call", { name: "peek", arguments: {}, requestState: state, inputResponses: { who: { action: "decline" } } });
+    const honest = await attackCall("tools/call", { name: "peek", arguments: {}, requestState: state, inputResponses: { who: { action: "decline" } } });
     expect(honest.body.result?.content[0].text).toBe('action "decline"');
   });
 
-  it("defect 3: every counted answer is shape-checked (form content values)", async () => {
+  it("every counted answer is shape-checked (form content values)", async () => {
     const requestState = await greetState();
     const res = await modernPost("tools/call", { ...greet, requestState, inputResponses: { who: { action: "accept", content: { name: { nested: true } } } } }, { capabilities: ELICIT, id: "shape" });
     expect(res.status).toBe(200);
@@ -176,8 +175,8 @@ describe("defect 3", () => {
 
 // ── 5: the version header on session traffic must be the negotiated one ────
 
-describe("defect 5", () => {
-  it("defect 5: a 2025 session refuses an MCP-Protocol-Version other than the negotiated one with 400", async () => {
+describe("a 2025 session keeps its negotiated version", () => {
+  it("a 2025 session refuses an MCP-Protocol-Version other than the negotiated one with 400", async () => {
     const s = await openSession({ capabilities: ELICIT });
     const other = { "MCP-Protocol-Version": "2025-06-18" };
     await expectRpcError(await request(s.id, "ping", {}, { id: "v1", headers: other }), 400, InvalidRequest);
@@ -188,7 +187,7 @@ describe("defect 5", () => {
     expect((await call(s.id, "ping")).result).toEqual({});
   });
 
-  it("defect 5: a session negotiated at 2025-06-18 refuses 2025-11-25 and accepts its own", async () => {
+  it("a session negotiated at 2025-06-18 refuses 2025-11-25 and accepts its own", async () => {
     const init = await postInitialize({ protocolVersion: "2025-06-18", capabilities: {} });
     expect(init.status).toBe(200);
     const sid = init.headers.get("Mcp-Session-Id")!;
@@ -200,8 +199,8 @@ describe("defect 5", () => {
 
 // ── 6: the versions listed are the versions the path accepts ───────────────
 
-describe("defect 6", () => {
-  it("defect 6: every version -32022 lists is accepted when the client retries with it, and discover and initialize agree", async () => {
+describe("the versions -32022 lists", () => {
+  it("every version -32022 lists is accepted when the client retries with it, and discover and initialize agree", async () => {
     const res = await modernPost("tools/list", {}, { meta: { [META.protocolVersion]: "2099-01-01" }, headers: { "MCP-Protocol-Version": "2099-01-01" } });
     const error = await expectRpcError(res, 400, UnsupportedVersion);
     const supported = error.data.supported as string[];
@@ -232,24 +231,23 @@ describe("defect 6", () => {
 
 // ── 8 and 9: capabilities a request needs, per revision ────────────────────
 
-describe("defects 8 and 9", () => {
-  it("defect 8: sampling with includeContext other than none needs sampling.context (2026: 400 -32021)", async () => {
-    const without = await reviewCall("tools/call", { name: "sample_with_context", arguments: {} }, { sampling: {} });
+describe("capabilities a request needs", () => {
+  it("sampling with includeContext other than none needs sampling.context (2026: 400 -32021)", async () => {
+    const without = await attackCall("tools/call", { name: "sample_with_context", arguments: {} }, { sampling: {} });
     expect(without.status).toBe(400);
     expect(without.body.error?.code).toBe(MissingCapability);
     expect(without.body.error?.data).toEqual({ requiredCapabilities: { sampling: { context: {} } } });
-    const withContext = await reviewCall("tools/call", { name: "sample_with_context", arguments: {} }, { sampling: { context: {} } });
+    const withContext = await attackCall("tools/call", { name: "sample_with_context", arguments: {} }, { sampling: { context: {} } });
     expect(withContext.status).toBe(200);
     expect(withContext.body.result.resultType).toBe("input_required");
     expect(withContext.body.result.inputRequests.s.params.includeContext).toBe("thisServer");
   });
 
-  it("defect 8: on a 2025 session the same request fails with -32600 naming sampling.context", async () => {
-    // The session object runs calls through this executor and encodes errors with encodeLegacyError.
+  it("on a 2025 session the same request fails with -32600 naming sampling.context", async () => {
+    // The session object runs calls through this executor and encodes errors as its revision does.
     const outcome = await execute("tools/call", { name: "sample_with_context", arguments: {} }, {
-      era: "legacy",
-      reg: compileApp(reviewApp),
-      table: LEGACY_METHODS,
+      revision: LEGACY,
+      reg: compileApp(attackApp),
       protocolVersion: LEGACY_VERSION,
       clientCapabilities: { sampling: {} },
       answers: {},
@@ -260,12 +258,12 @@ describe("defects 8 and 9", () => {
       env: {},
     });
     if (outcome.kind !== "error") throw new Error(`expected an error, got ${outcome.kind}`);
-    const error = encodeLegacyError(outcome.error);
+    const error = LEGACY.encodeError(outcome.error);
     expect(error.code).toBe(InvalidRequest);
     expect(error.data).toEqual({ requiredCapabilities: { sampling: { context: {} } } });
   });
 
-  it("defect 9: a 2025 session gets -32600 (not the 2026-only -32021) for a capability the client did not declare", async () => {
+  it("a 2025 session gets -32600 (not the 2026-only -32021) for a capability the client did not declare", async () => {
     const s = await openSession({ capabilities: {} });
     const body = await call(s.id, "tools/call", greet, { id: "no-cap" });
     expect(body.id).toBe("no-cap");
@@ -276,8 +274,8 @@ describe("defects 8 and 9", () => {
 
 // ── 11: progress tokens are bounded like request ids ───────────────────────
 
-describe("defect 11", () => {
-  it("defect 11: a progressToken over 256 characters is refused on both lanes (400 -32602); 256 is served", async () => {
+describe("progress token length", () => {
+  it("a progressToken over 256 characters is refused on both lanes (400 -32602); 256 is served", async () => {
     const long = big(10_000);
     const modern = await modernPost("tools/call", { name: "countdown", arguments: { from: 1 } }, { id: "pt", meta: { progressToken: long } });
     const error = await expectRpcError(modern, 400, InvalidParams, "pt");
@@ -295,27 +293,27 @@ describe("defect 11", () => {
 
 // ── 16: a state the server would refuse is never issued ────────────────────
 
-describe("defect 16", () => {
-  it("defect 16: answers that would make requestState too large are refused when sealing (-32602), not on the next round", async () => {
-    const round1 = await reviewCall("tools/call", { name: "two_rounds", arguments: {} });
+describe("requestState size", () => {
+  it("answers that would make requestState too large are refused when sealing (-32602), not on the next round", async () => {
+    const round1 = await attackCall("tools/call", { name: "two_rounds", arguments: {} });
     const state1 = round1.body.result.requestState;
     // A 70 KB answer is fine in one body, but carried in the next round's state it is over the limit.
-    const round2 = await reviewCall("tools/call", { name: "two_rounds", arguments: {}, requestState: state1, inputResponses: { first: { action: "accept", content: { v: big(70_000) } } } });
+    const round2 = await attackCall("tools/call", { name: "two_rounds", arguments: {}, requestState: state1, inputResponses: { first: { action: "accept", content: { v: big(70_000) } } } });
     expect(round2.status).toBe(200);
     expect(round2.body.result, JSON.stringify(round2.body).slice(0, 300)).toBeUndefined();
     expect(round2.body.error?.code).toBe(InvalidParams);
     expect(round2.body.error?.message).toMatch(/too large/);
     // Smaller answers still go through both rounds.
-    const ok2 = await reviewCall("tools/call", { name: "two_rounds", arguments: {}, requestState: state1, inputResponses: { first: { action: "accept", content: { v: big(1000) } } } });
-    const ok3 = await reviewCall("tools/call", { name: "two_rounds", arguments: {}, requestState: ok2.body.result.requestState, inputResponses: { second: { action: "accept", content: { v: "y" } } } });
+    const ok2 = await attackCall("tools/call", { name: "two_rounds", arguments: {}, requestState: state1, inputResponses: { first: { action: "accept", content: { v: big(1000) } } } });
+    const ok3 = await attackCall("tools/call", { name: "two_rounds", arguments: {}, requestState: ok2.body.result.requestState, inputResponses: { second: { action: "accept", content: { v: "y" } } } });
     expect(ok3.body.result.content[0].text).toBe("1000+1");
   });
 
-  it("defect 16: a handler state too large to seal is a server error (-32603), and 20,000 unsolicited keys do not grow the state", async () => {
-    const heavy = await reviewCall("tools/call", { name: "heavy_state", arguments: { size: 70_000 } });
+  it("a handler state too large to seal is a server error (-32603), and 20,000 unsolicited keys do not grow the state", async () => {
+    const heavy = await attackCall("tools/call", { name: "heavy_state", arguments: { size: 70_000 } });
     expect(heavy.body.error?.code).toBe(InternalError);
     expect(heavy.body.error?.message).toMatch(/too large/);
-    expect((await reviewCall("tools/call", { name: "heavy_state", arguments: { size: 100 } })).body.result.resultType).toBe("input_required");
+    expect((await attackCall("tools/call", { name: "heavy_state", arguments: { size: 100 } })).body.result.resultType).toBe("input_required");
 
     const unsolicited = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, { action: "accept", content: { v: "x" } }]));
     const r = await modernResult("tools/call", { ...greet, inputResponses: unsolicited }, { capabilities: ELICIT });
@@ -326,31 +324,31 @@ describe("defect 16", () => {
 
 // ── 17: requestState is bound to the arguments, and has one spelling ───────
 
-describe("defect 17", () => {
-  it("defect 17: a requestState only opens for the arguments (or URI) it was issued for", async () => {
-    const tool = await reviewCall("tools/call", { name: "transfer", arguments: { amount: 1, to: "bob" } });
+describe("requestState bound to its request", () => {
+  it("a requestState only opens for the arguments (or URI) it was issued for", async () => {
+    const tool = await attackCall("tools/call", { name: "transfer", arguments: { amount: 1, to: "bob" } });
     const toolState = tool.body.result.requestState;
     const yes = { ok: { action: "accept" } };
-    const replay = await reviewCall("tools/call", { name: "transfer", arguments: { amount: 1000, to: "mallory" }, requestState: toolState, inputResponses: yes });
+    const replay = await attackCall("tools/call", { name: "transfer", arguments: { amount: 1000, to: "mallory" }, requestState: toolState, inputResponses: yes });
     expect(replay.body.error?.code, JSON.stringify(replay.body)).toBe(InvalidParams);
     expect(replay.body.error?.message).toMatch(/requestState/);
     // The same arguments in another key order are the same arguments.
-    const honest = await reviewCall("tools/call", { name: "transfer", arguments: { to: "bob", amount: 1 }, requestState: toolState, inputResponses: yes });
+    const honest = await attackCall("tools/call", { name: "transfer", arguments: { to: "bob", amount: 1 }, requestState: toolState, inputResponses: yes });
     expect(honest.body.result?.content[0].text).toBe("sent 1 to bob");
 
-    const prompt = await reviewCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "cats" } });
-    const other = await reviewCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "dogs" }, requestState: prompt.body.result.requestState, inputResponses: yes });
+    const prompt = await attackCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "cats" } });
+    const other = await attackCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "dogs" }, requestState: prompt.body.result.requestState, inputResponses: yes });
     expect(other.body.error?.code).toBe(InvalidParams);
-    const same = await reviewCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "cats" }, requestState: prompt.body.result.requestState, inputResponses: yes });
+    const same = await attackCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "cats" }, requestState: prompt.body.result.requestState, inputResponses: yes });
     expect(same.body.result?.messages[0].content.text).toBe("About cats");
 
     // resources/read: the URI is the target, so another URI is refused as well.
-    const read = await reviewCall("resources/read", { uri: "vault://a" });
-    const otherUri = await reviewCall("resources/read", { uri: "vault://b", requestState: read.body.result.requestState, inputResponses: yes });
+    const read = await attackCall("resources/read", { uri: "vault://a" });
+    const otherUri = await attackCall("resources/read", { uri: "vault://b", requestState: read.body.result.requestState, inputResponses: yes });
     expect(otherUri.body.error?.code).toBe(InvalidParams);
   });
 
-  it("defect 17: only the canonical base64url spelling of a requestState is accepted", async () => {
+  it("only the canonical base64url spelling of a requestState is accepted", async () => {
     const state = await greetState();
     const [payload, kid, mac] = state.split(".") as [string, string, string];
     const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

@@ -1,6 +1,5 @@
 /**
- * Regression tests for defects found by a protocol review and a red-team pass, each named after its
- * defect: the logging capability, URL elicitation on 2025-11-25, cancellation of a JSON-answered
+ * Behaviour at the protocol's edges, each test named by what it pins: the logging capability, URL elicitation on 2025-11-25, cancellation of a JSON-answered
  * call, server-to-client ping, prototype names from the client, caps on subscriptions, token-mode
  * metadata, non-finite structured output, and rate limits with the platform's binding.
  *
@@ -25,6 +24,7 @@ import {
   type EventReader,
 } from "../helpers/legacy";
 import { MCP_URL, META, buildModernRequest, modernCall, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { inOneLimiterWindow } from "../helpers/limiter-window";
 import {
   initializeHeaders,
   initializeMessage,
@@ -85,8 +85,8 @@ async function nextMessage(reader: EventReader): Promise<RpcMessage | undefined>
 
 const fresh = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}-${crypto.randomUUID()}`;
 
-describe("review: logging capability", () => {
-  it("defect 1: with logging off, a 2026 request with logLevel debug gets no notifications/message", async () => {
+describe("logging capability", () => {
+  it("with logging off, a 2026 request with logLevel debug gets no notifications/message", async () => {
     const res = await edgeModern("tools/call", { name: "chatty", arguments: {} }, { meta: { [META.logLevel]: "debug" } });
     // Nothing was emitted, so the answer is plain JSON, not a stream of log messages.
     expect(res.headers.get("Content-Type") ?? "").toMatch(/^application\/json/);
@@ -94,7 +94,7 @@ describe("review: logging capability", () => {
     expect(body.result.content).toEqual([{ type: "text", text: "done" }]);
   });
 
-  it("defect 1: with logging off, 2025 logging/setLevel is -32601 and no log message reaches the session", async () => {
+  it("with logging off, 2025 logging/setLevel is -32601 and no log message reaches the session", async () => {
     const s = await openEdgeSession();
     expect(s.init.capabilities.logging).toBeUndefined();
     const set = await edgeCall(s.id, "logging/setLevel", { level: "debug" });
@@ -104,14 +104,14 @@ describe("review: logging capability", () => {
     expect(res.result.content).toEqual([{ type: "text", text: "done" }]);
   });
 
-  it("defect 1: with logging on, 2025 logging/setLevel still answers {}", async () => {
+  it("with logging on, 2025 logging/setLevel still answers {}", async () => {
     const s = await openSession();
     expect((await call(s.id, "logging/setLevel", { level: "info" })).result).toEqual({});
   });
 });
 
-describe("review: URL elicitation on 2025-11-25", () => {
-  it("defect 2: 2025 URL elicitation always carries an elicitationId", async () => {
+describe("URL elicitation on 2025-11-25", () => {
+  it("2025 URL elicitation always carries an elicitationId", async () => {
     const s = await openEdgeSession(URL_ELICITATION);
     for (const [name, args] of [["sign_in_raw", {}], ["sign_in", {}]] as const) {
       const reader = sse(await edgeRequest(s.id, "tools/call", { name, arguments: args }));
@@ -124,7 +124,7 @@ describe("review: URL elicitation on 2025-11-25", () => {
     }
   });
 
-  it("defect 2: ctx.completeElicitation sends notifications/elicitation/complete to the session", async () => {
+  it("ctx.completeElicitation sends notifications/elicitation/complete to the session", async () => {
     const s = await openEdgeSession(URL_ELICITATION);
     const reader = sse(await edgeRequest(s.id, "tools/call", { name: "sign_in", arguments: { id: "login-7" } }));
     const ask = await nextMessage(reader);
@@ -137,7 +137,7 @@ describe("review: URL elicitation on 2025-11-25", () => {
     expect(result?.result.content).toEqual([{ type: "text", text: "signed in" }]);
   });
 
-  it("defect 2: -32042 on 2025 carries data.elicitations with their ids; 2026 asks for the URL as input instead", async () => {
+  it("-32042 on 2025 carries data.elicitations with their ids; 2026 asks for the URL as input instead", async () => {
     const s = await openEdgeSession(URL_ELICITATION);
     const legacy = await edgeCall(s.id, "tools/call", { name: "needs_login", arguments: {} });
     expect(legacy.error?.code).toBe(-32042);
@@ -156,8 +156,8 @@ describe("review: URL elicitation on 2025-11-25", () => {
   });
 });
 
-describe("review: cancellation", () => {
-  it("defect 4: a cancelled 2025 call answered as JSON sends no result (202, empty body)", async () => {
+describe("cancellation", () => {
+  it("a cancelled 2025 call answered as JSON sends no result (202, empty body)", async () => {
     const s = await openSession();
     // Nothing is logged at emergency, so countdown emits nothing and would answer as plain JSON.
     await call(s.id, "logging/setLevel", { level: "emergency" });
@@ -170,8 +170,8 @@ describe("review: cancellation", () => {
   });
 });
 
-describe("review: server-to-client ping", () => {
-  it("defect 10: the server pings the client on its GET stream and takes the answer like a pending request", async () => {
+describe("server-to-client ping", () => {
+  it("the server pings the client on its GET stream and takes the answer like a pending request", async () => {
     const s = await openSession();
     const stub = sessionStub(s.id);
     // No GET stream: nowhere to ping.
@@ -199,8 +199,8 @@ describe("review: server-to-client ping", () => {
   });
 });
 
-describe("review: prototype names and handler results", () => {
-  it("defect 14: resources/read units://__proto__ is not found, never a 500", async () => {
+describe("prototype names and handler results", () => {
+  it("resources/read units://__proto__ is not found, never a 500", async () => {
     const s = await openSession();
     for (const uri of ["units://__proto__", "units://constructor", "units://hasOwnProperty"]) {
       const res = await request(s.id, "resources/read", { uri });
@@ -213,7 +213,7 @@ describe("review: prototype names and handler results", () => {
     expect(modern.error?.data).toEqual({ uri: "units://__proto__" });
   });
 
-  it("defect 14: completion/complete with prototype argument names gives no values, never -32603 or a string", async () => {
+  it("completion/complete with prototype argument names gives no values, never -32603 or a string", async () => {
     const s = await openSession();
     for (const name of ["__proto__", "valueOf", "hasOwnProperty", "constructor", "toString"]) {
       for (const ref of [{ type: "ref/prompt", name: "explain_unit" }, { type: "ref/resource", uri: "units://{unit}" }]) {
@@ -226,7 +226,7 @@ describe("review: prototype names and handler results", () => {
     }
   });
 
-  it("defect 14: handler results are checked: bad contents, messages or completion values are -32603 naming the server's handler, never a 500", async () => {
+  it("handler results are checked: bad contents, messages or completion values are -32603 naming the server's handler, never a 500", async () => {
     const s = await openEdgeSession();
     const cases: [string, Record<string, unknown>][] = [
       ["resources/read", { uri: "bad://proto" }],
@@ -248,8 +248,8 @@ describe("review: prototype names and handler results", () => {
   });
 });
 
-describe("review: caps", () => {
-  it("defect 18 (caps): subscription URIs are capped in length and subscriptions in number per session", async () => {
+describe("caps", () => {
+  it("subscription URIs are capped in length and subscriptions in number per session", async () => {
     const s = await openSession();
     const long = await call(s.id, "resources/subscribe", { uri: `units://${"x".repeat(5000)}` });
     expect(long.error?.code).toBe(-32602);
@@ -270,12 +270,12 @@ describe("review: caps", () => {
   });
 });
 
-describe("review: token mode and structured output", () => {
+describe("token mode and structured output", () => {
   const tokenEnv = { ...testEnv, AUTH_MODE: "token", MCP_AUTH_TOKEN: "s3cret-token", AUTH_SCOPES: "mcp" };
   const engineFetch = (init: RequestInit & { url?: string }, extra: AnyEnv = tokenEnv) =>
     engineWorker.fetch(new Request(init.url ?? MCP_URL, init), extra as never, createExecutionContext());
 
-  it("defect 20: token mode serves no protected-resource metadata, and its 401 names none", async () => {
+  it("token mode serves no protected-resource metadata, and its 401 names none", async () => {
     for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
       const res = await engineFetch({ url: `http://localhost${path}` });
       expect(res.status).toBe(404);
@@ -286,7 +286,7 @@ describe("review: token mode and structured output", () => {
     expect(res.headers.get("WWW-Authenticate")).toBe('Bearer scope="mcp"');
   });
 
-  it("defect 20: a non-finite number in structured output is a tool error, never null", async () => {
+  it("a non-finite number in structured output is a tool error, never null", async () => {
     const res = await edgeModern("tools/call", { name: "overflow", arguments: { value: 1e308 } });
     const body = (await res.json()) as RpcMessage;
     expect(body.result.isError).toBe(true);
@@ -298,7 +298,7 @@ describe("review: token mode and structured output", () => {
   });
 });
 
-describe("review: rate limits", () => {
+describe("rate limits", () => {
   const tight = testEnv.TEST_TIGHT_RATE_LIMIT;
   const discover = (ip: string, limits: AnyEnv) => {
     const { message, headers } = buildModernRequest("server/discover", {});
@@ -315,7 +315,8 @@ describe("review: rate limits", () => {
       createExecutionContext(),
     );
 
-  it("rate limits: requests over MCP_RATE_LIMIT get 429 with Retry-After, per client address", async () => {
+  it("requests over MCP_RATE_LIMIT get 429 with Retry-After, per client address", async () => {
+    await inOneLimiterWindow();
     const ip = fresh();
     for (let i = 0; i < 3; i++) expect((await discover(ip, { MCP_RATE_LIMIT: tight })).status).toBe(200);
     const res = await discover(ip, { MCP_RATE_LIMIT: tight });
@@ -328,7 +329,8 @@ describe("review: rate limits", () => {
     expect((await discover(ip, { MCP_RATE_LIMIT: undefined })).status).toBe(200);
   });
 
-  it("rate limits: session creation over MCP_SESSION_RATE_LIMIT gets 429, and other requests go on", async () => {
+  it("session creation over MCP_SESSION_RATE_LIMIT gets 429, and other requests go on", async () => {
+    await inOneLimiterWindow();
     const ip = fresh();
     const limits = { MCP_SESSION_RATE_LIMIT: tight };
     for (let i = 0; i < 3; i++) expect((await initialize(ip, limits)).status).toBe(200);
@@ -339,7 +341,7 @@ describe("review: rate limits", () => {
     expect((await discover(ip, limits)).status).toBe(200);
   });
 
-  it("rate limits: the shipped configurations bind both limiters", async () => {
+  it("the shipped configurations bind both limiters", async () => {
     expect(testEnv.MCP_RATE_LIMIT).toBeDefined();
     expect(testEnv.MCP_SESSION_RATE_LIMIT).toBeDefined();
   });

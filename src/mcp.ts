@@ -1,0 +1,55 @@
+/**
+ * The public door, the one module an app imports: everything to define a server (tools,
+ * resources, prompts, completions), the content and input helpers, the errors
+ * a handler may throw, the types, and `createMcpWorker`, which turns an app
+ * into the Worker's fetch handler and the Durable Object classes wrangler binds.
+ */
+export {
+  defineApp,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  type AppDefinition,
+  type Completer,
+  type Extension,
+  type ExtensionMethod,
+  type PromptArgument,
+  type PromptDefinition,
+  type ResourceDefinition,
+  type ResourceReturn,
+  type ResourceTemplateDefinition,
+  type ToolAnnotations,
+  type ToolArgs,
+  type ToolDefinition,
+  type ToolReturn,
+  type View,
+} from "./mcp/app";
+export { audio, base64, embedded, image, resourceLink, text } from "./mcp/content";
+export type { HandlerContext, Notifier } from "./mcp/context";
+export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./mcp/errors";
+export {
+  elicit,
+  elicitUrl,
+  listRoots,
+  sample,
+  type AnswerTo,
+  type Answers,
+  type ElicitRequest,
+  type ElicitResult,
+  type InputRequest,
+  type RootsRequest,
+  type SamplingRequest,
+  type RootsResult,
+  type SamplingParams,
+  type SamplingResult,
+} from "./mcp/input";
+export type * from "./mcp/types";
+export type { TaskOptions, TaskSupport } from "./mcp/tasks";
+// Opt-in extensions: code an app does not import is left out of its bundle.
+export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./mcp/ext/skills";
+export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./mcp/ext/apps";
+export { defineExtension } from "./mcp/ext/host";
+export { UrlElicitationRequired, urlElicitationRequired } from "./mcp/url-elicitation";
+export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./worker";
+export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./mcp/test-client";

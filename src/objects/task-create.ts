@@ -1,0 +1,43 @@
+/**
+ * Making a task, for both revisions: a tools/call its revision turned into a task becomes the
+ * start of a task object, which counts it against its owner's limits and runs it. What differs
+ * between the revisions (how long it is kept, whether the call waits for it) the revision says.
+ */
+import type { Config } from "../config";
+import type { Env } from "../env";
+import { McpError } from "../mcp/errors";
+import type { CompiledTool } from "../mcp/registry";
+import { revisionOf } from "../mcp/revisions";
+import type { TaskMade } from "../mcp/revisions/revision";
+import type { TaskOptions } from "../mcp/tasks";
+import { newTaskId, taskIndexKey, taskStub } from "./addresses";
+import type { TaskStart } from "./contracts";
+import { taskLimits } from "./task-index-store";
+
+/** What a lane knows of the call: the task's start, but for what is decided here. */
+export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" | "progressToken"> & {
+  tool: CompiledTool & { task: TaskOptions };
+  /** What the client said of itself: the session's (2025), or the request's envelope (2026). */
+  client: Pick<TaskStart, "protocolVersion" | "clientCapabilities" | "clientInfo">;
+  /** Whose in-flight budget the task spends when its owner is anonymous (the client's address, say). */
+  anonymousKey: string;
+};
+
+/** Creates the task; throws the McpError of a refusal (the owner is at a limit). */
+export async function createTask(call: TaskCall, env: Env, config: Config): Promise<TaskMade> {
+  const { tool, anonymousKey, client, ...start } = call;
+  const taskId = newTaskId();
+  const created = await taskStub(env, taskId).create({
+    ...start,
+    protocolVersion: client.protocolVersion,
+    clientCapabilities: client.clientCapabilities,
+    clientInfo: client.clientInfo,
+    taskId,
+    indexKey: taskIndexKey(call.owner, anonymousKey),
+    limits: taskLimits(config),
+    ...revisionOf(call.owner.era).taskTimes(tool.task, config, call.params),
+    pollIntervalMs: tool.task.pollIntervalMs ?? 1000,
+  });
+  if (created.kind === "refused") throw new McpError(created.error.code, created.error.message, created.error.data);
+  return created;
+}

@@ -1,0 +1,84 @@
+// Why: the opt-in extensions (MCP Apps, Skills) promise that an app which uses neither pays nothing
+// for them. This bundles the same one-tool app three ways (test/ext-cost/: alone, with a view, beside
+// Skills) with esbuild as wrangler does (ESM, minified, the workerd conditions), and fails when the
+// app without extensions carries any of their code: a module of src/mcp/ext/ in its bundle, or a
+// string only extension code holds (their identifiers and methods, the hooks an extension hands
+// the core). The figures are the bench's too (bench/lib/ext-cost.mjs).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { ROOT, atExit } from "./procs.mjs";
+
+export const EXT_COST_APPS = [
+  { name: "none", label: "one tool, neither extension", entry: "test/ext-cost/none.ts" },
+  { name: "view", label: "one tool with a view (MCP Apps)", entry: "test/ext-cost/view.ts" },
+  { name: "skills", label: "one tool and Skills", entry: "test/ext-cost/skills.ts" },
+];
+
+/** Only extension code holds these: identifiers, methods, `_meta` keys and the hooks an extension hands the core. */
+export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta"];
+
+/** One app bundled into `outdir/index.js`: its sizes and which source files put bytes into it. */
+export async function bundleApp(entry, outdir) {
+  mkdirSync(outdir, { recursive: true });
+  const outfile = path.join(outdir, "index.js");
+  const { metafile } = await build({
+    entryPoints: [path.join(ROOT, entry)],
+    bundle: true,
+    format: "esm",
+    target: "es2024",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["browser", "module", "main"],
+    external: ["cloudflare:*", "node:*"],
+    minify: true,
+    metafile: true,
+    outfile,
+    logLevel: "silent",
+  });
+  const bytes = readFileSync(outfile);
+  const inputs = Object.entries(Object.values(metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {})
+    .filter(([, i]) => i.bytesInOutput > 0)
+    .map(([file]) => path.relative(ROOT, path.resolve(ROOT, file)).split(path.sep).join("/"));
+  return { dir: outdir, main: "index.js", text: bytes.toString("utf8"), raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length, inputs };
+}
+
+/** Why a bundle without extensions is not free of them (empty when it is). */
+export function extensionTraces(bundle) {
+  const modules = bundle.inputs.filter((f) => f.startsWith("src/mcp/ext/"));
+  const markers = EXTENSION_MARKERS.filter((m) => bundle.text.includes(m));
+  return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
+}
+
+/** The three apps bundled under `dir`, and whether the one without extensions is free of them. */
+export async function extensionCost(dir) {
+  const apps = [];
+  for (const app of EXT_COST_APPS) apps.push({ ...app, ...(await bundleApp(app.entry, path.join(dir, app.name))) });
+  const traces = extensionTraces(apps[0]);
+  const lines = apps.map((a) => `  ${a.label}: raw ${a.raw} B, gzip ${a.gzip} B (${(a.gzip / apps[0].gzip).toFixed(3)}× the app without)`);
+  const message = traces.length
+    ? `extension cost: FAIL, the app without extensions carries their code: ${traces.join(", ")}\n${lines.join("\n")}`
+    : `extension cost: the app without extensions carries none of their code\n${lines.join("\n")}`;
+  return { ok: traces.length === 0, apps, message };
+}
+
+/** The check alone (npm run test:all), its bundles in a temporary directory. */
+export async function extensionCostCheck() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-ext-cost-"));
+  const unhook = atExit(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    return await extensionCost(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    unhook();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await extensionCostCheck();
+  console.log(r.message);
+  if (!r.ok) process.exit(1);
+}
