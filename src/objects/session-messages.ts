@@ -85,10 +85,11 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
         return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
       if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
       const add = req.method === "resources/subscribe";
+      // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
+      if (add && !(await host.admit())) return tooManySessions(req.id, host.liveCap);
       const subs = new Set(host.session.subscriptions);
       if (add && !subs.has(params.uri) && subs.size >= host.config.maxSubscriptionsPerSession)
         return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
-      if (add && !(await host.admit())) return tooManySessions(req.id, host.liveCap);
       if (add) subs.add(params.uri);
       else subs.delete(params.uri);
       await saveSubscriptions(host, [...subs]);

@@ -269,8 +269,9 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (refused) return refused;
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
-      if (this.atStreamLimit()) return tooManyStreams(null);
+      // Admitted first: nothing awaits between the stream limit's check and the stream's opening.
       if (!(await this.admit())) return tooManySessions(null, this.liveCap);
+      if (this.atStreamLimit()) return tooManyStreams(null);
       const stream = this.log.open("get", this.next());
       await this.register();
       // The newest GET stream carries session-level messages. An older one is closed like a finished
