@@ -88,6 +88,8 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
       if (add && !(await host.admit())) return tooManySessions(req.id, host.liveCap);
       const subs = new Set(host.session.subscriptions);
+      // Nothing to change, nothing to store: a session that holds no state keeps holding none.
+      if (add ? subs.has(params.uri) : !subs.has(params.uri)) return ok();
       if (add && !subs.has(params.uri) && subs.size >= host.config.maxSubscriptionsPerSession)
         return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
       if (add) subs.add(params.uri);

@@ -51,6 +51,8 @@ async function churnOne(): Promise<string> {
 }
 
 const CHURN = 50;
+/** A resource of the engine test app. */
+const RESOURCE = "info://about";
 
 describe("a session costs nothing until it holds state", () => {
   it(`2025-11-25: ${CHURN} sessions that initialize, list and call leave no storage, no alarm and no hub row`, async () => {
@@ -104,6 +106,13 @@ describe("a session costs nothing until it holds state", () => {
     await evictDurableObject(stub);
     const logs = await sse(await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } })).rest();
     expect(logs.some((e) => e.message?.method === "notifications/message")).toBe(false);
+  });
+
+  it("2025-11-25: unsubscribing from what the session never subscribed to stores nothing", async () => {
+    const s = await openSession();
+    const stub = sessionStub(s.id);
+    expect(await result(s.id, "resources/unsubscribe", { uri: RESOURCE })).toEqual({});
+    expect(await storage(stub)).toMatchObject({ keys: [], alarm: null });
   });
 
   it("2025-11-25: a GET stream registers the session with the hub; listing and calling do not", async () => {
