@@ -228,7 +228,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
    * (404 for no such session for this principal, 400 for a version header other than the
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
-  private async open({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
+  private async authorize({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
     this.maxLive = maxLive;
     let row = await this.load();
     if (!row) {
@@ -256,7 +256,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   async handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
-    const refused = await this.open(args);
+    const refused = await this.authorize(args);
     if (refused) return refused;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
@@ -265,7 +265,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   async openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
-    const refused = await this.open(args);
+    const refused = await this.authorize(args);
     if (refused) return refused;
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
@@ -289,7 +289,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
   }
 
   async terminate(caller: Caller): Promise<SessionAnswer> {
-    const refused = await this.open(caller);
+    const refused = await this.authorize(caller);
     if (refused) return refused;
     await this.endSession();
     return { kind: "accepted" };
