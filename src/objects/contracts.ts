@@ -60,8 +60,11 @@ export interface HubRpc extends Rpc.DurableObjectBranded {
    * (addresses.ts `publishToHub`).
    */
   publish(n: HubNotification): Promise<number>;
-  /** One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when they are many). */
-  relay(sessionIds: string[], n: HubNotification): Promise<number>;
+  /**
+   * One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when
+   * they are many), and answers the sessions it could not reach.
+   */
+  relay(sessionIds: string[], n: HubNotification): Promise<string[]>;
 }
 
 /** Why a session refused a message; the edge turns it into an HTTP status. */
