@@ -27,7 +27,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
-import { HUB_READY, TASK_NOTIFICATION, type HubListener, type ListenRefusal, type HubNotification, type HubRpc } from "./contracts";
+import { HUB_READY, TASK_NOTIFICATION, type HubListener, type ListenRefusal, type HubNotification, type HubRelayRpc, type HubShardRpc } from "./contracts";
 import { notificationFrame } from "./frames";
 import { relayToSessions } from "./hub-relay";
 import { closeFromPeer } from "./sockets";
@@ -90,7 +90,7 @@ function storedKey(ws: WebSocket): string | undefined {
   return a && "stored" in a ? a.stored : undefined;
 }
 
-export class McpHub extends DurableObject<Env> implements HubRpc {
+export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayRpc {
   /**
    * Each socket's filter once read in this instance, so a publish decodes no attachment and reads no
    * row. Stored filters (up to 512 KiB each at the listen caps) are kept only while they add up to
