@@ -50,7 +50,8 @@ export const HUB_READY = "ready";
  */
 export type ListenRefusal = "streams" | "filter-bytes";
 
-export interface HubRpc extends Rpc.DurableObjectBranded {
+/** The hub shard's role (hub.ts): who listens, and publishing to them. */
+export interface HubShardRpc {
   /** A 2025 session joins, or updates its resource subscriptions. */
   register(sessionId: string, subscriptions: string[]): Promise<void>;
   unregister(sessionId: string): Promise<void>;
@@ -60,9 +61,19 @@ export interface HubRpc extends Rpc.DurableObjectBranded {
    * (addresses.ts `publishToHub`).
    */
   publish(n: HubNotification): Promise<number>;
-  /** One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when they are many). */
-  relay(sessionIds: string[], n: HubNotification): Promise<number>;
 }
+
+/** The relay role of the same class (hub-relay.ts): a node of the tree that calls a shard's 2025 sessions. */
+export interface HubRelayRpc {
+  /**
+   * One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when
+   * they are many), and answers the sessions it could not reach.
+   */
+  relay(sessionIds: string[], n: HubNotification): Promise<string[]>;
+}
+
+/** The hub's Durable Object class plays both roles, so a fork binds one class (`MCP_HUB`). */
+export interface HubRpc extends HubShardRpc, HubRelayRpc, Rpc.DurableObjectBranded {}
 
 /** Why a session refused a message; the edge turns it into an HTTP status. */
 export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-many-sessions";

@@ -16,17 +16,20 @@
  * evicted, and the sends keep publish order on every socket). The frame is built
  * once per publish (frames.ts); each listen stream only adds its subscription id.
  *
- * 2025 sessions are objects of their own, so reaching one is a call. A shard
- * calls at most SESSION_BATCH sessions itself and hands larger sets to relays
- * (objects of this class that keep no storage), which split them again: no
- * invocation makes more than SESSION_BATCH calls however many sessions there are.
+ * 2025 sessions are objects of their own, so reaching one is a call (hub-relay.ts
+ * makes them, through relay objects of this class when they are many). A
+ * shard answers such a publish once the notification and its sessions are one
+ * row of its outbox, with an alarm set: the sends follow, one notification after
+ * the other, and the row goes when every session has it. A shard evicted
+ * mid-way finishes at its alarm, and a session that could not be reached is
+ * tried again, so a session may get a notification twice but never misses one.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
-import { sessionStub } from "./addresses";
-import { HUB_READY, TASK_NOTIFICATION, type HubListener, type ListenRefusal, type HubNotification, type HubRpc } from "./contracts";
+import { HUB_READY, TASK_NOTIFICATION, type HubListener, type ListenRefusal, type HubNotification, type HubRelayRpc, type HubShardRpc } from "./contracts";
 import { notificationFrame } from "./frames";
+import { relayToSessions } from "./hub-relay";
 import { closeFromPeer } from "./sockets";
 
 function wants(filter: HubListener, n: HubNotification): boolean {
@@ -57,13 +60,11 @@ function wants(filter: HubListener, n: HubNotification): boolean {
  */
 const INLINE_FILTER_CHARS = 960;
 
-/**
- * Calls one invocation makes to sessions at most. Cloudflare bounds the subrequests of one
- * invocation (50 on the Free plan, `wrangler dev` not at all); a shard or relay with more sessions
- * than this splits them among at most this many relays, each a new invocation with its own budget:
- * two levels reach 1,600 sessions per shard, three 64,000.
- */
-export const SESSION_BATCH = 40;
+/** How long a shard waits before it sends what is left of its outbox again (after an eviction, or to a session that failed). */
+export const REDELIVER_MS = 2_000;
+
+/** Sends of one notification to a session that fails before it is given up (the session is gone). */
+const MAX_ATTEMPTS = 5;
 
 /**
  * Listen sockets a shard sends to in one turn before it yields. Frames sent in one turn leave
@@ -89,7 +90,7 @@ function storedKey(ws: WebSocket): string | undefined {
   return a && "stored" in a ? a.stored : undefined;
 }
 
-export class McpHub extends DurableObject<Env> implements HubRpc {
+export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayRpc {
   /**
    * Each socket's filter once read in this instance, so a publish decodes no attachment and reads no
    * row. Stored filters (up to 512 KiB each at the listen caps) are kept only while they add up to
@@ -102,7 +103,7 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
   private readonly outbox: { frame: string; sockets: WebSocket[] }[] = [];
   /** Sockets of the oldest notification in the outbox already sent to. */
   private sent = 0;
-  /** The sessions' deliveries, one notification after the other, so each session gets them in order. */
+  /** The sessions' deliveries from the outbox, one at a time, so each session gets them in order. */
   private sessionsDone: Promise<unknown> = Promise.resolve();
   private schemaReady = false;
 
@@ -113,6 +114,7 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
       sql.exec(`
         CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS session_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, notification TEXT NOT NULL, ids TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0);
       `);
       this.schemaReady = true;
     }
@@ -257,8 +259,9 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     const targets =
       n.method === "notifications/resources/updated" ? sessions.filter((s) => (JSON.parse(s.subs) as string[]).some((sub) => coversUri(sub, uri))) : sessions;
     if (targets.length > 0) {
-      const ids = targets.map((s) => s.id);
-      this.sessionsDone = this.sessionsDone.then(() => this.relay(ids, n)).catch((err) => console.error("hub: a session delivery failed:", err));
+      this.sql.exec("INSERT INTO session_outbox (notification, ids) VALUES (?, ?)", JSON.stringify(n), JSON.stringify(targets.map((s) => s.id)));
+      await this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
+      this.sendToSessions();
     }
     return sockets.length + targets.length;
   }
@@ -286,17 +289,36 @@ export class McpHub extends DurableObject<Env> implements HubRpc {
     }
   }
 
-  async relay(sessionIds: string[], n: HubNotification): Promise<number> {
-    if (sessionIds.length <= SESSION_BATCH) {
-      const results = await Promise.allSettled(sessionIds.map((id) => sessionStub(this.env, id).deliver(n)));
-      return results.filter((r) => r.status === "fulfilled").length;
+  /** Sends the outbox to its sessions, oldest first; what fails stays for the alarm. */
+  private sendToSessions(): Promise<unknown> {
+    this.sessionsDone = this.sessionsDone.then(() => this.drainOutbox()).catch((err) => console.error("hub: a session delivery failed:", err));
+    return this.sessionsDone;
+  }
+
+  private async drainOutbox(): Promise<void> {
+    const sql = this.sql;
+    for (;;) {
+      const row = sql.exec<{ seq: number; notification: string; ids: string; attempts: number }>("SELECT * FROM session_outbox ORDER BY seq LIMIT 1").toArray()[0];
+      if (!row) return this.ctx.storage.deleteAlarm();
+      const failed = await this.relay(JSON.parse(row.ids) as string[], JSON.parse(row.notification) as HubNotification);
+      if (failed.length === 0 || row.attempts + 1 >= MAX_ATTEMPTS) {
+        if (failed.length > 0) console.error(`hub: ${failed.length} sessions could not be reached ${MAX_ATTEMPTS} times; their notification is dropped`);
+        sql.exec("DELETE FROM session_outbox WHERE seq = ?", row.seq);
+        continue;
+      }
+      // The later notifications wait too, so no session gets them out of order.
+      sql.exec("UPDATE session_outbox SET ids = ?, attempts = attempts + 1 WHERE seq = ?", JSON.stringify(failed), row.seq);
+      return this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
     }
-    // At most SESSION_BATCH relays of at most ⌈sessions / SESSION_BATCH⌉ sessions each; a relay
-    // with more than SESSION_BATCH splits again. Relays are named after this object, so two shards never share one.
-    const size = Math.ceil(sessionIds.length / SESSION_BATCH);
-    const batches = Array.from({ length: Math.ceil(sessionIds.length / size) }, (_, i) => sessionIds.slice(i * size, (i + 1) * size));
-    const hub = this.env.MCP_HUB;
-    const results = await Promise.allSettled(batches.map((ids, i) => hub.get(hub.idFromName(`relay/${this.ctx.id}/${i}`)).relay(ids, n)));
-    return results.reduce((sum, r) => sum + (r.status === "fulfilled" ? r.value : 0), 0);
+  }
+
+  /** What an eviction or a failed session left in the outbox. */
+  async alarm(): Promise<void> {
+    await this.sendToSessions();
+  }
+
+  /** The relay role (hub-relay.ts): delivers `n` to these sessions, and answers those it could not reach. */
+  relay(sessionIds: string[], n: HubNotification): Promise<string[]> {
+    return relayToSessions(this.env, this.ctx.id, sessionIds, n);
   }
 }

@@ -4,10 +4,11 @@
  * a closed shard ends only its own streams, a session stays with the shard it joined, and a set of
  * sessions larger than one invocation's batch goes through relays.
  */
-import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
-import { DRAIN_BATCH, SESSION_BATCH } from "../../src/objects/hub";
+import { DRAIN_BATCH, type McpHub } from "../../src/objects/hub";
+import { SESSION_BATCH } from "../../src/objects/hub-relay";
 import { hubStub, publishToHub, sessionShard } from "../../src/objects/addresses";
 import type { SessionRow } from "../../src/objects/session-store";
 import { addressOnShard, evictHub, hubShards, publish } from "../helpers/hub";
@@ -184,8 +185,55 @@ describe("fan-out", () => {
     const ids = [...absent.slice(0, 50), real[0]!.id, ...absent.slice(50), real[1]!.id, real[2]!.id];
     expect(ids.length).toBeGreaterThan(SESSION_BATCH);
 
-    expect(await hubShards()[0]!.relay(ids, { method: "notifications/prompts/list_changed" })).toBe(ids.length);
+    expect(await hubShards()[0]!.relay(ids, { method: "notifications/prompts/list_changed" })).toEqual([]);
     const got = await Promise.all(readers.map((r) => r.next()));
     expect(got.map((e) => e?.message?.method)).toEqual(real.map(() => "notifications/prompts/list_changed"));
   }, 20_000);
+});
+
+describe("2025-11-25 fan-out survives eviction", () => {
+  /** A session with its GET stream open, its shard, and the stream's priming event id. */
+  async function sessionOnStream() {
+    const s = await openSession();
+    const reader = sse(await getStream(s.id));
+    const priming = await reader.next();
+    return { s, reader, primingId: priming!.id!, shard: hubShards()[sessionShard(s.id, hubShards().length)]! };
+  }
+
+  /** Publishes on one shard and answers how many notifications its outbox holds when the publisher has its answer. */
+  const publishOn = (shard: ReturnType<typeof hubStub>) =>
+    runInDurableObject(shard, async (hub: McpHub, state) => {
+      await hub.publish({ method: TOOLS });
+      return state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_outbox").one().n;
+    });
+  const outboxOf = (shard: ReturnType<typeof hubStub>) =>
+    runInDurableObject(shard, (_hub, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_outbox").one().n);
+
+  async function seen(reader: ReturnType<typeof sse>, method: string, timeoutMs = 5000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const e = await reader.next(Math.max(1, deadline - Date.now()));
+      if (!e) return false;
+      if (e.message?.method === method) return true;
+    }
+  }
+
+  it("the publisher's answer means the notification is stored; a shard evicted mid-fan-out delivers it at its alarm", async () => {
+    const { reader, shard } = await sessionOnStream();
+    expect(await publishOn(shard)).toBe(1);
+    await evictDurableObject(shard, { webSockets: "hibernate" });
+    await runDurableObjectAlarm(shard);
+    expect(await seen(reader, TOOLS)).toBe(true);
+    expect(await outboxOf(shard)).toBe(0);
+  });
+
+  it("a session evicted mid-fan-out still has the notification: Last-Event-ID replays it", async () => {
+    const { s, reader, primingId, shard } = await sessionOnStream();
+    expect(await publishOn(shard)).toBe(1);
+    await evictDurableObject(sessionStub(s.id));
+    await runDurableObjectAlarm(shard);
+    await reader.cancel();
+    expect(await seen(sse(await getStream(s.id, primingId)), TOOLS)).toBe(true);
+    expect(await outboxOf(shard)).toBe(0);
+  });
 });
