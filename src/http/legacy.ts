@@ -16,7 +16,7 @@ import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
 import { isSessionId, newSessionId, sessionStub } from "../objects/addresses";
 import type { SessionAnswer, SessionStart } from "../objects/contracts";
-import { relayStream } from "./relay";
+import { pipeSessionStream } from "./session-stream";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -62,7 +62,7 @@ const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Ve
 async function answer(result: SessionAnswer, stub: Stub): Promise<Response> {
   switch (result.kind) {
     case "stream":
-      return relayStream(stub, result.stream, result.after);
+      return pipeSessionStream(stub, result.stream, result.after);
     case "accepted":
       return accepted();
     case "reply":

@@ -196,7 +196,7 @@ export interface TaskIndexMethods {
 
 export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjectBranded {}
 
-/** What a session sends a relay socket: an event (id and data), or the end of the stream. */
+/** What a session sends the Worker's pipe socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
 
 /** The Durable Object bindings the engine needs (wrangler.toml names them). */

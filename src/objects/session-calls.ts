@@ -3,7 +3,7 @@
  *
  * A request is answered with plain JSON unless it emits a message before its
  * result (a notification, or a server-to-client request); at that moment it
- * gets a stream in the session's log, which the Worker relays as SSE. A
+ * gets a stream in the session's log, which the Worker pipes to the client as SSE. A
  * handler that needs input stores the call and its pending requests, and the
  * session runs it again when the answers arrive, so a tool waiting on a user
  * survives the object being evicted.

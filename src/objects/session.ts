@@ -1,7 +1,7 @@
 /**
  * One 2025-11-25 session: a Durable Object with SQLite storage (see
  * session-store.ts). The Worker calls its RPC methods for each POST, GET and
- * DELETE, and relays its streams to the client over hibernatable WebSockets,
+ * DELETE, and pipes its streams to the client over hibernatable WebSockets,
  * so an idle session sleeps while its client holds an SSE stream open.
  * A session that holds no state (no stream, pending request, subscription,
  * log level or task) stores nothing and has no alarm: each request brings its
@@ -348,7 +348,7 @@ export abstract class SessionObject extends DurableObject<Env> implements Sessio
     if (this.live.release(sessionId)) await this.ctx.storage.deleteAll();
   }
 
-  // ── the relay: a WebSocket per client connection to a stream ─────────────
+  // ── the pipe: a WebSocket per client connection to a stream ─────────────
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const stream = url.searchParams.get("stream") ?? "";

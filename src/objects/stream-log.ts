@@ -1,6 +1,6 @@
 /**
  * A 2025 session's streams. Every stream (one per POST that needed one, and
- * the GET stream) is an event log in storage; the Worker relays it to the
+ * the GET stream) is an event log in storage; the Worker pipes it to the
  * client over a WebSocket, and a Last-Event-ID resume replays it from the log.
  * The log appends, replays and closes; what is running is not its business.
  */
@@ -8,12 +8,12 @@ import type { StreamFrame } from "./contracts";
 import { eventId, type LogLimits, type SessionStore, type StreamKind } from "./session-store";
 
 export class StreamLog {
-  /** Streams whose next relay connection is to be closed at once with this retry delay (polling). */
+  /** Streams whose next pipe connection is to be closed at once with this retry delay (polling). */
   private readonly closeNext = new Map<string, number>();
 
   constructor(
     private readonly store: SessionStore,
-    /** The relay sockets connected to a stream. */
+    /** The pipe sockets connected to a stream. */
     private readonly sockets: (stream: string) => WebSocket[],
     /** The per-stream caps, read at each append (the session's settings). */
     private readonly limits: () => LogLimits,
@@ -21,7 +21,7 @@ export class StreamLog {
     private readonly onClosed: () => void = () => {},
   ) {}
 
-  /** Opens a stream; its first id (seq 0) is the priming event the relay sends on connect. */
+  /** Opens a stream; its first id (seq 0) is the priming event the pipe sends on connect. */
   open(kind: StreamKind, counter: number, requestId?: string | number): string {
     return this.store.openStream(kind, counter, requestId);
   }
@@ -66,7 +66,7 @@ export class StreamLog {
         ws.send(text);
         if ("end" in frame) ws.close(1000, "stream ended");
       } catch {
-        // the relay is gone; the event is in the log for a Last-Event-ID resume
+        // the pipe is gone; the event is in the log for a Last-Event-ID resume
       }
     }
   }

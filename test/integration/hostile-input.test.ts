@@ -648,7 +648,7 @@ describe("2025-11-25 lane: per-session limits", () => {
         got = await startGreet(s.id, id);
         if (!(got instanceof Response) || got.status !== 429) break;
         await got.body?.cancel();
-        await sleep(25); // a just-closed relay socket may take a moment to go
+        await sleep(25); // a just-closed pipe socket may take a moment to go
       }
       started(got!);
     }
@@ -660,7 +660,7 @@ describe("2025-11-25 lane: per-session limits", () => {
     for (let i = 0; calls.length < limits.maxPendingPerSession; i++) {
       const got = await startGreet(s.id, `pend-${calls.length}`);
       if (got instanceof Response) {
-        // The stream limit: the relays of dropped streams are still closing.
+        // The stream limit: the pipes of dropped streams are still closing.
         expect(got.status, await got.text()).toBe(429);
         expect(i).toBeLessThan(limits.maxPendingPerSession * 20);
         await sleep(25);

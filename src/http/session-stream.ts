@@ -1,5 +1,5 @@
 /**
- * Relays one stream of a 2025 session to the client as SSE. The Worker holds
+ * Pipes one stream of a 2025 session to the client as SSE. The Worker holds
  * the client's response; the session object feeds it over a hibernatable
  * WebSocket (message bodies in frames), so the object can sleep while an idle
  * client keeps the stream open.
@@ -16,13 +16,13 @@ import { SseStream } from "./sse";
  */
 const SLOW_CLIENT_RETRY_MS = 1000;
 
-export async function relayStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
+export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, headers: Record<string, string> = {}): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
   if (upgrade.status === 429) return reject(SESSION_REFUSAL_STATUS["too-many-streams"], ErrorCode.InvalidRequest, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
   if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
   ws.accept();
-  // A dropped client connection is not a cancellation in 2025-11-25: only the relay goes away.
+  // A dropped client connection is not a cancellation in 2025-11-25: only the pipe goes away.
   const sse = new SseStream(
     () => {
       try {
