@@ -59,7 +59,7 @@ export interface StateSecrets {
 }
 
 /** What a key seals: session ids, or 2026 requestStates. */
-export type Purpose = "session-id" | "request-state";
+type Purpose = "session-id" | "request-state";
 
 interface Keyring {
   /** Four base64url characters that name the secret in every seal it makes. */

@@ -73,7 +73,7 @@ export interface HubRelayRpc {
 }
 
 /** The hub's Durable Object class plays both roles, so a fork binds one class (`MCP_HUB`). */
-export interface HubRpc extends HubShardRpc, HubRelayRpc, Rpc.DurableObjectBranded {}
+interface HubRpc extends HubShardRpc, HubRelayRpc, Rpc.DurableObjectBranded {}
 
 /** Why a session refused a message; the edge turns it into an HTTP status. */
 export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-many-sessions";

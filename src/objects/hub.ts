@@ -61,7 +61,7 @@ function wants(filter: HubListener, n: HubNotification): boolean {
 const INLINE_FILTER_CHARS = 960;
 
 /** How long a shard waits before it sends what is left of its outbox again (after an eviction, or to a session that failed). */
-export const REDELIVER_MS = 2_000;
+const REDELIVER_MS = 2_000;
 
 /** Sends of one notification to a session that fails before it is given up (the session is gone). */
 const MAX_ATTEMPTS = 5;

@@ -45,7 +45,7 @@ export const tooManySessions = (id: RequestId | null, cap: number) =>
 const ACCEPTED: SessionAnswer = { kind: "accepted" };
 
 /** The longest URI a session subscribes to; real resource URIs are far shorter, and each is stored twice. */
-export const MAX_SUBSCRIPTION_URI_LENGTH = 4096;
+const MAX_SUBSCRIPTION_URI_LENGTH = 4096;
 const key = (id: unknown) => JSON.stringify(id);
 
 /** Runs a call and keeps it findable while it runs; its answer ends its stream when it has one. */

@@ -37,12 +37,12 @@ export interface SessionRow {
   openTasks?: string[];
 }
 
-export interface StoredEvent {
+interface StoredEvent {
   seq: number;
   data: string;
 }
 
-export interface CallRow {
+interface CallRow {
   stream: string;
   /** The client's original JSON-RPC request, run again when answers arrive. */
   request: string;
@@ -50,7 +50,7 @@ export interface CallRow {
   state: unknown;
 }
 
-export interface PendingRow {
+interface PendingRow {
   rpcId: string;
   stream: string;
   key: string;
@@ -96,7 +96,7 @@ export function parseEventId(id: string): { stream: string; seq: number } | null
 const NO_CALL = "id NOT IN (SELECT stream FROM calls)";
 
 /** What a session object finds in its storage: its row once it held state, the mark of an ended one. */
-export interface Stored {
+interface Stored {
   row?: SessionRow;
   /** Until when an ended session's id must still be refused (its sealed id's own end). */
   endedUntil?: number;

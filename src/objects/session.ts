@@ -30,7 +30,7 @@ import { closeFromPeer } from "./sockets";
 import { StreamLog } from "./stream-log";
 
 /** How long a client has to answer the server's ping; answering is immediate for a live client. */
-export const PING_TIMEOUT_MS = 30_000;
+const PING_TIMEOUT_MS = 30_000;
 
 // A function, not a constant: nothing runs at start-up that a request can do later.
 const noSession = () => refuse("unknown-session", null, "Session not found; send initialize again");
@@ -44,7 +44,7 @@ const REPLACED_GET_RETRY_MS = 1000;
 /** Whose live sessions SESSION_MAX_LIVE counts: the principal's, or the anonymous client's address's. */
 const liveKeyOf = (s: SessionRow) => (s.principal ? `principal:${s.principal}` : s.clientKey);
 
-export abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
+abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
   protected abstract readonly app: AppDefinition<any>;
   readonly store: SessionStore;
   readonly log: StreamLog;
