@@ -15,6 +15,8 @@ import { checkRevisionBranches } from "./revision-branches.mjs";
 import { selfTestRevisionBranches } from "./revision-branches.self-test.mjs";
 import { checkTypesFresh } from "./types-fresh.mjs";
 import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
+import { checkUnusedExports } from "./unused-exports.mjs";
+import { selfTestUnusedExports } from "./unused-exports.self-test.mjs";
 
 export const CHECKS = [
   { id: "layering", name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
@@ -22,6 +24,7 @@ export const CHECKS = [
   { id: "readme", name: "README ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
   { id: "readme-entries", name: "README Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
+  { id: "exports", name: "no export under src/ that no other file uses, apart from the public ones", selfTest: selfTestUnusedExports, check: checkUnusedExports },
 ];
 
 const indent = (text) => text.replace(/^/gm, "  ");
