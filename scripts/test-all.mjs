@@ -32,6 +32,7 @@ await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
 for (const entry of CHECKS) await step(...staticCheck(entry.id));
 await step(...appCheck);
 await step("the fork's tests and the app checks (vitest run, vitest.config.ts)", command("vitest", ["run"], 300_000));
+await step("engine unit tests (vitest run -c vitest.unit.config.ts, Node, no workerd)", command("vitest", ["run", "-c", "vitest.unit.config.ts"], 120_000));
 await step("engine integration (vitest run -c vitest.engine.config.ts, workerd)", command("vitest", ["run", "-c", "vitest.engine.config.ts"], 600_000));
 await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   const r = await bundleCheck();
