@@ -35,7 +35,6 @@ export interface CallHost {
   next(): number;
   /** Stores the session row; the session holds state from then on. */
   save(): Promise<void>;
-  scheduleAlarm(): Promise<void>;
 }
 
 /** A request running in this instance: what cancels it, and its stream, opened on first use. */
@@ -97,7 +96,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
   if (host.store.pendingCount() + count > host.config.maxPendingPerSession) {
     return errorResponse(request.id, { code: ErrorCode.InternalError, message: "Too many server requests are waiting for answers in this session (MAX_PENDING_PER_SESSION)" });
   }
-  await askClient(host, call, outcome.required, answers);
+  askClient(host, call, outcome.required, answers);
   return undefined;
 }
 
@@ -109,7 +108,7 @@ export function endCall(host: Pick<CallHost, "store" | "log">, stream: string, r
 }
 
 /** Stores the call and sends its input requests to the client as real JSON-RPC requests on its stream. */
-async function askClient(host: CallHost, call: Call, signal: InputRequired, answers: Record<string, unknown>): Promise<void> {
+function askClient(host: CallHost, call: Call, signal: InputRequired, answers: Record<string, unknown>): void {
   const stream = call.out.ensure();
   host.store.putCall({ stream, request: JSON.stringify(call.request), answers, state: signal.state });
   const deadline = Date.now() + host.config.pendingRequestMs;
@@ -121,5 +120,4 @@ async function askClient(host: CallHost, call: Call, signal: InputRequired, answ
     const params = Object.keys(call.trace).length > 0 ? { ...base, _meta: { ...call.trace } } : base;
     call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params });
   }
-  await host.scheduleAlarm();
 }

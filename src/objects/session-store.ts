@@ -12,6 +12,7 @@
  * carries what initialize negotiated, and the object has no storage at all.
  */
 import type { ClientCapabilities, Implementation, LogLevel } from "../mcp/types";
+import type { AlarmSource } from "./session-alarm";
 
 export interface SessionRow {
   id: string;
@@ -102,16 +103,20 @@ interface Stored {
   endedUntil?: number;
 }
 
-export class SessionStore {
+export class SessionStore implements AlarmSource {
   /**
    * Whether the tables exist. A session that holds no state has none, and the reads a stateless
    * request makes (a pending answer, a waiting call, the GET stream) find nothing without writing.
    */
   ready = false;
+  /** The stored row's last-seen time: the idle expiry counts from it. */
+  private seenAt?: number;
 
   constructor(
     private readonly sql: SqlStorage,
     private readonly kv: DurableObjectStorage,
+    /** Told whenever a time the alarm is set from is written (the session's SessionAlarm follows it). */
+    private readonly deadlineWritten: () => void = () => {},
   ) {}
 
   /** Creates the tables, the first time the session holds state: nothing is written before that. */
@@ -132,15 +137,25 @@ export class SessionStore {
   async load(): Promise<Stored> {
     const found = await this.kv.get<SessionRow | number>(["session", "endedUntil"]);
     const row = found.get("session") as SessionRow | undefined;
-    if (row) this.ready = true;
+    if (row) {
+      this.ready = true;
+      this.seenAt = row.lastSeenAt;
+    }
     return { row, endedUntil: found.get("endedUntil") as number | undefined };
   }
   async putSession(row: SessionRow): Promise<void> {
+    const moved = row.lastSeenAt !== this.seenAt;
+    this.seenAt = row.lastSeenAt;
+    if (moved) this.deadlineWritten();
     await this.kv.put("session", row);
+  }
+  lastSeenAt(): number | undefined {
+    return this.seenAt;
   }
   /** Removes everything: an ended or expired session leaves no storage behind. */
   async destroy(): Promise<void> {
     this.ready = false;
+    this.seenAt = undefined;
     await this.kv.deleteAlarm();
     await this.kv.deleteAll();
   }
@@ -231,6 +246,7 @@ export class SessionStore {
 
   closeStream(stream: string, now: number): void {
     this.sql.exec("UPDATE streams SET closed_at = ? WHERE id = ? AND closed_at IS NULL", now, stream);
+    this.deadlineWritten();
   }
 
   /** The newest GET stream, which carries session-level messages. */
@@ -319,6 +335,7 @@ export class SessionStore {
 
   addPending(p: PendingRow): void {
     this.sql.exec("INSERT INTO pending (rpc_id, stream, key, method, deadline) VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
+    this.deadlineWritten();
   }
 
   takePending(rpcId: string): PendingRow | undefined {

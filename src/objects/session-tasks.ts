@@ -118,7 +118,6 @@ export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: 
   else if ("error" in watched) endCall(host, stream, errorResponse(req.id, watched.error));
   else if (isTerminal(watched.task.status)) endCall(host, stream, taskResult(req.id, watched.task));
   else if (watched.task.status === "input_required") sendTaskInput(host, stream, watched.task);
-  await host.scheduleAlarm();
   return { kind: "stream", stream, after: -1 };
 }
 
@@ -170,7 +169,6 @@ export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<voi
     if (isTerminal(task.status)) endCall(host, stream, taskResult(request.id, task));
     else if (task.status === "input_required") sendTaskInput(host, stream, task);
   }
-  await host.scheduleAlarm();
 }
 
 /** A task of this session (or one it waits on) passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
@@ -181,7 +179,6 @@ export async function onTaskExpired(host: CallHost, taskId: string): Promise<voi
     const message = `Task ${taskId} expired (its ttl ended) before it finished`;
     endCall(host, stream, errorResponse(request.id, { code: ErrorCode.InvalidParams, message, data: related(taskId) }));
   }
-  await host.scheduleAlarm();
 }
 
 /** The client answered a task's input request on a tasks/result stream: the answer goes to the task. */

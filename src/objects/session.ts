@@ -7,7 +7,7 @@
  * log level or task) stores nothing and has no alarm: each request brings its
  * sealed id, which says what initialize negotiated. The first state it holds
  * stores the session; from then on one alarm serves idle expiry,
- * pending-request deadlines and log trimming.
+ * pending-request deadlines and log trimming (session-alarm.ts holds its rule).
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
@@ -28,6 +28,7 @@ import { LiveSessionsStore } from "./live-sessions-store";
 import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
 import { closeFromPeer } from "./sockets";
 import { StreamLog } from "./stream-log";
+import { SessionAlarm } from "./session-alarm";
 
 /** How long a client has to answer the server's ping; answering is immediate for a live client. */
 const PING_TIMEOUT_MS = 30_000;
@@ -48,6 +49,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   protected abstract readonly app: AppDefinition<any>;
   readonly store: SessionStore;
   readonly log: StreamLog;
+  private readonly alarms: SessionAlarm;
   config: Config;
   session!: SessionRow;
   readonly running = new Map<string, Call>();
@@ -64,20 +66,16 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.config = readConfig(env);
-    this.store = new SessionStore(ctx.storage.sql, ctx.storage);
+    this.store = new SessionStore(ctx.storage.sql, ctx.storage, () => this.alarms.follow());
+    this.alarms = new SessionAlarm(this.store, ctx.storage, () => ({ idleMs: this.config.sessionIdleMs, replayMs: this.config.streamReplayMs }));
     this.live = new LiveSessionsStore(ctx.storage.sql);
     this.log = new StreamLog(
       this.store,
       (stream) => ctx.getWebSockets(stream),
       () => ({ maxEvents: this.config.eventLogMaxEvents, maxBytes: this.config.eventLogMaxBytes }),
-      () => this.streamClosed(),
+      // A stream closed: the finished logs stay within their byte cap.
+      () => this.store.trimClosed(this.config.closedLogMaxBytes),
     );
-  }
-
-  /** A stream closed: the finished logs stay within their byte cap, and the alarm covers its window. */
-  private streamClosed(): void {
-    this.store.trimClosed(this.config.closedLogMaxBytes);
-    this.scheduleAlarm().catch((err) => console.error("session: could not schedule the alarm", err));
   }
 
   get bindings(): Env {
@@ -119,7 +117,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     }
     this.store.createSchema();
     void this.store.putSession(this.session);
-    void this.ctx.storage.setAlarm(this.session.lastSeenAt + this.config.sessionIdleMs);
     this.loaded = Promise.resolve(this.session);
   }
 
@@ -174,18 +171,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       hubShard: sessionShard(args.sessionId, this.config.hubShards),
       registered: false,
     };
-  }
-
-  async scheduleAlarm(): Promise<void> {
-    const s = this.session;
-    const candidates = [
-      s.lastSeenAt + this.config.sessionIdleMs,
-      this.store.earliestDeadline(),
-      (this.store.earliestClosedAt() ?? Infinity) + this.config.streamReplayMs,
-    ].filter((t): t is number => t !== undefined && Number.isFinite(t));
-    const at = Math.min(...candidates);
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at || current < Date.now()) await this.ctx.storage.setAlarm(at);
   }
 
   // ── RPC surface used by the Worker ───────────────────────────────────────
@@ -250,7 +235,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     else if (now - row.lastSeenAt > 60_000) {
       row.lastSeenAt = now;
       await this.store.putSession(row);
-      await this.scheduleAlarm();
     }
     return null;
   }
@@ -320,7 +304,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     const rpcId = `s${this.next().toString(36)}`;
     this.store.addPending({ rpcId, stream, key: "ping", method: "ping", deadline: Date.now() + PING_TIMEOUT_MS });
     this.log.append(stream, { jsonrpc: "2.0", id: rpcId, method: "ping" });
-    await this.scheduleAlarm();
     return true;
   }
 
@@ -387,6 +370,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (!row && this.endedUntil !== undefined && now < this.endedUntil) return this.ctx.storage.setAlarm(this.endedUntil);
     if (!row) return this.store.destroy();
     if (now >= row.lastSeenAt + this.config.sessionIdleMs) return this.endSession();
+    this.alarms.fired();
     for (const stream of new Set(this.store.takeExpiredPings(now))) this.log.disconnect(stream);
     for (const stream of this.store.expiredCalls(now)) {
       const call = this.store.getCall(stream);
@@ -395,7 +379,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     }
     this.store.dropStreamsClosedBefore(now - this.config.streamReplayMs);
     this.store.trimClosed(this.config.closedLogMaxBytes);
-    await this.scheduleAlarm();
   }
 
   private async endSession(): Promise<void> {
