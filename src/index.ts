@@ -3,8 +3,10 @@
  * Object classes wrangler.toml binds. A fork does not edit this file.
  */
 import app from "./server";
-import { createMcpWorker } from "./mcp";
+import { createMcpWorker, jwtAuth } from "./mcp";
 
-const worker = createMcpWorker(app);
+// `jwt` lets AUTH_MODE=jwt check OAuth access tokens (README → Security); a server that never uses
+// JWT auth may drop it, and its bundle is about 4.6 KiB gzip smaller.
+const worker = createMcpWorker(app, { jwt: jwtAuth });
 export const { McpHub, McpSession, McpTask } = worker;
 export default worker;

@@ -52,4 +52,6 @@ export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOption
 export { defineExtension } from "./mcp/ext/host";
 export { UrlElicitationRequired, urlElicitationRequired } from "./mcp/url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./worker";
+// AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
+export { jwtAuth } from "./http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./mcp/test-client";

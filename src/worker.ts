@@ -9,7 +9,7 @@ import type { AppDefinition } from "./mcp/app";
 import { ErrorCode, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
-import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type TokenVerifier } from "./http/auth";
+import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type TokenVerifier } from "./http/auth";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
 import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
@@ -44,6 +44,11 @@ export interface WorkerOptions {
   path?: string;
   /** Your own token check, instead of the AUTH_MODE built-ins (static token, JWT). */
   verifyToken?: TokenVerifier;
+  /**
+   * AUTH_MODE=jwt's check: `jwtAuth` from the public door. Opt-in, so a Worker without it carries
+   * no `jose`; with AUTH_MODE=jwt and no `jwt`, every request fails (500) and the log says why.
+   */
+  jwt?: JwtAuth;
   /**
    * Who is calling, when something in front of this Worker has already authenticated the request
    * (src/oauth/: the OAuth provider's `ctx.props`). Used instead of any token check; sessions,
@@ -103,7 +108,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   };
   const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
   const verifierOf = (config: Config) => {
-    if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth));
+    if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth, options.jwt));
     return verifiers.get(config);
   };
 

@@ -1,9 +1,9 @@
 /**
  * Optional resource-server authorization (off by default): a bearer token on
  * every request, checked by a pluggable verifier. Two verifiers are built in:
- * a static token from a secret, and OAuth JWT access tokens checked with
- * `jose` against a JWKS (issuer, audience = this server's URI, expiry,
- * scopes). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
+ * a static token from a secret, and OAuth JWT access tokens checked against a
+ * JWKS (issuer, audience = this server's URI, expiry, scopes) by the `jose`
+ * check a Worker opts into (jwt-auth.ts). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
  * that tells the client where to find the authorization server.
  */
 import type { AuthConfig } from "../config";
@@ -56,11 +56,18 @@ function staticTokenVerifier(token: string, scopes: string[]): TokenVerifier {
   };
 }
 
-function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
-  // jose is loaded on the first token, not at start-up: a server without JWT auth never evaluates it.
-  let check: Promise<(token: string, audiences: string[]) => Promise<JwtClaims>> | undefined;
+type JwtConfig = Extract<AuthConfig, { mode: "jwt" }>;
+
+/**
+ * What checks a JWT's signature, issuer, audience and expiry for AUTH_MODE=jwt (jwt-auth.ts: the
+ * one built on jose). Passed in rather than imported, so a Worker that does not pass it carries no jose.
+ */
+export type JwtAuth = (cfg: JwtConfig) => Promise<(token: string, audiences: string[]) => Promise<JwtClaims>>;
+
+function jwtVerifier(cfg: JwtConfig, jwtAuth: JwtAuth): TokenVerifier {
+  let check: ReturnType<JwtAuth> | undefined;
   return async (token, resource) => {
-    check ??= import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
+    check ??= jwtAuth(cfg);
     let payload: JwtClaims;
     try {
       // This server's own URI is always its audience; AUTH_AUDIENCE adds the names an authorization
@@ -76,10 +83,16 @@ function jwtVerifier(cfg: Extract<AuthConfig, { mode: "jwt" }>): TokenVerifier {
   };
 }
 
-/** The verifier the configuration asks for; undefined when authorization is off. */
-export function verifierFor(cfg: AuthConfig): TokenVerifier | undefined {
+/**
+ * The verifier the configuration asks for; undefined when authorization is off. AUTH_MODE=jwt in a
+ * Worker built without `jwt` is a misconfiguration, said on every request (500, and the log names the fix).
+ */
+export function verifierFor(cfg: AuthConfig, jwtAuth: JwtAuth | undefined): TokenVerifier | undefined {
   if (cfg.mode === "token") return staticTokenVerifier(cfg.token, cfg.scopes);
-  if (cfg.mode === "jwt") return jwtVerifier(cfg);
+  if (cfg.mode === "jwt") {
+    if (!jwtAuth) throw new Error("AUTH_MODE=jwt needs the JWT check passed in: createMcpWorker(app, { jwt: jwtAuth }), as src/index.ts does");
+    return jwtVerifier(cfg, jwtAuth);
+  }
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 /**
  * JWT access-token checks with `jose`: signature against the issuer's keys,
- * issuer, audience and expiry. Imported on demand by auth.ts, so only servers
- * that use JWT auth evaluate jose.
+ * issuer, audience and expiry. Imported on demand by jwt-auth.ts, so only
+ * Workers that opt into JWT auth carry jose, and evaluate it on their first token.
  */
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify } from "jose";
 import type { AuthConfig } from "../config";

@@ -6,12 +6,16 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../engine-app/index";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { createMcpWorker, jwtAuth } from "../../src/mcp";
+import app from "../engine-app/app";
+import engineWorker from "../engine-app/index";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 const MCP = "http://localhost/mcp";
 const ISSUER = "https://auth.example.test";
+// The engine test app does not opt into JWT auth (a Worker carries jose only when it passes `jwt`): these tests do.
+const worker = createMcpWorker(app, { jwt: jwtAuth });
 
 async function call(authEnv: Record<string, string>, init: RequestInit & { url?: string }): Promise<Response> {
   const ctx = createExecutionContext();
@@ -179,5 +183,26 @@ describe("JWT access tokens", () => {
     expect(asBob.status).toBe(404);
     const asAlice = await call(jwtEnv, { method: "POST", headers: { ...headers, "Mcp-Session-Id": sessionId, Authorization: `Bearer ${await token({ sub: "alice" })}` }, body: ping });
     expect(asAlice.status).toBe(200);
+  });
+});
+
+describe("JWT auth is opt-in", () => {
+  it("a Worker built without `jwt` answers AUTH_MODE=jwt with 500 and a log that names the fix, and carries on when the mode is off", async () => {
+    const jwtEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: ISSUER, AUTH_JWKS: JSON.stringify({ keys: [] }) };
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const ctx = createExecutionContext();
+      const res = await engineWorker.fetch(new Request(MCP, modern("tools/list", {}, "a.b.c")), { ...env, ...jwtEnv } as never, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as RpcMessage).error?.code).toBe(-32603);
+      expect(logged.mock.calls.flat().map(String).join("\n")).toContain("createMcpWorker(app, { jwt: jwtAuth })");
+    } finally {
+      logged.mockRestore();
+    }
+    const ctx = createExecutionContext();
+    const served = await engineWorker.fetch(new Request(MCP, modern("tools/list", {})), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(served.status).toBe(200);
   });
 });

@@ -8,11 +8,14 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { jwtChecker } from "../../src/http/jwt";
-import worker from "../engine-app/index";
+import { createMcpWorker, jwtAuth } from "../../src/mcp";
+import app from "../engine-app/app";
 import { buildModernRequest } from "../helpers/mcp";
 
 const MCP = "http://localhost/mcp";
 const ISSUER = "https://auth.example.test";
+// The engine test app does not opt into JWT auth (a Worker carries jose only when it passes `jwt`): these tests do.
+const worker = createMcpWorker(app, { jwt: jwtAuth });
 const now = () => Math.floor(Date.now() / 1000);
 const b64u = (x: string | Uint8Array) => {
   const bytes = typeof x === "string" ? new TextEncoder().encode(x) : x;
