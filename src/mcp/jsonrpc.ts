@@ -1,8 +1,7 @@
 /**
- * One JSON-RPC 2.0 message: its shapes (checked with valibot), how a body is
- * parsed into one, and how responses are built.
+ * One JSON-RPC 2.0 message: its shapes, how a body is parsed into one, and how
+ * responses are built.
  */
-import * as v from "valibot";
 import { ErrorCode, McpError, type JsonRpcErrorObject } from "./errors";
 
 export type RequestId = string | number;
@@ -10,36 +9,21 @@ type Params = Record<string, unknown>;
 
 /** Request ids longer than this are rejected: an id is echoed in every answer and must stay small. */
 const MAX_ID_LENGTH = 256;
-// The schemas are built on first use, not at import: start-up pays for every function it calls (V8
-// compiles each on its first call), and these were most of what the engine's own modules cost.
-/** A schema built once per isolate, when a message of its kind first arrives. */
-const once = <T>(build: () => T): (() => T) => {
-  let built: T | undefined;
-  return () => (built ??= build());
-};
-const id = () => v.union([v.pipe(v.string(), v.maxLength(MAX_ID_LENGTH)), v.pipe(v.number(), v.safeInteger())]);
-// valibot's record() lets arrays through; JSON-RPC params (by name, as MCP uses them) and results are objects.
-const params = () =>
-  v.pipe(
-    v.custom<Record<string, unknown>>((x) => typeof x === "object" && x !== null && !Array.isArray(x)),
-    v.record(v.string(), v.unknown()),
-  );
 
-const RequestSchema = once(() => v.object({ jsonrpc: v.literal("2.0"), id: id(), method: v.string(), params: v.optional(params()) }));
-const NotificationSchema = once(() => v.object({ jsonrpc: v.literal("2.0"), method: v.string(), params: v.optional(params()) }));
-const ResultResponseSchema = once(() => v.object({ jsonrpc: v.literal("2.0"), id: id(), result: params() }));
-const ErrorResponseSchema = once(() =>
-  v.object({
-    jsonrpc: v.literal("2.0"),
-    id: v.nullable(id()),
-    error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) }),
-  }),
-);
-
-type Output<S extends () => v.GenericSchema> = v.InferOutput<ReturnType<S>>;
-export type JsonRpcRequest = Output<typeof RequestSchema>;
-export type JsonRpcNotification = Output<typeof NotificationSchema>;
-export type JsonRpcResponse = Output<typeof ResultResponseSchema> | Output<typeof ErrorResponseSchema>;
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: string;
+  params?: Params;
+}
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: Params;
+}
+export type JsonRpcResponse =
+  | { jsonrpc: "2.0"; id: RequestId; result: Params }
+  | { jsonrpc: "2.0"; id: RequestId | null; error: { code: number; message: string; data?: unknown } };
 
 export type Message =
   | { kind: "request"; message: JsonRpcRequest }
@@ -85,29 +69,48 @@ function classifyMessage(json: unknown): Message {
     throw new McpError(ErrorCode.InvalidRequest, "Invalid request: expected a JSON-RPC object");
   }
   const obj = json as Record<string, unknown>;
-  if ("method" in obj) {
-    if ("id" in obj) {
-      const r = v.safeParse(RequestSchema(), obj);
-      if (r.success) return { kind: "request", message: r.output };
-    } else {
-      const r = v.safeParse(NotificationSchema(), obj);
-      if (r.success) return { kind: "notification", message: r.output };
-    }
-  } else if ("result" in obj) {
-    const r = v.safeParse(ResultResponseSchema(), obj);
-    if (r.success) return { kind: "response", message: r.output };
-  } else if ("error" in obj) {
-    const r = v.safeParse(ErrorResponseSchema(), obj);
-    if (r.success) return { kind: "response", message: r.output };
-  }
+  const message = envelope(obj);
+  if (message) return message;
   throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(obj)}`);
+}
+
+// The shapes are checked by hand rather than with schemas: the engine then brings none of the
+// validation library's combinators that an app does not use itself (about 0.6 KiB gzip).
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+const isId = (x: unknown): x is RequestId => (typeof x === "string" && x.length <= MAX_ID_LENGTH) || (typeof x === "number" && Number.isSafeInteger(x));
+
+/** An object's own keys and values, a fresh object, leaving out the keys that could reach a prototype. */
+function ownEntries(x: Record<string, unknown>): Params {
+  const out: Params = {};
+  for (const k in x) if (Object.hasOwn(x, k) && k !== "__proto__" && k !== "prototype" && k !== "constructor") out[k] = x[k];
+  return out;
+}
+
+/**
+ * The message a JSON object is, holding only the members JSON-RPC defines (anything else is
+ * dropped), with `params` and `result` as fresh objects; undefined when it is none.
+ */
+function envelope(obj: Record<string, unknown>): Message | undefined {
+  if (obj.jsonrpc !== "2.0") return undefined;
+  const { id, params } = obj;
+  if ("method" in obj) {
+    if (typeof obj.method !== "string" || ("params" in obj && !isObject(params))) return undefined;
+    const tail = "params" in obj ? { params: ownEntries(params as Params) } : {};
+    if (!("id" in obj)) return { kind: "notification", message: { jsonrpc: "2.0", method: obj.method, ...tail } };
+    return isId(id) ? { kind: "request", message: { jsonrpc: "2.0", id, method: obj.method, ...tail } } : undefined;
+  }
+  if ("result" in obj) return isId(id) && isObject(obj.result) ? { kind: "response", message: { jsonrpc: "2.0", id, result: ownEntries(obj.result) } } : undefined;
+  const { error } = obj;
+  if (!("error" in obj) || !(id === null || isId(id)) || !isObject(error) || typeof error.code !== "number" || !Number.isInteger(error.code) || typeof error.message !== "string") return undefined;
+  const data = "data" in error ? { data: error.data } : {};
+  return { kind: "response", message: { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...data } } };
 }
 
 /** The request id, when one could be read from a malformed message. */
 export function readableId(json: unknown): RequestId | null {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return null;
   const id = (json as { id?: unknown }).id;
-  return (typeof id === "string" && id.length <= MAX_ID_LENGTH) || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
+  return isId(id) ? id : null;
 }
 
 function describeShapeProblem(obj: Record<string, unknown>): string {

@@ -47,6 +47,20 @@ describe("message shape", () => {
   });
 });
 
+describe("params keys that name a prototype", () => {
+  // JSON.parse makes "__proto__" an own key; copied naively, it would become the params' prototype
+  // and lend them members the client never sent (here a cursor, which this server would refuse).
+  it("2026-07-28: a __proto__ member of params is dropped, never read through", async () => {
+    const { message } = buildModernRequest("tools/list");
+    const text = (extra: string) => JSON.stringify(message).replace('"params":{', `"params":{${extra},`);
+    const own = await rawPost(text('"cursor":"not-a-cursor"'));
+    await expectRpcError(own, 200, -32602);
+    const res = await rawPost(text('"__proto__":{"cursor":"not-a-cursor"}'));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+  });
+});
+
 describe("media types and size", () => {
   it("2026-07-28: a Content-Type other than application/json is rejected with 415", async () => {
     const { message } = buildModernRequest("tools/list");
