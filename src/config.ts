@@ -157,7 +157,9 @@ function logVolume(value: string | undefined): Config["logRequests"] {
   throw new Error(`LOG_REQUESTS must be all, errors or off, got "${value}"`);
 }
 
-function positiveInt(value: string | undefined, fallback: number, name: string): number {
+/** A positive integer setting, `fallback` when unset; the name is read once, as the key and in the error. */
+function positiveInt(env: Vars, name: keyof Vars, fallback: number): number {
+  const value = env[name];
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
@@ -170,9 +172,9 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
  */
 export const MAX_HUB_SHARDS = 1000;
 
-function hubShards(value: string | undefined): number {
-  const n = positiveInt(value, 8, "HUB_SHARDS");
-  if (n > MAX_HUB_SHARDS) throw new Error(`HUB_SHARDS must be at most ${MAX_HUB_SHARDS}, got "${value}"`);
+function hubShards(env: Vars): number {
+  const n = positiveInt(env, "HUB_SHARDS", 8);
+  if (n > MAX_HUB_SHARDS) throw new Error(`HUB_SHARDS must be at most ${MAX_HUB_SHARDS}, got "${env.HUB_SHARDS}"`);
   return n;
 }
 
@@ -184,43 +186,43 @@ export function readConfig(env: Vars): Config {
   const config: Config = {
     allowedHosts: hosts.length > 0 ? hosts : DEFAULT_HOSTS,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
-    maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
-    inputStateTtlSeconds: positiveInt(env.INPUT_STATE_TTL_SECONDS, 600, "INPUT_STATE_TTL_SECONDS"),
+    maxBodyBytes: positiveInt(env, "MAX_BODY_BYTES", 1024 * 1024),
+    inputStateTtlSeconds: positiveInt(env, "INPUT_STATE_TTL_SECONDS", 600),
     stateSecret: env.MCP_STATE_SECRET || undefined,
     stateSecretPrevious: env.MCP_STATE_SECRET_PREVIOUS || undefined,
-    sessionIdleMs: positiveInt(env.SESSION_IDLE_SECONDS, 3600, "SESSION_IDLE_SECONDS") * 1000,
+    sessionIdleMs: positiveInt(env, "SESSION_IDLE_SECONDS", 3600) * 1000,
     // A week: a session in use all day must not end under a client that never initializes again.
-    sessionMaxMs: positiveInt(env.SESSION_MAX_SECONDS, 7 * 86_400, "SESSION_MAX_SECONDS") * 1000,
+    sessionMaxMs: positiveInt(env, "SESSION_MAX_SECONDS", 7 * 86_400) * 1000,
     // Above what the fastest-churning hosted client keeps within the default idle hour (about 3 new
     // sessions a minute), were every one of its sessions to hold state.
-    sessionMaxLive: positiveInt(env.SESSION_MAX_LIVE, 200, "SESSION_MAX_LIVE"),
-    pendingRequestMs: positiveInt(env.PENDING_REQUEST_SECONDS, 600, "PENDING_REQUEST_SECONDS") * 1000,
-    eventLogMaxEvents: positiveInt(env.EVENT_LOG_MAX_EVENTS, 10_000, "EVENT_LOG_MAX_EVENTS"),
-    eventLogMaxBytes: positiveInt(env.EVENT_LOG_MAX_BYTES, 4 * 1024 * 1024, "EVENT_LOG_MAX_BYTES"),
-    streamReplayMs: positiveInt(env.STREAM_REPLAY_SECONDS, 300, "STREAM_REPLAY_SECONDS") * 1000,
+    sessionMaxLive: positiveInt(env, "SESSION_MAX_LIVE", 200),
+    pendingRequestMs: positiveInt(env, "PENDING_REQUEST_SECONDS", 600) * 1000,
+    eventLogMaxEvents: positiveInt(env, "EVENT_LOG_MAX_EVENTS", 10_000),
+    eventLogMaxBytes: positiveInt(env, "EVENT_LOG_MAX_BYTES", 4 * 1024 * 1024),
+    streamReplayMs: positiveInt(env, "STREAM_REPLAY_SECONDS", 300) * 1000,
     // Two full per-stream logs: the last finished streams stay replayable, and a session's finished
     // streams never hold more than this however many it runs inside one replay window.
-    closedLogMaxBytes: positiveInt(env.CLOSED_LOG_MAX_BYTES, 8 * 1024 * 1024, "CLOSED_LOG_MAX_BYTES"),
+    closedLogMaxBytes: positiveInt(env, "CLOSED_LOG_MAX_BYTES", 8 * 1024 * 1024),
     auth: readAuth(env),
-    maxJsonDepth: positiveInt(env.MAX_JSON_DEPTH, 64, "MAX_JSON_DEPTH"),
-    maxHeaderBytes: positiveInt(env.MAX_HEADER_BYTES, 8192, "MAX_HEADER_BYTES"),
-    maxStreamsPerSession: positiveInt(env.MAX_STREAMS_PER_SESSION, 16, "MAX_STREAMS_PER_SESSION"),
-    maxPendingPerSession: positiveInt(env.MAX_PENDING_PER_SESSION, 32, "MAX_PENDING_PER_SESSION"),
+    maxJsonDepth: positiveInt(env, "MAX_JSON_DEPTH", 64),
+    maxHeaderBytes: positiveInt(env, "MAX_HEADER_BYTES", 8192),
+    maxStreamsPerSession: positiveInt(env, "MAX_STREAMS_PER_SESSION", 16),
+    maxPendingPerSession: positiveInt(env, "MAX_PENDING_PER_SESSION", 32),
     logRequests: logVolume(env.LOG_REQUESTS),
-    maxSubscriptionsPerSession: positiveInt(env.MAX_SUBSCRIPTIONS_PER_SESSION, 256, "MAX_SUBSCRIPTIONS_PER_SESSION"),
-    taskTtlMs: positiveInt(env.TASK_TTL_SECONDS, 3600, "TASK_TTL_SECONDS") * 1000,
-    taskMaxTtlMs: positiveInt(env.TASK_MAX_TTL_SECONDS, 86_400, "TASK_MAX_TTL_SECONDS") * 1000,
-    maxTasksInFlight: positiveInt(env.MAX_TASKS_IN_FLIGHT, 16, "MAX_TASKS_IN_FLIGHT"),
-    maxTasksRetained: positiveInt(env.MAX_TASKS_RETAINED, 1000, "MAX_TASKS_RETAINED"),
+    maxSubscriptionsPerSession: positiveInt(env, "MAX_SUBSCRIPTIONS_PER_SESSION", 256),
+    taskTtlMs: positiveInt(env, "TASK_TTL_SECONDS", 3600) * 1000,
+    taskMaxTtlMs: positiveInt(env, "TASK_MAX_TTL_SECONDS", 86_400) * 1000,
+    maxTasksInFlight: positiveInt(env, "MAX_TASKS_IN_FLIGHT", 16),
+    maxTasksRetained: positiveInt(env, "MAX_TASKS_RETAINED", 1000),
     // 64 results of the largest size, or many more smaller ones: a bound on what one owner can make the server keep.
-    maxTaskBytesRetained: positiveInt(env.MAX_TASK_BYTES_RETAINED, 64 * 1024 * 1024, "MAX_TASK_BYTES_RETAINED"),
+    maxTaskBytesRetained: positiveInt(env, "MAX_TASK_BYTES_RETAINED", 64 * 1024 * 1024),
     // A Durable Object's SQLite row holds at most 2 MB; half of that leaves room for the rest of the task.
-    taskMaxResultBytes: positiveInt(env.TASK_MAX_RESULT_BYTES, 1024 * 1024, "TASK_MAX_RESULT_BYTES"),
-    taskLeaseMs: positiveInt(env.TASK_LEASE_SECONDS, 60, "TASK_LEASE_SECONDS") * 1000,
-    hubShards: hubShards(env.HUB_SHARDS),
-    maxListenStreams: positiveInt(env.MAX_LISTEN_STREAMS, 16, "MAX_LISTEN_STREAMS"),
+    taskMaxResultBytes: positiveInt(env, "TASK_MAX_RESULT_BYTES", 1024 * 1024),
+    taskLeaseMs: positiveInt(env, "TASK_LEASE_SECONDS", 60) * 1000,
+    hubShards: hubShards(env),
+    maxListenStreams: positiveInt(env, "MAX_LISTEN_STREAMS", 16),
     // One filter at the listen caps (256 URIs of 2 KiB, 256 task ids) is about 580 KiB: it fits.
-    maxListenFilterBytes: positiveInt(env.MAX_LISTEN_FILTER_BYTES, 1024 * 1024, "MAX_LISTEN_FILTER_BYTES"),
+    maxListenFilterBytes: positiveInt(env, "MAX_LISTEN_FILTER_BYTES", 1024 * 1024),
   };
   cached = { env, config };
   return config;
