@@ -1,6 +1,6 @@
 /**
  * The opt-in for AUTH_MODE=jwt: `createMcpWorker(app, { jwt: jwtAuth })`. Only a Worker that passes
- * it carries `jose` (about 4.6 KiB gzip), and even there jose is evaluated on the first token, not at
+ * it carries `jose` (about 6.6 KiB gzip), and even there jose is evaluated on the first token, not at
  * start-up.
  */
 import type { JwtAuth } from "./auth";
