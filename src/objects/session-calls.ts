@@ -21,20 +21,13 @@ import type { Json } from "../mcp/types";
 import type { TraceContext } from "../mcp/telemetry";
 import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
-import type { SessionRow, SessionStore } from "./session-store";
-import type { StreamLog } from "./stream-log";
+import type { SessionState } from "./session-state";
 
-export interface CallHost {
-  store: SessionStore;
-  log: StreamLog;
-  session: SessionRow;
+/** What the rules of a session's calls work on: its state (row, store, log; session-state.ts) and its app. */
+export interface CallHost extends Pick<SessionState, "store" | "log" | "session" | "next" | "save"> {
   reg: Registry;
   bindings: Env;
   config: Config;
-  /** Next value of a per-session counter (stream and server-request ids). */
-  next(): number;
-  /** Stores the session row; the session holds state from then on. */
-  save(): Promise<void>;
 }
 
 /** A request running in this instance: what cancels it, and its stream, opened on first use. */

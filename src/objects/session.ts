@@ -8,6 +8,9 @@
  * sealed id, which says what initialize negotiated. The first state it holds
  * stores the session; from then on one alarm serves idle expiry,
  * pending-request deadlines and log trimming (session-alarm.ts holds its rule).
+ * The session's row and its parts are one SessionState (session-state.ts);
+ * this class is what the Worker talks to: RPC, the pipe sockets, the alarm
+ * handler, the count of its client's live sessions.
  */
 import { DurableObject } from "cloudflare:workers";
 import { readConfig, type Config } from "../config";
@@ -18,17 +21,18 @@ import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams } from "../mcp/revisions/2025-11-25";
-import { hubStub, liveSessionsStub, sessionName, sessionShard } from "./addresses";
+import { hubStub, sessionShard } from "./addresses";
 import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManySessions, tooManyStreams, type SessionHost } from "./session-messages";
 import { discardSessionTasks, onTaskExpired, onTaskUpdated } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
 import { LiveSessionsStore } from "./live-sessions-store";
-import { SessionStore, eventId, parseEventId, type SessionRow } from "./session-store";
+import { eventId, parseEventId, type SessionRow, type SessionStore } from "./session-store";
 import { closeFromPeer } from "./sockets";
-import { StreamLog } from "./stream-log";
-import { SessionAlarm } from "./session-alarm";
+import type { StreamLog } from "./stream-log";
+import { SessionState } from "./session-state";
+import { LiveSeat } from "./live-seat";
 
 /** How long a client has to answer the server's ping; answering is immediate for a live client. */
 const PING_TIMEOUT_MS = 30_000;
@@ -42,40 +46,39 @@ const noSession = () => refuse("unknown-session", null, "Session not found; send
  */
 const REPLACED_GET_RETRY_MS = 1000;
 
-/** Whose live sessions SESSION_MAX_LIVE counts: the principal's, or the anonymous client's address's. */
-const liveKeyOf = (s: SessionRow) => (s.principal ? `principal:${s.principal}` : s.clientKey);
-
 abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
   protected abstract readonly app: AppDefinition<any>;
-  readonly store: SessionStore;
-  readonly log: StreamLog;
-  private readonly alarms: SessionAlarm;
+  /** The session's row and the parts that keep it (store, stream log, alarm). */
+  private readonly state: SessionState;
   config: Config;
-  session!: SessionRow;
   readonly running = new Map<string, Call>();
   private loaded?: Promise<SessionRow | undefined>;
   /** Set when this session ended while its sealed id still opens: its requests are 404. */
   private endedUntil?: number;
   /** When this object is a client's index of live sessions rather than a session. */
   private readonly live: LiveSessionsStore;
-  /** The count of a session that started holding state in a running call, until its index took it. */
-  private counting?: Promise<unknown>;
-  /** SESSION_MAX_LIVE as the last request's Worker read it. */
-  private maxLive?: number;
+  /** Its place among its client's live sessions (SESSION_MAX_LIVE). */
+  private readonly seat: LiveSeat;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.config = readConfig(env);
-    this.store = new SessionStore(ctx.storage.sql, ctx.storage, () => this.alarms.follow());
-    this.alarms = new SessionAlarm(this.store, ctx.storage, () => ({ idleMs: this.config.sessionIdleMs, replayMs: this.config.streamReplayMs }));
+    this.state = new SessionState(ctx.storage, (stream) => ctx.getWebSockets(stream), () => this.config, () => this.holdingState());
     this.live = new LiveSessionsStore(ctx.storage.sql);
-    this.log = new StreamLog(
-      this.store,
-      (stream) => ctx.getWebSockets(stream),
-      () => ({ maxEvents: this.config.eventLogMaxEvents, maxBytes: this.config.eventLogMaxBytes }),
-      // A stream closed: the finished logs stay within their byte cap.
-      () => this.store.trimClosed(this.config.closedLogMaxBytes),
-    );
+    this.seat = new LiveSeat(env, () => this.config, this.state);
+  }
+
+  get store(): SessionStore {
+    return this.state.store;
+  }
+  get log(): StreamLog {
+    return this.state.log;
+  }
+  get session(): SessionRow {
+    return this.state.session;
+  }
+  set session(row: SessionRow) {
+    this.state.session = row;
   }
 
   get bindings(): Env {
@@ -86,66 +89,26 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     return compileApp(this.app);
   }
 
-  /** Every caller is about to store a stream or a pending request: the session holds state from here. */
   next(): number {
-    this.materialize();
-    const n = this.session.counter++;
-    void this.store.putSession(this.session);
-    return n;
+    return this.state.next();
   }
 
-  /** Stores the session row (log level, subscriptions, open tasks): the session holds state from here. */
-  async save(): Promise<void> {
-    this.materialize();
-    await this.store.putSession(this.session);
+  save(): Promise<void> {
+    return this.state.save();
   }
 
-  /**
-   * The first time the session holds state: its tables, its row and its idle alarm come into being.
-   * Synchronous, so the writes are issued before the request that caused them is answered.
-   */
-  private materialize(): void {
-    if (this.store.ready) return;
-    // A running call (its first progress, its first question to the client) cannot be refused without
-    // losing it: its session is counted, even past the cap, and the client's next stateful step waits.
-    const key = this.session.liveKey === undefined ? liveKeyOf(this.session) : undefined;
-    if (key !== undefined) {
-      this.session.liveKey = key;
-      this.counting = this.liveIndex(key)
-        .admitLive(sessionName(this.session.id), this.liveCap, this.liveUntil(), true)
-        .catch((err) => console.error("session: could not count this session with its client's", err));
-    }
-    this.store.createSchema();
-    void this.store.putSession(this.session);
+  /** Just before the session first holds state (its first stream, pending request or stored setting). */
+  private holdingState(): void {
+    this.seat.force();
     this.loaded = Promise.resolve(this.session);
   }
 
   get liveCap(): number {
-    return this.maxLive ?? this.config.sessionMaxLive;
+    return this.seat.cap;
   }
 
-  private liveIndex(key: string) {
-    return liveSessionsStub(this.env, key);
-  }
-
-  /** A session lives at most SESSION_MAX_SECONDS: its index row stops counting then, should its end go unheard. */
-  private liveUntil(): number {
-    return this.session.createdAt + this.config.sessionMaxMs;
-  }
-
-  /**
-   * Before the first state a client asks for (a GET stream, a log level, a subscription): counts the
-   * session with the client's others, false when it holds SESSION_MAX_LIVE already. Refusing the new
-   * step, not ending an older session, keeps every session a client is using alive; the refused one
-   * goes on serving plain calls. Only this first step pays the index's round trip.
-   */
-  async admit(): Promise<boolean> {
-    if (this.store.ready || this.session.liveKey !== undefined) return true;
-    const key = liveKeyOf(this.session);
-    if (key === undefined) return true;
-    if (!(await this.liveIndex(key).admitLive(sessionName(this.session.id), this.liveCap, this.liveUntil(), false))) return false;
-    this.session.liveKey = key;
-    return true;
+  admit(): Promise<boolean> {
+    return this.seat.admit();
   }
 
   /** The hub learns of the session when it can first receive a notification: its first GET stream. */
@@ -176,9 +139,9 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   // ── RPC surface used by the Worker ───────────────────────────────────────
   async initialize(args: SessionStart, maxLive?: number): Promise<SessionAnswer> {
     this.session = this.rowOf(args);
-    this.maxLive = maxLive;
+    this.seat.maxLive = maxLive;
     if (!(await this.admit())) return tooManySessions(null, this.liveCap);
-    this.materialize();
+    this.state.materialize();
     return { kind: "accepted" };
   }
 
@@ -214,7 +177,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
   private async authorize({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
-    this.maxLive = maxLive;
+    this.seat.maxLive = maxLive;
     let row = await this.load();
     if (!row) {
       // Nothing stored: the session is what its sealed id says, unless it has ended.
@@ -370,7 +333,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (!row && this.endedUntil !== undefined && now < this.endedUntil) return this.ctx.storage.setAlarm(this.endedUntil);
     if (!row) return this.store.destroy();
     if (now >= row.lastSeenAt + this.config.sessionIdleMs) return this.endSession();
-    this.alarms.fired();
+    this.state.alarm.fired();
     for (const stream of new Set(this.store.takeExpiredPings(now))) this.log.disconnect(stream);
     for (const stream of this.store.expiredCalls(now)) {
       const call = this.store.getCall(stream);
@@ -391,12 +354,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
         // already closed
       }
     }
-    if (this.session.liveKey !== undefined) {
-      await this.counting;
-      await this.liveIndex(this.session.liveKey)
-        .releaseLive(sessionName(this.session.id))
-        .catch((err) => console.error("session: could not tell its client's index it ended", err));
-    }
+    await this.seat.release();
     if (this.store.ready) {
       if (this.session.registered !== false) await hubStub(this.env, this.session.hubShard).unregister(this.session.id);
       await discardSessionTasks(this);

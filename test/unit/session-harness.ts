@@ -1,6 +1,6 @@
 /**
- * A 2025 session's working parts without its Durable Object: the store over node:sqlite, the stream
- * log with fake pipe sockets, the alarm, and the registry of a small app. The message and call rules
+ * A 2025 session without its Durable Object: its SessionState (row, store, stream log, alarm) over
+ * node:sqlite with fake pipe sockets, and the registry of a small app. The message and call rules
  * (src/objects/session-messages.ts and session-calls.ts) take this as their host exactly as they take
  * the session object, so those rules run in Node; the object itself (RPC, WebSockets, eviction) is
  * covered through /mcp by the integration tests.
@@ -13,9 +13,7 @@ import { elicit } from "../../src/mcp/input";
 import { compileApp } from "../../src/mcp/registry";
 import type { Call } from "../../src/objects/session-calls";
 import type { SessionHost } from "../../src/objects/session-messages";
-import { SessionAlarm } from "../../src/objects/session-alarm";
-import { SessionStore, type SessionRow } from "../../src/objects/session-store";
-import { StreamLog } from "../../src/objects/stream-log";
+import { SessionState } from "../../src/objects/session-state";
 import { nodeStorage } from "./node-storage";
 
 const app = defineApp({
@@ -52,15 +50,12 @@ export function sessionHarness(vars: Record<string, string> = {}) {
   // Request log lines are on by default; here they would only bury the test output.
   const config = readConfig({ LOG_REQUESTS: "off", ...vars } as unknown as Env);
   const sockets = new Map<string, FakeSocket[]>();
-  const store: SessionStore = new SessionStore(storage.sql, storage.kv, () => alarms.follow());
-  const alarms = new SessionAlarm(store, storage.kv, () => ({ idleMs: config.sessionIdleMs, replayMs: config.streamReplayMs }));
-  const log = new StreamLog(
-    store,
+  const state = new SessionState(
+    Object.assign(storage.kv, { sql: storage.sql }),
     (stream) => (sockets.get(stream) ?? []).filter((s) => !s.closed) as unknown as WebSocket[],
-    () => ({ maxEvents: config.eventLogMaxEvents, maxBytes: config.eventLogMaxBytes }),
-    () => store.trimClosed(config.closedLogMaxBytes),
+    () => config,
   );
-  const session: SessionRow = {
+  state.session = {
     id: "unit-session",
     protocolVersion: "2025-11-25",
     clientCapabilities: { elicitation: {} },
@@ -70,31 +65,21 @@ export function sessionHarness(vars: Record<string, string> = {}) {
     lastSeenAt: Date.now(),
     counter: 1,
   };
-  const materialize = () => {
-    if (store.ready) return;
-    store.createSchema();
-    void store.putSession(session);
-  };
   const host: SessionHost = {
-    store,
-    log,
-    session,
+    store: state.store,
+    log: state.log,
+    session: state.session,
+    next: () => state.next(),
+    save: () => state.save(),
     reg: compileApp(app),
     bindings: {} as Env,
     config,
     running: new Map<string, Call>(),
-    next() {
-      materialize();
-      return session.counter++;
-    },
-    async save() {
-      materialize();
-      await store.putSession(session);
-    },
     atStreamLimit: () => false,
     admit: async () => true,
     liveCap: config.sessionMaxLive,
   };
+  const { store, log } = state;
   /** Connects a pipe to a stream, as the Worker does when it answers with SSE. */
   const connect = (stream: string) => {
     const socket = new FakeSocket();
@@ -103,7 +88,7 @@ export function sessionHarness(vars: Record<string, string> = {}) {
   };
   /** The stream's stored events, parsed: what a Last-Event-ID resume from its start would get. */
   const events = (stream: string) => store.eventsAfter(stream, 0).map((e) => JSON.parse(e.data) as Record<string, any>);
-  return { host, store, log, alarm: storage.alarm, alarms, config, connect, events };
+  return { host, state, store, log, alarm: storage.alarm, config, connect, events };
 }
 
 /** Lets queued work (a re-run handler, the alarm's re-arming) finish. */
