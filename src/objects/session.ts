@@ -50,6 +50,8 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   protected abstract readonly app: AppDefinition<any>;
   /** The session's row and the parts that keep it (store, stream log, alarm). */
   private readonly state: SessionState;
+  readonly store: SessionStore;
+  readonly log: StreamLog;
   config: Config;
   readonly running = new Map<string, Call>();
   private loaded?: Promise<SessionRow | undefined>;
@@ -64,16 +66,11 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     super(ctx, env);
     this.config = readConfig(env);
     this.state = new SessionState(ctx.storage, (stream) => ctx.getWebSockets(stream), () => this.config, () => this.holdingState());
+    ({ store: this.store, log: this.log } = this.state);
     this.live = new LiveSessionsStore(ctx.storage.sql);
     this.seat = new LiveSeat(env, () => this.config, this.state);
   }
 
-  get store(): SessionStore {
-    return this.state.store;
-  }
-  get log(): StreamLog {
-    return this.state.log;
-  }
   get session(): SessionRow {
     return this.state.session;
   }
