@@ -30,16 +30,12 @@ export class SessionAlarm {
     private readonly windows: () => AlarmWindows,
   ) {}
 
-  /** When the alarm must fire next; undefined when the session holds no state. */
-  due(): number | undefined {
+  /** When the alarm must fire next; Infinity when nothing is due (the session holds no state). */
+  due(): number {
     const s = this.source;
-    if (!s.ready) return undefined;
+    if (!s.ready) return Infinity;
     const { idleMs, replayMs } = this.windows();
-    const seen = s.lastSeenAt();
-    const closed = s.earliestClosedAt();
-    const times = [seen === undefined ? undefined : seen + idleMs, s.earliestDeadline(), closed === undefined ? undefined : closed + replayMs];
-    const at = Math.min(...times.filter((t): t is number => t !== undefined));
-    return Number.isFinite(at) ? at : undefined;
+    return Math.min((s.lastSeenAt() ?? Infinity) + idleMs, s.earliestDeadline() ?? Infinity, (s.earliestClosedAt() ?? Infinity) + replayMs);
   }
 
   /**
@@ -64,7 +60,7 @@ export class SessionAlarm {
 
   private arm(): void {
     const at = this.due();
-    if (at === undefined || at === this.armedAt) return;
+    if (at === Infinity || at === this.armedAt) return;
     this.armedAt = at;
     this.storage.setAlarm(at).catch((err) => console.error("session: could not set the alarm", err));
   }

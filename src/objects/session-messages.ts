@@ -13,6 +13,7 @@ import { readTrace } from "../mcp/telemetry";
 import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { Refusal, SessionAnswer } from "./contracts";
+import type { LiveSeat } from "./live-seat";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
 import { forwardTaskAnswer, onTaskRequest, taskToolCall } from "./session-tasks";
 
@@ -21,10 +22,8 @@ export interface SessionHost extends CallHost {
   running: Map<string, Call>;
   /** Whether the session already holds MAX_STREAMS_PER_SESSION open streams. */
   atStreamLimit(): boolean;
-  /** Before the first state the client asks for: false when its client holds SESSION_MAX_LIVE sessions with state. */
-  admit(): Promise<boolean>;
-  /** SESSION_MAX_LIVE, for the refusal's message. */
-  readonly liveCap: number;
+  /** Its place among its client's live sessions: `admit` before the first state the client asks for. */
+  readonly seat: Pick<LiveSeat, "admit" | "cap">;
 }
 
 export const refuse = (refusal: Refusal, id: RequestId | null, message: string): SessionAnswer => ({
@@ -72,7 +71,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       // Without the logging capability the method does not exist, and nothing is logged to the client.
       if (!host.reg.capabilities.logging) return fail(methodNotFound(req.method));
       if (!LOG_LEVELS.includes(params.level as LogLevel)) return fail(invalidParams(`Invalid log level: ${String(params.level)}`));
-      if (!(await host.admit())) return tooManySessions(req.id, host.liveCap);
+      if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       host.session.logLevel = params.level as LogLevel;
       await host.save();
       return ok();
@@ -86,7 +85,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
       const add = req.method === "resources/subscribe";
       // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
-      if (add && !(await host.admit())) return tooManySessions(req.id, host.liveCap);
+      if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       const subs = new Set(host.session.subscriptions);
       // Nothing to change, nothing to store: a session that holds no state keeps holding none.
       if (add ? subs.has(params.uri) : !subs.has(params.uri)) return ok();

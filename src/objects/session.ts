@@ -60,7 +60,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   /** When this object is a client's index of live sessions rather than a session. */
   private readonly live: LiveSessionsStore;
   /** Its place among its client's live sessions (SESSION_MAX_LIVE). */
-  private readonly seat: LiveSeat;
+  readonly seat: LiveSeat;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -100,14 +100,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     this.loaded = Promise.resolve(this.session);
   }
 
-  get liveCap(): number {
-    return this.seat.cap;
-  }
-
-  admit(): Promise<boolean> {
-    return this.seat.admit();
-  }
-
   /** The hub learns of the session when it can first receive a notification: its first GET stream. */
   private async register(): Promise<void> {
     if (this.session.registered !== false) return;
@@ -137,7 +129,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   async initialize(args: SessionStart, maxLive?: number): Promise<SessionAnswer> {
     this.session = this.rowOf(args);
     this.seat.maxLive = maxLive;
-    if (!(await this.admit())) return tooManySessions(null, this.liveCap);
+    if (!(await this.seat.admit())) return tooManySessions(null, this.seat.cap);
     this.state.materialize();
     return { kind: "accepted" };
   }
@@ -214,7 +206,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (args.lastEventId === undefined) {
       // Checked before the new stream replaces the open GET stream, which must keep its notifications.
       // Admitted first: nothing awaits between the stream limit's check and the stream's opening.
-      if (!(await this.admit())) return tooManySessions(null, this.liveCap);
+      if (!(await this.seat.admit())) return tooManySessions(null, this.seat.cap);
       if (this.atStreamLimit()) return tooManyStreams(null);
       const stream = this.log.open("get", this.next());
       await this.register();

@@ -31,7 +31,7 @@ describe("the session's alarm", () => {
     const { alarms, alarm } = fresh();
     alarms.follow();
     await turn();
-    expect(alarms.due()).toBeUndefined();
+    expect(alarms.due()).toBe(Infinity);
     expect(alarm()).toBeNull();
   });
 

@@ -76,8 +76,7 @@ export function sessionHarness(vars: Record<string, string> = {}) {
     config,
     running: new Map<string, Call>(),
     atStreamLimit: () => false,
-    admit: async () => true,
-    liveCap: config.sessionMaxLive,
+    seat: { admit: async () => true, cap: config.sessionMaxLive },
   };
   const { store, log } = state;
   /** Connects a pipe to a stream, as the Worker does when it answers with SSE. */
