@@ -120,7 +120,7 @@ function directSection({ direct, rows, versions, meta }) {
     ["floor (bare Worker)", "floor", "floor"],
     [`floor with a Durable Object (Worker → DO → Worker, ${meta.legacySessions} objects)`, "floorDo", null],
     ["**this** 2026-07-28 `tools/call`", "modernCall", "modernCall"],
-    ["**this** 2026-07-28 `tools/call`, rate limits simulated in-process", "modernCallLimited", null],
+    ["**this** 2026-07-28 `tools/call`, rate limits and asset router simulated in-process", "modernCallLimited", null],
     ["**this** 2026-07-28 `tools/call`, `LOG_REQUESTS=off`", "modernCallQuiet", null],
     ["**this** 2026-07-28 `tools/list`", "modernList", "modernList"],
     [`**this** 2025-11-25 \`tools/call\` (${meta.legacySessions} sessions)`, "legacyCall", "legacyCall"],
@@ -130,7 +130,7 @@ function directSection({ direct, rows, versions, meta }) {
   const f = direct.floor;
   return `## Throughput without the dev proxy (each built Worker served by workerd through Miniflare, 127.0.0.1)
 
-The same bundles \`wrangler deploy --dry-run\` emits, with the bindings their wrangler.toml declares, run by Miniflare's API with no \`wrangler dev\` proxy in front. The engine's rate-limit bindings are left out of every row but one: Miniflare simulates them in JavaScript inside the same workerd process, while on Cloudflare they are a separate service, and the floor and the peers limit nothing; the "rate limits simulated" row shows what the simulation costs. The "\`LOG_REQUESTS=off\`" row shows what the one log line per request costs (it is on by default). "Worker CPU" is the whole workerd process (the Worker, its Durable Objects, and Miniflare's entry Worker).
+The same bundles \`wrangler deploy --dry-run\` emits, with the bindings their wrangler.toml declares, run by Miniflare's API with no \`wrangler dev\` proxy in front. The engine's rate-limit bindings and Static Assets are left out of every row but one: Miniflare simulates the limits, and the asset router that \`run_worker_first\` puts in front of every request, in JavaScript inside the same workerd process, while on Cloudflare both are the platform's; the floor and the peers have neither, and the calls measured read no asset. The "rate limits and asset router simulated" row shows what the simulations cost. The "\`LOG_REQUESTS=off\`" row shows what the one log line per request costs (it is on by default). "Worker CPU" is the whole workerd process (the Worker, its Durable Objects, and Miniflare's entry Worker).
 
 ${table(
   ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs floor", "Worker CPU µs/req", "CPU vs floor", "wrangler dev requests/s"],

@@ -19,11 +19,11 @@ function hostAllowed(hostPort: string, allowed: string[], wildcards = true): boo
 
 const hostOf = (request: Request) => request.headers.get("Host") ?? new URL(request.url).host;
 
+const refusedHost = (host: string, config: Config) =>
+  hostAllowed(host, config.allowedHosts) ? null : reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
+
 /** 403 unless the Host is allowed (DNS-rebinding protection); every route of the Worker passes it. */
-export function checkHost(request: Request, config: Config): Response | null {
-  const host = hostOf(request);
-  return hostAllowed(host, config.allowedHosts) ? null : reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
-}
+export const checkHost = (request: Request, config: Config): Response | null => refusedHost(hostOf(request), config);
 
 /**
  * 403 unless the Host is allowed and a present Origin is allowed; returns the allowed origin (or null).
@@ -31,9 +31,9 @@ export function checkHost(request: Request, config: Config): Response | null {
  * (another tenant's workers.dev site) must not get a browser's way into this server.
  */
 export function checkHostAndOrigin(request: Request, config: Config): Response | { origin: string | null } {
-  const refused = checkHost(request, config);
-  if (refused) return refused;
   const host = hostOf(request);
+  const refused = refusedHost(host, config);
+  if (refused) return refused;
   const origin = request.headers.get("Origin");
   if (origin === null) return { origin: null };
   let url: URL;
@@ -116,11 +116,11 @@ async function readCapped(body: ReadableStream<Uint8Array>, limit: number): Prom
 
 /** Protocol headers longer than the limit get 431 before anything parses them. */
 export function checkHeaderSizes(request: Request, max: number): Response | null {
-  for (const [name, value] of request.headers) {
-    if (!(name.startsWith("mcp-") || name === "last-event-id" || name === "authorization")) continue;
-    if (value.length > max) {
-      return reject(431, ErrorCode.InvalidRequest, `Request Header Fields Too Large: ${name} is over ${max} bytes (MAX_HEADER_BYTES)`);
-    }
-  }
-  return null;
+  // forEach, not the entries iterator: the runtime's iterator builds a [name, value] array per header
+  // and costs about a third more for a request's usual dozen headers. Every header is still seen.
+  let over: string | undefined;
+  request.headers.forEach((value, name) => {
+    if (over === undefined && value.length > max && (name.startsWith("mcp-") || name === "last-event-id" || name === "authorization")) over = name;
+  });
+  return over === undefined ? null : reject(431, ErrorCode.InvalidRequest, `Request Header Fields Too Large: ${over} is over ${max} bytes (MAX_HEADER_BYTES)`);
 }
