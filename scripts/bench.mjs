@@ -10,17 +10,16 @@
 //
 // Prints a Markdown report and writes it to bench/results/latest.md (git-ignored); with
 // --write it also updates the committed bench/RESULTS.md. Every load loop is bounded in
-// count and time.
+// count and time; each phase's duration is printed as it ends and reported (bench/lib/clock.mjs).
 //
-//   npm run bench                   # the full run (about 3 minutes on 2 cores)
+//   npm run bench                   # the full run (8–9 minutes on 2 cores busy with other work)
 //   npm run bench -- --write        # the same, and update bench/RESULTS.md
-//   npm run bench -- --quick        # smaller counts, for checking the script
+//   npm run bench -- --quick        # smaller counts (about 3 minutes), every target row still printed
 //   npm run bench -- --churn        # the session-churn drill alone; with --write it replaces
 //                                   # only that section of bench/RESULTS.md
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { replay, sizeAndStartup, throughput } from "../bench/lib/phases.mjs";
 import { fanout } from "../bench/lib/fanout.mjs";
@@ -33,6 +32,8 @@ import { availableBaselines, startupAcrossRefs } from "../bench/lib/startup-refs
 import { directThroughput } from "../bench/lib/direct-phase.mjs";
 import { memoryPerConnection } from "../bench/lib/memory-phase.mjs";
 import { extensionCostPhase } from "../bench/lib/ext-cost.mjs";
+import { phaseClock } from "../bench/lib/clock.mjs";
+import { startDevServers } from "../bench/lib/dev-servers.mjs";
 import { ROOT } from "../test/e2e/procs.mjs";
 
 const { values: opt } = parseArgs({
@@ -47,28 +48,30 @@ const { values: opt } = parseArgs({
 });
 const quick = opt.quick;
 const settings = {
-  requests: Number(opt.requests ?? (quick ? 600 : 4000)),
+  requests: Number(opt.requests ?? (quick ? 400 : 2000)),
   rounds: quick ? 2 : 4,
   concurrency: Number(opt.concurrency),
-  warmup: quick ? 100 : 400,
+  warmup: quick ? 50 : 400,
   rowMaxMs: quick ? 20_000 : 60_000,
-  startupRuns: Number(opt["startup-runs"] ?? (quick ? 3 : 5)),
-  profileRuns: quick ? 3 : 9,
+  startupRuns: Number(opt["startup-runs"] ?? (quick ? 2 : 5)),
+  profileRuns: quick ? 2 : 9,
   legacySessions: 64,
   memoryCount: quick ? 50 : 200,
+  memorySettleMs: quick ? 1000 : 3000,
   replayLog: 10_000,
   // The fan-out phase: a single hub, then the sharded default (README → Scale).
   // Each drill well under a minute here (2 cores, shared): 500 connector turns and 2 users' idle
   // window of chat sessions rather than 10,000 and a thousand users; the per-session figures do not
   // depend on the count, since nothing a session leaves is shared with the next.
-  churn: { turns: quick ? 100 : 500, chatUsers: quick ? 1 : 2, calls: quick ? 200 : 800, concurrency: 8, rowMaxMs: 120_000 },
-  fanout: { shardCounts: [1, 8], listeners: quick ? [100] : [300, 1000], sessions: quick ? 50 : 500, rounds: quick ? 2 : 5, roundMs: 20_000 },
+  churn: { turns: quick ? 50 : 500, chatUsers: quick ? 1 : 2, idleMinutes: quick ? 20 : 60, calls: quick ? 100 : 800, concurrency: 8, rowMaxMs: 120_000 },
+  // --quick: the sharded hub alone, at a tenth of the receivers (its targets then read "not run").
+  fanout: { shardCounts: quick ? [8] : [1, 8], listeners: quick ? [100] : [300, 1000], sessions: quick ? 50 : 500, rounds: quick ? 2 : 5, roundMs: 20_000 },
 };
 
 // Progress on stderr (detail lines come indented); the report goes to stdout.
 const progress = (s) => console.error(s.startsWith(" ") ? s : `▶ ${s}`);
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
-const started = performance.now();
+const clock = phaseClock(progress);
 const loadAtStart = loadavg();
 
 if (opt.churn) {
@@ -88,24 +91,32 @@ if (opt.churn) {
   process.exit(churn.errors.length ? 1 : 0);
 }
 
-const versions = await installPeers(progress);
+const versions = await clock.time("peers installed", () => installPeers(progress));
 const tmp = tempDir("mcp-bench-");
-const { stat, engineProfile } = await sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress);
-progress("start-up beside earlier commits (interleaved)");
-const baselines = await availableBaselines();
-const history = baselines.length
-  ? await startupAcrossRefs({ tmpDir: tmp.dir, builds: [...baselines, { label: "this checkout", ref: null }], rounds: quick ? 3 : 7, checkRounds: quick ? 2 : 3, cpuRounds: quick ? 1 : 2, isolates: 60 }, progress)
-  : [];
-progress("what the extensions cost an app (interleaved)");
-const extensions = await extensionCostPhase({ tmpDir: tmp.dir, rounds: quick ? 3 : 7, cpuRounds: quick ? 1 : 3 }, progress);
-const rows = await throughput(settings, progress);
-const direct = await directThroughput({ tmpDir: tmp.dir, ...settings }, progress);
-const memory = await memoryPerConnection({ tmpDir: tmp.dir, count: settings.memoryCount }, progress);
+const { stat, engineProfile, built } = await clock.time("size and start-up", () => sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress));
+const history = await clock.time("start-up beside earlier commits", async () => {
+  progress("start-up beside earlier commits (interleaved)");
+  // --quick: the latest earlier commit only, and one reading of each kind fewer.
+  const baselines = (await availableBaselines()).slice(quick ? -1 : 0);
+  // This checkout's builds are the engine's from the size phase, not built again.
+  const current = { label: "this checkout", ref: null, prebuilt: built.engine };
+  return baselines.length
+    ? startupAcrossRefs({ tmpDir: tmp.dir, builds: [...baselines, current], rounds: quick ? 1 : 7, checkRounds: quick ? 1 : 3, cpuRounds: quick ? 1 : 2, isolates: quick ? 20 : 60 }, progress)
+    : [];
+});
+const extensions = await clock.time("extension cost", () => {
+  progress("what the extensions cost an app (interleaved)");
+  return extensionCostPhase({ tmpDir: tmp.dir, rounds: quick ? 2 : 7, cpuRounds: quick ? 1 : 3, isolates: quick ? 15 : 30 }, progress);
+});
+const dev = await clock.time("wrangler dev servers, side by side", () => startDevServers(settings.fanout, progress));
+const rows = await clock.time("throughput (wrangler dev)", () => throughput({ ...settings, servers: dev.throughput }, progress));
+const direct = await clock.time("throughput (workerd direct)", () => directThroughput({ tmpDir: tmp.dir, built, ...settings }, progress));
+const memory = await clock.time("memory per connection", () => memoryPerConnection({ tmpDir: tmp.dir, built, count: settings.memoryCount, settleMs: settings.memorySettleMs }, progress));
 tmp.remove();
-const replayed = await replay({ logSize: settings.replayLog, quick }, progress);
-const fannedOut = await fanout(settings.fanout, progress);
-const tasks = await tasksPhase({ quick, ...settings }, progress);
-const churn = await churnPhase(settings.churn, progress);
+const replayed = await clock.time("Last-Event-ID replay", () => replay({ logSize: settings.replayLog, quick, server: dev.replay }, progress));
+const fannedOut = await clock.time("notification fan-out", () => fanout({ ...settings.fanout, servers: dev.fanout }, progress));
+const tasks = await clock.time("tasks", () => tasksPhase({ quick, ...settings, server: dev.tasks }, progress));
+const churn = await clock.time("session churn", () => churnPhase({ ...settings.churn, servers: dev.churn }, progress));
 
 const errors = [
   ...[...Object.values(rows), ...Object.values(direct)].filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
@@ -123,7 +134,10 @@ const meta = {
   node: process.versions.node,
   loadAtStart,
   loadAtEnd: loadavg(),
-  minutes: ((performance.now() - started) / 60_000).toFixed(1),
+  quick,
+  minutes: clock.minutes(),
+  seconds: clock.seconds(),
+  phases: clock.phases,
 };
 const data = { meta, versions, stat, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
 const md = benchReport(data);

@@ -75,11 +75,24 @@ async function turn(client, i, { address, get }) {
   checkConvert(i, await s.call("tools/call", convertArgs(i)));
 }
 
-/** Runs `fn(client, measure)` against a fresh `wrangler dev` whose storage is ours; then counts it on disk. */
-async function onFreshServer({ concurrency, rowMaxMs }, errors, fn) {
+/** A fresh `wrangler dev` of the engine test app whose storage is ours: { server, persist }. */
+export async function startFreshServer() {
   const persist = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-churn-"));
   try {
-    const server = await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", persistTo: persist });
+    return { server: await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", persistTo: persist }), persist };
+  } catch (err) {
+    rmSync(persist, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Runs `fn(client, measure)` against a fresh `wrangler dev` whose storage is ours (`fresh`, from
+ * startFreshServer, or one started here); stops it, then counts its storage on disk.
+ */
+async function onFreshServer({ concurrency, rowMaxMs }, errors, fn, fresh) {
+  const { server, persist } = fresh ?? (await startFreshServer());
+  try {
     const client = new Client(server.url, { connections: concurrency, timeoutMs: 60_000 });
     const procs = wranglerProcesses(new URL(server.origin).port);
     const measure = async (name, total, op) => {
@@ -107,20 +120,21 @@ const row = ({ latencies, workerCpuMs, ...r }) => ({ ...r, workerCpuMsPerOp: wor
 
 /**
  * @param {{ turns: number, chatUsers: number, calls: number, concurrency: number, rowMaxMs: number }} settings
- *   turns: (a)'s sessions; chatUsers: (b)'s users, each opening CHAT_SESSIONS_PER_MINUTE × IDLE_MINUTES
- *   sessions; calls: (c)'s calls per lane.
+ *   turns: (a)'s sessions; chatUsers: (b)'s users, each opening CHAT_SESSIONS_PER_MINUTE × idleMinutes
+ *   (IDLE_MINUTES unless told: --quick simulates a shorter window)
+ *   sessions; calls: (c)'s calls per lane; servers (optional): two startFreshServer() results, for (a) and (b).
  */
 export async function churnPhase(settings, onProgress = () => {}) {
-  const { turns, chatUsers, calls } = settings;
-  const perUser = CHAT_SESSIONS_PER_MINUTE * IDLE_MINUTES;
+  const { turns, chatUsers, calls, servers = [], idleMinutes = IDLE_MINUTES } = settings;
+  const perUser = CHAT_SESSIONS_PER_MINUTE * idleMinutes;
   const chatSessions = chatUsers * perUser;
-  onProgress(`churn: ${turns} connector-like turns, ${chatSessions} chat-like sessions (${chatUsers} users × ${CHAT_SESSIONS_PER_MINUTE}/min × ${IDLE_MINUTES} min), ${calls} calls a lane`);
+  onProgress(`churn: ${turns} connector-like turns, ${chatSessions} chat-like sessions (${chatUsers} users × ${CHAT_SESSIONS_PER_MINUTE}/min × ${idleMinutes} min), ${calls} calls a lane`);
   const errors = [];
   // (a) all from one address, as a hosted connector's traffic comes from its own ranges.
   const a = await onFreshServer(settings, errors, async (client, measure) => {
     await measure("warm-up", 20, (i) => turn(client, i, { address: "198.19.0.1", get: false }));
     return { connector: row(await measure("connector-like turn", turns, (i) => turn(client, i, { address: "198.19.0.1", get: false }))) };
-  });
+  }, servers[0]);
   onProgress(`  (a) p50 ${a.connector.p50.toFixed(1)} ms, p99 ${a.connector.p99.toFixed(1)} ms, Worker CPU ${a.connector.workerCpuMsPerOp.toFixed(2)} ms a turn; on disk ${JSON.stringify(a.disk)}`);
   // (b) user u opens its sessions from its own address (SESSION_MAX_LIVE counts per user); then (c).
   const b = await onFreshServer(settings, errors, async (client, measure) => {
@@ -137,8 +151,8 @@ export async function churnPhase(settings, onProgress = () => {}) {
     }
     const merged = (name, rs) => row({ ...mergeRuns(name, rs), workerCpuMs: rs.reduce((x, r) => x + r.workerCpuMs, 0) });
     return { chat, legacyCall: merged("2025-11-25 tools/call (in a session)", runs.legacy), modernCall: merged("2026-07-28 tools/call", runs.modern) };
-  });
+  }, servers[1]);
   onProgress(`  (b) p50 ${b.chat.p50.toFixed(1)} ms, p99 ${b.chat.p99.toFixed(1)} ms, Worker CPU ${b.chat.workerCpuMsPerOp.toFixed(2)} ms a session; on disk ${JSON.stringify(b.disk)}`);
   onProgress(`  (c) Worker CPU a call: 2025 ${b.legacyCall.workerCpuMsPerOp.toFixed(2)} ms, 2026 ${b.modernCall.workerCpuMsPerOp.toFixed(2)} ms`);
-  return { turns, chatUsers, chatSessions, calls, concurrency: settings.concurrency, connector: a.connector, connectorDisk: a.disk, chat: b.chat, chatDisk: b.disk, legacyCall: b.legacyCall, modernCall: b.modernCall, errors };
+  return { turns, chatUsers, chatSessions, idleMinutes, calls, concurrency: settings.concurrency, connector: a.connector, connectorDisk: a.disk, chat: b.chat, chatDisk: b.disk, legacyCall: b.legacyCall, modernCall: b.modernCall, errors };
 }

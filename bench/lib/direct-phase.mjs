@@ -13,7 +13,11 @@ import { startDirect } from "./direct.mjs";
 
 export const FLOOR_DO = "bench/floor-do/wrangler.toml";
 
-export async function directThroughput({ tmpDir, requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
+/**
+ * `built[key]` (optional): the size phase's builds of SERVERS[key] (phases.mjs), served as they are
+ * instead of being built again; the three engine rows serve one build with different bindings.
+ */
+export async function directThroughput({ tmpDir, built = {}, requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
   onProgress("throughput without the dev proxy: the same Workers served by workerd through Miniflare");
   const servers = {};
   const clients = {};
@@ -28,16 +32,16 @@ export async function directThroughput({ tmpDir, requests, rounds, concurrency, 
     // per-request log line (LOG_REQUESTS=off).
     const unlimited = { ratelimits: {}, assets: undefined };
     const configs = {
-      floor: [SERVERS.floor.config],
+      floor: [SERVERS.floor.config, {}, built.floor?.min],
       floorDo: [FLOOR_DO],
-      engine: [SERVERS.engine.config, unlimited],
-      engineLimited: [SERVERS.engine.config],
-      engineQuiet: [SERVERS.engine.config, { ...unlimited, vars: { LOG_REQUESTS: "off" } }],
-      official: [SERVERS.official.config],
-      agents: [SERVERS.agents.config],
+      engine: [SERVERS.engine.config, unlimited, built.engine?.min],
+      engineLimited: [SERVERS.engine.config, {}, built.engine?.min],
+      engineQuiet: [SERVERS.engine.config, { ...unlimited, vars: { LOG_REQUESTS: "off" } }, built.engine?.min],
+      official: [SERVERS.official.config, {}, built.official?.min],
+      agents: [SERVERS.agents.config, {}, built.agents?.min],
     };
-    for (const [key, [config, overrides]] of Object.entries(configs)) {
-      servers[key] = await startDirect(config, path.join(tmpDir, `direct-${key}`), overrides);
+    for (const [key, [config, overrides, prebuilt]] of Object.entries(configs)) {
+      servers[key] = await startDirect(config, path.join(tmpDir, `direct-${key}`), overrides, prebuilt);
       clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
     }
     const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
@@ -63,10 +67,9 @@ export async function directThroughput({ tmpDir, requests, rounds, concurrency, 
         perRound: Math.ceil(requests / rounds),
         concurrency,
         rowMaxMs,
+        // workerd closes keep-alive sockets left idle while the other rows ran; the client closes
+        // them first (http.mjs), so no request goes out on a socket closed meanwhile.
         cpuOf: (server) => ({ worker: pidsCpuMs(servers[server].pids) }),
-        // workerd closes keep-alive sockets left idle while the other rows ran; a few unmeasured
-        // requests first, so a reused socket that was closed meanwhile is not booked as an error.
-        beforeEach: (key) => runLoad({ name: "re-warm", total: concurrency, concurrency, maxMs: rowMaxMs, op: ops[key].op }),
       },
       onProgress,
     );

@@ -15,13 +15,14 @@ function wranglerApi() {
 }
 
 /**
- * Builds `config` into `outdir` and serves the bundle with Miniflare. `vars` replace some of the
+ * Builds `config` into `outdir` (unless `prebuilt`, a build() of it as configured, is given) and
+ * serves the bundle with Miniflare. `vars` replace some of the
  * config's vars; other overrides replace Miniflare options (`ratelimits: {}` unbinds the rate
  * limits). Returns { url, origin, pids (the workerd serving it), stop }.
  */
-export async function startDirect(config, outdir, { vars = {}, ...overrides } = {}, buildOptions = {}) {
+export async function startDirect(config, outdir, { vars = {}, ...overrides } = {}, prebuilt) {
   const abs = path.join(ROOT, config);
-  const built = await build(abs, outdir, buildOptions);
+  const built = prebuilt ?? (await build(abs, outdir));
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const { workerOptions } = wranglerApi().unstable_getMiniflareWorkerOptions(abs);
   const options = {

@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { startWrangler } from "../../test/e2e/server.mjs";
-import { streamHeaders } from "../../test/wire/index.ts";
+import { openLegacySession, streamHeaders } from "../../test/wire/index.ts";
 import { Client, expectOk } from "./http.mjs";
-import { LegacySession, clientAddress, modernCall, modernRequest } from "./mcp.mjs";
+import { clientAddress, modernCall, modernRequest } from "./mcp.mjs";
 import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { percentile } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
@@ -98,10 +98,14 @@ async function openListener(client, i) {
   return a;
 }
 
-async function openSession(client) {
-  const session = await new LegacySession(client).open();
-  const a = new Arrivals(await expectOk(await client.open("GET", streamHeaders(session.id)), "GET stream"));
-  return a;
+/**
+ * Session i with its GET stream, opened from a client address of its own: the engine holds one
+ * user to SESSION_MAX_LIVE live sessions, and these stand for as many users as sessions.
+ */
+async function openSession(client, i) {
+  const address = { "CF-Connecting-IP": clientAddress(i) };
+  const { id } = await openLegacySession(async (x) => client.send({ ...x, headers: { ...x.headers, ...address } }), { clientInfo: { name: "mcp-bench-fanout", version: "0.0.0" } });
+  return new Arrivals(await expectOk(await client.open("GET", streamHeaders(id, undefined, address)), "GET stream"));
 }
 
 /**
@@ -150,16 +154,20 @@ async function measure(client, streams, { rounds, roundMs, roles }) {
   };
 }
 
+/** The `wrangler dev` the fan-out phase measures at one hub shard count. */
+export const fanoutServer = (shards) => ({ config: SERVERS.engine.config, logLevel: "warn", vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" } });
+
 /**
  * For each shard count: `listeners` listen streams (measured at every count in the list, opened
  * cumulatively), then, with them closed, `sessions` 2025 sessions with a GET stream each.
+ * `servers[shards]`: a `wrangler dev` of fanoutServer(shards) already started (dev-servers.mjs).
  */
-export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs }, onProgress = () => {}) {
+export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {} }, onProgress = () => {}) {
   const rows = [];
   const errors = [];
   for (const shards of shardCounts) {
     onProgress(`fan-out: HUB_SHARDS=${shards}`);
-    const server = await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" } });
+    const server = servers[shards] ?? (await startWrangler(fanoutServer(shards)));
     const most = Math.max(...listeners, sessions);
     const client = new Client(server.url, { connections: most + 64, timeoutMs: 60_000 });
     const roles = wranglerProcesses(new URL(server.url).port);
@@ -179,7 +187,7 @@ export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs
       for (const a of open.splice(0)) a.close();
       if (sessions > 0) {
         const t0 = performance.now();
-        const streams = await pool(sessions, 16, () => openSession(client));
+        const streams = await pool(sessions, 16, (i) => openSession(client, i));
         const opened = performance.now() - t0;
         const m = await measure(client, streams, { rounds, roundMs, roles });
         rows.push({ kind: "session", shards, openMs: opened, ...m });

@@ -18,11 +18,14 @@ export function assertLoopback(url) {
  * `open()` resolves at the response head and hands back the live response (SSE).
  */
 export class Client {
-  constructor(url, { connections = 64, timeoutMs = 30_000 } = {}) {
+  constructor(url, { connections = 64, timeoutMs = 30_000, idleMs = 1000 } = {}) {
     assertLoopback(url);
     this.url = new URL(url);
     this.timeoutMs = timeoutMs;
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: "lifo" });
+    // A socket left idle for `idleMs` (while other rows of a bench run) is closed here, before the
+    // server closes it on its side: a request sent on a socket the server already closed fails
+    // with "socket hang up" and would be booked as the row's error.
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: "lifo", timeout: idleMs });
   }
 
   /** Starts a request; resolves with the IncomingMessage (body unread). */

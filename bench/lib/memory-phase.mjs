@@ -24,10 +24,10 @@ async function openListen(client) {
 }
 
 /** Resident memory per idle session and per open listen stream, over `count` of each. */
-export async function memoryPerConnection({ tmpDir, count = 200, settleMs = 3000 }, onProgress = () => {}) {
+export async function memoryPerConnection({ tmpDir, built = {}, count = 200, settleMs = 3000 }, onProgress = () => {}) {
   onProgress(`memory: ${count} idle 2025-11-25 sessions, then ${count} open subscriptions/listen streams (workerd RSS)`);
   // Rate limits off: Miniflare simulates them locally, and this counts only sessions and streams.
-  const server = await startDirect(SERVERS.engine.config, path.join(tmpDir, "memory-engine"), { ratelimits: {} });
+  const server = await startDirect(SERVERS.engine.config, path.join(tmpDir, "memory-engine"), { ratelimits: {} }, built.engine?.min);
   const client = new Client(server.url, { connections: count + 8, timeoutMs: 60_000 });
   const streams = [];
   const sessions = [];

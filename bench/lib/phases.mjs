@@ -25,19 +25,45 @@ function meanOf(sums, field) {
 const mean = (sums, field) => sums.reduce((a, p) => a + p[field], 0) / sums.length;
 
 /**
+ * Every server's three builds (minified, unminified, and the upload bundle `check startup` takes),
+ * two wrangler runs at a time: a build is mostly wrangler's own start-up, and nothing is measured
+ * while they run. Returns { [key]: { min, raw, upload } }.
+ */
+async function buildAll(tmpDir, onProgress) {
+  onProgress(`building ${Object.keys(SERVERS).join(", ")} (minified, unminified, upload bundle), two at a time`);
+  const jobs = Object.entries(SERVERS).flatMap(([key, server]) => {
+    const config = path.join(ROOT, server.config);
+    return [
+      [key, "min", () => build(config, path.join(tmpDir, key, "min"))],
+      [key, "raw", () => build(config, path.join(tmpDir, key, "raw"), { minify: false })],
+      [key, "upload", () => buildUploadBundle(config, path.join(tmpDir, key, "worker.bundle"))],
+    ];
+  });
+  const built = Object.fromEntries(Object.keys(SERVERS).map((key) => [key, {}]));
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const [key, kind, job] = jobs[next++];
+      built[key][kind] = await job();
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return built;
+}
+
+/**
  * Bundle sizes (unminified, minified, gzip) from `wrangler deploy --dry-run`, start-up CPU from
  * `wrangler check startup` (median of `startupRuns`), and a 50 µs profile of the start-up
- * (median of `profileRuns`); for the engine, where its start-up time goes.
+ * (median of `profileRuns`); for the engine, where its start-up time goes. Returns the builds too
+ * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again.
  */
 export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onProgress = () => {}) {
   const stat = {};
+  const built = await buildAll(tmpDir, onProgress);
   let engineProfile;
   for (const [key, server] of Object.entries(SERVERS)) {
-    onProgress(`build + start-up: ${server.name}`);
-    const config = path.join(ROOT, server.config);
-    const min = await build(config, path.join(tmpDir, key, "min"));
-    const raw = await build(config, path.join(tmpDir, key, "raw"), { minify: false });
-    const upload = await buildUploadBundle(config, path.join(tmpDir, key, "worker.bundle"));
+    onProgress(`start-up: ${server.name}`);
+    const { min, raw, upload } = built[key];
     const check = [];
     for (let i = 0; i < startupRuns; i++) check.push((await checkStartup(upload, tmpDir)).active);
     // The finer profile runs on the unminified build, so functions keep their names and lines map to modules.
@@ -66,7 +92,7 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
     }
     onProgress(`  unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: JS ${stat[key].profJs.toFixed(2)} ms (median)`);
   }
-  return { stat, engineProfile };
+  return { stat, engineProfile, built };
 }
 
 /** A checked 2026-07-28 convert_temperature call on `client`, number i. */
@@ -100,17 +126,15 @@ export function throughputOps(clients, sessions) {
 /**
  * Measures every row of `ops` in interleaved rounds, in a rotating order, so drift in the machine's
  * other load is spread over every row: requests/s, latency, and CPU per request of the row's server
- * (`cpuOf(server)`: ms used so far, by role) and of this client. `beforeEach(key)` runs, unmeasured,
- * before each row's turn.
+ * (`cpuOf(server)`: ms used so far, by role) and of this client.
  */
-export async function interleavedRows({ ops, rounds, perRound, concurrency, rowMaxMs, cpuOf, beforeEach = async () => {} }, onProgress) {
+export async function interleavedRows({ ops, rounds, perRound, concurrency, rowMaxMs, cpuOf }, onProgress) {
   const keys = Object.keys(ops);
   const runs = Object.fromEntries(keys.map((k) => [k, []]));
   const cpu = Object.fromEntries(keys.map((k) => [k, {}]));
   for (let round = 0; round < rounds; round++) {
     const order = keys.map((_, i) => keys[(i + round) % keys.length]);
     for (const key of order) {
-      await beforeEach(key);
       const before = cpuOf(ops[key].server);
       const clientBefore = process.cpuUsage();
       runs[key].push(await runLoad({ name: key, total: perRound, concurrency, maxMs: rowMaxMs, op: ops[key].op }));
@@ -124,21 +148,24 @@ export async function interleavedRows({ ops, rounds, perRound, concurrency, rowM
   return rowsOf(keys, runs, cpu, onProgress);
 }
 
+/** The servers the `wrangler dev` throughput rows measure, and how each is started. */
+export const THROUGHPUT_SERVERS = Object.fromEntries(["floor", "engine", "official", "agents"].map((key) => [key, { config: SERVERS[key].config, logLevel: "warn" }]));
+
 /**
  * Requests/s, latency and CPU per request (from /proc) for every row, against `wrangler dev`.
- * The servers run side by side (idle ones cost nothing) and the rows are measured in
- * interleaved rounds, in a rotating order, so drift in the machine's other load is spread
- * over every row instead of landing on whichever ran last.
+ * The servers run side by side (an idle one spends about 10 ms of CPU a second, nearly all in
+ * wrangler's Node process) and the rows are measured in interleaved rounds, in a rotating order,
+ * so drift in the machine's other load is spread over every row instead of landing on whichever
+ * ran last. `servers`: THROUGHPUT_SERVERS already started (dev-servers.mjs); stopped here either way.
  */
-export async function throughput({ requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
-  onProgress("throughput: starting wrangler dev for the floor, the engine test app and the peers");
-  const servers = {};
+export async function throughput({ requests, rounds, concurrency, warmup, rowMaxMs, legacySessions, servers: started }, onProgress = () => {}) {
+  onProgress("throughput: wrangler dev of the floor, the engine test app and the peers");
+  const servers = { ...started };
   const clients = {};
+  const keys = Object.keys(THROUGHPUT_SERVERS);
   try {
-    for (const key of ["floor", "engine", "official", "agents"]) {
-      servers[key] = await startWrangler({ config: SERVERS[key].config, logLevel: "warn" });
-      clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
-    }
+    for (const key of keys) servers[key] ??= await startWrangler(THROUGHPUT_SERVERS[key]);
+    for (const key of keys) clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
     const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
     const ops = throughputOps(clients, sessions);
     for (const key of Object.keys(ops)) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
@@ -152,6 +179,9 @@ export async function throughput({ requests, rounds, concurrency, warmup, rowMax
     for (const sv of Object.values(servers)) await sv.stop();
   }
 }
+
+/** The `wrangler dev` the replay phase measures. */
+export const REPLAY_SERVER = { config: REPLAY_FIXTURE, logLevel: "warn" };
 
 /** Reads a stream to its end; returns how many events carried a message, and the last event id. */
 async function drain(stream, timeoutMs) {
@@ -179,11 +209,12 @@ async function drainResuming(session, stream, untilSeq, timeoutMs) {
 
 /**
  * 2025-11-25 Last-Event-ID replay against the replay fixture: one stream of 100 events and
- * one of `logSize`, then replays of 100, 1,000 and all `logSize` missed events, timed.
+ * one of `logSize`, then replays of 100, 1,000 and all `logSize` missed events, timed. `server`: a
+ * `wrangler dev` of REPLAY_SERVER already started (dev-servers.mjs); it is stopped here either way.
  */
-export async function replay({ logSize, quick }, onProgress = () => {}) {
+export async function replay({ logSize, quick, server: started }, onProgress = () => {}) {
   onProgress("Last-Event-ID replay");
-  const server = await startWrangler({ config: REPLAY_FIXTURE, logLevel: "warn" });
+  const server = started ?? (await startWrangler(REPLAY_SERVER));
   const client = new Client(server.url, { connections: 4, timeoutMs: 120_000 });
   const errors = [];
   try {

@@ -4,7 +4,7 @@
 import { fmt } from "./format.mjs";
 import { percentile } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
-import { checkFanoutTargets, checkTargets } from "./targets.mjs";
+import { checkTargets } from "./targets.mjs";
 
 /** One line for a runLoad result. */
 export function describeRun(r) {
@@ -226,7 +226,19 @@ ${table(["source module", "self ms"], ["l", "r"], p.topModules.map(([k, v]) => [
 ${table(["function @ module:line", "self ms"], ["l", "r"], p.topFunctions.map(([k, v]) => [`\`${k}\``, v.toFixed(2)]))}`;
 }
 
-/** The Markdown report of `npm run bench`. */
+/** Where the run's wall time went, phase by phase (bench/lib/clock.mjs). */
+function timingSection({ meta }) {
+  if (!meta.phases?.length) return "";
+  const total = meta.phases.reduce((a, p) => a + p.seconds, 0);
+  return `## Run time by phase
+
+${table(
+  ["phase", "seconds", "share"],
+  ["l", "r", "r"],
+  [...meta.phases.map((p) => [p.name, p.seconds.toFixed(1), `${Math.round((100 * p.seconds) / total)} %`]), ["**whole run** (with the report)", meta.seconds.toFixed(1), ""]],
+)}`;
+}
+
 /** The session-churn drill (bench/lib/churn.mjs): what abandoned 2025 sessions leave and cost. */
 export function churnSection({ churn: c, meta }) {
   const disk = (d) => {
@@ -242,7 +254,7 @@ ${meta.churnOnly ? `Measured alone by \`npm run bench -- --churn\` on ${meta.dat
 | drill | sessions | p50 ms | p99 ms | Worker CPU ms each | requests each |
 |---|---:|---:|---:|---:|---:|
 | connector-like: \`initialize\`, \`notifications/initialized\`, \`tools/list\`, one \`tools/call\` | ${perOp(c.connector, 4).join(" | ")} |
-| chat-client-like: the same and a GET stream (read to its priming event, then dropped); ${c.chatUsers} users × ${c.chatSessions / c.chatUsers} sessions (3 a minute for the 60-minute idle window, simulated by count) | ${perOp(c.chat, 5).join(" | ")} |
+| chat-client-like: the same and a GET stream (read to its priming event, then dropped); ${c.chatUsers} users × ${c.chatSessions / c.chatUsers} sessions (3 a minute for ${(c.idleMinutes ?? 60) === 60 ? "the 60-minute idle window" : `${c.idleMinutes} minutes of the 60-minute idle window (--quick)`}, simulated by count) | ${perOp(c.chat, 5).join(" | ")} |
 
 | left after the drill | session objects holding data, of those run | their bytes | hub shards holding data |
 |---|---:|---:|---:|
@@ -257,12 +269,13 @@ The same plain call on both lanes, same server, 4 interleaved rounds (${c.calls}
 | 2026-07-28 (the Worker alone) | ${c.modernCall.done} | ${fmt.ms(c.modernCall.p50)} | ${fmt.ms(c.modernCall.p99)} | ${fmt.ms(c.modernCall.workerCpuMsPerOp)} | 1.00× |`;
 }
 
+/** The Markdown report of `npm run bench`. */
 export function benchReport(data) {
   const { meta, errors } = data;
-  const targets = [...checkTargets(data), ...checkFanoutTargets(data)];
+  const targets = checkTargets(data);
   return `# Benchmarks
 
-Measured by \`npm run bench\` on ${meta.date} UTC — ${meta.cores} cores (${meta.cpuModel}), Node ${meta.node}, wrangler dev (workerd) on 127.0.0.1.
+Measured by \`npm run bench${meta.quick ? " -- --quick" : ""}\` on ${meta.date} UTC — ${meta.cores} cores (${meta.cpuModel}), Node ${meta.node}, wrangler dev (workerd) on 127.0.0.1.
 Load average at start ${meta.loadAtStart}, at the end ${meta.loadAtEnd} (other work on the machine shows up in every number below). Whole run: ${meta.minutes} min.
 Throughput rows: ${meta.requests.toLocaleString("en-US")} requests each (${meta.rounds} interleaved rounds of ${Math.ceil(meta.requests / meta.rounds).toLocaleString("en-US")}, rotating order, all servers up side by side) after ${meta.warmup} warm-up requests, concurrency ${meta.concurrency}, keep-alive (node:http), every answer checked.
 
@@ -278,10 +291,12 @@ ${replaySection(data)}
 ${data.fanout ? `\n${fanoutSection(data)}\n` : ""}${data.churn ? `\n${churnSection(data)}\n` : ""}
 ## Targets
 
-${table(["", "target"], ["l", "l"], targets.map((t) => [t.met ? "✅" : "❌", t.text]))}
+${table(["", "target"], ["l", "l"], targets.map((t) => [t.met === undefined ? "➖" : t.met ? "✅" : "❌", t.text]))}
 
 ${startupSection(data)}
 
 ${historySection(data)}
-${data.extensions ? `\n${extensionSection(data)}\n` : ""}${errors.length ? `\n## Errors\n\n${errors.map((m) => `- ${m}`).join("\n")}\n` : ""}`;
+${data.extensions ? `\n${extensionSection(data)}\n` : ""}
+${timingSection(data)}
+${errors.length ? `\n## Errors\n\n${errors.map((m) => `- ${m}`).join("\n")}\n` : ""}`;
 }

@@ -15,6 +15,13 @@ import { SERVERS } from "./servers.mjs";
 /** How often a client in this bench asks tasks/get whether its task is done (ms). */
 export const POLL_MS = 25;
 
+/**
+ * The `wrangler dev` the tasks phase measures. The bench's one anonymous caller runs 16 tasks at
+ * once; the in-flight cap (MAX_TASKS_IN_FLIGHT, 16 by default) is raised so a slow index update is
+ * not a refusal here, and so is the count of tasks one owner keeps until their ttl (MAX_TASKS_RETAINED).
+ */
+export const TASKS_SERVER = { config: SERVERS.engine.config, logLevel: "warn", vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } };
+
 const TASKS = { capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,24 +51,22 @@ const pcts = (xs) => {
 
 /**
  * @param {{quick: boolean, requests: number, concurrency: number, warmup: number, rowMaxMs: number}} settings
- *   requests: per row of (b) and (c), in two interleaved rounds.
+ *   requests: per row of (b) and (c), in two interleaved rounds. server: a `wrangler dev` of
+ *   TASKS_SERVER already started (dev-servers.mjs); it is stopped here either way.
  * @returns {Promise<{lifecycle, get, call, errors: string[]}>}
  */
-export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxMs }, onProgress = () => {}) {
-  const tasks = quick ? 50 : 200;
+export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxMs, server: started }, onProgress = () => {}) {
+  const tasks = quick ? 32 : 200;
   const taskConcurrency = 16;
   const rounds = 2;
   onProgress(`tasks: ${tasks} quick_task tasks at c=${taskConcurrency} (tasks/get every ${POLL_MS} ms), then tasks/get vs tools/call at c=${concurrency}`);
-  // The bench's one anonymous caller runs taskConcurrency tasks at once; the in-flight cap
-  // (MAX_TASKS_IN_FLIGHT, 16 by default) is raised so a slow index update is not a refusal here, and so
-  // is the count of tasks one owner keeps until their ttl (MAX_TASKS_RETAINED).
-  const server = await startWrangler({ config: SERVERS.engine.config, logLevel: "warn", vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } });
+  const server = started ?? (await startWrangler(TASKS_SERVER));
   const client = new Client(server.url, { connections: Math.max(concurrency, taskConcurrency), timeoutMs: 60_000 });
   const errors = [];
   try {
     // (a) create → completed.
     const samples = [];
-    await runLoad({ name: "task warm-up", total: Math.min(warmup, 32), concurrency: taskConcurrency, maxMs: rowMaxMs, op: (i) => oneTask(client, -1 - i, 30_000) });
+    await runLoad({ name: "task warm-up", total: quick ? 16 : Math.min(warmup, 32), concurrency: taskConcurrency, maxMs: rowMaxMs, op: (i) => oneTask(client, -1 - i, 30_000) });
     const life = await runLoad({
       name: "task create → completed",
       total: tasks,

@@ -1,0 +1,40 @@
+// Why: each `wrangler dev` start is seconds of wrangler's own start-up, and the bench needs ten of
+// them (the four throughput rows' servers, the replay fixture, the hub at each shard count, the
+// tasks server, two fresh servers for the churn drills). They are started side by side before the
+// first of them is measured, and wait idle until their phase: an idle one spends about 10 ms of CPU
+// a second (nearly all in wrangler's Node process), and each phase reads the CPU of its own server
+// only. Each phase stops its servers when done.
+import { startWrangler } from "../../test/e2e/server.mjs";
+import { startFreshServer } from "./churn.mjs";
+import { fanoutServer } from "./fanout.mjs";
+import { REPLAY_SERVER, THROUGHPUT_SERVERS } from "./phases.mjs";
+import { TASKS_SERVER } from "./tasks.mjs";
+
+/** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, tasks, churn: [fresh, fresh] }. */
+export async function startDevServers({ shardCounts }, onProgress = () => {}) {
+  onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks and churn phases, side by side`);
+  const starts = {
+    ...Object.fromEntries(Object.entries(THROUGHPUT_SERVERS).map(([key, options]) => [`throughput-${key}`, startWrangler(options)])),
+    replay: startWrangler(REPLAY_SERVER),
+    tasks: startWrangler(TASKS_SERVER),
+    ...Object.fromEntries(shardCounts.map((n) => [`fanout-${n}`, startWrangler(fanoutServer(n))])),
+    "churn-a": startFreshServer(),
+    "churn-b": startFreshServer(),
+  };
+  const keys = Object.keys(starts);
+  const settled = await Promise.allSettled(Object.values(starts));
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed) {
+    // Stop the ones that did start, so none is left running for the rest of the bench.
+    await Promise.all(settled.filter((s) => s.status === "fulfilled").map((s) => (s.value.server ?? s.value).stop()));
+    throw failed.reason;
+  }
+  const got = Object.fromEntries(keys.map((k, i) => [k, settled[i].value]));
+  return {
+    throughput: Object.fromEntries(Object.keys(THROUGHPUT_SERVERS).map((key) => [key, got[`throughput-${key}`]])),
+    replay: got.replay,
+    tasks: got.tasks,
+    fanout: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-${n}`]])),
+    churn: [got["churn-a"], got["churn-b"]],
+  };
+}
