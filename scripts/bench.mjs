@@ -12,9 +12,9 @@
 // --write it also updates the committed bench/RESULTS.md. Every load loop is bounded in
 // count and time; each phase's duration is printed as it ends and reported (bench/lib/clock.mjs).
 //
-//   npm run bench                   # the full run (8–9 minutes on 2 cores busy with other work)
+//   npm run bench                   # the full run (6–9 minutes on 2 cores busy with other work)
 //   npm run bench -- --write        # the same, and update bench/RESULTS.md
-//   npm run bench -- --quick        # smaller counts (about 3 minutes), every target row still printed
+//   npm run bench -- --quick        # smaller counts (about 2 minutes), every target row still printed
 //   npm run bench -- --churn        # the session-churn drill alone; with --write it replaces
 //                                   # only that section of bench/RESULTS.md
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
