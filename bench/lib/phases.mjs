@@ -13,7 +13,7 @@ import { Client, eventsOf } from "./http.mjs";
 import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } from "./mcp.mjs";
 import { cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { median, mergeRuns, runLoad } from "./runner.mjs";
-import { REPLAY_FIXTURE, SERVERS, compatibilityOf } from "./servers.mjs";
+import { FLOOR_PLATFORM, REPLAY_FIXTURE, SERVERS, compatibilityOf } from "./servers.mjs";
 import { build, buildUploadBundle, checkStartup, moduleMapper, profileStartup, summarize } from "./startup.mjs";
 
 /** Means of per-run Maps (module or function → ms), largest first. */
@@ -100,15 +100,17 @@ export const convertOn = (client) => async (i) => checkConvert(i, await modernCa
 
 /** The throughput rows: which server each measures, and its checked operation. */
 export function throughputOps(clients, sessions) {
-  const floorReq = modernRequest("tools/call", convertArgs(0)); // the floor ignores it and answers a fixed body
-  return {
-    floor: {
-      server: "floor",
-      op: async () => {
-        const r = await clients.floor.request("POST", floorReq.headers, floorReq.body);
-        if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
-      },
+  const floorReq = modernRequest("tools/call", convertArgs(0)); // the floors ignore it and answer a fixed body
+  const fixed = (server) => ({
+    server,
+    op: async () => {
+      const r = await clients[server].request("POST", floorReq.headers, floorReq.body);
+      if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
     },
+  });
+  return {
+    floor: fixed("floor"),
+    ...(clients.floorPlatform ? { floorPlatform: fixed("floorPlatform") } : {}),
     modernCall: { server: "engine", op: convertOn(clients.engine) },
     modernList: {
       server: "engine",
@@ -149,7 +151,10 @@ export async function interleavedRows({ ops, rounds, perRound, concurrency, rowM
 }
 
 /** The servers the `wrangler dev` throughput rows measure, and how each is started. */
-export const THROUGHPUT_SERVERS = Object.fromEntries(["floor", "engine", "official", "agents"].map((key) => [key, { config: SERVERS[key].config, logLevel: "warn" }]));
+export const THROUGHPUT_SERVERS = {
+  ...Object.fromEntries(["floor", "engine", "official", "agents"].map((key) => [key, { config: SERVERS[key].config, logLevel: "warn" }])),
+  floorPlatform: { config: FLOOR_PLATFORM, logLevel: "warn" },
+};
 
 /**
  * Requests/s, latency and CPU per request (from /proc) for every row, against `wrangler dev`.

@@ -58,6 +58,7 @@ function throughputSection({ rows, versions, meta }) {
   const x = fmt.ratio;
   const labelled = [
     ["floor (bare Worker)", rows.floor],
+    ...(rows.floorPlatform ? [["floor with the platform's parts (assets first, a rate limit, a log line)", rows.floorPlatform]] : []),
     ["**this** 2026-07-28 `tools/call`", rows.modernCall],
     ["**this** 2026-07-28 `tools/list`", rows.modernList],
     [`**this** 2025-11-25 \`tools/call\` (${meta.legacySessions} sessions)`, rows.legacyCall],

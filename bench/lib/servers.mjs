@@ -12,6 +12,13 @@ export const SERVERS = {
   agents: { name: "agents `createMcpHandler`", config: "bench/peers/agents/wrangler.toml", dir: "bench/peers/agents", pkg: "agents" },
 };
 
+/**
+ * A throughput row under wrangler dev only (not built or sized with the others): the floor plus what
+ * every request of a default engine app pays locally apart from the engine (the simulated asset
+ * router and rate limit, one log line through wrangler's inspector).
+ */
+export const FLOOR_PLATFORM = "bench/floor-platform/wrangler.toml";
+
 /** The replay fixture: the engine around a tool that writes N log events (see bench/fixture). */
 export const REPLAY_FIXTURE = "bench/fixture/wrangler.toml";
 
