@@ -57,6 +57,21 @@ function storageOnDisk(dir) {
   return out;
 }
 
+/**
+ * storageOnDisk once the stopped server's workerd has let go of its files: the process can outlive
+ * wrangler's stop by a moment, and SQLite then reports the database as locked (SQLITE_BUSY, 5).
+ */
+async function storageWhenReleased(dir) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return storageOnDisk(dir);
+    } catch (err) {
+      if (err?.errcode !== 5 || tries >= 40) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 /** One user's session from its address: the wire client's exchange, with CF-Connecting-IP set. */
 const from = (client, address) => async (x) => client.send({ ...x, headers: { ...x.headers, "CF-Connecting-IP": address } });
 
@@ -109,7 +124,7 @@ async function onFreshServer({ concurrency, rowMaxMs }, errors, fn, fresh) {
       client.close();
       await server.stop();
     }
-    return { ...out, disk: storageOnDisk(persist) };
+    return { ...out, disk: await storageWhenReleased(persist) };
   } finally {
     rmSync(persist, { recursive: true, force: true });
   }
