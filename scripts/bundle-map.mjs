@@ -11,6 +11,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { AS_WRANGLER_DOES } from "../test/e2e/ext-cost.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -28,14 +29,7 @@ function groupOf(file) {
 
 const out = await build({
   entryPoints: [path.join(ROOT, entry)],
-  bundle: true,
-  format: "esm",
-  target: "es2024",
-  platform: "neutral",
-  conditions: ["workerd", "worker", "browser"],
-  mainFields: ["browser", "module", "main"],
-  external: ["cloudflare:*", "node:*"],
-  minify: true,
+  ...AS_WRANGLER_DOES,
   sourcemap: "external",
   metafile: true,
   write: false,

@@ -21,20 +21,25 @@ export const EXT_COST_APPS = [
 /** Only extension code holds these: identifiers, methods, `_meta` keys and the hooks an extension hands the core. */
 export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta"];
 
+/** esbuild's options for bundling a Worker as `wrangler deploy` does (ESM, minified, the workerd conditions, no keep_names). */
+export const AS_WRANGLER_DOES = {
+  bundle: true,
+  format: "esm",
+  target: "es2024",
+  platform: "neutral",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["browser", "module", "main"],
+  external: ["cloudflare:*", "node:*"],
+  minify: true,
+};
+
 /** One app bundled into `outdir/index.js`: its sizes and which source files put bytes into it. */
 export async function bundleApp(entry, outdir) {
   mkdirSync(outdir, { recursive: true });
   const outfile = path.join(outdir, "index.js");
   const { metafile } = await build({
     entryPoints: [path.join(ROOT, entry)],
-    bundle: true,
-    format: "esm",
-    target: "es2024",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["browser", "module", "main"],
-    external: ["cloudflare:*", "node:*"],
-    minify: true,
+    ...AS_WRANGLER_DOES,
     metafile: true,
     outfile,
     logLevel: "silent",
