@@ -3,6 +3,7 @@
  * responses are built.
  */
 import { ErrorCode, McpError, type JsonRpcErrorObject } from "./errors";
+import { isObject } from "./guards";
 
 export type RequestId = string | number;
 type Params = Record<string, unknown>;
@@ -76,7 +77,6 @@ function classifyMessage(json: unknown): Message {
 
 // The shapes are checked by hand rather than with schemas: the engine then brings none of the
 // validation library's combinators that an app does not use itself (about 0.6 KiB gzip).
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 const isId = (x: unknown): x is RequestId => (typeof x === "string" && x.length <= MAX_ID_LENGTH) || (typeof x === "number" && Number.isSafeInteger(x));
 
 /** An object's own keys and values, a fresh object, leaving out the keys that could reach a prototype. */
