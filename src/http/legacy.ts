@@ -14,7 +14,7 @@ import { legacyCapabilities, type Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
-import { isSessionId, newSessionId, sessionStub } from "../objects/addresses";
+import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addresses";
 import type { SessionAnswer, SessionStart } from "../objects/contracts";
 import { pipeSessionStream } from "./session-stream";
 import { openSessionId, sealSessionId } from "./session-id";
@@ -59,10 +59,10 @@ function checkVersionHeader(request: Request): Response | null {
 
 const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
 
-async function answer(result: SessionAnswer, stub: Stub): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Response> {
   switch (result.kind) {
     case "stream":
-      return pipeSessionStream(stub, result.stream, result.after);
+      return pipeSessionStream(stub, result.stream, result.after, {}, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
     case "accepted":
       return accepted();
     case "reply":
@@ -89,7 +89,7 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   if (session instanceof Response) return session;
   const { stub, seal } = session;
   const traceparent = request.headers.get("traceparent") ?? undefined;
-  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent, seal, maxLive: deps.config.sessionMaxLive }), stub);
+  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent, seal, maxLive: deps.config.sessionMaxLive }), stub, deps.env);
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
@@ -112,7 +112,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
     sessionId = newSessionId();
     const stub = sessionStub(deps.env, sessionId);
     const started = (await stub.initialize({ sessionId, ...start }, deps.config.sessionMaxLive)) as SessionAnswer;
-    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub);
+    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps.env);
   }
   const { reg } = deps;
   const result = {
@@ -133,7 +133,7 @@ export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promis
   if (bad) return bad;
   const { stub, seal } = session;
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
-  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId, seal, maxLive: deps.config.sessionMaxLive }), stub);
+  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId, seal, maxLive: deps.config.sessionMaxLive }), stub, deps.env);
 }
 
 export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
@@ -143,5 +143,5 @@ export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Pro
   if (bad) return bad;
   const { stub, seal } = session;
   const done = await stub.terminate({ principal: deps.principal, protocolVersion: versionHeader(request), seal });
-  return done.kind === "accepted" ? new Response(null, { status: 200 }) : answer(done, stub);
+  return done.kind === "accepted" ? new Response(null, { status: 200 }) : answer(done, stub, deps.env);
 }

@@ -2,7 +2,7 @@
  * What the Worker and the Durable Objects (hub shard, session, task) say to each other: the RPC
  * surfaces, the frames on their WebSockets, and the answers a session gives.
  * Kept apart from the classes so that each side can name the other without
- * importing it (the hub calls sessions, sessions call the hub).
+ * importing it.
  */
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 
@@ -44,6 +44,9 @@ export const TASK_NOTIFICATION = "notifications/tasks";
 /** The frame the hub sends once a listener's filter is stored: notifications published after it arrive. */
 export const HUB_READY = "ready";
 
+/** The header of a 2025 GET stream socket's 101: the stream's place in the shard's session log when it joined. */
+export const HUB_SEQ_HEADER = "Hub-Seq";
+
 /**
  * Why a hub shard refused a new listen socket (the body of its 429): the client already holds
  * MAX_LISTEN_STREAMS streams, or this filter would take its filters past MAX_LISTEN_FILTER_BYTES.
@@ -61,19 +64,26 @@ export interface HubShardRpc {
    * (addresses.ts `publishToHub`).
    */
   publish(n: HubNotification): Promise<number>;
-}
-
-/** The relay role of the same class (hub-relay.ts): a node of the tree that calls a shard's 2025 sessions. */
-export interface HubRelayRpc {
   /**
-   * One node of a fan-out tree: delivers `n` to these 2025 sessions (through further relays when
-   * they are many), and answers the sessions it could not reach.
+   * What a 2025 GET stream resuming after row `after` of this shard's session log missed, and the
+   * newest row: its socket then joins from there (the Worker writes these before anything else).
    */
-  relay(sessionIds: string[], n: HubNotification): Promise<string[]>;
+  missedBy(seat: { session: string; principal: string }, after: number): Promise<{ frames: HubSessionFrame[]; head: number }>;
 }
 
-/** The hub's Durable Object class plays both roles, so a fork binds one class (`MCP_HUB`). */
-interface HubRpc extends HubShardRpc, HubRelayRpc, Rpc.DurableObjectBranded {}
+interface HubRpc extends HubShardRpc, Rpc.DurableObjectBranded {}
+
+/**
+ * Where a 2025 GET stream takes its session's notifications from: a socket to the hub shard the
+ * session joined, beside the pipe to the session object. `after` is the last row of the shard's
+ * session log the client has (from its Last-Event-ID), or -1 for a new stream (from now on).
+ */
+export interface HubSeat {
+  shard: number;
+  session: string;
+  principal: string;
+  after: number;
+}
 
 /** Why a session refused a message; the edge turns it into an HTTP status. */
 export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-many-sessions";
@@ -82,7 +92,7 @@ export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-
 export type SessionAnswer =
   | { kind: "reply"; message: object }
   | { kind: "accepted" }
-  | { kind: "stream"; stream: string; after: number }
+  | { kind: "stream"; stream: string; after: number; hub?: HubSeat }
   | { kind: "refused"; refusal: Refusal; id: string | number | null; error: JsonRpcErrorObject };
 
 export interface SessionStart {
@@ -119,8 +129,6 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer>;
   /** `accepted` when the session is gone; a refusal when there is no such session for this caller. */
   terminate(args: Caller): Promise<SessionAnswer>;
-  /** A notification published through the hub. */
-  deliver(n: HubNotification): Promise<void>;
   /** Sends `ping` on the session's GET stream; false when the client holds none. */
   pingClient(): Promise<boolean>;
   /** A task this session created or waits on changed: its status notification, and the answer to a waiting `tasks/result`. */
@@ -198,6 +206,12 @@ export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjec
 
 /** What a session sends the Worker's pipe socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
+
+/** What a hub shard sends a 2025 GET stream's socket: a notification and its row in the shard's session log. */
+export interface HubSessionFrame {
+  h: number;
+  d: string;
+}
 
 /** The Durable Object bindings the engine needs (wrangler.toml names them). */
 export interface ObjectBindings {

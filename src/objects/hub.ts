@@ -16,20 +16,20 @@
  * evicted, and the sends keep publish order on every socket). The frame is built
  * once per publish (frames.ts); each listen stream only adds its subscription id.
  *
- * 2025 sessions are objects of their own, so reaching one is a call (hub-relay.ts
- * makes them, through relay objects of this class when they are many). A
- * shard answers such a publish once the notification and its sessions are one
- * row of its outbox, with an alarm set: the sends follow, one notification after
- * the other, and the row goes when every session has it. A shard evicted
- * mid-way finishes at its alarm, and a session that could not be reached is
- * tried again, so a session may get a notification twice but never misses one.
+ * A 2025 session's GET stream is a socket here too, opened by the Worker that
+ * holds the stream (hub-sessions.ts): a publish is one row of the shard's
+ * session log, stored before the publisher has its answer, and one frame per
+ * socket sent after it. A client whose stream was down (the Worker or the
+ * shard restarted, its connection dropped) gets the rows it missed when it
+ * resumes with Last-Event-ID; no session object is called.
  */
 import { DurableObject } from "cloudflare:workers";
+import { readConfig } from "../config";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
-import { HUB_READY, TASK_NOTIFICATION, type HubListener, type ListenRefusal, type HubNotification, type HubRelayRpc, type HubShardRpc } from "./contracts";
+import { HUB_READY, HUB_SEQ_HEADER, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubSessionFrame, type HubShardRpc, type ListenRefusal } from "./contracts";
 import { notificationFrame } from "./frames";
-import { relayToSessions } from "./hub-relay";
+import { HubSessionLog, SESSION_SOCKET_TAG, isSessionSocket, sessionFrameOf, sessionWants, type SessionSocket } from "./hub-sessions";
 import { closeFromPeer } from "./sockets";
 
 function wants(filter: HubListener, n: HubNotification): boolean {
@@ -60,12 +60,6 @@ function wants(filter: HubListener, n: HubNotification): boolean {
  */
 const INLINE_FILTER_CHARS = 960;
 
-/** How long a shard waits before it sends what is left of its outbox again (after an eviction, or to a session that failed). */
-const REDELIVER_MS = 2_000;
-
-/** Sends of one notification to a session that fails before it is given up (the session is gone). */
-const MAX_ATTEMPTS = 5;
-
 /**
  * Listen sockets a shard sends to in one turn before it yields. Frames sent in one turn leave
  * together after it, so a shard that sent to all its listeners at once would hold every frame until
@@ -82,15 +76,15 @@ const STORED_CACHE_CHARS = 8 * 1024 * 1024;
 const clientTag = (client: string) => `client:${client}`;
 const BYTES_TAG = "bytes:";
 
-/** A socket's attachment: its filter, or the key of the filter in storage. */
-type Attachment = HubListener | { stored: string };
+/** A listen socket's attachment: its filter, or the key of the filter in storage; a 2025 GET stream's: its session. */
+type Attachment = HubListener | { stored: string } | SessionSocket;
 
 function storedKey(ws: WebSocket): string | undefined {
   const a = ws.deserializeAttachment() as Attachment | null;
   return a && "stored" in a ? a.stored : undefined;
 }
 
-export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayRpc {
+export class McpHub extends DurableObject<Env> implements HubShardRpc {
   /**
    * Each socket's filter once read in this instance, so a publish decodes no attachment and reads no
    * row. Stored filters (up to 512 KiB each at the listen caps) are kept only while they add up to
@@ -99,13 +93,17 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
   private readonly socketFilters = new WeakMap<WebSocket, HubListener>();
   private readonly storedSizes = new Map<string, number>();
   private storedChars = 0;
+  /** The 2025 GET streams' sockets once read in this instance, and whose they are. */
+  private readonly seats = new WeakMap<WebSocket, SessionSocket>();
   /** Notifications accepted and not sent yet, in publish order, with the sockets each goes to. */
   private readonly outbox: { frame: string; sockets: WebSocket[] }[] = [];
   /** Sockets of the oldest notification in the outbox already sent to. */
   private sent = 0;
-  /** The sessions' deliveries from the outbox, one at a time, so each session gets them in order. */
-  private sessionsDone: Promise<unknown> = Promise.resolve();
   private schemaReady = false;
+  private readonly sessionLog = new HubSessionLog(
+    () => this.ctx.storage.sql,
+    () => readConfig(this.env).sessionIdleMs,
+  );
 
   /** The tables, created on first use: a relay never uses them, so it keeps no storage. */
   private get sql(): SqlStorage {
@@ -114,7 +112,6 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
       sql.exec(`
         CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS session_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, notification TEXT NOT NULL, ids TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0);
       `);
       this.schemaReady = true;
     }
@@ -138,7 +135,9 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
    */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade") !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
-    const params = new URL(request.url).searchParams;
+    const url = new URL(request.url);
+    const params = url.searchParams;
+    if (url.pathname === "/session") return this.sessionSocket(params);
     const client = params.get("client") ?? "";
     const [bytes, streams, budget] = ["bytes", "streams", "budget"].map((k) => Number(params.get(k)));
     if (!client || ![bytes, streams, budget].every((n) => Number.isSafeInteger(n) && n! >= 0))
@@ -152,6 +151,46 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
     return new Response(null, { status: 101, webSocket: peer });
   }
 
+  /**
+   * A 2025 GET stream's socket for `session` (whose principal is `principal`): from now on
+   * (`after` -1), or replaying the rows after `after` first. Only the Worker reaches this object,
+   * and only for a stream the session admitted, so the session's stream limit bounds these sockets.
+   * The answer's HUB_SEQ_HEADER is the client's place in the log as of this socket's first frame.
+   */
+  private sessionSocket(params: URLSearchParams): Response {
+    const seat = { session: params.get("session") ?? "", principal: params.get("principal") ?? "" };
+    const after = Number(params.get("after"));
+    if (!seat.session || !Number.isSafeInteger(after) || after < -1) return new Response("a session socket names its session and its place in the log", { status: 400 });
+    const [peer, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server, [SESSION_SOCKET_TAG]);
+    server.serializeAttachment(seat);
+    this.seats.set(server, seat);
+    // The replay and the socket's joining happen in one turn: every later publish includes it. (A
+    // resuming stream has had its replay from missedBy: this covers only what came in between.)
+    if (after >= 0) {
+      const subscriptions = this.subscriptions();
+      for (const { seq, n } of this.sessionLog.after(after)) if (sessionWants(n, seat, subscriptions)) server.send(JSON.stringify(sessionFrameOf(seq, n)));
+    }
+    const at = after >= 0 ? after : this.sessionLog.head();
+    return new Response(null, { status: 101, webSocket: peer, headers: { [HUB_SEQ_HEADER]: String(at) } });
+  }
+
+  async missedBy(seat: SessionSocket, after: number): Promise<{ frames: HubSessionFrame[]; head: number }> {
+    const subscriptions = this.subscriptions();
+    const frames: HubSessionFrame[] = [];
+    for (const { seq, n } of this.sessionLog.after(after)) if (sessionWants(n, seat, subscriptions)) frames.push(sessionFrameOf(seq, n));
+    return { frames, head: Math.max(after, this.sessionLog.head()) };
+  }
+
+  /** Each registered session's resource subscriptions, read once when first asked. */
+  private subscriptions(): (session: string) => string[] {
+    let subs: Map<string, string[]> | undefined;
+    return (session) => {
+      subs ??= new Map(this.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray().map((r) => [r.id, JSON.parse(r.subs) as string[]]));
+      return subs.get(session) ?? [];
+    };
+  }
+
   /** The filter bytes a socket was admitted with. */
   private filterBytes(ws: WebSocket): number {
     const tag = this.ctx.getTags(ws).find((t) => t.startsWith(BYTES_TAG));
@@ -160,7 +199,8 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
 
   /** The only frame a listener sends is its filter (with its principal), no longer than it was admitted with. */
   async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    if (typeof message !== "string") return;
+    // A 2025 GET stream's socket only receives.
+    if (typeof message !== "string" || this.seatOf(ws)) return;
     // A string's UTF-16 length is never more than its UTF-8 bytes.
     if (message.length > this.filterBytes(ws)) return ws.close(1008, "filter larger than admitted");
     try {
@@ -221,10 +261,22 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
     this.sql.exec("DELETE FROM listen_filters WHERE key = ?", key);
   }
 
+  /** The session a 2025 GET stream's socket feeds; undefined for a listen socket. */
+  private seatOf(ws: WebSocket): SessionSocket | undefined {
+    let seat = this.seats.get(ws);
+    if (seat === undefined && !this.socketFilters.has(ws)) {
+      const a = ws.deserializeAttachment() as Attachment | null;
+      if (isSessionSocket(a)) this.seats.set(ws, (seat = a));
+    }
+    return seat;
+  }
+
+  /** A listen socket's filter; null before its filter frame, and for a 2025 GET stream's socket. */
   private filterOf(ws: WebSocket): HubListener | null {
     const cached = this.socketFilters.get(ws);
     if (cached !== undefined) return cached;
-    const a = ws.deserializeAttachment() as Attachment | null;
+    if (this.seatOf(ws)) return null;
+    const a = ws.deserializeAttachment() as Exclude<Attachment, SessionSocket> | null;
     // No attachment yet: the filter frame has not come (nothing to cache).
     if (!a) return null;
     if (!("stored" in a)) {
@@ -238,32 +290,40 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
     return filter;
   }
 
-  /** Accepts a notification and answers how many listeners and sessions it goes to; the sends follow. */
+  /** Accepts a notification and answers how many listen streams and 2025 GET streams it goes to; the sends follow. */
   async publish(n: HubNotification): Promise<number> {
     // Who gets it is decided now: every listener acknowledged before this call is among the sockets.
-    const sockets = this.ctx.getWebSockets().filter((ws) => {
+    const listeners: WebSocket[] = [];
+    const seats: [WebSocket, SessionSocket][] = [];
+    for (const ws of this.ctx.getWebSockets()) {
       const filter = this.filterOf(ws);
-      return filter !== null && wants(filter, n);
-    });
-    if (sockets.length > 0) {
-      this.outbox.push({ frame: notificationFrame(n), sockets });
-      // After this call's answer: the publisher does not wait for the sends.
-      if (this.outbox.length === 1) setTimeout(() => this.drain(), 0);
+      if (filter !== null) {
+        if (wants(filter, n)) listeners.push(ws);
+        continue;
+      }
+      const seat = this.seatOf(ws);
+      if (seat) seats.push([ws, seat]);
     }
+    this.send(listeners, () => notificationFrame(n));
     // Task notifications are for listen streams only (2025 sessions have no tasks extension).
-    if (n.method === TASK_NOTIFICATION) return sockets.length;
-    // 2025 sessions: list changes reach all of them; resource updates only their subscribers.
-    const sessions = this.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray();
-    // (A principal's notifications are sorted by each session, which knows its principal.)
-    const uri = String(n.params?.uri ?? "");
-    const targets =
-      n.method === "notifications/resources/updated" ? sessions.filter((s) => (JSON.parse(s.subs) as string[]).some((sub) => coversUri(sub, uri))) : sessions;
-    if (targets.length > 0) {
-      this.sql.exec("INSERT INTO session_outbox (notification, ids) VALUES (?, ?)", JSON.stringify(n), JSON.stringify(targets.map((s) => s.id)));
-      await this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
-      this.sendToSessions();
-    }
-    return sockets.length + targets.length;
+    if (n.method === TASK_NOTIFICATION || !this.hasSessions()) return listeners.length;
+    // Stored even when no stream is connected: a client that resumes gets it from the log.
+    const seq = this.sessionLog.append(n, Date.now());
+    const subscriptions = this.subscriptions();
+    const streams = seats.filter(([, seat]) => sessionWants(n, seat, subscriptions)).map(([ws]) => ws);
+    this.send(streams, () => JSON.stringify(sessionFrameOf(seq, n)));
+    return listeners.length + streams.length;
+  }
+
+  private hasSessions(): boolean {
+    return this.sql.exec("SELECT 1 FROM sessions LIMIT 1").toArray().length > 0;
+  }
+
+  /** Queues one frame for these sockets, sent after this call's answer: the publisher does not wait for the sends. */
+  private send(sockets: WebSocket[], frame: () => string): void {
+    if (sockets.length === 0) return;
+    this.outbox.push({ frame: frame(), sockets });
+    if (this.outbox.length === 1) setTimeout(() => this.drain(), 0);
   }
 
   /** Sends every accepted notification, oldest first, DRAIN_BATCH sockets per turn. */
@@ -289,36 +349,8 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc, HubRelayR
     }
   }
 
-  /** Sends the outbox to its sessions, oldest first; what fails stays for the alarm. */
-  private sendToSessions(): Promise<unknown> {
-    this.sessionsDone = this.sessionsDone.then(() => this.drainOutbox()).catch((err) => console.error("hub: a session delivery failed:", err));
-    return this.sessionsDone;
-  }
-
-  private async drainOutbox(): Promise<void> {
-    const sql = this.sql;
-    for (;;) {
-      const row = sql.exec<{ seq: number; notification: string; ids: string; attempts: number }>("SELECT * FROM session_outbox ORDER BY seq LIMIT 1").toArray()[0];
-      if (!row) return this.ctx.storage.deleteAlarm();
-      const failed = await this.relay(JSON.parse(row.ids) as string[], JSON.parse(row.notification) as HubNotification);
-      if (failed.length === 0 || row.attempts + 1 >= MAX_ATTEMPTS) {
-        if (failed.length > 0) console.error(`hub: ${failed.length} sessions could not be reached ${MAX_ATTEMPTS} times; their notification is dropped`);
-        sql.exec("DELETE FROM session_outbox WHERE seq = ?", row.seq);
-        continue;
-      }
-      // The later notifications wait too, so no session gets them out of order.
-      sql.exec("UPDATE session_outbox SET ids = ?, attempts = attempts + 1 WHERE seq = ?", JSON.stringify(failed), row.seq);
-      return this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
-    }
-  }
-
-  /** What an eviction or a failed session left in the outbox. */
+  /** An alarm an earlier version set for its sessions' outbox, which this one does without. */
   async alarm(): Promise<void> {
-    await this.sendToSessions();
-  }
-
-  /** The relay role (hub-relay.ts): delivers `n` to these sessions, and answers those it could not reach. */
-  relay(sessionIds: string[], n: HubNotification): Promise<string[]> {
-    return relayToSessions(this.env, this.ctx.id, sessionIds, n);
+    this.ctx.storage.sql.exec("DROP TABLE IF EXISTS session_outbox");
   }
 }

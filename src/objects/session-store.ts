@@ -87,10 +87,14 @@ export function utf8Length(s: string): number {
 
 export const eventId = (stream: string, seq: number) => `${stream}-${seq}`;
 
-/** Splits a Last-Event-ID back into its stream and position; null when it is not one of ours. */
-export function parseEventId(id: string): { stream: string; seq: number } | null {
-  const m = /^([a-z][0-9a-z]{0,15})-(\d{1,12})$/.exec(id);
-  return m ? { stream: m[1]!, seq: Number(m[2]) } : null;
+/**
+ * Splits a Last-Event-ID back into its stream and position; null when it is not one of ours. A GET
+ * stream's ids also carry, after a dot, the client's place in its hub shard's session log.
+ */
+export function parseEventId(id: string): { stream: string; seq: number; hub?: number } | null {
+  const m = /^([a-z][0-9a-z]{0,15})-(\d{1,12})(?:\.(\d{1,15}))?$/.exec(id);
+  if (!m) return null;
+  return m[3] === undefined ? { stream: m[1]!, seq: Number(m[2]) } : { stream: m[1]!, seq: Number(m[2]), hub: Number(m[3]) };
 }
 
 /** A stream with a stored call is still in use whatever its state, so it is never dropped. */

@@ -17,12 +17,11 @@ import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
 import type { AppDefinition } from "../mcp/app";
 import { ErrorCode } from "../mcp/errors";
-import { coversUri } from "../mcp/guards";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams } from "../mcp/revisions/2025-11-25";
 import { hubStub, sessionShard } from "./addresses";
-import { TASK_NOTIFICATION, type Caller, type HubNotification, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
+import type { Caller, HubSeat, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManySessions, tooManyStreams, type SessionHost } from "./session-messages";
 import { discardSessionTasks, onTaskExpired, onTaskUpdated } from "./session-tasks";
@@ -214,14 +213,23 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       // POST stream: its client is told to reconnect, and can replay what it missed during the window.
       for (const old of this.store.otherGetStreams(stream)) this.log.close(old, REPLACED_GET_RETRY_MS);
       this.store.dropStreamsClosedBefore(Date.now() - this.config.streamReplayMs);
-      return { kind: "stream", stream, after: -1 };
+      return { kind: "stream", stream, after: -1, hub: this.hubSeat(-1) };
     }
     const parsed = parseEventId(args.lastEventId);
     // A stream past its window is refused even if the alarm has not dropped it yet.
     if (!parsed || !this.store.isReplayable(parsed.stream, Date.now() - this.config.streamReplayMs)) {
       return refuse("invalid", null, "Unknown Last-Event-ID: that stream is not in this session's log (it may have expired)");
     }
-    return { kind: "stream", stream: parsed.stream, after: parsed.seq };
+    const resumed = { kind: "stream", stream: parsed.stream, after: parsed.seq } as const;
+    return this.store.kindOf(parsed.stream) === "get" ? { ...resumed, hub: this.hubSeat(parsed.hub ?? -1) } : resumed;
+  }
+
+  /**
+   * Where a GET stream takes the session's notifications from: the hub shard it joined, which sends
+   * them to the stream's Worker itself (no call to this object), from `after` in the shard's log.
+   */
+  private hubSeat(after: number): HubSeat {
+    return { shard: this.session.hubShard ?? 0, session: this.session.id, principal: this.session.principal, after };
   }
 
   async terminate(caller: Caller): Promise<SessionAnswer> {
@@ -229,18 +237,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (refused) return refused;
     await this.endSession();
     return { kind: "accepted" };
-  }
-
-  /** Session-level messages go on the newest GET stream; resource updates only when subscribed. */
-  async deliver(n: HubNotification): Promise<void> {
-    if (!(await this.load())) return;
-    if (n.method === TASK_NOTIFICATION || (n.principal !== undefined && n.principal !== this.session.principal)) return;
-    if (n.method === "notifications/resources/updated") {
-      const uri = String(n.params?.uri ?? "");
-      if (!this.session.subscriptions.some((s) => coversUri(s, uri))) return;
-    }
-    const stream = this.store.latestGetStream();
-    if (stream) this.log.append(stream, notification(n.method, n.params));
   }
 
   /**

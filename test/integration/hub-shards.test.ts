@@ -1,14 +1,13 @@
 /**
  * The sharded hub: listen streams and 2025 sessions spread over HUB_SHARDS shards (4 in the test
  * app), one publish reaches all of them, a shard evicted between notifications loses no listener,
- * a closed shard ends only its own streams, a session stays with the shard it joined, and a set of
- * sessions larger than one invocation's batch goes through relays.
+ * a closed shard ends only its own streams, a session stays with the shard it joined, and a 2025
+ * GET stream takes its notifications from its shard's socket and log, through eviction and restart.
  */
 import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../src/config";
 import { DRAIN_BATCH, type McpHub } from "../../src/objects/hub";
-import { SESSION_BATCH } from "../../src/objects/hub-relay";
 import { hubStub, publishToHub, sessionShard } from "../../src/objects/addresses";
 import type { SessionRow } from "../../src/objects/session-store";
 import { addressOnShard, evictHub, hubShards, publish } from "../helpers/hub";
@@ -176,22 +175,32 @@ describe("fan-out", () => {
     expect(subs).toEqual([["info://about"]]);
   });
 
-  it("2025-11-25: more sessions than one invocation may call are reached through relays", async () => {
-    const real = await Promise.all(Array.from({ length: 3 }, () => openSession()));
-    const readers = await Promise.all(real.map(async (s) => sse(await getStream(s.id))));
+  it("2025-11-25: a publish calls no session object: one row of the shard's log, one frame per GET stream", async () => {
+    const sessions = await Promise.all(Array.from({ length: 3 }, () => openSession()));
+    const readers = await Promise.all(sessions.map(async (s) => sse(await getStream(s.id))));
     await Promise.all(readers.map((r) => r.next()));
-    // Ids of no session (their objects answer nothing) make the set larger than one batch.
-    const absent = Array.from({ length: SESSION_BATCH + 7 }, (_, i) => `absent-session-${i}`);
-    const ids = [...absent.slice(0, 50), real[0]!.id, ...absent.slice(50), real[1]!.id, real[2]!.id];
-    expect(ids.length).toBeGreaterThan(SESSION_BATCH);
-
-    expect(await hubShards()[0]!.relay(ids, { method: "notifications/prompts/list_changed" })).toEqual([]);
+    const logRows = () =>
+      Promise.all(
+        hubShards().map((shard) =>
+          runInDurableObject(shard, (_h, { storage: { sql } }) =>
+            sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'session_log'").toArray().length ? sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_log").one().n : 0,
+          ),
+        ),
+      );
+    const before = await logRows();
+    await publish({ method: "notifications/prompts/list_changed" });
     const got = await Promise.all(readers.map((r) => r.next()));
-    expect(got.map((e) => e?.message?.method)).toEqual(real.map(() => "notifications/prompts/list_changed"));
-  }, 20_000);
+    expect(got.map((e) => e?.message?.method)).toEqual(sessions.map(() => "notifications/prompts/list_changed"));
+    // Nothing was written in any session: the notification is one row in each shard's log.
+    const events = await Promise.all(sessions.map((s) => runInDurableObject(sessionStub(s.id), (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM events").one().n)));
+    expect(events).toEqual(sessions.map(() => 0));
+    const after = await logRows();
+    const shards = [...new Set(sessions.map((s) => sessionShard(s.id, hubShards().length)))];
+    expect(shards.map((i) => after[i]! - before[i]!)).toEqual(shards.map(() => 1));
+  });
 });
 
-describe("2025-11-25 fan-out survives eviction", () => {
+describe("2025-11-25 fan-out survives eviction and restart", () => {
   /** A session with its GET stream open, its shard, and the stream's priming event id. */
   async function sessionOnStream() {
     const s = await openSession();
@@ -200,40 +209,70 @@ describe("2025-11-25 fan-out survives eviction", () => {
     return { s, reader, primingId: priming!.id!, shard: hubShards()[sessionShard(s.id, hubShards().length)]! };
   }
 
-  /** Publishes on one shard and answers how many notifications its outbox holds when the publisher has its answer. */
-  const publishOn = (shard: ReturnType<typeof hubStub>) =>
-    runInDurableObject(shard, async (hub: McpHub, state) => {
-      await hub.publish({ method: TOOLS });
-      return state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_outbox").one().n;
-    });
-  const outboxOf = (shard: ReturnType<typeof hubStub>) =>
-    runInDurableObject(shard, (_hub, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_outbox").one().n);
-
-  async function seen(reader: ReturnType<typeof sse>, method: string, timeoutMs = 5000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
+  /** The notifications of `method` that arrive on the stream within the time (they stop coming). */
+  async function arrivals(reader: ReturnType<typeof sse>, timeoutMs = 1500): Promise<{ id?: string; message?: RpcMessage }[]> {
+    const got = [];
     for (;;) {
-      const e = await reader.next(Math.max(1, deadline - Date.now()));
-      if (!e) return false;
-      if (e.message?.method === method) return true;
+      const e = await reader.next(timeoutMs);
+      if (!e) return got;
+      if (e.message) got.push(e);
     }
   }
 
-  it("the publisher's answer means the notification is stored; a shard evicted mid-fan-out delivers it at its alarm", async () => {
+  it("a shard evicted between notifications (its sockets hibernated) still delivers to the GET stream", async () => {
     const { reader, shard } = await sessionOnStream();
-    expect(await publishOn(shard)).toBe(1);
+    await publish({ method: TOOLS });
+    expect((await reader.next())?.message?.method).toBe(TOOLS);
     await evictDurableObject(shard, { webSockets: "hibernate" });
-    await runDurableObjectAlarm(shard);
-    expect(await seen(reader, TOOLS)).toBe(true);
-    expect(await outboxOf(shard)).toBe(0);
+    await publish({ method: "notifications/prompts/list_changed" });
+    expect((await reader.next())?.message?.method).toBe("notifications/prompts/list_changed");
   });
 
-  it("a session evicted mid-fan-out still has the notification: Last-Event-ID replays it", async () => {
-    const { s, reader, primingId, shard } = await sessionOnStream();
-    expect(await publishOn(shard)).toBe(1);
-    await evictDurableObject(sessionStub(s.id));
-    await runDurableObjectAlarm(shard);
+  it("a shard that restarts ends the stream; Last-Event-ID gives back what was published meanwhile, once", async () => {
+    const { s, reader, shard } = await sessionOnStream();
+    await publish({ method: TOOLS });
+    const seen = await reader.next();
+    expect(seen?.message?.method).toBe(TOOLS);
+    await evictDurableObject(shard, { webSockets: "close" });
+    // The stream ends with its hub socket: the client knows to resume.
+    expect(await reader.next(3000)).toBeUndefined();
+    await publish({ method: "notifications/prompts/list_changed" });
+    await publish({ method: "notifications/resources/list_changed" });
+    const resumed = sse(await getStream(s.id, seen!.id!));
+    const got = await arrivals(resumed);
+    expect(got.map((e) => e.message?.method)).toEqual(["notifications/prompts/list_changed", "notifications/resources/list_changed"]);
+    // And it is live again: the next publish comes on the resumed stream.
+    await publish({ method: TOOLS });
+    expect((await resumed.next())?.message?.method).toBe(TOOLS);
+  });
+
+  it("a client away from its stream gets, from its priming id, every notification published while away", async () => {
+    const { s, reader, primingId } = await sessionOnStream();
     await reader.cancel();
-    expect(await seen(sse(await getStream(s.id, primingId)), TOOLS)).toBe(true);
-    expect(await outboxOf(shard)).toBe(0);
+    await publish({ method: TOOLS });
+    await publish({ method: "notifications/prompts/list_changed" });
+    const got = await arrivals(sse(await getStream(s.id, primingId)));
+    expect(got.map((e) => e.message?.method)).toEqual([TOOLS, "notifications/prompts/list_changed"]);
+  });
+
+  it("a notification for one principal reaches only that principal's sessions", async () => {
+    const { reader } = await sessionOnStream();
+    // The test app's sessions are anonymous: their principal is "".
+    await publish({ method: TOOLS, principal: "someone-else" });
+    await publish({ method: "notifications/prompts/list_changed", principal: "" });
+    expect((await arrivals(reader)).map((e) => e.message?.method)).toEqual(["notifications/prompts/list_changed"]);
+  });
+
+  it("a resource update reaches only the sessions subscribed to it, live and on replay", async () => {
+    const subscribed = await sessionOnStream();
+    const other = await sessionOnStream();
+    expect(await result(subscribed.s.id, "resources/subscribe", { uri: "info://about" })).toEqual({});
+    await publish({ method: "notifications/resources/updated", params: { uri: "info://about" } });
+    expect((await subscribed.reader.next())?.message?.params).toEqual({ uri: "info://about" });
+    expect(await other.reader.next(800)).toBeUndefined();
+    await subscribed.reader.cancel();
+    await other.reader.cancel();
+    expect((await arrivals(sse(await getStream(other.s.id, other.primingId)))).length).toBe(0);
+    expect((await arrivals(sse(await getStream(subscribed.s.id, subscribed.primingId)))).map((e) => e.message?.params)).toEqual([{ uri: "info://about" }]);
   });
 });

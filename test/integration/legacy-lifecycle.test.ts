@@ -157,7 +157,7 @@ describe("eviction", () => {
     await gone.body?.cancel();
   });
 
-  it("2025-11-25: a GET stream stays open while the object hibernates, and a hub notification arrives on it with the next id", async () => {
+  it("2025-11-25: a GET stream stays open while the object hibernates, and a hub notification arrives on it with the next id in the hub's log", async () => {
     const s = await openSession();
     const stub = sessionStub(s.id);
     const get = sse(await getStream(s.id));
@@ -168,14 +168,15 @@ describe("eviction", () => {
     await publish({ method: "notifications/tools/list_changed" });
     const ev = await get.until((m) => m.method === "notifications/tools/list_changed");
     expect(ev?.message).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-    expect(splitId(ev!.id).stream).toBe(splitId(priming.id).stream);
-    expect(splitId(ev!.id).seq).toBe(splitId(priming.id).seq + 1);
+    // The session's own place stays (nothing was written in it); the hub's log moved by one.
+    const { stream, seq, hub } = splitId(priming.id);
+    expect(splitId(ev!.id)).toEqual({ stream, seq, hub: hub! + 1 });
 
     // And again after a second hibernation: ids keep counting on the same stream.
     await evict(stub, "hibernate");
     await publish({ method: "notifications/prompts/list_changed" });
     const ev2 = await get.until((m) => m.method === "notifications/prompts/list_changed");
-    expect(ev2?.id).toBe(`${splitId(priming.id).stream}-${splitId(priming.id).seq + 2}`);
+    expect(ev2?.id).toBe(`${stream}-${seq}.${hub! + 2}`);
   });
 
   it("2025-11-25: when eviction closes the stream's socket, the stream ends and Last-Event-ID resumes it without loss", async () => {
@@ -189,7 +190,8 @@ describe("eviction", () => {
     await publish({ method: "notifications/tools/list_changed" });
     const resumed = sse(await getStream(s.id, priming.id));
     const ev = await resumed.until((m) => m.method === "notifications/tools/list_changed");
-    expect(ev?.id).toBe(`${splitId(priming.id).stream}-1`);
+    const { stream, seq, hub } = splitId(priming.id);
+    expect(ev?.id).toBe(`${stream}-${seq}.${hub! + 1}`);
   });
 });
 

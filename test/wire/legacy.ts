@@ -84,9 +84,10 @@ export async function openLegacySession(send: Send, opts: OpenOptions = {}): Pro
   return { id, protocolVersion: init.protocolVersion, init };
 }
 
-/** Splits an event id "<stream>-<seq>" into its parts. */
-export function splitId(id: string | undefined): { stream: string; seq: number } {
-  const m = /^(.+)-(\d+)$/.exec(id ?? "");
+/** Splits an event id "<stream>-<seq>" (a GET stream's: "<stream>-<seq>.<hub>") into its parts. */
+export function splitId(id: string | undefined): { stream: string; seq: number; hub?: number } {
+  // A GET stream's ids also carry the place in its hub shard's log, after a dot.
+  const m = /^(.+)-(\d+)(?:\.(\d+))?$/.exec(id ?? "");
   if (!m) throw new Error(`not a per-stream event id: ${id}`);
-  return { stream: m[1]!, seq: Number(m[2]) };
+  return m[3] === undefined ? { stream: m[1]!, seq: Number(m[2]) } : { stream: m[1]!, seq: Number(m[2]), hub: Number(m[3]) };
 }
