@@ -105,7 +105,7 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     () => readConfig(this.env).sessionIdleMs,
   );
 
-  /** The tables, created on first use: a relay never uses them, so it keeps no storage. */
+  /** The tables, created on first use: a shard nobody registered with keeps no storage. */
   private get sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.schemaReady) {
