@@ -16,6 +16,7 @@ import { runClientOwn } from "../test/e2e/client-own.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
 import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
 import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
+import { runNotifyRestart } from "../test/e2e/notify-restart.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runExtensions } from "../test/e2e/extensions.mjs";
 import { runConnect } from "../test/e2e/connect.mjs";
@@ -91,6 +92,10 @@ await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)
 // Tasks outlive their server: a task on each revision is killed mid-step with the whole
 // `wrangler dev`, and a new server on the same persisted state runs it to its result.
 await step("e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", e2eStep(runTasksRestart));
+
+// 2025 notifications outlive their server: published while a session's GET stream is down across a
+// restart of the whole `wrangler dev`, they come back with Last-Event-ID from the hub shard's log.
+await step("e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)", e2eStep(runNotifyRestart));
 
 // The engine's own client (src/client): both revisions against the engine test app, listen and
 // resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
