@@ -19,7 +19,7 @@ import { SseStream } from "./sse";
 const SLOW_CLIENT_RETRY_MS = 1000;
 
 /** A GET stream's link to its hub shard: the shard's stub and the stream's seat there. */
-export interface HubLink {
+interface HubLink {
   stub: Pick<HubShardRpc, "missedBy"> & { fetch(url: string, init: RequestInit): Promise<Response> };
   seat: HubSeat;
 }
