@@ -4,15 +4,10 @@
 // starts a new one on the same state, publishes twice there while no stream is connected, and
 // resumes the stream with the last Last-Event-ID it had: both notifications come back, in order,
 // the one seen before the restart does not, and the next publish arrives live.
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { EventStream, legacyHeaders, openLegacySession, requestMessage, streamHeaders, webSource } from "../wire/index.ts";
-import { assert, createChecks } from "./checks.mjs";
-import { atExit } from "./procs.mjs";
-import { startWrangler } from "./server.mjs";
+import { assert } from "./checks.mjs";
+import { acrossRestarts } from "./restarts.mjs";
 
 const CONFIG = "test/engine-app/wrangler.toml";
 const LIST_CHANGED = "notifications/tools/list_changed";
@@ -41,37 +36,28 @@ async function announce(url, sessionId) {
 }
 
 /** @returns {Promise<{passed: number, failed: number}>} */
-export async function runNotifyRestart() {
-  const { check, counts } = createChecks("2025 notifications across a restart");
-  const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-notify-state-"));
-  const unhook = atExit(() => rmSync(persistTo, { recursive: true, force: true }));
-  // One MCP_STATE_SECRET for both servers, as one deployment has across restarts.
-  const vars = { MCP_STATE_SECRET: randomBytes(32).toString("hex") };
-  const start = () => startWrangler({ config: CONFIG, persistTo, vars });
-  let server;
+export function runNotifyRestart() {
   const state = {};
-  try {
-    server = await start();
+  return acrossRestarts("2025 notifications across a restart", { config: CONFIG }, async ({ check, url, restart }) => {
     await check("2025-11-25: a publish arrives on the session's open GET stream", async () => {
-      state.sessionId = await openSession(server.url);
-      const stream = await getStream(server.url, state.sessionId);
+      state.sessionId = await openSession(url());
+      const stream = await getStream(url(), state.sessionId);
       const priming = await stream.next(10_000);
       assert(priming?.id, "no priming event");
-      await announce(server.url, state.sessionId);
+      await announce(url(), state.sessionId);
       const seen = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
       assert(seen?.id, `no ${LIST_CHANGED} on the stream: ${stream.raw.slice(0, 300)}`);
       state.lastEventId = seen.id;
       await stream.cancel();
     });
 
-    await server.stop();
-    server = await start();
+    await restart();
 
     await check("2025-11-25: after a restart, Last-Event-ID gives back both publishes made while away, in order, and not the one seen", async () => {
       assert(state.lastEventId, "no event id from before the restart");
-      await announce(server.url, state.sessionId);
-      await announce(server.url, state.sessionId);
-      const stream = await getStream(server.url, state.sessionId, state.lastEventId);
+      await announce(url(), state.sessionId);
+      await announce(url(), state.sessionId);
+      const stream = await getStream(url(), state.sessionId, state.lastEventId);
       try {
         const first = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
         const second = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
@@ -80,24 +66,13 @@ export async function runNotifyRestart() {
         assert(first && second && hubPlace(state.lastEventId) < hubPlace(first.id) && hubPlace(first.id) < hubPlace(second.id), `replayed: ${stream.raw.slice(0, 400)}`);
         assert(!(await stream.until((m) => m.method === LIST_CHANGED, 1_500)), `a third notification came back: ${stream.raw.slice(0, 600)}`);
         // And the resumed stream is live: the next publish arrives on it.
-        await announce(server.url, state.sessionId);
+        await announce(url(), state.sessionId);
         assert(await stream.until((m) => m.method === LIST_CHANGED, 10_000), "the next publish did not arrive on the resumed stream");
       } finally {
         await stream.cancel();
       }
     });
-  } catch (err) {
-    console.log(`  ✗ notify restart: could not start the engine test app: ${err.message}`);
-    return { passed: counts().passed, failed: counts().failed + 1 };
-  } finally {
-    if (server) {
-      if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
-      await server.stop();
-    }
-    rmSync(persistTo, { recursive: true, force: true });
-    unhook();
-  }
-  return counts();
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -6,10 +6,6 @@
 // to the new server finishes it. 2026-07-28 through tasks/get and tasks/update; 2025-11-25
 // in the same session, through tasks/get and tasks/result (the question on its stream), and
 // a tasks/result that was waiting when the server died, resumed with Last-Event-ID.
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   EventStream,
@@ -21,9 +17,9 @@ import {
   streamHeaders,
   webSource,
 } from "../wire/index.ts";
-import { assert, createChecks } from "./checks.mjs";
-import { atExit, sleep } from "./procs.mjs";
-import { startWrangler } from "./server.mjs";
+import { assert } from "./checks.mjs";
+import { sleep } from "./procs.mjs";
+import { acrossRestarts } from "./restarts.mjs";
 
 const CONFIG = "test/engine-app/wrangler.toml";
 // The tasks extension, and form elicitation for the task's question.
@@ -101,131 +97,112 @@ function checkReport(result, topic) {
 }
 
 /** @returns {Promise<{passed: number, failed: number}>} */
-export async function runTasksRestart() {
-  const { check, counts } = createChecks("tasks restart");
-  const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-tasks-state-"));
-  const unhook = atExit(() => rmSync(persistTo, { recursive: true, force: true }));
-  // One MCP_STATE_SECRET for both servers, as one deployment has across restarts.
-  const vars = { MCP_STATE_SECRET: randomBytes(32).toString("hex"), TASK_LEASE_SECONDS: "2" };
-  const start = () => startWrangler({ config: CONFIG, persistTo, vars });
-  let server;
+export function runTasksRestart() {
   const state = {};
-  try {
-    server = await start();
-    console.log(`  first server at ${server.url} (state in ${persistTo})`);
-    const first = server.url;
-
-    await check("2026-07-28: tools/call of prepare_report becomes a task, and tasks/get says working", async () => {
-      const created = await modern(first, "tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: PAUSE_MS } });
-      assert(created.resultType === "task" && typeof created.taskId === "string", `expected a task, got ${JSON.stringify(created).slice(0, 300)}`);
-      state.modernId = created.taskId;
-      const got = await modern(first, "tasks/get", { taskId: state.modernId });
-      assert(got.status === "working", `tasks/get: ${JSON.stringify(got).slice(0, 300)}`);
-    });
-
-    await check("2025-11-25: tools/call with params.task in a session gives {task}, and tasks/get says working", async () => {
-      state.sessionId = await openSession(first);
-      const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "dunes", pauseMs: PAUSE_MS }, task: { ttl: 300_000 } });
-      assert(typeof created.task?.taskId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
-      state.legacyId = created.task.taskId;
-      const got = await legacy(first, state.sessionId, "tasks/get", { taskId: state.legacyId });
-      assert(got.status === "working", `tasks/get: ${JSON.stringify(got).slice(0, 300)}`);
-    });
-
-    await check("2025-11-25: a second session task, and a tasks/result waiting on it (its first event id kept)", async () => {
-      assert(state.sessionId, "no session");
-      const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "moss", pauseMs: PAUSE_MS }, task: {} });
-      state.waitingId = created.task?.taskId;
-      assert(typeof state.waitingId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
-      state.waitRequest = requestMessage("tasks/result", { taskId: state.waitingId });
-      const res = await legacyPost(first, state.sessionId, state.waitRequest);
-      assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `tasks/result: HTTP ${res.status}`);
-      const stream = new EventStream(webSource(res.body));
-      const primed = await stream.next(5000);
-      state.lastEventId = primed?.id;
-      assert(state.lastEventId, `the tasks/result stream gave no event id: ${JSON.stringify(primed)}`);
-      // Left open: the server dies under it, as a client's connection would.
-      state.waitStream = stream;
-    });
-
-    // The tasks are inside their first step ("outline", PAUSE_MS long): kill the whole server now.
-    await check("the server is killed mid-step (process group) and a new one starts on the same state", async () => {
-      await server.stop();
-      server = undefined;
-      server = await start();
-      console.log(`  second server at ${server.url}`);
-    }, 90_000);
-    const second = () => server.url;
-
-    await check("2026-07-28: after the restart the lease runs the task again, to input_required (tasks/get)", async () => {
-      assert(state.modernId, "no task from before the restart");
-      const got = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "input_required", 30_000);
-      assert(got.inputRequests?.length?.method === "elicitation/create", `inputRequests: ${JSON.stringify(got.inputRequests)}`);
-    }, 40_000);
-
-    await check(`2026-07-28: tasks/update answers length, the task completes with "${WORDS} words"`, async () => {
-      assert(state.modernId, "no task from before the restart");
-      const updated = await modern(second(), "tasks/update", { taskId: state.modernId, inputResponses: { length: { action: "accept", content: { words: WORDS } } } });
-      assert(updated && typeof updated === "object", `tasks/update: ${JSON.stringify(updated)}`);
-      const done = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "completed", 30_000);
-      checkReport(done.result, "tides");
-    }, 40_000);
-
-    await check("2025-11-25: after the restart, the same session's tasks/get reaches input_required", async () => {
-      assert(state.legacyId, "no session task from before the restart");
-      await until(() => legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId }), "input_required", 30_000);
-    }, 40_000);
-
-    await check(`2025-11-25: tasks/result asks on its stream, the answer finishes it with "${WORDS} words"`, async () => {
-      assert(state.legacyId, "no session task from before the restart");
-      const msg = requestMessage("tasks/result", { taskId: state.legacyId });
-      const res = await legacyPost(second(), state.sessionId, msg);
-      assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `tasks/result: HTTP ${res.status} ${res.headers.get("content-type")}`);
-      const stream = new EventStream(webSource(res.body));
-      try {
-        const ask = await stream.until((m) => m.method === "elicitation/create", 15_000);
-        assert(ask, `no elicitation/create on the tasks/result stream: ${stream.raw.slice(0, 400)}`);
-        const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
-        assert(answer.status === 202, `answer: HTTP ${answer.status} ${(await answer.text()).slice(0, 200)}`);
-        const final = await stream.until((m) => m.id === msg.id, 30_000);
-        const result = resultOf(final?.message, "tasks/result");
-        checkReport(result, "dunes");
-      } finally {
-        await stream.cancel();
-      }
-      const got = await legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId });
-      assert(got.status === "completed", `tasks/get after the result: ${JSON.stringify(got).slice(0, 300)}`);
-    }, 50_000);
-
-    await check(`2025-11-25: the waiting tasks/result resumes on the new server (GET, Last-Event-ID), asks, and ends with "${WORDS} words"`, async () => {
-      assert(state.lastEventId, "no waiting tasks/result from before the restart");
-      const res = await fetch(second(), { method: "GET", headers: streamHeaders(state.sessionId, state.lastEventId), signal: AbortSignal.timeout(45_000) });
-      assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `GET with Last-Event-ID: HTTP ${res.status}`);
-      const stream = new EventStream(webSource(res.body));
-      try {
-        const ask = await stream.until((m) => m.method === "elicitation/create", 30_000);
-        assert(ask, `no elicitation/create on the resumed stream: ${stream.raw.slice(0, 400)}`);
-        const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
-        assert(answer.status === 202, `answer: HTTP ${answer.status}`);
-        const final = await stream.until((m) => m.id === state.waitRequest.id, 30_000);
-        checkReport(resultOf(final?.message, "tasks/result (resumed)"), "moss");
-      } finally {
-        await stream.cancel();
-      }
-    }, 50_000);
-  } catch (err) {
-    console.log(`  ✗ tasks restart: could not start the engine test app: ${err.message}`);
-    return { passed: counts().passed, failed: counts().failed + 1 };
-  } finally {
-    await state.waitStream?.cancel().catch(() => {});
-    if (server) {
-      if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
-      await server.stop();
+  return acrossRestarts("tasks restart", { config: CONFIG, vars: { TASK_LEASE_SECONDS: "2" } }, async ({ check, url, restart }) => {
+    const first = url();
+    try {
+      await drill(check, first, url, restart, state);
+    } finally {
+      await state.waitStream?.cancel().catch(() => {});
     }
-    rmSync(persistTo, { recursive: true, force: true });
-    unhook();
-  }
-  return counts();
+  });
+}
+
+/** The checks, in order: `first` is the first server's /mcp, `second()` the current one's after `restart`. */
+async function drill(check, first, second, restart, state) {
+  await check("2026-07-28: tools/call of prepare_report becomes a task, and tasks/get says working", async () => {
+    const created = await modern(first, "tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: PAUSE_MS } });
+    assert(created.resultType === "task" && typeof created.taskId === "string", `expected a task, got ${JSON.stringify(created).slice(0, 300)}`);
+    state.modernId = created.taskId;
+    const got = await modern(first, "tasks/get", { taskId: state.modernId });
+    assert(got.status === "working", `tasks/get: ${JSON.stringify(got).slice(0, 300)}`);
+  });
+
+  await check("2025-11-25: tools/call with params.task in a session gives {task}, and tasks/get says working", async () => {
+    state.sessionId = await openSession(first);
+    const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "dunes", pauseMs: PAUSE_MS }, task: { ttl: 300_000 } });
+    assert(typeof created.task?.taskId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
+    state.legacyId = created.task.taskId;
+    const got = await legacy(first, state.sessionId, "tasks/get", { taskId: state.legacyId });
+    assert(got.status === "working", `tasks/get: ${JSON.stringify(got).slice(0, 300)}`);
+  });
+
+  await check("2025-11-25: a second session task, and a tasks/result waiting on it (its first event id kept)", async () => {
+    assert(state.sessionId, "no session");
+    const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "moss", pauseMs: PAUSE_MS }, task: {} });
+    state.waitingId = created.task?.taskId;
+    assert(typeof state.waitingId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
+    state.waitRequest = requestMessage("tasks/result", { taskId: state.waitingId });
+    const res = await legacyPost(first, state.sessionId, state.waitRequest);
+    assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `tasks/result: HTTP ${res.status}`);
+    const stream = new EventStream(webSource(res.body));
+    const primed = await stream.next(5000);
+    state.lastEventId = primed?.id;
+    assert(state.lastEventId, `the tasks/result stream gave no event id: ${JSON.stringify(primed)}`);
+    // Left open: the server dies under it, as a client's connection would.
+    state.waitStream = stream;
+  });
+
+  // The tasks are inside their first step ("outline", PAUSE_MS long): kill the whole server now.
+  await check("the server is killed mid-step (process group) and a new one starts on the same state", restart, 90_000);
+
+  await check("2026-07-28: after the restart the lease runs the task again, to input_required (tasks/get)", async () => {
+    assert(state.modernId, "no task from before the restart");
+    const got = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "input_required", 30_000);
+    assert(got.inputRequests?.length?.method === "elicitation/create", `inputRequests: ${JSON.stringify(got.inputRequests)}`);
+  }, 40_000);
+
+  await check(`2026-07-28: tasks/update answers length, the task completes with "${WORDS} words"`, async () => {
+    assert(state.modernId, "no task from before the restart");
+    const updated = await modern(second(), "tasks/update", { taskId: state.modernId, inputResponses: { length: { action: "accept", content: { words: WORDS } } } });
+    assert(updated && typeof updated === "object", `tasks/update: ${JSON.stringify(updated)}`);
+    const done = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "completed", 30_000);
+    checkReport(done.result, "tides");
+  }, 40_000);
+
+  await check("2025-11-25: after the restart, the same session's tasks/get reaches input_required", async () => {
+    assert(state.legacyId, "no session task from before the restart");
+    await until(() => legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId }), "input_required", 30_000);
+  }, 40_000);
+
+  await check(`2025-11-25: tasks/result asks on its stream, the answer finishes it with "${WORDS} words"`, async () => {
+    assert(state.legacyId, "no session task from before the restart");
+    const msg = requestMessage("tasks/result", { taskId: state.legacyId });
+    const res = await legacyPost(second(), state.sessionId, msg);
+    assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `tasks/result: HTTP ${res.status} ${res.headers.get("content-type")}`);
+    const stream = new EventStream(webSource(res.body));
+    try {
+      const ask = await stream.until((m) => m.method === "elicitation/create", 15_000);
+      assert(ask, `no elicitation/create on the tasks/result stream: ${stream.raw.slice(0, 400)}`);
+      const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
+      assert(answer.status === 202, `answer: HTTP ${answer.status} ${(await answer.text()).slice(0, 200)}`);
+      const final = await stream.until((m) => m.id === msg.id, 30_000);
+      const result = resultOf(final?.message, "tasks/result");
+      checkReport(result, "dunes");
+    } finally {
+      await stream.cancel();
+    }
+    const got = await legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId });
+    assert(got.status === "completed", `tasks/get after the result: ${JSON.stringify(got).slice(0, 300)}`);
+  }, 50_000);
+
+  await check(`2025-11-25: the waiting tasks/result resumes on the new server (GET, Last-Event-ID), asks, and ends with "${WORDS} words"`, async () => {
+    assert(state.lastEventId, "no waiting tasks/result from before the restart");
+    const res = await fetch(second(), { method: "GET", headers: streamHeaders(state.sessionId, state.lastEventId), signal: AbortSignal.timeout(45_000) });
+    assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `GET with Last-Event-ID: HTTP ${res.status}`);
+    const stream = new EventStream(webSource(res.body));
+    try {
+      const ask = await stream.until((m) => m.method === "elicitation/create", 30_000);
+      assert(ask, `no elicitation/create on the resumed stream: ${stream.raw.slice(0, 400)}`);
+      const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
+      assert(answer.status === 202, `answer: HTTP ${answer.status}`);
+      const final = await stream.until((m) => m.id === state.waitRequest.id, 30_000);
+      checkReport(resultOf(final?.message, "tasks/result (resumed)"), "moss");
+    } finally {
+      await stream.cancel();
+    }
+  }, 50_000);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
