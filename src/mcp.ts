@@ -45,13 +45,15 @@ export {
   type SamplingResult,
 } from "./mcp/input";
 export type * from "./mcp/types";
-export type { TaskOptions, TaskSupport } from "./mcp/tasks";
+export type { DurableTask, TaskOptions, TaskSupport } from "./mcp/tasks";
 // Opt-in extensions: code an app does not import is left out of its bundle.
 export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./mcp/ext/skills";
 export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./mcp/ext/apps";
 export { defineExtension } from "./mcp/ext/host";
 export { UrlElicitationRequired, urlElicitationRequired } from "./mcp/url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./worker";
+// Declares a tool's task and brings the task runtime with it: an app without task tools carries none.
+export { durableTask } from "./tasks";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./mcp/test-client";

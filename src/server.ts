@@ -14,8 +14,8 @@
  *  Show a result in the host: `view: defineView({...})` on a tool (MCP Apps);
  *  the view's HTML is a file under assets/, deployed as a Static Asset.
  *
- *  Long work: `task: "optional"` lets the call run as a durable task when the
- *  client takes tasks; wrap each expensive piece in `ctx.step(name, fn)` so a
+ *  Long work: `task: durableTask("optional")` lets the call run as a durable
+ *  task when the client takes tasks (an app without it bundles no task code); wrap each expensive piece in `ctx.step(name, fn)` so a
  *  re-run (after the user answers, or after a restart) skips finished work.
  * ─────────────────────────────────────────────────────────────────────────
  */
@@ -29,6 +29,7 @@ import {
   defineResourceTemplate,
   defineTool,
   defineView,
+  durableTask,
   elicit,
   text,
 } from "./mcp";
@@ -130,7 +131,7 @@ export const temperatureReport = defineTool({
   input: v.object({
     readings: v.pipe(v.array(v.number()), v.minLength(1), v.maxLength(24), v.description("Readings in degrees Celsius")),
   }),
-  task: "optional",
+  task: durableTask("optional"),
   handler: async ({ readings }, ctx) => {
     const checked: number[] = [];
     for (const [i, reading] of readings.entries()) {

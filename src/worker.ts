@@ -3,6 +3,7 @@
  * era classification, the two lanes) and the error stage, plus the Durable
  * Object classes the app's sessions and notifications live in.
  */
+import { DurableObject } from "./objects/durable-object";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
@@ -23,7 +24,8 @@ import { refusedStatus } from "./http/status";
 import { createNotifier } from "./objects/addresses";
 import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
-import { taskObjectFor } from "./objects/task";
+import { taskRuntimeOf } from "./mcp/tasks";
+import type { TaskRuntime } from "./tasks";
 
 export const MCP_PATH = "/mcp";
 
@@ -69,19 +71,28 @@ export interface McpWorker {
   McpHub: typeof McpHub;
   McpSession: ReturnType<typeof sessionObjectFor>;
   /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
-  McpTask: ReturnType<typeof taskObjectFor>;
+  McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
 }
+
+/**
+ * MCP_TASK's class in a Worker whose tools declare no task: nothing ever calls it, but a
+ * wrangler.toml that binds it still deploys.
+ */
+class NoTasks extends DurableObject<Env> {}
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
+  // The task runtime comes with the tools that declare a task (`durableTask`); a task declared
+  // without it fails here, at start-up, with what to write instead.
+  const tasks = taskRuntimeOf(app.tools) as TaskRuntime | undefined;
   // Start-up only defines the Durable Object classes; the request handlers are built (and V8
   // compiles them) on the first request.
   let edge: McpWorker["handle"] | undefined;
-  const handle: McpWorker["handle"] = (request, env, ctx) => (edge ??= createEdge(app, options, path))(request, env, ctx);
+  const handle: McpWorker["handle"] = (request, env, ctx) => (edge ??= createEdge(app, options, path, tasks))(request, env, ctx);
   return {
     McpHub,
-    McpSession: sessionObjectFor(app),
-    McpTask: taskObjectFor(app),
+    McpSession: sessionObjectFor(app, tasks?.session),
+    McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);
@@ -90,7 +101,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
 }
 
 /** The /mcp edge for an app: `handle` of `createMcpWorker`. */
-function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: string): McpWorker["handle"] {
+function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: string, tasks: TaskRuntime | undefined): McpWorker["handle"] {
   // Compiled once per isolate, on the first request rather than at start-up (JSON Schema generation
   // would otherwise be most of the start-up); from then on schemas, lists and lookups are constants.
   // `npm test`, `npm run dev` and `npm run deploy` name definition mistakes before they get here.
@@ -191,6 +202,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       notify: createNotifier(env),
       principal: principal || undefined,
       anonymousKey: admitted.rateLimitKey,
+      tasks,
       waitUntil: (p) => ctx.waitUntil(p),
       listen: (m) => serveListen(m, reg, env, principal || undefined, admitted.rateLimitKey),
     });

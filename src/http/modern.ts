@@ -26,8 +26,8 @@ import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
 import { missingSecret } from "./seal";
 import { failedStatus, refusedStatus } from "./status";
-import { serveModernTaskMethod } from "./tasks";
-import { createTask } from "../objects/task-create";
+import type { serveModernTaskMethod } from "./tasks";
+import type { createTask } from "../objects/task-create";
 import { argumentProblem } from "../mcp/methods/tools";
 import type { StartTask } from "../mcp/tasks";
 
@@ -40,6 +40,8 @@ interface LaneDeps {
   principal?: string;
   /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
   anonymousKey: string;
+  /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
+  tasks?: { createTask: typeof createTask; serveModernTaskMethod: typeof serveModernTaskMethod };
   /** Serves subscriptions/listen (it needs the hub). */
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
@@ -125,10 +127,10 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       if (outcome.kind === "error") throw outcome.error;
       return reply(encodeModernResult(msg.method, (outcome as { result: Record<string, unknown> }).result, deps.reg, deps.principal));
     };
-    if (MODERN.taskMethods.has(msg.method)) return await served(() => serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
+    if (MODERN.taskMethods.has(msg.method)) return await served(() => deps.tasks!.serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
     const asTask = msg.method === "tools/call" ? MODERN.asTask(deps.reg, params, envelope.clientCapabilities) : "plain";
     const startTask = async (answers: Readonly<Record<string, unknown>>) => {
-      const made = await createTask(
+      const made = await deps.tasks!.createTask(
         {
           tool: deps.reg.tools.get(params.name as string)! as Parameters<typeof createTask>[0]["tool"],
           owner: { era: MODERN.era, principal: deps.principal ?? "" },

@@ -4,7 +4,7 @@
  */
 import type * as v from "valibot";
 import type { HandlerContext } from "./context";
-import type { TaskOptions, TaskSupport } from "./tasks";
+import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type {
   Annotations,
@@ -67,10 +67,10 @@ export interface ToolDefinition<
   /** The structured result's JSON Schema as clients see it, when `output`'s cannot be generated. */
   outputSchema?: Record<string, unknown>;
   /**
-   * Run as a durable task (README → Tasks): "optional" when the client can take one, "required"
-   * always; the default "forbidden" never. The handler is the same either way.
+   * Run as a durable task (README → Tasks): `durableTask("optional")` when the client can take one,
+   * `durableTask("required")` always; the default "forbidden" never. The handler is the same either way.
    */
-  task?: TaskSupport | TaskOptions;
+  task?: "forbidden" | DurableTask;
   /**
    * An interactive view hosts render for this tool's results (README → MCP Apps), from `defineView`.
    * Hosts without the extension get the tool without it and read the result's text.

@@ -8,6 +8,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import type { AppDefinition, ToolDefinition } from "./app";
 import { compileApp } from "./registry";
+import { taskOptionsOf } from "./tasks";
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -29,6 +30,11 @@ export function checkApp(app: AppDefinition<any>): string[] {
     if (!TOOL_NAME.test(name)) problems.push(`Tool "${name}": a name is 1-128 characters of A-Z a-z 0-9 _ . - (no spaces)`);
     if (typeof tool.handler !== "function") problems.push(`Tool "${name}" has no handler function`);
     problems.push(...toolSchemaProblems(tool));
+    try {
+      taskOptionsOf(tool);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
   }
 
   const uris = new Set<string>();

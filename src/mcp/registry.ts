@@ -83,9 +83,7 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
   else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
-  const task = taskOptionsOf(def.task);
-  if (task && task.support !== "optional" && task.support !== "required")
-    throw new Error(`Tool ${def.name}: task must be "forbidden", "optional" or "required"`);
+  const task = taskOptionsOf(def);
   return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
 }
 

@@ -40,10 +40,33 @@ export interface TaskOptions {
   immediateMs?: number;
 }
 
-/** A tool's `task` field, normalised. */
-export function taskOptionsOf(task: TaskSupport | TaskOptions | undefined): TaskOptions | undefined {
+/**
+ * A tool's `task` field as `durableTask` makes it: the options, and the task runtime (the task
+ * objects, the task methods), which the core never touches: `createMcpWorker` takes it from here,
+ * so an app whose tools declare no task bundles none of it.
+ */
+export interface DurableTask extends TaskOptions {
+  readonly runtime: object;
+}
+
+/**
+ * A tool's `task` field, normalised (without the runtime). A plain "optional" or `{ support }` is
+ * refused, naming the tool: it would declare a task the bundle carries no runtime for.
+ */
+export function taskOptionsOf({ name, task }: { name: string; task?: unknown }): TaskOptions | undefined {
   if (task === undefined || task === "forbidden") return undefined;
-  return typeof task === "string" ? { support: task } : task;
+  const { runtime, ...options }: Partial<DurableTask> = (typeof task === "object" && task) || {};
+  const support = typeof task === "string" ? task : options.support;
+  if (support !== "optional" && support !== "required") throw new Error(`Tool "${name}": task must be "forbidden", "optional" or "required"`);
+  if (!runtime) throw new Error(`Tool "${name}": declare its task as \`task: durableTask(${JSON.stringify(task)})\`, durableTask from the public door (README → Tasks)`);
+  return options as TaskOptions;
+}
+
+/** The task runtime the app's tools bring, if any; throws for a tool whose task it could not run. */
+export function taskRuntimeOf(tools: readonly { name: string; task?: unknown }[] = []): object | undefined {
+  let runtime: object | undefined;
+  for (const tool of tools) if (taskOptionsOf(tool)) runtime ??= (tool.task as DurableTask).runtime;
+  return runtime;
 }
 
 /**

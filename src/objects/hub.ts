@@ -23,7 +23,7 @@
  * shard restarted, its connection dropped) gets the rows it missed when it
  * resumes with Last-Event-ID; no session object is called.
  */
-import { DurableObject } from "cloudflare:workers";
+import { DurableObject } from "./durable-object";
 import { readConfig } from "../config";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";

@@ -15,7 +15,7 @@ import { hubStub } from "./addresses";
 import type { Refusal, SessionAnswer } from "./contracts";
 import type { LiveSeat } from "./live-seat";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
-import { forwardTaskAnswer, onTaskRequest, taskToolCall } from "./session-tasks";
+import type { SessionTasks } from "./session-tasks";
 
 export interface SessionHost extends CallHost {
   /** Handlers running in this instance, by JSON of the client's request id (for notifications/cancelled). */
@@ -24,6 +24,8 @@ export interface SessionHost extends CallHost {
   atStreamLimit(): boolean;
   /** Its place among its client's live sessions: `admit` before the first state the client asks for. */
   readonly seat: Pick<LiveSeat, "admit" | "cap">;
+  /** The session's side of tasks; only an app with task tools has it. */
+  readonly tasks?: SessionTasks;
 }
 
 export const refuse = (refusal: Refusal, id: RequestId | null, message: string): SessionAnswer => ({
@@ -97,10 +99,11 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       return ok();
   }
   if (LEGACY.taskMethods.has(req.method)) {
-    return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
+    if (!host.tasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
+    return host.tasks.onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
   }
-  if (req.method === "tools/call" && host.reg.hasTasks) {
-    const asTask = await taskToolCall(host, req, reply);
+  if (req.method === "tools/call" && host.tasks && host.reg.hasTasks) {
+    const asTask = await host.tasks.taskToolCall(host, req, reply);
     if (asTask) return asTask;
   }
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
@@ -183,7 +186,7 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse): Promi
   }
   // An answer to a task's input request, asked on a tasks/result stream, belongs to the task.
   if (request.method === "tasks/result") {
-    await forwardTaskAnswer(host, request, pending.key, msg.result);
+    await host.tasks?.forwardTaskAnswer(host, request, pending.key, msg.result);
     return ACCEPTED;
   }
   stored.answers[pending.key] = msg.result;

@@ -37,7 +37,7 @@ type Reply = (message: object) => SessionAnswer;
  * A tools/call the task rules decide: a CreateTaskResult, or the -32601 the revision's tool-level
  * rules give a call that does not match the tool's taskSupport. Undefined: an ordinary call.
  */
-export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> {
+async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
   let decision: ReturnType<typeof LEGACY.asTask>;
   try {
@@ -79,7 +79,7 @@ export async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: R
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */
-export async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => SessionAnswer | string): Promise<SessionAnswer> {
+async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => SessionAnswer | string): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
   if (!host.reg.hasTasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
@@ -149,7 +149,7 @@ async function keepOpenTask(host: CallHost, taskId: string, open: boolean): Prom
 }
 
 /** The session ends: its anonymous tasks still going are stopped and deleted, as nobody can reach them now. */
-export async function discardSessionTasks(host: CallHost): Promise<void> {
+async function discardSessionTasks(host: CallHost): Promise<void> {
   await Promise.all(
     (host.session.openTasks ?? []).map((taskId) =>
       taskStub(host.bindings, taskId)
@@ -160,7 +160,7 @@ export async function discardSessionTasks(host: CallHost): Promise<void> {
 }
 
 /** A task of this session (or one it waits on) changed: its status notification, and every tasks/result waiting on it. */
-export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
+async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
   if (isTerminal(task.status)) await keepOpenTask(host, task.taskId, false);
   const get = host.store.latestGetStream();
   if (get) host.log.append(get, notification("notifications/tasks/status", LEGACY.taskDetail(task)));
@@ -172,7 +172,7 @@ export async function onTaskUpdated(host: CallHost, task: TaskView): Promise<voi
 }
 
 /** A task of this session (or one it waits on) passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
-export async function onTaskExpired(host: CallHost, taskId: string): Promise<void> {
+async function onTaskExpired(host: CallHost, taskId: string): Promise<void> {
   await keepOpenTask(host, taskId, false);
   for (const { stream, request } of host.store.callsOf("tasks/result")) {
     if (request.params?.taskId !== taskId) continue;
@@ -182,8 +182,12 @@ export async function onTaskExpired(host: CallHost, taskId: string): Promise<voi
 }
 
 /** The client answered a task's input request on a tasks/result stream: the answer goes to the task. */
-export async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: string, answer: unknown): Promise<void> {
+async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: string, answer: unknown): Promise<void> {
   const taskId = String(request.params?.taskId);
   const done = await taskStub(host.bindings, taskId).update(ownerOf(host), { [key]: answer });
   if (done?.error) console.error("session: the task refused an answer", done.error.message);
 }
+
+/** The session's side of tasks, which the session class holds only when the app has task tools. */
+export const sessionTasks = { taskToolCall, onTaskRequest, discardSessionTasks, onTaskUpdated, onTaskExpired, forwardTaskAnswer };
+export type SessionTasks = typeof sessionTasks;

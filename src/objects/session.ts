@@ -12,7 +12,7 @@
  * this class is what the Worker talks to: RPC, the pipe sockets, the alarm
  * handler, the count of its client's live sessions.
  */
-import { DurableObject } from "cloudflare:workers";
+import { DurableObject } from "./durable-object";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
 import type { AppDefinition } from "../mcp/app";
@@ -24,7 +24,7 @@ import { hubStub, sessionShard } from "./addresses";
 import type { Caller, HubSeat, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManySessions, tooManyStreams, type SessionHost } from "./session-messages";
-import { discardSessionTasks, onTaskExpired, onTaskUpdated } from "./session-tasks";
+import type { SessionTasks } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
 import { LiveSessionsStore } from "./live-sessions-store";
 import { eventId, parseEventId, type SessionRow, type SessionStore } from "./session-store";
@@ -47,6 +47,7 @@ const REPLACED_GET_RETRY_MS = 1000;
 
 abstract class SessionObject extends DurableObject<Env> implements SessionHost, SessionRpc {
   protected abstract readonly app: AppDefinition<any>;
+  abstract readonly tasks?: SessionTasks;
   /** The session's row and the parts that keep it (store, stream log, alarm). */
   private readonly state: SessionState;
   readonly store: SessionStore;
@@ -256,11 +257,11 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   }
 
   async taskUpdated(task: TaskView): Promise<void> {
-    if (await this.load()) await onTaskUpdated(this, task);
+    if (await this.load()) await this.tasks?.onTaskUpdated(this, task);
   }
 
   async taskExpired(taskId: string): Promise<void> {
-    if (await this.load()) await onTaskExpired(this, taskId);
+    if (await this.load()) await this.tasks?.onTaskExpired(this, taskId);
   }
 
   /** A task's progress or log message goes where session-level messages go: the newest GET stream. */
@@ -342,7 +343,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     await this.seat.release();
     if (this.store.ready) {
       if (this.session.registered !== false) await hubStub(this.env, this.session.hubShard).unregister(this.session.id);
-      await discardSessionTasks(this);
+      await this.tasks?.discardSessionTasks(this);
       await this.store.destroy();
     }
     // A sealed id would open the session again from nothing: it stays refused while the id lives.
@@ -353,8 +354,9 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
 }
 
 /** The session class for an app; `createMcpWorker(app)` gives it to the Worker entry. */
-export function sessionObjectFor(app: AppDefinition<any>) {
+export function sessionObjectFor(app: AppDefinition<any>, tasks?: SessionTasks) {
   return class McpSession extends SessionObject {
     protected readonly app = app;
+    readonly tasks = tasks;
   };
 }

@@ -3,7 +3,8 @@
 // Skills) with esbuild as wrangler does (ESM, minified, the workerd conditions), and fails when the
 // app without extensions carries any of their code: a module of src/mcp/ext/ in its bundle, or a
 // string only extension code holds (their identifiers and methods, the hooks an extension hands
-// the core). The figures are the bench's too (bench/lib/ext-cost.mjs).
+// the core). None of the three declares a task, so none may carry the task runtime either (it comes
+// only with `durableTask`). The figures are the bench's too (bench/lib/ext-cost.mjs).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +21,9 @@ export const EXT_COST_APPS = [
 
 /** Only extension code holds these: identifiers, methods, `_meta` keys and the hooks an extension hands the core. */
 export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta"];
+
+/** The task runtime's modules (src/tasks.ts and what only it imports): an app without task tools carries none. */
+export const TASK_RUNTIME_MODULES = /^src\/(tasks|objects\/task[-a-z]*|objects\/session-tasks|http\/tasks)\.ts$/;
 
 /** esbuild's options for bundling a Worker as `wrangler deploy` does (ESM, minified, the workerd conditions, no keep_names). */
 export const AS_WRANGLER_DOES = {
@@ -52,22 +56,27 @@ export async function bundleApp(entry, outdir) {
 }
 
 /** Why a bundle without extensions is not free of them (empty when it is). */
-export function extensionTraces(bundle) {
+function extensionTraces(bundle) {
   const modules = bundle.inputs.filter((f) => f.startsWith("src/mcp/ext/"));
   const markers = EXTENSION_MARKERS.filter((m) => bundle.text.includes(m));
   return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
 }
+
+/** The task runtime's modules in bundles of apps without task tools (empty when there are none). */
+const taskTraces = (apps) => apps.flatMap((a) => a.inputs.filter((f) => TASK_RUNTIME_MODULES.test(f)).map((m) => `${a.name}: module ${m}`));
 
 /** The three apps bundled under `dir`, and whether the one without extensions is free of them. */
 export async function extensionCost(dir) {
   const apps = [];
   for (const app of EXT_COST_APPS) apps.push({ ...app, ...(await bundleApp(app.entry, path.join(dir, app.name))) });
   const traces = extensionTraces(apps[0]);
+  const tasks = taskTraces(apps);
   const lines = apps.map((a) => `  ${a.label}: raw ${a.raw} B, gzip ${a.gzip} B (${(a.gzip / apps[0].gzip).toFixed(3)}× the app without)`);
-  const message = traces.length
-    ? `extension cost: FAIL, the app without extensions carries their code: ${traces.join(", ")}\n${lines.join("\n")}`
-    : `extension cost: the app without extensions carries none of their code\n${lines.join("\n")}`;
-  return { ok: traces.length === 0, apps, message };
+  const verdicts = [
+    traces.length ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}` : "the app without extensions carries none of their code",
+    tasks.length ? `FAIL, apps without task tools carry the task runtime: ${tasks.join(", ")}` : "none carries the task runtime",
+  ];
+  return { ok: traces.length === 0 && tasks.length === 0, apps, message: `extension cost: ${verdicts.join("; ")}\n${lines.join("\n")}` };
 }
 
 /** The check alone (npm run test:all), its bundles in a temporary directory. */

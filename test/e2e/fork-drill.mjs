@@ -81,6 +81,8 @@ export default defineApp({
     note,
     defineTool({ name: "save note", handler: () => "ok" }),
     defineTool({ name: "remind", input: v.object({ when: v.date(), tags: v.array(v.custom<string>((x) => typeof x === "string")) }), handler: () => "ok" }),
+    // A task declared without durableTask, as an app in plain JS (or written before it) would.
+    defineTool({ name: "slow", task: "optional" as never, handler: () => "ok" }),
   ],
   resourceTemplates: [
     defineResourceTemplate({ uriTemplate: "notes://{id}/{id}", name: "twice", read: () => "" }),
@@ -93,6 +95,7 @@ const MISTAKES_SAID = [
   'Tool "save note": a name is 1-128 characters',
   'Tool "remind" input field when: The "date" schema cannot be converted to JSON Schema',
   'Tool "remind" input field tags[]: The "custom" schema cannot be converted to JSON Schema',
+  'Tool "slow": declare its task as `task: durableTask("optional")`',
   'Resource template "notes://{id}/{id}": variable {id} appears twice',
   'Resource template "notes://id": has no {variable}',
 ];

@@ -7,7 +7,7 @@
  * replaces src/server.ts keeps every engine test green.
  */
 import * as v from "valibot";
-import { ResourceNotFound, ToolError, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, elicit, text } from "../../src/mcp";
+import { ResourceNotFound, ToolError, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, durableTask, elicit, text } from "../../src/mcp";
 
 const UNITS: Record<string, string> = {
   celsius: "Degrees Celsius: water freezes at 0 and boils at 100 at sea level.",
@@ -132,7 +132,7 @@ export const prepareReport = defineTool({
     // Also asks for the tone, in the same round as the length: two questions a client can answer apart.
     tone: v.optional(v.boolean(), false),
   }),
-  task: "optional",
+  task: durableTask("optional"),
   handler: async ({ topic, pauseMs, deaf, tone }, ctx) => {
     const runs = (step: string) => `${ctx.task?.id ?? "request"}:${step}`;
     const work = async <T>(step: string, make: () => T) => {
@@ -165,7 +165,7 @@ export const quickTask = defineTool({
     // Ends with a tool error (an isError result) instead.
     fail: v.optional(v.boolean(), false),
   }),
-  task: "optional",
+  task: durableTask("optional"),
   handler: ({ n, pad, fail }) => {
     if (fail) throw new ToolError(`quick task ${n} failed on purpose`);
     return `done ${n}${"x".repeat(pad)}`;

@@ -7,7 +7,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkApp } from "../../src/mcp/check-app";
-import { ToolError, createMcpWorker, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, testClient } from "../../src/mcp";
+import { ToolError, createMcpWorker, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, durableTask, testClient } from "../../src/mcp";
 import { buildModernRequest, modernCall } from "../helpers/mcp";
 import { call, openSession } from "../helpers/legacy";
 
@@ -111,6 +111,31 @@ describe("the app check", () => {
     expect((await c.listTools())[0]).toMatchObject({ inputSchema: { properties: { when: { format: "date-time" } } }, outputSchema: { properties: { ok: { type: "boolean" } } } });
     expect((await c.callTool("remind", { when: "yesterday-ish" })).isError).toBe(true);
     expect((await c.callTool("remind", { when: "2026-12-02T10:00:00Z" })).content).toEqual([{ type: "text", text: "set" }]);
+  });
+});
+
+describe("a task tool", () => {
+  // A plain value, as JS (or a cast) lets an app write it: the task runtime comes only with durableTask.
+  const plain = (task: unknown) => defineTool({ name: "slow", task: task as never, handler: ok });
+
+  it("declared without durableTask: the app check and createMcpWorker (at start-up) say what to write", () => {
+    const app = defineApp({ info, tools: [plain("optional")] });
+    const said = 'Tool "slow": declare its task as `task: durableTask("optional")`';
+    expect(checkApp(app)).toEqual([expect.stringContaining(said)]);
+    expect(() => createMcpWorker(app)).toThrow(said);
+    expect(() => createMcpWorker(defineApp({ info, tools: [plain({ support: "required" })] }))).toThrow('`task: durableTask({"support":"required"})`');
+  });
+
+  it("with durableTask: checked as before, and a Worker whose tools declare none has a stand-in McpTask", () => {
+    expect(checkApp(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("optional"), handler: ok })] }))).toEqual([]);
+    expect(checkApp(defineApp({ info, tools: [plain("sometimes")] }))).toEqual(['Tool "slow": task must be "forbidden", "optional" or "required"']);
+    expect(checkApp(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("sometimes" as never), handler: ok })] }))).toEqual([
+      'Tool "slow": task must be "forbidden", "optional" or "required"',
+    ]);
+    const withTasks = createMcpWorker(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("optional"), handler: ok })] }));
+    const without = createMcpWorker(defineApp({ info, tools: [plain("forbidden")] }));
+    expect("create" in withTasks.McpTask.prototype).toBe(true);
+    expect("create" in without.McpTask.prototype).toBe(false);
   });
 });
 
