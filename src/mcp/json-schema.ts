@@ -2,16 +2,16 @@
  * valibot → JSON Schema, once on the first request, so `tools/list` never runs user
  * code and costs nothing per request.
  */
-import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { isHeaderToken, isHeaderType } from "./rules";
+import { toJsonSchema } from "./to-json-schema";
 
 export type JsonSchemaObject = Record<string, unknown>;
 
 /** The schema of a tool's arguments or structured result; the root is always `type: "object"`. */
 export function objectJsonSchema(schema: v.GenericSchema, where: string): JsonSchemaObject {
-  // draft-2020-12 is the dialect both revisions assume when `$schema` is absent, so the key is dropped.
-  const { $schema: _dialect, ...json } = toJsonSchema(schema, { target: "draft-2020-12", errorMode: "warn" }) as JsonSchemaObject;
+  // Without `$schema`: draft 2020-12 is the dialect both revisions assume when it is absent.
+  const json = toJsonSchema(schema);
   if (json.type !== "object") throw new Error(`${where}: the schema root must be an object schema (v.object(...))`);
   return json;
 }
