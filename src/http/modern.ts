@@ -17,7 +17,7 @@ import { execute, reported } from "../mcp/execute";
 import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
-import { MODERN } from "../mcp/revisions";
+import { MODERN, type TaskRules } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
 import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
@@ -41,7 +41,7 @@ interface LaneDeps {
   /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
   anonymousKey: string;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
-  tasks?: { createTask: typeof createTask; serveModernTaskMethod: typeof serveModernTaskMethod };
+  tasks?: { createTask: typeof createTask; serveModernTaskMethod: typeof serveModernTaskMethod; modernRules: TaskRules };
   /** Serves subscriptions/listen (it needs the hub). */
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
@@ -143,7 +143,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
         deps.env,
         deps.config,
       );
-      return MODERN.taskCreated(made);
+      return deps.tasks!.modernRules.taskCreated(made);
     };
     if (asTask === "task") {
       // A bad argument is answered now, like any call's, not by a task that fails later.

@@ -7,7 +7,7 @@
 import type { Env } from "../env";
 import { McpError, invalidParams } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
-import { MODERN } from "../mcp/revisions";
+import { MODERN, MODERN_TASKS } from "../mcp/revisions";
 import { isTaskId } from "../mcp/tasks";
 import { taskStub } from "../objects/addresses";
 import type { TaskOwner } from "../objects/contracts";
@@ -24,7 +24,7 @@ export async function serveModernTaskMethod(method: string, params: Record<strin
   if (method === "tasks/get") {
     const task = await stub.get(caller);
     if (!task) throw notFound();
-    return MODERN.taskDetail(task);
+    return MODERN_TASKS.taskDetail(task);
   }
   if (method === "tasks/update") {
     if (!isObject(params.inputResponses)) throw invalidParams("tasks/update needs params.inputResponses (an object)");

@@ -12,7 +12,7 @@ import { reported } from "../mcp/execute";
 import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
-import { LEGACY } from "../mcp/revisions";
+import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
 import type { TaskMade } from "../mcp/revisions/revision";
 import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
@@ -72,7 +72,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
       throw err;
     }
     if (made.kind === "task" && !host.session.principal) await keepOpenTask(host, made.task.taskId, true);
-    return { kind: "result", result: LEGACY.taskCreated(made) };
+    return { kind: "result", result: LEGACY_TASKS.taskCreated(made) };
   });
   if (outcome.kind === "error") return reply(errorResponse(req.id, outcome.error.toJSON()));
   return reply(resultResponse(req.id, (outcome as { result: object }).result));
@@ -89,7 +89,7 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
     if (params.cursor !== undefined && typeof params.cursor !== "string") return fail(ErrorCode.InvalidParams, "params.cursor must be a string");
     const page = await taskIndexStub(host.bindings, indexKeyOf(host)).list(params.cursor as string | undefined, host.reg.pageSize);
     if (!page) return fail(ErrorCode.InvalidParams, "Invalid cursor");
-    return reply(resultResponse(req.id, { tasks: page.tasks.map(LEGACY.taskDetail), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }));
+    return reply(resultResponse(req.id, { tasks: page.tasks.map(LEGACY_TASKS.taskDetail), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }));
   }
   const { taskId } = params;
   if (typeof taskId !== "string") return reply(errorResponse(req.id, invalidParams(`${req.method} needs params.taskId (a string)`).toJSON()));
@@ -100,11 +100,11 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
     const done = await stub.cancel(ownerOf(host));
     if (!done) return notFound();
     if (done.wasTerminal) return fail(ErrorCode.InvalidParams, `Task ${taskId} has already ended (${done.task.status}); it cannot be cancelled`);
-    return reply(resultResponse(req.id, LEGACY.taskDetail(done.task)));
+    return reply(resultResponse(req.id, LEGACY_TASKS.taskDetail(done.task)));
   }
   const task = await stub.get(ownerOf(host));
   if (!task) return notFound();
-  if (req.method === "tasks/get") return reply(resultResponse(req.id, LEGACY.taskDetail(task)));
+  if (req.method === "tasks/get") return reply(resultResponse(req.id, LEGACY_TASKS.taskDetail(task)));
   // tasks/result: now when the task has ended, otherwise on a stream once it does.
   if (isTerminal(task.status)) return reply(taskResult(req.id, task));
   const stream = openStream();
@@ -163,7 +163,7 @@ async function discardSessionTasks(host: CallHost): Promise<void> {
 async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
   if (isTerminal(task.status)) await keepOpenTask(host, task.taskId, false);
   const get = host.store.latestGetStream();
-  if (get) host.log.append(get, notification("notifications/tasks/status", LEGACY.taskDetail(task)));
+  if (get) host.log.append(get, notification("notifications/tasks/status", LEGACY_TASKS.taskDetail(task)));
   for (const { stream, request } of host.store.callsOf("tasks/result")) {
     if (request.params?.taskId !== task.taskId) continue;
     if (isTerminal(task.status)) endCall(host, stream, taskResult(request.id, task));

@@ -7,7 +7,7 @@ import type { Config } from "../config";
 import type { Env } from "../env";
 import { McpError } from "../mcp/errors";
 import type { CompiledTool } from "../mcp/registry";
-import { revisionOf } from "../mcp/revisions";
+import { taskRulesOf } from "../mcp/revisions";
 import type { TaskMade } from "../mcp/revisions/revision";
 import type { TaskOptions } from "../mcp/tasks";
 import { newTaskId, taskIndexKey, taskStub } from "./addresses";
@@ -35,7 +35,7 @@ export async function createTask(call: TaskCall, env: Env, config: Config): Prom
     taskId,
     indexKey: taskIndexKey(call.owner, anonymousKey),
     limits: taskLimits(config),
-    ...revisionOf(call.owner.era).taskTimes(tool.task, config, call.params),
+    ...taskRulesOf(call.owner.era).taskTimes(tool.task, config, call.params),
     pollIntervalMs: tool.task.pollIntervalMs ?? 1000,
   });
   if (created.kind === "refused") throw new McpError(created.error.code, created.error.message, created.error.data);

@@ -10,7 +10,7 @@ import type { Env } from "../env";
 import { execute, type Outcome, type StepJournal } from "../mcp/execute";
 import type { JsonRpcNotification } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
-import { revisionOf } from "../mcp/revisions";
+import { revisionOf, taskRulesOf } from "../mcp/revisions";
 import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
 import type { TaskRecord } from "./task-store";
@@ -29,7 +29,7 @@ interface RunHost {
 export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal): Promise<Outcome> {
   const { start, view } = record;
   const revision = revisionOf(start.owner.era);
-  const reports = revision.taskRun(start.progressToken);
+  const reports = taskRulesOf(start.owner.era).taskRun(start.progressToken);
   // The answers of the request round that made the task are in record.answers; its MRTR fields are not the task's.
   const { inputResponses: _answers, requestState: _state, task: _hint, ...params } = start.params;
   return execute("tools/call", params, {

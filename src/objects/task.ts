@@ -18,7 +18,7 @@ import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
 import type { Outcome } from "../mcp/execute";
 import { checkInputResponse } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
-import { revisionOf, sameTaskOwner } from "../mcp/revisions";
+import { revisionOf, sameTaskOwner, taskRulesOf } from "../mcp/revisions";
 import { isTerminal, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
 import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
@@ -237,7 +237,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       if (utf8Length(JSON.stringify(outcome.result)) > this.config.taskMaxResultBytes) {
         return this.fail(view, { code: ErrorCode.InternalError, message: `The task's result is larger than TASK_MAX_RESULT_BYTES (${this.config.taskMaxResultBytes})` });
       }
-      view.status = revision.taskStatusOf(outcome.result);
+      view.status = taskRulesOf(record.start.owner.era).taskStatusOf(outcome.result);
       view.result = outcome.result;
       // A tool error is worth a line in tasks/get and tasks/list (2025 calls the task failed for it).
       if (outcome.result.isError === true) view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
@@ -348,7 +348,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       }
     };
     await tell("its index", taskIndexStub(this.env, start.indexKey).record(view.taskId, taskSummary(view), this.store.bytes()));
-    const params = revisionOf(start.owner.era).taskNotification(view);
+    const params = taskRulesOf(start.owner.era).taskNotification(view);
     if (params) await tell("listeners", publishToHub(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
     if (statusChanged) await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
   }

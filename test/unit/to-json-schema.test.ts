@@ -137,9 +137,9 @@ const CASES: Record<string, Node> = {
   }),
   "value and entries actions": v.object({
     val: v.pipe(num, v.value(3)),
-    clash: v.pipe(v.literal(2), v.value(3)),
-    vals: v.pipe(v.picklist(["a", "b", "c"]), v.values(["b", "c", "d"])),
-    none: v.pipe(v.picklist(["a"]), v.values(["z"])),
+    clash: v.pipe(v.literal(2), v.value(3 as 2)),
+    vals: v.pipe(v.picklist(["a", "b", "c"]), v.values(["b", "c", "d" as "a"])),
+    none: v.pipe(v.picklist(["a"]), v.values(["z" as "a"])),
     fresh: v.pipe(str, v.values(["x", "x", "y"])),
     nv: v.pipe(num, v.notValue(1), v.notValue(2)),
     nvs: v.pipe(str, v.notValues(["a", "a"]), v.notValues([])),

@@ -11,7 +11,7 @@ import { toolNamed } from "../registry";
 import { RELATED_TASK, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
 import { withUrlParams } from "../url-elicitation";
 import { LEGACY_VERSIONS, isLegacyVersion } from "../versions";
-import type { Revision } from "./revision";
+import type { Revision, TaskRules } from "./revision";
 
 /** A task as 2025-11-25 shows it: inside CreateTaskResult, and as the tasks/get, list and cancel results. */
 const wireTask = (t: TaskView): Record<string, unknown> => ({ ...taskFields(t), ttl: t.ttlMs, pollInterval: t.pollIntervalMs });
@@ -63,6 +63,9 @@ export const LEGACY: Revision = {
     if (tool.task.support === "required") throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.def.name} runs only as a task; call it with params.task`);
     return "plain";
   },
+};
+
+export const LEGACY_TASKS: TaskRules = {
   /**
    * The client may ask for a ttl (`params.task.ttl`); the tool's, then the server's, apply otherwise.
    * The immediate-result shortcut is 2026-07-28's: a 2025 client that asked for a task gets one.

@@ -14,7 +14,7 @@ import { TASKS_EXTENSION, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView }
 import type { ClientCapabilities } from "../types";
 import { withUrlParams } from "../url-elicitation";
 import { PER_REQUEST_VERSIONS } from "../versions";
-import type { Revision } from "./revision";
+import type { Revision, TaskRules } from "./revision";
 
 /** Whether this request's capabilities declare the tasks extension. */
 export const declaresTasks = (caps: ClientCapabilities) => isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
@@ -77,6 +77,9 @@ export const MODERN: Revision = {
     }
     return tool.task.startsInline ? "inline" : "task";
   },
+};
+
+export const MODERN_TASKS: TaskRules = {
   taskTimes: (task, limits) => ({ ttlMs: taskTtl(task, limits), immediateMs: task.immediateMs ?? 0 }),
   taskCreated: (made) => (made.kind === "immediate" ? { resultType: "complete", ...made.result } : { resultType: "task", ...wireTask(made.task) }),
   taskDetail: detailedTask,

@@ -4,15 +4,18 @@
  * The lanes know their own revision (a session is 2025; a request with the envelope is 2026).
  */
 import type { TaskOwner } from "../tasks";
-import { LEGACY } from "./2025-11-25";
-import { MODERN } from "./2026-07-28";
-import type { Era, Revision } from "./revision";
+import { LEGACY, LEGACY_TASKS } from "./2025-11-25";
+import { MODERN, MODERN_TASKS } from "./2026-07-28";
+import type { Era, Revision, TaskRules } from "./revision";
 
-export { LEGACY, MODERN };
-export type { Era, Revision };
+export { LEGACY, LEGACY_TASKS, MODERN, MODERN_TASKS };
+export type { Era, Revision, TaskRules };
 
 /** The revision of a lane. */
 export const revisionOf = (era: Era): Revision => (era === "legacy" ? LEGACY : MODERN);
+
+/** The task rules of a lane's revision. */
+export const taskRulesOf = (era: Era): TaskRules => (era === "legacy" ? LEGACY_TASKS : MODERN_TASKS);
 
 /**
  * Whether `caller` may reach a task: the same lane and principal and, when anonymous, the same

@@ -44,6 +44,13 @@ export interface Revision {
 
   /** Whether a tools/call becomes a task, runs as usual (`inline`: may become one), or is refused (throws). */
   asTask(reg: Registry, params: Record<string, unknown>, caps: ClientCapabilities): "task" | "inline" | "plain";
+}
+
+/**
+ * What differs between the revisions in how a task is kept and shown. Apart from `Revision`, so that
+ * only the task runtime (src/tasks.ts) brings it into a bundle: an app without task tools has none.
+ */
+export interface TaskRules {
   /**
    * How long a task is kept (from what the tool and the request say), and how long the call waits
    * for it to finish before answering with the task.
