@@ -51,7 +51,7 @@ export interface HandlerContext<Env = unknown> {
    */
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
   /**
-   * For a tool with `task: { startsInline: true }`: from here on the call is a task. In a request
+   * For a tool with `task: durableTask({ support, startsInline: true })`: from here on the call is a task. In a request
    * that can take a task the handler stops here and runs again, from the start, inside the task
    * (code before this line must be safe to run twice; input asked before it is kept). Inside the task,
    * or where no task can be made, it returns at once.
