@@ -1,7 +1,9 @@
 // Why: the same throughput rows as the `wrangler dev` phase (phases.mjs), served straight from
 // workerd with Miniflare (direct.mjs), so the dev proxy neither caps requests/s nor adds CPU;
 // plus the session-lane floor (bench/floor-do: Worker → Durable Object → Worker, fixed answer),
-// the yardstick for the 2025-11-25 row's Worker CPU. Same interleaved, rotating rounds.
+// the yardstick for the 2025-11-25 row's Worker CPU, and both floors again writing the one request
+// log line the engine writes by default (bench/floor-log, bench/floor-do-log), so each lane's CPU
+// also reads against a Worker that logs as much. Same interleaved, rotating rounds.
 import path from "node:path";
 import { Client } from "./http.mjs";
 import { LegacySession, modernRequest } from "./mcp.mjs";
@@ -12,6 +14,8 @@ import { pidsCpuMs } from "./procstat.mjs";
 import { startDirect } from "./direct.mjs";
 
 export const FLOOR_DO = "bench/floor-do/wrangler.toml";
+export const FLOOR_LOG = "bench/floor-log/wrangler.toml";
+export const FLOOR_DO_LOG = "bench/floor-do-log/wrangler.toml";
 
 /**
  * `built[key]` (optional): the size phase's builds of SERVERS[key] (phases.mjs), served as they are
@@ -34,6 +38,8 @@ export async function directThroughput({ tmpDir, built = {}, requests, rounds, c
     const configs = {
       floor: [SERVERS.floor.config, {}, built.floor?.min],
       floorDo: [FLOOR_DO],
+      floorLog: [FLOOR_LOG],
+      floorDoLog: [FLOOR_DO_LOG],
       engine: [SERVERS.engine.config, unlimited, built.engine?.min],
       engineLimited: [SERVERS.engine.config, {}, built.engine?.min],
       engineQuiet: [SERVERS.engine.config, { ...unlimited, vars: { LOG_REQUESTS: "off" } }, built.engine?.min],
@@ -46,18 +52,27 @@ export async function directThroughput({ tmpDir, built = {}, requests, rounds, c
     }
     const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
     const floorReq = modernRequest("tools/call", { name: "convert_temperature", arguments: { value: 1, from: "celsius" } });
+    const toObjects = (server) => ({
+      server,
+      op: async (i) => {
+        const r = await clients[server].request("POST", { ...floorReq.headers, "Mcp-Session-Id": `s${i % legacySessions}` }, floorReq.body);
+        if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
+      },
+    });
     const ops = {
       ...throughputOps(clients, sessions),
       modernCallLimited: { server: "engineLimited", op: convertOn(clients.engineLimited) },
       modernCallQuiet: { server: "engineQuiet", op: convertOn(clients.engineQuiet) },
-      // As many Durable Objects as the session row has sessions, one request at a time to each in turn.
-      floorDo: {
-        server: "floorDo",
-        op: async (i) => {
-          const r = await clients.floorDo.request("POST", { ...floorReq.headers, "Mcp-Session-Id": `s${i % legacySessions}` }, floorReq.body);
+      floorLog: {
+        server: "floorLog",
+        op: async () => {
+          const r = await clients.floorLog.request("POST", floorReq.headers, floorReq.body);
           if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
         },
       },
+      // As many Durable Objects as the session row has sessions, one request at a time to each in turn.
+      floorDo: toObjects("floorDo"),
+      floorDoLog: toObjects("floorDoLog"),
     };
     for (const key of Object.keys(ops)) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });
     const rows = await interleavedRows(

@@ -119,7 +119,9 @@ function directSection({ direct, rows, versions, meta }) {
   const x = fmt.ratio;
   const labelled = [
     ["floor (bare Worker)", "floor", "floor"],
+    ["floor with the request log line (bare Worker, one line like the 2026-07-28 call's)", "floorLog", null],
     [`floor with a Durable Object (Worker → DO → Worker, ${meta.legacySessions} objects)`, "floorDo", null],
+    ["floor with a Durable Object and the request log line (written by the object, like the 2025-11-25 call's)", "floorDoLog", null],
     ["**this** 2026-07-28 `tools/call`", "modernCall", "modernCall"],
     ["**this** 2026-07-28 `tools/call`, rate limits and asset router simulated in-process", "modernCallLimited", null],
     ["**this** 2026-07-28 `tools/call`, `LOG_REQUESTS=off`", "modernCallQuiet", null],
@@ -131,19 +133,19 @@ function directSection({ direct, rows, versions, meta }) {
   const f = direct.floor;
   return `## Throughput without the dev proxy (each built Worker served by workerd through Miniflare, 127.0.0.1)
 
-The same bundles \`wrangler deploy --dry-run\` emits, with the bindings their wrangler.toml declares, run by Miniflare's API with no \`wrangler dev\` proxy in front. The engine's rate-limit bindings and Static Assets are left out of every row but one: Miniflare simulates the limits, and the asset router that \`run_worker_first\` puts in front of every request, in JavaScript inside the same workerd process, while on Cloudflare both are the platform's; the floor and the peers have neither, and the calls measured read no asset. The "rate limits and asset router simulated" row shows what the simulations cost. The "\`LOG_REQUESTS=off\`" row shows what the one log line per request costs (it is on by default). "Worker CPU" is the whole workerd process (the Worker, its Durable Objects, and Miniflare's entry Worker).
+The same bundles \`wrangler deploy --dry-run\` emits, with the bindings their wrangler.toml declares, run by Miniflare's API with no \`wrangler dev\` proxy in front. The engine's rate-limit bindings and Static Assets are left out of every row but one: Miniflare simulates the limits, and the asset router that \`run_worker_first\` puts in front of every request, in JavaScript inside the same workerd process, while on Cloudflare both are the platform's; the floor and the peers have neither, and the calls measured read no asset. The "rate limits and asset router simulated" row shows what the simulations cost. The "\`LOG_REQUESTS=off\`" row shows what the one log line per request costs (it is on by default); the two floors "with the request log line" write one line of the same fields and length (the 2026-07-28 call's from the Worker, the 2025-11-25 call's from the object), which is what any Worker that logs each request pays. "Worker CPU" is the whole workerd process (the Worker, its Durable Objects, and Miniflare's entry Worker).
 
 ${table(
   ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs floor", "Worker CPU µs/req", "CPU vs floor", "wrangler dev requests/s"],
   ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
-  labelled.map(([label, key, dev]) => {
+  labelled.filter(([, key]) => direct[key]).map(([label, key, dev]) => {
     const r = direct[key];
     return [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`, x(r.rps, f.rps), fmt.us(r.cpuUs.worker), x(r.cpuUs.worker, f.cpuUs.worker), dev ? fmt.rps(rows[dev].rps) : "–"];
   }),
 )}
 
-Stateless lane against its floor: 2026-07-28 \`tools/call\` ${fmt.us(direct.modernCall.cpuUs.worker)} µs of Worker CPU per call, the bare Worker ${fmt.us(f.cpuUs.worker)} µs (${x(direct.modernCall.cpuUs.worker, f.cpuUs.worker)}); without the log line ${fmt.us(direct.modernCallQuiet.cpuUs.worker)} µs (${x(direct.modernCallQuiet.cpuUs.worker, f.cpuUs.worker)}).
-Session lane against its floor: 2025-11-25 \`tools/call\` ${fmt.us(direct.legacyCall.cpuUs.worker)} µs of Worker CPU per call, the Worker → Durable Object floor ${fmt.us(direct.floorDo.cpuUs.worker)} µs (${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)}).`;
+Stateless lane against its floor: 2026-07-28 \`tools/call\` ${fmt.us(direct.modernCall.cpuUs.worker)} µs of Worker CPU per call, the bare Worker ${fmt.us(f.cpuUs.worker)} µs (${x(direct.modernCall.cpuUs.worker, f.cpuUs.worker)}); without the log line ${fmt.us(direct.modernCallQuiet.cpuUs.worker)} µs (${x(direct.modernCallQuiet.cpuUs.worker, f.cpuUs.worker)})${direct.floorLog ? `; against the bare Worker with the same log line, ${fmt.us(direct.floorLog.cpuUs.worker)} µs, ${x(direct.modernCall.cpuUs.worker, direct.floorLog.cpuUs.worker)}` : ""}.
+Session lane against its floor: 2025-11-25 \`tools/call\` ${fmt.us(direct.legacyCall.cpuUs.worker)} µs of Worker CPU per call, the Worker → Durable Object floor ${fmt.us(direct.floorDo.cpuUs.worker)} µs (${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)})${direct.floorDoLog ? `; against that floor with the same log line, ${fmt.us(direct.floorDoLog.cpuUs.worker)} µs, ${x(direct.legacyCall.cpuUs.worker, direct.floorDoLog.cpuUs.worker)}` : ""}.`;
 }
 
 function memorySection({ memory }) {

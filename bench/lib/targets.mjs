@@ -96,8 +96,17 @@ export function checkTargets(data) {
   out.push(d ? { met: ["official", "agents"].every((peer) => d.cpuUs.worker <= BUDGETS.peerCpu * direct[peer].cpuUs.worker), text: `${directPeerCpu}: ${x(d.cpuUs.worker, direct.official.cpuUs.worker)} official, ${x(d.cpuUs.worker, direct.agents.cpuUs.worker)} agents` } : notRun(directPeerCpu));
   const floorCpu = `2026-07-28 tools/call Worker CPU ≤ ${BUDGETS.floorCpu}× the bare Worker's (workerd direct)`;
   out.push(d ? { met: d.cpuUs.worker <= BUDGETS.floorCpu * direct.floor.cpuUs.worker, text: `${floorCpu}: ${x(d.cpuUs.worker, direct.floor.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(direct.floor.cpuUs.worker)} µs; ${x(direct.modernCallQuiet.cpuUs.worker, direct.floor.cpuUs.worker)} with LOG_REQUESTS=off)` } : notRun(floorCpu));
+  // The measured floor of that row: the bare Worker writing the one request log line a default app
+  // writes (LOG_REQUESTS=all), the same fields and length (bench/floor-log).
+  const floorLogCpu = `(its floor) ≤ ${BUDGETS.floorCpu}× the Worker CPU of the bare Worker with the same log line (workerd direct)`;
+  const fl = direct?.floorLog;
+  out.push(d && fl ? { met: d.cpuUs.worker <= BUDGETS.floorCpu * fl.cpuUs.worker, text: `${floorLogCpu}: ${x(d.cpuUs.worker, fl.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(fl.cpuUs.worker)} µs; that floor is ${x(fl.cpuUs.worker, direct.floor.cpuUs.worker)} the bare Worker's)` } : notRun(floorLogCpu));
   const sessionCpu = `2025-11-25 tools/call Worker CPU ≤ ${BUDGETS.sessionFloorCpu}× the Worker → Durable Object floor's (workerd direct)`;
   out.push(d ? { met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * direct.floorDo.cpuUs.worker, text: `${sessionCpu}: ${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(direct.floorDo.cpuUs.worker)} µs)` } : notRun(sessionCpu));
+  // The same with the line, which a 2025 call writes from its session's object (bench/floor-do-log).
+  const sessionLogCpu = `(its floor) ≤ ${BUDGETS.sessionFloorCpu}× the Worker CPU of the Worker → Durable Object floor with the same log line, written by the object (workerd direct)`;
+  const fdl = direct?.floorDoLog;
+  out.push(d && fdl ? { met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * fdl.cpuUs.worker, text: `${sessionLogCpu}: ${x(direct.legacyCall.cpuUs.worker, fdl.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(fdl.cpuUs.worker)} µs; that floor is ${x(fdl.cpuUs.worker, direct.floorDo.cpuUs.worker)} the Worker → Durable Object floor's)` } : notRun(sessionLogCpu));
   out.push(...checkFanoutTargets(data));
   // Tasks, against the plain call at the tasks' concurrency on the same server.
   const l = tasks?.lifecycle;

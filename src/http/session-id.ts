@@ -33,6 +33,7 @@ interface SessionRecord {
 export const MAX_SEALED_ID_LENGTH = 1536;
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const signed = (nameAndRecord: string, principal: string) => encoder.encode(`${nameAndRecord}\n${principal}`);
 
 /** The sealed id for a new session; undefined when it cannot be sealed (no secret, or too long). */
@@ -52,17 +53,40 @@ export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secr
 }
 
 /**
+ * The ids this isolate has opened, for each set of secrets (the settings object of one env): every
+ * request of a session brings the same id, so its MAC, record and JSON are checked once here rather
+ * than on each request. Only ids that verified are kept, with the principal they verified for; the
+ * age is checked on every request. Bounded like the other per-isolate caches: when full, it starts
+ * again.
+ */
+const opened = new WeakMap<StateSecrets, Map<string, SessionStart>>();
+const MAX_OPENED = 1000;
+
+/**
  * Opens a sealed id for this principal: what `initialize` negotiated, or null when it is not a
  * live session id of ours for this caller (the 404 of an unknown session).
  */
 export async function openSessionId(id: string, principal: string, secrets: StateSecrets, maxAgeMs: number, now = Date.now()): Promise<SessionStart | null> {
   if (id.length > MAX_SEALED_ID_LENGTH) return null;
+  let known = opened.get(secrets);
+  if (!known) opened.set(secrets, (known = new Map()));
+  let start = known.get(id);
+  if (start?.principal !== principal) {
+    start = await verifiedStart(id, principal, secrets);
+    if (!start) return null;
+    if (known.size >= MAX_OPENED) known.clear();
+    known.set(id, start);
+  }
+  return now < start.createdAt + maxAgeMs ? start : null;
+}
+
+/** What a sealed id says, once its MAC is checked for this principal; null when it is not ours. */
+async function verifiedStart(id: string, principal: string, secrets: StateSecrets): Promise<SessionStart | null> {
   const [name, recordPart, kid, macPart, extra] = id.split(".");
   if (!name || !recordPart || !kid || !macPart || extra !== undefined || !isSessionId(name)) return null;
   // The MAC covers the text as sent, so only the spelling we issued opens; an unknown key id opens nothing.
   if (!(await verify(secrets, "session-id", kid, macPart, signed(`${name}.${recordPart}`, principal)))) return null;
-  const record = JSON.parse(new TextDecoder().decode(fromBase64url(recordPart))) as SessionRecord;
-  if (now >= record.t + maxAgeMs) return null;
+  const record = JSON.parse(decoder.decode(fromBase64url(recordPart))) as SessionRecord;
   return {
     sessionId: id,
     principal,

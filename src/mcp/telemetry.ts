@@ -121,6 +121,9 @@ export function logLine(value: unknown): string {
   return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
+/** How every request line starts: its `mcp` member, first. */
+const REQUEST_LINE_START = '{"mcp":"request",';
+
 /**
  * Writes the record where the operator looks: the log line, the data point, the app's hook.
  * `registered` is the app's name for the target (see Reporting.registered): only that is a metrics
@@ -135,7 +138,9 @@ export function report(record: RequestRecord, reporting: Reporting, registered?:
   }
   const failed = record.outcome === "error" || record.outcome === "tool_error";
   if (reporting.volume === "all" || (reporting.volume === "errors" && failed)) {
-    const line = logLine({ mcp: "request", ...extra, ...record });
+    // Without a hook's fields the line is the record behind `"mcp":"request"`: the same text as
+    // serializing the merged object, without building that object on every request.
+    const line = extra ? logLine({ mcp: "request", ...extra, ...record }) : `${REQUEST_LINE_START}${logLine(record).slice(1)}`;
     if (failed) console.warn(line);
     else console.log(line);
   }

@@ -232,4 +232,17 @@ describe("ids that cannot be sealed", () => {
     expect(await openSessionId(id, "alice", { stateSecret: "another-secret" }, week)).toBeNull();
     expect(await openSessionId(id, "alice", { stateSecret: secret }, week, start.createdAt + week)).toBeNull();
   });
+
+  it("2025-11-25: an id opened once (kept per settings object) still opens only for its principal, and still stops at its age", async () => {
+    const settings = { stateSecret: "a-secret" };
+    const start = { principal: "alice", protocolVersion: LEGACY_VERSION, clientCapabilities: {}, createdAt: Date.now() };
+    const id = (await sealSessionId(start, settings))!;
+    const week = 7 * 86_400_000;
+    expect(await openSessionId(id, "alice", settings, week)).toMatchObject({ sessionId: id, principal: "alice" });
+    expect(await openSessionId(id, "bob", settings, week)).toBeNull();
+    expect(await openSessionId(id, "alice", settings, week, start.createdAt + week)).toBeNull();
+    expect(await openSessionId(id, "alice", settings, week)).toMatchObject({ sessionId: id, principal: "alice" });
+    // Kept for those settings only: other secrets open nothing.
+    expect(await openSessionId(id, "alice", { stateSecret: "another-secret" }, week)).toBeNull();
+  });
 });
