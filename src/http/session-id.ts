@@ -80,12 +80,12 @@ export async function openSessionId(id: string, principal: string, secrets: Stat
   return now < start.createdAt + maxAgeMs ? start : null;
 }
 
-/** What a sealed id says, once its MAC is checked for this principal; null when it is not ours. */
-async function verifiedStart(id: string, principal: string, secrets: StateSecrets): Promise<SessionStart | null> {
+/** What a sealed id says, once its MAC is checked for this principal; undefined when it is not ours. */
+async function verifiedStart(id: string, principal: string, secrets: StateSecrets): Promise<SessionStart | undefined> {
   const [name, recordPart, kid, macPart, extra] = id.split(".");
-  if (!name || !recordPart || !kid || !macPart || extra !== undefined || !isSessionId(name)) return null;
+  if (!name || !recordPart || !kid || !macPart || extra !== undefined || !isSessionId(name)) return undefined;
   // The MAC covers the text as sent, so only the spelling we issued opens; an unknown key id opens nothing.
-  if (!(await verify(secrets, "session-id", kid, macPart, signed(`${name}.${recordPart}`, principal)))) return null;
+  if (!(await verify(secrets, "session-id", kid, macPart, signed(`${name}.${recordPart}`, principal)))) return undefined;
   const record = JSON.parse(decoder.decode(fromBase64url(recordPart))) as SessionRecord;
   return {
     sessionId: id,
