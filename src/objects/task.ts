@@ -1,11 +1,13 @@
 /**
  * One task: a Durable Object with SQLite storage (task-store.ts), named by the
- * task id. Its handler runs from the object's alarm, never from the request
- * that created it, so it outlives the client, the isolate and a restart: the
+ * task id. Its handler outlives the client, the isolate and a restart: the
  * alarm is set before each run to a lease, and a run cut short (eviction, a
  * crash, a deploy) is started again when the lease ends (at least once; the
- * step journal keeps finished work). Input moves the task to input_required;
- * the answers set the alarm again. One alarm also ends the task at its ttl.
+ * step journal keeps finished work). The first run starts in the create call,
+ * with an alarm due at once as its fallback, which holds the object for the
+ * run when it fires during it (see create()); later runs start from the alarm.
+ * Input moves the task to input_required; the answers set the alarm again.
+ * One alarm also ends the task at its ttl.
  *
  * The same class, named by an owner key, is that owner's task index: a
  * role of its own (task-index.ts), which this class only hands its calls to.
@@ -48,6 +50,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
+  /** Settles when that run has stored and announced its outcome and set the next alarm. */
+  private runEnd?: Promise<void>;
   /** Callers waiting for the task to finish (the immediate-result shortcut). */
   private readonly finishers = new Set<() => void>();
 
@@ -69,7 +73,14 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
-    this.store.createTask({ start, view, answers: { ...start.answers } });
+    const record: TaskRecord = { start, view: { ...view }, answers: { ...start.answers } };
+    this.store.createTask(record);
+    // The run starts now, not when an alarm is delivered: that wait was most of the time from the
+    // create to the task's end. It starts before the alarm is set, so that alarm, whenever it fires
+    // in this instance, finds the run going (and holds the object for it, see alarm()) and never
+    // starts a second one. Should the instance die first, the alarm starts the run in the next one,
+    // as after any run cut short. A failed run leaves the alarm set, which starts it again.
+    this.startRun(record).catch((err) => console.error("task: its first run failed; the alarm starts it again", err));
     await this.ctx.storage.setAlarm(now);
     if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
@@ -79,7 +90,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
         return { kind: "immediate", result: done.view.result };
       }
     }
-    return { kind: "task", task: this.store.getTask()!.view };
+    // The task as created (working), even when its run has already got further.
+    return { kind: "task", task: start.immediateMs > 0 ? this.store.getTask()!.view : view };
   }
 
   async get(caller: TaskOwner): Promise<TaskView | null> {
@@ -154,7 +166,14 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const record = this.store.getTask();
     if (!record) return;
     if (Date.now() >= this.expiryOf(record)) return this.expire(record);
-    if (record.view.status !== "working" || this.running) {
+    if (this.runEnd) {
+      // A run this instance started outside an alarm (create): the alarm sets the lease and waits
+      // for it, as for a run of its own, so that the object is held until it ends. Alarms do not
+      // overlap, so the lease fires only if the instance dies.
+      await this.ctx.storage.setAlarm(this.leaseEnd(record));
+      return this.runEnd;
+    }
+    if (record.view.status !== "working") {
       await this.ctx.storage.setAlarm(this.expiryOf(record));
       return;
     }
@@ -169,12 +188,32 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     }
     // The lease (TASK_LEASE_SECONDS): a live run is never doubled, as one alarm runs at a time; the
     // lease only fires when the run died with its isolate, and starts it again.
-    await this.ctx.storage.setAlarm(Math.min(Date.now() + this.config.taskLeaseMs, this.expiryOf(record)));
+    await this.ctx.storage.setAlarm(this.leaseEnd(record));
+    return this.startRun(record);
+  }
+
+  private leaseEnd(record: TaskRecord): number {
+    return Math.min(Date.now() + this.config.taskLeaseMs, this.expiryOf(record));
+  }
+
+  /**
+   * Marks the run as going on (in storage, for the next instance should this one die, and here, so
+   * that no second run starts beside it) and runs the handler to its end.
+   */
+  private startRun(record: TaskRecord): Promise<void> {
     record.inRun = true;
     this.store.putTask(record);
     const abort = new AbortController();
     this.running = abort;
-    // The alarm that ends the task at its ttl cannot fire while this one runs the handler: a timer
+    const end = this.runToEnd(record, abort).finally(() => {
+      if (this.runEnd === end) this.runEnd = undefined;
+    });
+    this.runEnd = end;
+    return end;
+  }
+
+  private async runToEnd(record: TaskRecord, abort: AbortController): Promise<void> {
+    // The alarm that ends the task at its ttl cannot fire while one runs the handler: a timer
     // does, so a run that outlives the ttl is cut off then, not when it ends.
     const ttl = setTimeout(() => this.expireIfDue().catch((err) => console.error("task: could not expire at its ttl", err)), this.expiryOf(record) - Date.now());
     let outcome: Outcome;
@@ -262,6 +301,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
 
   /** Resolves with the record once the task is no longer working, or undefined after `ms`. */
   private finishedWithin(ms: number): Promise<TaskRecord | undefined> {
+    // The run, started in the create call, may have ended already.
+    if (!this.runEnd) return Promise.resolve(this.store.getTask());
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

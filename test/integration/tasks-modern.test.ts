@@ -2,7 +2,7 @@
  * Tasks on 2026-07-28 (the io.modelcontextprotocol/tasks extension) through
  * /mcp, with the engine app's prepare_report: a task in two steps with a
  * question between them. The task lives in its own Durable Object and runs
- * from its alarm, so the tests also evict that object mid-run and between
+ * in that object (its alarm the fallback), so the tests also evict it mid-run and between
  * every two steps, and check a finished step is never run again.
  */
 import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
@@ -220,6 +220,18 @@ describe("what a task survives", () => {
     await modernResult("tasks/update", { taskId, inputResponses: answer(30) }, from("203.0.113.11"));
     const done = await until(taskId, "completed", "203.0.113.11");
     expect(done.result.content[0].text).toBe("Report: an outline of tides, then 30 words on tides (outline ran 1×, write 1×)");
+  });
+
+  it("2026-07-28: the run starts in the create call; an alarm during it waits for that run and never starts a second one", async () => {
+    const address = "203.0.113.17";
+    const { taskId } = await startReport(address, { pauseMs: 300 });
+    // The alarm due since the create fires while the run pauses in its outline step, which is not
+    // journaled yet: were the alarm to start a run of its own, the step would run twice.
+    await runDurableObjectAlarm(taskObject(taskId));
+    await until(taskId, "input_required", address);
+    await modernResult("tasks/update", { taskId, inputResponses: answer(20) }, from(address));
+    const done = await until(taskId, "completed", address);
+    expect(done.result.content[0].text).toBe("Report: an outline of tides, then 20 words on tides (outline ran 1×, write 1×)");
   });
 
   it("2026-07-28: a task whose runs keep dying (MAX_CUT_SHORT = 5 in a row) fails instead of running forever", async () => {
