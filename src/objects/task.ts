@@ -80,7 +80,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     // in this instance, finds the run going (and holds the object for it, see alarm()) and never
     // starts a second one. Should the instance die first, the alarm starts the run in the next one,
     // as after any run cut short. A failed run leaves the alarm set, which starts it again.
-    this.startRun(record).catch((err) => console.error("task: its first run failed; the alarm starts it again", err));
+    this.startRun(record).catch((err) => console.error("task: its run failed", err));
     await this.ctx.storage.setAlarm(now);
     if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
@@ -205,11 +205,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     this.store.putTask(record);
     const abort = new AbortController();
     this.running = abort;
-    const end = this.runToEnd(record, abort).finally(() => {
-      if (this.runEnd === end) this.runEnd = undefined;
-    });
-    this.runEnd = end;
-    return end;
+    // No other run starts before this one's end is cleared (an alarm waits for it instead).
+    return (this.runEnd = this.runToEnd(record, abort).finally(() => (this.runEnd = undefined)));
   }
 
   private async runToEnd(record: TaskRecord, abort: AbortController): Promise<void> {
