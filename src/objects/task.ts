@@ -73,16 +73,21 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
-    const record: TaskRecord = { start, view: { ...view }, answers: { ...start.answers } };
-    this.store.createTask(record);
-    // The run starts now, not when an alarm is delivered: that wait was most of the time from the
-    // create to the task's end. It starts before the alarm is set, so that alarm, whenever it fires
-    // in this instance, finds the run going (and holds the object for it, see alarm()) and never
-    // starts a second one. Should the instance die first, the alarm starts the run in the next one,
-    // as after any run cut short. A failed run leaves the alarm set, which starts it again.
-    this.startRun(record).catch((err) => console.error("task: its run failed", err));
+    this.store.createTask({ start, view, answers: { ...start.answers } });
+    // The run starts here, not when an alarm is delivered: that wait was most of the time from the
+    // create to the task's end. Unless the create waits for the run, it starts just after the
+    // answer goes out, so the answer does not wait for the handler. Whichever comes first, this or
+    // the alarm set below, starts the one run; the other finds it going (the alarm then holds the
+    // object for it, see alarm()). Should the instance die first, the alarm starts the run in the
+    // next one, as after any run cut short; a failed run leaves the alarm set, which starts it again.
+    const begin = () => {
+      const latest = this.runEnd ? undefined : this.store.getTask();
+      if (latest?.view.status === "working" && !latest.inRun) this.startRun(latest).catch((err) => console.error("task: its run failed", err));
+    };
+    if (start.immediateMs > 0) begin();
     await this.ctx.storage.setAlarm(now);
-    if (start.immediateMs > 0) {
+    if (start.immediateMs <= 0) setTimeout(begin, 0);
+    else {
       const done = await this.finishedWithin(start.immediateMs);
       if (done && (done.view.status === "completed" || done.view.status === "failed") && done.view.result) {
         // Answered as a plain result: nobody will ever ask for this task, so it goes now.
@@ -90,8 +95,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
         return { kind: "immediate", result: done.view.result };
       }
     }
-    // The task as created (working), even when its run has already got further.
-    return { kind: "task", task: start.immediateMs > 0 ? this.store.getTask()!.view : view };
+    return { kind: "task", task: this.store.getTask()!.view };
   }
 
   async get(caller: TaskOwner): Promise<TaskView | null> {
