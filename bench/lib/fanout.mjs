@@ -157,35 +157,55 @@ async function measure(client, streams, { rounds, roundMs, roles }) {
 /** The `wrangler dev` the fan-out phase measures at one hub shard count. */
 export const fanoutServer = (shards) => ({ config: SERVERS.engine.config, logLevel: "warn", vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" } });
 
+/** Opens a client on `server` with room for `most` streams, runs `fn(client, roles)`, then closes the client and stops the server. */
+async function onServer(server, most, fn) {
+  const client = new Client(server.url, { connections: most + 64, timeoutMs: 60_000 });
+  const roles = wranglerProcesses(new URL(server.url).port);
+  try {
+    // One warm-up publish, so no row pays for starting the hub shards.
+    await modernCall(client, "tools/call", { name: "announce", arguments: {} });
+    await fn(client, roles);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
+
 /**
  * For each shard count: `listeners` listen streams (measured at every count in the list, opened
- * cumulatively), then, with them closed, `sessions` 2025 sessions with a GET stream each.
- * `servers[shards]`: a `wrangler dev` of fanoutServer(shards) already started (dev-servers.mjs).
+ * cumulatively), then `sessions` 2025 sessions with a GET stream each, on a server of their own.
+ * The sessions get their own server because locally the listen streams the bench has just closed
+ * stay open in the Worker until `wrangler dev`'s proxy reports them (a failed write, up to a
+ * keep-alive later), so a sessions row on the same server would also pay for delivering to them;
+ * on Cloudflare a closed stream is reported at once.
+ * `servers[shards]`, `sessionServers[shards]`: `wrangler dev`s of fanoutServer(shards) already
+ * started (dev-servers.mjs); one is started here when absent.
  */
-export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {} }, onProgress = () => {}) {
+export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {} }, onProgress = () => {}) {
   const rows = [];
   const errors = [];
   for (const shards of shardCounts) {
     onProgress(`fan-out: HUB_SHARDS=${shards}`);
-    const server = servers[shards] ?? (await startWrangler(fanoutServer(shards)));
-    const most = Math.max(...listeners, sessions);
-    const client = new Client(server.url, { connections: most + 64, timeoutMs: 60_000 });
-    const roles = wranglerProcesses(new URL(server.url).port);
     try {
-      // One warm-up publish, so no row pays for starting the hub shards.
-      await modernCall(client, "tools/call", { name: "announce", arguments: {} });
-      const open = [];
-      for (const count of [...listeners].sort((a, b) => a - b)) {
-        const t0 = performance.now();
-        open.push(...(await pool(count - open.length, 32, (i) => openListener(client, open.length + i))));
-        const opened = performance.now() - t0;
-        const m = await measure(client, open, { rounds, roundMs, roles });
-        rows.push({ kind: "listen", shards, openMs: opened, ...m });
-        onProgress(`  ${count} listen streams: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
-        if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${count} listen streams: ${m.missed} deliveries missed`);
-      }
-      for (const a of open.splice(0)) a.close();
-      if (sessions > 0) {
+      await onServer(servers[shards] ?? (await startWrangler(fanoutServer(shards))), Math.max(...listeners), async (client, roles) => {
+        const open = [];
+        for (const count of [...listeners].sort((a, b) => a - b)) {
+          const t0 = performance.now();
+          open.push(...(await pool(count - open.length, 32, (i) => openListener(client, open.length + i))));
+          const opened = performance.now() - t0;
+          const m = await measure(client, open, { rounds, roundMs, roles });
+          rows.push({ kind: "listen", shards, openMs: opened, ...m });
+          onProgress(`  ${count} listen streams: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
+          if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${count} listen streams: ${m.missed} deliveries missed`);
+        }
+        for (const a of open) a.close();
+      });
+    } catch (err) {
+      errors.push(`fan-out HUB_SHARDS=${shards}, listen streams: ${err.message}`);
+    }
+    if (sessions === 0) continue;
+    try {
+      await onServer(sessionServers[shards] ?? (await startWrangler(fanoutServer(shards))), sessions, async (client, roles) => {
         const t0 = performance.now();
         const streams = await pool(sessions, 16, (i) => openSession(client, i));
         const opened = performance.now() - t0;
@@ -194,12 +214,9 @@ export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs
         onProgress(`  ${sessions} 2025 sessions: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
         if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${sessions} sessions: ${m.missed} deliveries missed`);
         for (const a of streams) a.close();
-      }
+      });
     } catch (err) {
-      errors.push(`fan-out HUB_SHARDS=${shards}: ${err.message}`);
-    } finally {
-      client.close();
-      await server.stop();
+      errors.push(`fan-out HUB_SHARDS=${shards}, sessions: ${err.message}`);
     }
   }
   return { rows, errors };
