@@ -77,12 +77,17 @@ export function checkTargets(data) {
   const devPlatform = `(its floor) ≥ ${BUDGETS.floorRps}× the requests/s of a bare Worker with the same platform parts: assets first, a rate limit, a log line (wrangler dev)`;
   const fp = rows?.floorPlatform;
   out.push(call && fp ? { met: call.rps >= BUDGETS.floorRps * fp.rps, text: `${devPlatform}: ${x(call.rps, fp.rps)} (${fmt.rps(call.rps)}/s against ${fmt.rps(fp.rps)}/s; that floor is ${x(fp.rps, rows.floor.rps)} the bare Worker's)` } : notRun(devPlatform));
+  // Each peer row also says where the same platform-parts floor stands against that peer: the
+  // peers pay none of those parts, so a goal above the floor's own ratio is beyond what it allows.
+  const floorVs = (value, peerValue) => (fp ? `; the platform-parts floor above: ${x(value, peerValue)}` : "");
   for (const peer of ["official", "agents"]) {
     const t = `2026-07-28 tools/call ≥ ${BUDGETS.peerRps}× ${peer === "official" ? "official SDK" : peer}'s requests/s (wrangler dev)`;
-    out.push(call ? { met: call.rps >= BUDGETS.peerRps * rows[peer].rps, text: `${t}: ${x(call.rps, rows[peer].rps)}` } : notRun(t));
+    out.push(call ? { met: call.rps >= BUDGETS.peerRps * rows[peer].rps, text: `${t}: ${x(call.rps, rows[peer].rps)}${floorVs(fp?.rps, rows[peer].rps)}` } : notRun(t));
   }
   const devCpu = `(same goal in Worker CPU per request, under \`wrangler dev\`, where each log line also goes through the inspector) ≤ ${share(BUDGETS.peerCpu)} of each peer's`;
-  out.push(call ? { met: ["official", "agents"].every((peer) => call.cpuUs.worker <= BUDGETS.peerCpu * rows[peer].cpuUs.worker), text: `${devCpu}: ${x(call.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(call.cpuUs.worker, rows.agents.cpuUs.worker)} agents` } : notRun(devCpu));
+  out.push(call ? { met: ["official", "agents"].every((peer) => call.cpuUs.worker <= BUDGETS.peerCpu * rows[peer].cpuUs.worker), text: `${devCpu}: ${x(call.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(call.cpuUs.worker, rows.agents.cpuUs.worker)} agents${fp ? `; the platform-parts floor: ${x(fp.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(fp.cpuUs.worker, rows.agents.cpuUs.worker)} agents` : ""}` } : notRun(devCpu));
+  const devPlatformCpu = `(its floor) Worker CPU per request ≤ ${BUDGETS.floorCpu}× the bare Worker's with the same platform parts (wrangler dev)`;
+  out.push(call && fp ? { met: call.cpuUs.worker <= BUDGETS.floorCpu * fp.cpuUs.worker, text: `${devPlatformCpu}: ${x(call.cpuUs.worker, fp.cpuUs.worker)} (${Math.round(call.cpuUs.worker).toLocaleString("en-US")} µs against ${Math.round(fp.cpuUs.worker).toLocaleString("en-US")} µs)` } : notRun(devPlatformCpu));
   // The same goals with no dev proxy in front (workerd direct), where requests/s is not capped by
   // the proxy and no inspector is attached; and the Worker CPU against each lane's floor.
   const d = direct?.modernCall;
