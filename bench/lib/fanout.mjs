@@ -184,40 +184,41 @@ async function onServer(server, most, fn) {
 export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {} }, onProgress = () => {}) {
   const rows = [];
   const errors = [];
+  /** Measures on `server` (started here when absent) and records a failure as this phase's error. */
+  const phase = async (label, server, most, fn) => {
+    try {
+      await onServer(server ?? (await startWrangler(fanoutServer(label.shards))), most, fn);
+    } catch (err) {
+      errors.push(`fan-out HUB_SHARDS=${label.shards}, ${label.what}: ${err.message}`);
+    }
+  };
+  const record = (kind, shards, count, openMs, m) => {
+    rows.push({ kind, shards, openMs, ...m });
+    const what = kind === "listen" ? `${count} listen streams` : `${count} 2025 sessions`;
+    onProgress(`  ${what}: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
+    if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${what}: ${m.missed} deliveries missed`);
+  };
   for (const shards of shardCounts) {
     onProgress(`fan-out: HUB_SHARDS=${shards}`);
-    try {
-      await onServer(servers[shards] ?? (await startWrangler(fanoutServer(shards))), Math.max(...listeners), async (client, roles) => {
+    if (listeners.length > 0)
+      await phase({ shards, what: "listen streams" }, servers[shards], Math.max(...listeners), async (client, roles) => {
         const open = [];
         for (const count of [...listeners].sort((a, b) => a - b)) {
           const t0 = performance.now();
           open.push(...(await pool(count - open.length, 32, (i) => openListener(client, open.length + i))));
           const opened = performance.now() - t0;
-          const m = await measure(client, open, { rounds, roundMs, roles });
-          rows.push({ kind: "listen", shards, openMs: opened, ...m });
-          onProgress(`  ${count} listen streams: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
-          if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${count} listen streams: ${m.missed} deliveries missed`);
+          record("listen", shards, count, opened, await measure(client, open, { rounds, roundMs, roles }));
         }
         for (const a of open) a.close();
       });
-    } catch (err) {
-      errors.push(`fan-out HUB_SHARDS=${shards}, listen streams: ${err.message}`);
-    }
-    if (sessions === 0) continue;
-    try {
-      await onServer(sessionServers[shards] ?? (await startWrangler(fanoutServer(shards))), sessions, async (client, roles) => {
+    if (sessions > 0)
+      await phase({ shards, what: "sessions" }, sessionServers[shards], sessions, async (client, roles) => {
         const t0 = performance.now();
         const streams = await pool(sessions, 16, (i) => openSession(client, i));
         const opened = performance.now() - t0;
-        const m = await measure(client, streams, { rounds, roundMs, roles });
-        rows.push({ kind: "session", shards, openMs: opened, ...m });
-        onProgress(`  ${sessions} 2025 sessions: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
-        if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${sessions} sessions: ${m.missed} deliveries missed`);
+        record("session", shards, sessions, opened, await measure(client, streams, { rounds, roundMs, roles }));
         for (const a of streams) a.close();
       });
-    } catch (err) {
-      errors.push(`fan-out HUB_SHARDS=${shards}, sessions: ${err.message}`);
-    }
   }
   return { rows, errors };
 }
