@@ -114,7 +114,7 @@ const direct = await clock.time("throughput (workerd direct)", () => directThrou
 const memory = await clock.time("memory per connection", () => memoryPerConnection({ tmpDir: tmp.dir, built, count: settings.memoryCount, settleMs: settings.memorySettleMs }, progress));
 tmp.remove();
 const replayed = await clock.time("Last-Event-ID replay", () => replay({ logSize: settings.replayLog, quick, server: dev.replay }, progress));
-const fannedOut = await clock.time("notification fan-out", () => fanout({ ...settings.fanout, servers: dev.fanout, sessionServers: dev.fanoutSessions }, progress));
+const fannedOut = await clock.time("notification fan-out", () => fanout({ ...settings.fanout, servers: dev.fanout, sessionServers: dev.fanoutSessions, floorServers: dev.fanoutFloor }, progress));
 const tasks = await clock.time("tasks", () => tasksPhase({ quick, ...settings, server: dev.tasks }, progress));
 const churn = await clock.time("session churn", () => churnPhase({ ...settings.churn, servers: dev.churn }, progress));
 

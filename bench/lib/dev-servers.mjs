@@ -1,16 +1,16 @@
 // Why: each `wrangler dev` start is seconds of wrangler's own start-up, and the bench needs ten of
-// them (the four throughput rows' servers, the replay fixture, two at each hub shard count (listen
-// streams, then 2025 sessions), the tasks server, two fresh servers for the churn drills). They are started side by side before the
+// them (the four throughput rows' servers, the replay fixture, three at each hub shard count (listen
+// streams, 2025 sessions, the fan-out floor), the tasks server, two fresh servers for the churn drills). They are started side by side before the
 // first of them is measured, and wait idle until their phase: an idle one spends about 10 ms of CPU
 // a second (nearly all in wrangler's Node process), and each phase reads the CPU of its own server
 // only. Each phase stops its servers when done.
 import { startWrangler } from "../../test/e2e/server.mjs";
 import { startFreshServer } from "./churn.mjs";
-import { fanoutServer } from "./fanout.mjs";
+import { fanoutFloorServer, fanoutServer } from "./fanout.mjs";
 import { REPLAY_SERVER, THROUGHPUT_SERVERS } from "./phases.mjs";
 import { TASKS_SERVER } from "./tasks.mjs";
 
-/** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, tasks, churn: [fresh, fresh] }. */
+/** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, fanoutFloor: { [shards]: server }, tasks, churn: [fresh, fresh] }. */
 export async function startDevServers({ shardCounts }, onProgress = () => {}) {
   onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks and churn phases, side by side`);
   const starts = {
@@ -19,6 +19,7 @@ export async function startDevServers({ shardCounts }, onProgress = () => {}) {
     tasks: startWrangler(TASKS_SERVER),
     ...Object.fromEntries(shardCounts.map((n) => [`fanout-${n}`, startWrangler(fanoutServer(n))])),
     ...Object.fromEntries(shardCounts.map((n) => [`fanout-sessions-${n}`, startWrangler(fanoutServer(n))])),
+    ...Object.fromEntries(shardCounts.map((n) => [`fanout-floor-${n}`, startWrangler(fanoutFloorServer(n))])),
     "churn-a": startFreshServer(),
     "churn-b": startFreshServer(),
   };
@@ -37,6 +38,7 @@ export async function startDevServers({ shardCounts }, onProgress = () => {}) {
     tasks: got.tasks,
     fanout: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-${n}`]])),
     fanoutSessions: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-sessions-${n}`]])),
+    fanoutFloor: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-floor-${n}`]])),
     churn: [got["churn-a"], got["churn-b"]],
   };
 }

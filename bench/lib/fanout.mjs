@@ -108,115 +108,188 @@ async function openSession(client, i) {
   return new Arrivals(await expectOk(await client.open("GET", streamHeaders(id, undefined, address)), "GET stream"));
 }
 
+/** A publish through the engine's announce tool: resolves with the tool's own measurement of it (ms). */
+const announce = (client) => async () => (await modernCall(client, "tools/call", { name: "announce", arguments: {} })).structuredContent.publishMs;
+
+/** The floor's notification: the engine's tools list change as a listen stream gets it. */
+const FLOOR_FRAME = JSON.stringify({ jsonrpc: "2.0", method: NOTIFICATION, params: { _meta: { "io.modelcontextprotocol/subscriptionId": "fanout-0" } } });
+
+/** Stream i of the fan-out floor (bench/floor-fanout), from its own client address like the engine's. */
+async function openFloorListener(client, i) {
+  const a = new Arrivals(await expectOk(await client.open("POST", { "Content-Type": "application/json", "CF-Connecting-IP": clientAddress(i) }, "{}"), "floor stream"));
+  if (!(await a.until(() => a.acked, 30_000))) throw new Error(`floor stream ${i}: no acknowledgement in 30 s`);
+  return a;
+}
+
+/** A publish through the floor: checks that its shards sent to `count` streams, and resolves with the Worker's own measurement (ms). */
+const floorPublish = (client, count) => async () => {
+  const r = await client.request("POST", { "Content-Type": "application/json" }, FLOOR_FRAME);
+  const answer = r.status === 200 ? JSON.parse(r.text) : {};
+  if (answer.sent !== count()) throw new Error(`floor publish: HTTP ${r.status}, sent to ${answer.sent} of ${count()} streams`);
+  return answer.publishMs;
+};
+
 /**
- * `rounds` publishes through the announce tool, one at a time: each waits until every stream
- * has it (or `roundMs` passed). Latency of a delivery: from sending the tools/call to the event's
- * arrival. Returns the delivery and publisher statistics.
+ * Publishes to `streams` one at a time (`publish()`, which resolves with the publisher's own
+ * measurement in ms): each round waits until every stream has it (or `roundMs` passed). Latency of
+ * a delivery: from sending the publishing request to the event's arrival. The Worker's CPU counts
+ * only during its own rounds, so rounds of two servers can alternate.
  */
-async function measure(client, streams, { rounds, roundMs, roles }) {
-  const rssMiB = roles && workerRssMiB(roles);
-  const cpuBefore = cpuMs(roles);
-  const base = streams.map((s) => s.times.length);
-  const deliveries = [];
-  const publishMs = [];
-  const callMs = [];
-  let missed = 0;
-  for (let r = 1; r <= rounds; r++) {
+class Publishes {
+  constructor(streams, { roundMs, roles, publish }) {
+    Object.assign(this, { streams, roundMs, roles, publish });
+    this.rssMiB = roles && workerRssMiB(roles);
+    this.base = streams.map((s) => s.times.length);
+    this.rounds = 0;
+    this.cpuMs = 0;
+    this.deliveries = [];
+    this.publishMs = [];
+    this.callMs = [];
+    this.missed = 0;
+  }
+
+  async round() {
+    const r = ++this.rounds;
+    const { streams, base } = this;
+    const cpuBefore = cpuMs(this.roles);
     const t0 = performance.now();
-    const result = await modernCall(client, "tools/call", { name: "announce", arguments: {} });
-    callMs.push(performance.now() - t0);
-    publishMs.push(result.structuredContent.publishMs);
-    await Promise.all(streams.map((s, i) => s.until(() => s.times.length >= base[i] + r, Math.max(1, t0 + roundMs - performance.now()))));
+    const ms = await this.publish();
+    this.callMs.push(performance.now() - t0);
+    this.publishMs.push(ms);
+    await Promise.all(streams.map((s, i) => s.until(() => s.times.length >= base[i] + r, Math.max(1, t0 + this.roundMs - performance.now()))));
+    const cpu = cpuDelta(cpuBefore, cpuMs(this.roles));
+    this.cpuMs = cpu && this.cpuMs !== undefined ? this.cpuMs + cpu.worker : undefined;
     for (const [i, s] of streams.entries()) {
       const at = s.times[base[i] + r - 1];
-      if (at === undefined) missed++;
-      else deliveries.push(at - t0);
+      if (at === undefined) this.missed++;
+      else this.deliveries.push(at - t0);
     }
   }
-  const cpu = cpuDelta(cpuBefore, cpuMs(roles));
-  const sorted = (xs) => [...xs].sort((a, b) => a - b);
-  const d = sorted(deliveries);
-  const p = sorted(publishMs);
-  const c = sorted(callMs);
-  return {
-    streams: streams.length,
-    rounds,
-    deliveries: d.length,
-    missed,
-    p50: percentile(d, 50),
-    p99: percentile(d, 99),
-    publishP50: percentile(p, 50),
-    publishMax: p.at(-1),
-    callP50: percentile(c, 50),
-    /** The Worker's workerd (Worker, shards, sessions) CPU per publish, and its memory with the streams open. */
-    workerCpuMsPerPublish: cpu ? cpu.worker / rounds : undefined,
-    rssMiB,
-  };
+
+  result() {
+    const sorted = (xs) => [...xs].sort((a, b) => a - b);
+    const d = sorted(this.deliveries);
+    const p = sorted(this.publishMs);
+    const c = sorted(this.callMs);
+    return {
+      streams: this.streams.length,
+      rounds: this.rounds,
+      deliveries: d.length,
+      missed: this.missed,
+      p50: percentile(d, 50),
+      p99: percentile(d, 99),
+      publishP50: percentile(p, 50),
+      publishMax: p.at(-1),
+      callP50: percentile(c, 50),
+      /** The Worker's workerd (Worker, shards, sessions) CPU per publish, and its memory with the streams open. */
+      workerCpuMsPerPublish: this.cpuMs === undefined ? undefined : this.cpuMs / this.rounds,
+      rssMiB: this.rssMiB,
+    };
+  }
+}
+
+/** `rounds` rounds of each of `publishes`, alternating (the first, the second, the first…). */
+async function alternate(publishes, rounds) {
+  for (let r = 0; r < rounds; r++) for (const p of publishes) await p.round();
+  return publishes.map((p) => p.result());
 }
 
 /** The `wrangler dev` the fan-out phase measures at one hub shard count. */
 export const fanoutServer = (shards) => ({ config: SERVERS.engine.config, logLevel: "warn", vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" } });
 
-/** Opens a client on `server` with room for `most` streams, runs `fn(client, roles)`, then closes the client and stops the server. */
-async function onServer(server, most, fn) {
+/** The fan-out floor's `wrangler dev` (bench/floor-fanout) at one hub shard count. */
+export const fanoutFloorServer = (shards) => ({ config: "bench/floor-fanout/wrangler.toml", logLevel: "warn", vars: { HUB_SHARDS: String(shards) } });
+
+/** A server's client with room for `most` streams, and its processes; `done()` closes the client and stops the server. */
+function clientOf(server, most) {
   const client = new Client(server.url, { connections: most + 64, timeoutMs: 60_000 });
   const roles = wranglerProcesses(new URL(server.url).port);
-  try {
-    // One warm-up publish, so no row pays for starting the hub shards.
-    await modernCall(client, "tools/call", { name: "announce", arguments: {} });
-    await fn(client, roles);
-  } finally {
-    client.close();
-    await server.stop();
-  }
+  return {
+    client,
+    roles,
+    done: async () => {
+      client.close();
+      await server.stop();
+    },
+  };
 }
 
 /**
  * For each shard count: `listeners` listen streams (measured at every count in the list, opened
- * cumulatively), then `sessions` 2025 sessions with a GET stream each, on a server of their own.
+ * cumulatively) beside the same counts on the fan-out floor (bench/floor-fanout: bare hub objects
+ * and SSE writes, no MCP), their publishes alternating; then `sessions` 2025 sessions with a GET
+ * stream each, on a server of their own.
  * The sessions get their own server because locally the listen streams the bench has just closed
  * stay open in the Worker until `wrangler dev`'s proxy reports them (a failed write, up to a
  * keep-alive later), so a sessions row on the same server would also pay for delivering to them;
  * on Cloudflare a closed stream is reported at once.
- * `servers[shards]`, `sessionServers[shards]`: `wrangler dev`s of fanoutServer(shards) already
- * started (dev-servers.mjs); one is started here when absent.
+ * `servers`, `sessionServers`, `floorServers` ([shards] each): `wrangler dev`s of fanoutServer(shards)
+ * (fanoutFloorServer for the floor) already started (dev-servers.mjs); one is started here when absent.
  */
-export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {} }, onProgress = () => {}) {
+export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {}, floorServers = {} }, onProgress = () => {}) {
   const rows = [];
   const errors = [];
-  /** Measures on `server` (started here when absent) and records a failure as this phase's error. */
-  const phase = async (label, server, most, fn) => {
-    try {
-      await onServer(server ?? (await startWrangler(fanoutServer(label.shards))), most, fn);
-    } catch (err) {
-      errors.push(`fan-out HUB_SHARDS=${label.shards}, ${label.what}: ${err.message}`);
-    }
-  };
+  const counts = [...listeners].sort((a, b) => a - b);
   const record = (kind, shards, count, openMs, m) => {
     rows.push({ kind, shards, openMs, ...m });
-    const what = kind === "listen" ? `${count} listen streams` : `${count} 2025 sessions`;
+    const what = { listen: `${count} listen streams`, session: `${count} 2025 sessions`, floor: `floor, ${count} streams` }[kind];
     onProgress(`  ${what}: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
     if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${what}: ${m.missed} deliveries missed`);
   };
+  /** Runs `fn` on the given servers (started here when absent), stopping them after; a failure is this phase's error. */
+  const phase = async (shards, what, wanted, fn) => {
+    const held = [];
+    try {
+      for (const [server, start, most] of wanted) held.push(clientOf(server ?? (await startWrangler(start(shards))), most));
+      await fn(...held);
+    } catch (err) {
+      errors.push(`fan-out HUB_SHARDS=${shards}, ${what}: ${err.message}`);
+    } finally {
+      for (const h of held) await h.done();
+    }
+  };
+  const measured = { roundMs };
   for (const shards of shardCounts) {
     onProgress(`fan-out: HUB_SHARDS=${shards}`);
-    if (listeners.length > 0)
-      await phase({ shards, what: "listen streams" }, servers[shards], Math.max(...listeners), async (client, roles) => {
-        const open = [];
-        for (const count of [...listeners].sort((a, b) => a - b)) {
-          const t0 = performance.now();
-          open.push(...(await pool(count - open.length, 32, (i) => openListener(client, open.length + i))));
-          const opened = performance.now() - t0;
-          record("listen", shards, count, opened, await measure(client, open, { rounds, roundMs, roles }));
+    if (counts.length > 0)
+      await phase(shards, "listen streams and their floor", [[servers[shards], fanoutServer, counts.at(-1)], [floorServers[shards], fanoutFloorServer, counts.at(-1)]], async (engine, floor) => {
+        const publisher = new Client(new URL("/mcp/publish", floor.client.url).href, { connections: 4, timeoutMs: 60_000 });
+        try {
+          // One warm-up publish each, so no row pays for starting the hub shards.
+          await announce(engine.client)();
+          await floorPublish(publisher, () => 0)();
+          const open = { listen: [], floor: [] };
+          const openers = { listen: (i) => openListener(engine.client, i), floor: (i) => openFloorListener(floor.client, i) };
+          for (const count of counts) {
+            const openMs = {};
+            for (const kind of ["listen", "floor"]) {
+              const t0 = performance.now();
+              open[kind].push(...(await pool(count - open[kind].length, 32, (i) => openers[kind](open[kind].length + i))));
+              openMs[kind] = performance.now() - t0;
+            }
+            const [l, f] = await alternate(
+              [
+                new Publishes(open.listen, { ...measured, roles: engine.roles, publish: announce(engine.client) }),
+                new Publishes(open.floor, { ...measured, roles: floor.roles, publish: floorPublish(publisher, () => open.floor.length) }),
+              ],
+              rounds,
+            );
+            record("listen", shards, count, openMs.listen, l);
+            record("floor", shards, count, openMs.floor, f);
+          }
+          for (const a of [...open.listen, ...open.floor]) a.close();
+        } finally {
+          publisher.close();
         }
-        for (const a of open) a.close();
       });
     if (sessions > 0)
-      await phase({ shards, what: "sessions" }, sessionServers[shards], sessions, async (client, roles) => {
+      await phase(shards, "sessions", [[sessionServers[shards], fanoutServer, sessions]], async ({ client, roles }) => {
+        await announce(client)();
         const t0 = performance.now();
         const streams = await pool(sessions, 16, (i) => openSession(client, i));
-        const opened = performance.now() - t0;
-        record("session", shards, sessions, opened, await measure(client, streams, { rounds, roundMs, roles }));
+        const openMs = performance.now() - t0;
+        const [m] = await alternate([new Publishes(streams, { ...measured, roles, publish: announce(client) })], rounds);
+        record("session", shards, sessions, openMs, m);
         for (const a of streams) a.close();
       });
   }

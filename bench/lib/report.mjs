@@ -174,7 +174,7 @@ Replay cost follows the events missed (an index range scan), not the log size: c
 }
 
 function fanoutSection({ fanout }) {
-  const kind = (r) => (r.kind === "listen" ? "2026 `subscriptions/listen` streams" : "2025 sessions (GET stream each)");
+  const kind = (r) => ({ listen: "2026 `subscriptions/listen` streams", session: "2025 sessions (GET stream each)", floor: "floor: bare hub objects → SSE streams" })[r.kind];
   return `## Notification fan-out (engine test app, its \`announce\` tool publishes a tools list change)
 
 ${table(
@@ -183,7 +183,7 @@ ${table(
   fanout.rows.map((r) => [kind(r), r.shards, r.streams.toLocaleString("en-US"), fmt.ms(r.p50), fmt.ms(r.p99), `${fmt.ms(r.publishP50)} (${fmt.ms(r.publishMax)})`, fmt.ms(r.callP50), fmt.ms(r.workerCpuMsPerPublish), fmt.ms(r.rssMiB), r.deliveries.toLocaleString("en-US"), r.missed]),
 )}
 
-Delivery: from sending the \`tools/call\` to the event's arrival on each stream, over ${fanout.rows[0]?.rounds ?? 0} publishes, one at a time. "Publish in the Worker" is the tool's own measurement of \`ctx.notify.toolsListChanged()\` (one call per shard; the shards send after answering). Under \`wrangler dev\` every shard, session and Worker shares one workerd thread, so more shards spread the work without making it parallel; in production each shard runs on its own. The sessions rows run on a \`wrangler dev\` of their own at each shard count: locally, the listen streams the bench has just closed stay open in the Worker until \`wrangler dev\`'s proxy reports them (at a failed write, up to a keep-alive later), and each publish would still be written to them.`;
+Delivery: from sending the \`tools/call\` to the event's arrival on each stream, over ${fanout.rows[0]?.rounds ?? 0} publishes, one at a time. "Publish in the Worker" is the tool's own measurement of \`ctx.notify.toolsListChanged()\` (one call per shard; the shards send after answering). Under \`wrangler dev\` every shard, session and Worker shares one workerd thread, so more shards spread the work without making it parallel; in production each shard runs on its own. The sessions rows run on a \`wrangler dev\` of their own at each shard count: locally, the listen streams the bench has just closed stay open in the Worker until \`wrangler dev\`'s proxy reports them (at a failed write, up to a keep-alive later), and each publish would still be written to them. The floor rows (bench/floor-fanout) do only what any such fan-out must: hub objects holding hibernatable WebSockets to Workers that hold the SSE responses, sending each frame in slices of 16 sockets as the engine's shards do, with no MCP, filter, principal, keep-alive or log; the publish is a plain POST the floor's Worker hands to every shard.`;
 }
 
 function historySection({ history, meta }) {
