@@ -4,7 +4,8 @@
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU (also beside
 // earlier commits, and what the opt-in extensions cost an app), requests/s and latency on both lanes under `wrangler dev` and straight from
 // workerd, memory per session and listen stream, Last-Event-ID replays, notification fan-out,
-// tasks (create → completed, tasks/get beside tools/call), 2025 session churn (what abandoned
+// tasks (create → completed, beside the same drill on a bare Durable Object per task; tasks/get
+// beside tools/call), 2025 session churn (what abandoned
 // sessions leave and cost), and the targets
 // (bench/lib/targets.mjs) met or not. "This template" is the engine serving its own test app.
 //
@@ -115,7 +116,7 @@ const memory = await clock.time("memory per connection", () => memoryPerConnecti
 tmp.remove();
 const replayed = await clock.time("Last-Event-ID replay", () => replay({ logSize: settings.replayLog, quick, server: dev.replay }, progress));
 const fannedOut = await clock.time("notification fan-out", () => fanout({ ...settings.fanout, servers: dev.fanout, sessionServers: dev.fanoutSessions, floorServers: dev.fanoutFloor }, progress));
-const tasks = await clock.time("tasks", () => tasksPhase({ quick, ...settings, server: dev.tasks }, progress));
+const tasks = await clock.time("tasks", () => tasksPhase({ quick, ...settings, server: dev.tasks, floorServer: dev.taskFloor }, progress));
 const churn = await clock.time("session churn", () => churnPhase({ ...settings.churn, servers: dev.churn }, progress));
 
 const errors = [

@@ -1,6 +1,7 @@
-// Why: each `wrangler dev` start is seconds of wrangler's own start-up, and the bench needs ten of
-// them (the four throughput rows' servers, the replay fixture, three at each hub shard count (listen
-// streams, 2025 sessions, the fan-out floor), the tasks server, two fresh servers for the churn drills). They are started side by side before the
+// Why: each `wrangler dev` start is seconds of wrangler's own start-up, and a full bench needs
+// fifteen of them (the four throughput rows' servers, the replay fixture, three at each of the two
+// hub shard counts (listen streams, 2025 sessions, the fan-out floor), the tasks server and the task
+// floor, two fresh servers for the churn drills). They are started side by side before the
 // first of them is measured, and wait idle until their phase: an idle one spends about 10 ms of CPU
 // a second (nearly all in wrangler's Node process), and each phase reads the CPU of its own server
 // only. Each phase stops its servers when done.
@@ -8,15 +9,17 @@ import { startWrangler } from "../../test/e2e/server.mjs";
 import { startFreshServer } from "./churn.mjs";
 import { fanoutFloorServer, fanoutServer } from "./fanout.mjs";
 import { REPLAY_SERVER, THROUGHPUT_SERVERS } from "./phases.mjs";
+import { TASK_FLOOR_SERVER } from "./task-floor.mjs";
 import { TASKS_SERVER } from "./tasks.mjs";
 
-/** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, fanoutFloor: { [shards]: server }, tasks, churn: [fresh, fresh] }. */
+/** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, fanoutFloor: { [shards]: server }, tasks, taskFloor, churn: [fresh, fresh] }. */
 export async function startDevServers({ shardCounts }, onProgress = () => {}) {
-  onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks and churn phases, side by side`);
+  onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks (and its floor) and churn phases, side by side`);
   const starts = {
     ...Object.fromEntries(Object.entries(THROUGHPUT_SERVERS).map(([key, options]) => [`throughput-${key}`, startWrangler(options)])),
     replay: startWrangler(REPLAY_SERVER),
     tasks: startWrangler(TASKS_SERVER),
+    taskFloor: startWrangler(TASK_FLOOR_SERVER),
     ...Object.fromEntries(shardCounts.map((n) => [`fanout-${n}`, startWrangler(fanoutServer(n))])),
     ...Object.fromEntries(shardCounts.map((n) => [`fanout-sessions-${n}`, startWrangler(fanoutServer(n))])),
     ...Object.fromEntries(shardCounts.map((n) => [`fanout-floor-${n}`, startWrangler(fanoutFloorServer(n))])),
@@ -36,6 +39,7 @@ export async function startDevServers({ shardCounts }, onProgress = () => {}) {
     throughput: Object.fromEntries(Object.keys(THROUGHPUT_SERVERS).map((key) => [key, got[`throughput-${key}`]])),
     replay: got.replay,
     tasks: got.tasks,
+    taskFloor: got.taskFloor,
     fanout: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-${n}`]])),
     fanoutSessions: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-sessions-${n}`]])),
     fanoutFloor: Object.fromEntries(shardCounts.map((n) => [n, got[`fanout-floor-${n}`]])),

@@ -86,21 +86,36 @@ ${table(
 }
 
 function tasksSection({ tasks: t }) {
-  const { lifecycle: l, get, call } = t;
+  const { lifecycle: l, floor: f, get, call } = t;
   const x = fmt.ratio;
+  const cpu = (ms) => (Number.isFinite(ms) ? ms.toFixed(1) : "–");
+  const row = (label, r, plain) => [label, fmt.ms(r.p50), fmt.ms(r.p99), fmt.ms(r.max), x(r.p50, plain.p50)];
+  const floorRows = f
+    ? [
+        ...Object.keys(f.modes).flatMap((mode) => [
+          row(`floor task create (${mode})`, f.modes[mode].create, f.plainCall),
+          row(`floor task create → completed seen (${mode})`, f.modes[mode].done, f.plainCall),
+        ]),
+        row(`floor plain call (fixed JSON from the Worker, ${f.plainCall.n} calls)`, f.plainCall, f.plainCall),
+      ]
+    : [];
+  const cpuLine = f
+    ? `\n\nworkerd CPU (the process that runs the Worker and its Durable Objects, from /proc) per task, from its create through its polls and its run: this template ${cpu(l.cpuMsPerTask)} ms against ${cpu(l.plainCall.cpuMsPerCall)} ms per plain \`tools/call\`; the floor ${Object.entries(f.modes).map(([mode, r]) => `${cpu(r.cpuMsPerTask)} ms (${mode})`).join(", ")} against ${cpu(f.plainCall.cpuMsPerCall)} ms per plain call.`
+    : "";
   return `## Tasks (2026-07-28 tasks extension, engine test app, wrangler dev)
 
-${l.tasks} \`quick_task\` tasks (the handler returns at once), ${l.concurrency} at a time: \`tools/call\` creates each, then \`tasks/get\` every ${t.pollMs} ms until it says completed (so "completed" is seen up to ${t.pollMs} ms late, plus one round trip); ${l.pollsPerTask.toFixed(2)} polls per task, ${fmt.rps(l.tasksPerS)} tasks/s, errors ${l.errors}.
+${l.tasks} \`quick_task\` tasks (the handler returns at once), ${l.concurrency} at a time: \`tools/call\` creates each, then \`tasks/get\` every ${t.pollMs} ms until it says completed (so "completed" is seen up to ${t.pollMs} ms late, plus one round trip); ${l.pollsPerTask.toFixed(2)} polls per task, ${fmt.rps(l.tasksPerS)} tasks/s, errors ${l.errors}.${f ? ` The task floor (bench/floor-task) is the same drill on the least that work costs on Workers (a new SQLite-backed Durable Object per task holding one row and an alarm, the result written just after the create is answered, a get that reads the row), interleaved with this template's rows; its "series" mode also counts the task in the owner's index first, as the engine does (every store a client can grow is bounded, so any task server here pays that count), and its ratios to its own plain call are what the "(its floor)" targets divide by. "bare" leaves the count out; "parallel" asks the index from the Worker beside the create, the task running once admitted.` : ""}
 
 ${table(
-  ["at concurrency " + l.concurrency, "p50 ms", "p99 ms", "max ms", "p50 vs plain call"],
+  ["at concurrency " + l.concurrency, "p50 ms", "p99 ms", "max ms", "p50 vs its plain call"],
   ["l", "r", "r", "r", "r"],
   [
-    ["task create (\`tools/call\` → CreateTaskResult)", l.create],
-    ["task create → completed seen by \`tasks/get\`", l.done],
-    [`plain \`tools/call\` (convert_temperature, ${l.plainCall.n} calls)`, l.plainCall],
-  ].map(([label, r]) => [label, fmt.ms(r.p50), fmt.ms(r.p99), fmt.ms(r.max), x(r.p50, l.plainCall.p50)]),
-)}
+    row("task create (\`tools/call\` → CreateTaskResult)", l.create, l.plainCall),
+    row("task create → completed seen by \`tasks/get\`", l.done, l.plainCall),
+    row(`plain \`tools/call\` (convert_temperature, ${l.plainCall.n} calls)`, l.plainCall, l.plainCall),
+    ...floorRows,
+  ],
+)}${cpuLine}
 
 Polling a finished task beside the plain call, same server, ${get.roundRps.length} interleaved rounds at concurrency ${get.concurrency}:
 

@@ -31,6 +31,11 @@ export const BUDGETS = {
   taskCreate: 1.5,
   /** A task from create to completed seen by tasks/get, p50 at most this multiple of the plain call's. */
   taskDone: 2.5,
+  /**
+   * The same two ratios against the task floor's (bench/floor-task: the same drill on a bare
+   * Durable Object per task, with the owner's count), at most this multiple of the floor's ratio.
+   */
+  taskFloor: 1.5,
   /** The whole `npm run bench`, at most this many minutes (`--quick`: quickMinutes). */
   fullMinutes: 12,
   quickMinutes: 3,
@@ -117,12 +122,26 @@ export function checkTargets(data) {
   const l = tasks?.lifecycle;
   const create = `task create p50 ≤ ${BUDGETS.taskCreate}× a plain tools/call's (same server, same concurrency)`;
   const done = `task create → completed seen by tasks/get, p50 ≤ ${BUDGETS.taskDone}× a plain tools/call's`;
+  // The measured floor of each: the same drill on bench/floor-task, whose ratios to its own plain
+  // call are what a new object per task (its row, its alarm, the poll) and the owner's count cost.
+  const f = tasks?.floor?.modes?.series;
+  const fc = tasks?.floor?.plainCall;
+  const floorCreate = `(its floor) ≤ ${BUDGETS.taskFloor}× the task floor's create-to-call ratio (a new SQLite-backed Durable Object per task: one row, an alarm, the owner's count; bench/floor-task)`;
+  const floorDone = `(its floor) ≤ ${BUDGETS.taskFloor}× the task floor's completed-seen-to-call ratio`;
+  const ratioOfRatios = (engine, floor) => engine / l.plainCall.p50 / (floor / fc.p50);
+  const cpuNote = f && `; workerd CPU per task ${fmt.ms(l.cpuMsPerTask)} ms against the floor's ${fmt.ms(f.cpuMsPerTask)} ms (${x(l.cpuMsPerTask, f.cpuMsPerTask)}; ${fmt.ms(tasks.floor.modes.bare.cpuMsPerTask)} ms without the owner's count)`;
   if (l) {
+    out.push({ met: l.create.p50 <= BUDGETS.taskCreate * l.plainCall.p50, text: `${create}: ${x(l.create.p50, l.plainCall.p50)} (${fmt.ms(l.create.p50)} ms against ${fmt.ms(l.plainCall.p50)} ms)` });
     out.push(
-      { met: l.create.p50 <= BUDGETS.taskCreate * l.plainCall.p50, text: `${create}: ${x(l.create.p50, l.plainCall.p50)} (${fmt.ms(l.create.p50)} ms against ${fmt.ms(l.plainCall.p50)} ms)` },
+      f
+        ? { met: ratioOfRatios(l.create.p50, f.create.p50) <= BUDGETS.taskFloor, text: `${floorCreate}: ${ratioOfRatios(l.create.p50, f.create.p50).toFixed(2)}× (this template ${x(l.create.p50, l.plainCall.p50)}, the floor ${x(f.create.p50, fc.p50)}: ${fmt.ms(f.create.p50)} ms against ${fmt.ms(fc.p50)} ms${cpuNote})` }
+        : notRun(floorCreate),
       { met: l.done.p50 <= BUDGETS.taskDone * l.plainCall.p50, text: `${done}: ${x(l.done.p50, l.plainCall.p50)} (${fmt.ms(l.done.p50)} ms, polling every ${tasks.pollMs} ms)` },
+      f
+        ? { met: ratioOfRatios(l.done.p50, f.done.p50) <= BUDGETS.taskFloor, text: `${floorDone}: ${ratioOfRatios(l.done.p50, f.done.p50).toFixed(2)}× (this template ${x(l.done.p50, l.plainCall.p50)}, the floor ${x(f.done.p50, fc.p50)}: ${fmt.ms(f.done.p50)} ms against ${fmt.ms(fc.p50)} ms)` }
+        : notRun(floorDone),
     );
-  } else out.push(notRun(create), notRun(done));
+  } else out.push(notRun(create), notRun(floorCreate), notRun(done), notRun(floorDone));
   // The bench itself.
   if (meta?.minutes !== undefined) {
     const most = meta.quick ? BUDGETS.quickMinutes : BUDGETS.fullMinutes;
