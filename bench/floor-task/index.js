@@ -5,7 +5,11 @@
 // instance die, and answers with the id; right after answering the object "runs" the task by writing
 // the completed result into its row and moving the alarm to the task's ttl. A get reads that row.
 // A plain call is a fixed JSON answer from the Worker (no object), the ratio's denominator.
-// What it leaves out: auth, owner checks, log lines, the MCP envelope and the status notification.
+// What it leaves out: auth, owner checks, the MCP envelope and the status notification. It has what
+// every request of a default app pays that is not the engine's (as bench/floor-platform has): Static
+// Assets in front, one call to the Rate Limiting binding, and the log lines a default app writes
+// (LOG_REQUESTS=all), of the same fields and length: one per request, the plain call's too, and one
+// for the task's run.
 // The owner's index (a count of tasks in flight, which bounds what one caller can start) is the one
 // part every bounded task server pays, so it is a mode rather than left out: `mode: "series"` admits
 // the task to one index object from the task's object before the row is written (the engine's
@@ -18,6 +22,9 @@ const LEASE_MS = 60_000;
 /** The index's bound on one owner's unfinished tasks: high enough never to refuse in the bench. */
 const IN_FLIGHT = 100_000;
 const CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }], isError: false } });
+/** One request log line like the engine's (see the header). */
+const logLine = (method, outcome, started) =>
+  console.log(JSON.stringify({ mcp: "request", revision: "2026-07-28", lane: "modern", method, name: "quick_task", outcome, durationMs: Date.now() - started }));
 const json = (body, status = 200) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 export class FloorTask extends DurableObject {
@@ -47,6 +54,7 @@ export class FloorTask extends DurableObject {
   }
 
   async run() {
+    const started = Date.now();
     const state = this.read();
     if (!state || state.pending || state.status !== "working") return;
     state.status = "completed";
@@ -55,6 +63,7 @@ export class FloorTask extends DurableObject {
     this.write(state);
     await this.ctx.storage.setAlarm(state.createdAt + TTL_MS);
     if (state.indexed) await indexOf(this.env).finished(state.taskId);
+    logLine("tools/call", "result", started);
   }
 
   async get() {
@@ -96,26 +105,37 @@ export class FloorTask extends DurableObject {
 const indexOf = (env) => env.FLOOR_TASK.get(env.FLOOR_TASK.idFromName("owner:anonymous"));
 const taskOf = (env, taskId) => env.FLOOR_TASK.get(env.FLOOR_TASK.idFromName(`task:${taskId}`));
 
+/** A request's answer, and the method its log line names. */
+async function answer(request, env, ctx) {
+  if (request.method !== "POST") return ["", json({ error: "POST a JSON body" }, 405)];
+  const { success } = await env.MCP_RATE_LIMIT.limit({ key: request.headers.get("CF-Connecting-IP") ?? "local" });
+  if (!success) return ["", json({ error: "too many requests" }, 429)];
+  const { op, n, taskId, mode = "bare" } = await request.json().catch(() => ({}));
+  if (op === "call") return ["tools/call", new Response(CALL, { headers: { "Content-Type": "application/json" } })];
+  if (op === "get") {
+    if (typeof taskId !== "string" || !/^[0-9a-f-]{36}$/.test(taskId)) return ["tasks/get", json({ error: "unknown task" }, 404)];
+    const state = await taskOf(env, taskId).get();
+    return ["tasks/get", state ? json({ task: state }) : json({ error: "unknown task" }, 404)];
+  }
+  if (op !== "create") return ["", json({ error: "unknown op" }, 400)];
+  const id = crypto.randomUUID();
+  const now = Date.now();
+  const state = { taskId: id, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: TTL_MS, pollIntervalMs: 1000, indexed: mode !== "bare", owner: { era: "2026-07-28", principal: "" }, params: { name: "quick_task", arguments: { n } } };
+  const task = taskOf(env, id);
+  const refused = ["tools/call", json({ error: "too many tasks" }, 429)];
+  if (mode === "parallel") {
+    const [admitted] = await Promise.all([indexOf(env).admit(id), task.create(state, { pending: true })]);
+    ctx.waitUntil(admitted ? task.confirm() : task.drop());
+    if (!admitted) return refused;
+  } else if (!(await task.create(state, { admit: mode === "series" }))) return refused;
+  return ["tools/call", json({ task: { taskId: id, status: "working", createdAt: now, ttlMs: TTL_MS, pollIntervalMs: 1000 } })];
+}
+
 export default {
   async fetch(request, env, ctx) {
-    if (request.method !== "POST") return json({ error: "POST a JSON body" }, 405);
-    const { op, n, taskId, mode = "bare" } = await request.json().catch(() => ({}));
-    if (op === "call") return new Response(CALL, { headers: { "Content-Type": "application/json" } });
-    if (op === "get") {
-      if (typeof taskId !== "string" || !/^[0-9a-f-]{36}$/.test(taskId)) return json({ error: "unknown task" }, 404);
-      const state = await taskOf(env, taskId).get();
-      return state ? json({ task: state }) : json({ error: "unknown task" }, 404);
-    }
-    if (op !== "create") return json({ error: "unknown op" }, 400);
-    const id = crypto.randomUUID();
-    const now = Date.now();
-    const state = { taskId: id, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: TTL_MS, pollIntervalMs: 1000, indexed: mode !== "bare", owner: { era: "2026-07-28", principal: "" }, params: { name: "quick_task", arguments: { n } } };
-    const task = taskOf(env, id);
-    if (mode === "parallel") {
-      const [admitted] = await Promise.all([indexOf(env).admit(id), task.create(state, { pending: true })]);
-      ctx.waitUntil(admitted ? task.confirm() : task.drop());
-      if (!admitted) return json({ error: "too many tasks" }, 429);
-    } else if (!(await task.create(state, { admit: mode === "series" }))) return json({ error: "too many tasks" }, 429);
-    return json({ task: { taskId: id, status: "working", createdAt: now, ttlMs: TTL_MS, pollIntervalMs: 1000 } });
+    const started = Date.now();
+    const [method, response] = await answer(request, env, ctx);
+    logLine(method, response.ok ? "result" : "error", started);
+    return response;
   },
 };
