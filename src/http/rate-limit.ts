@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from "../mcp/errors";
 import type { RequestId } from "../mcp/jsonrpc";
+import { principalClientKey } from "../objects/addresses";
 import { rpcError } from "./responses";
 
 /**
@@ -36,7 +37,7 @@ function clientAddress(ip: string): string {
 
 /** Whose budget a request spends: the authenticated principal, or the client's address (an IPv6 /64) when anonymous. */
 export function rateLimitKey(request: Request, principal: string): string {
-  return principal ? `principal:${principal}` : `ip:${clientAddress(request.headers.get("CF-Connecting-IP") ?? "unknown")}`;
+  return principal ? principalClientKey(principal) : `ip:${clientAddress(request.headers.get("CF-Connecting-IP") ?? "unknown")}`;
 }
 
 /**

@@ -5,12 +5,14 @@
  * Listeners are spread over the shards by client (not grouped by topic: a list
  * change goes to nearly every listener, so topic shards would put them all on
  * one), and a publish calls every shard once, in parallel: the publisher's cost
- * follows the shard count, each shard's the listeners it holds.
+ * follows the shard count, each shard's the listeners it holds. A task's
+ * notification for a principal is the exception: only that principal's listen
+ * streams may have it, and they are all on one shard.
  */
 import { readConfig, type Vars } from "../config";
 import { toBase64url } from "../mcp/base64url";
 import type { Notifier } from "../mcp/context";
-import type { HubNotification, ObjectBindings, TaskIndexMethods, TaskMethods, TaskOwner } from "./contracts";
+import { TASK_NOTIFICATION, type HubNotification, type ObjectBindings, type TaskIndexMethods, type TaskMethods, type TaskOwner } from "./contracts";
 
 type HubEnv = Pick<ObjectBindings, "MCP_HUB"> & Vars;
 
@@ -22,12 +24,15 @@ export const hubShardCount = (env: Vars) => readConfig(env).hubShards;
 /** Hub shard `index` (0 ≤ index < HUB_SHARDS). */
 export const hubStub = (env: Pick<ObjectBindings, "MCP_HUB">, index = 0) => env.MCP_HUB.get(env.MCP_HUB.idFromName(shardName(index)));
 
+/** The client key of an authenticated principal: its listen streams' shard, and its rate-limit budget. */
+export const principalClientKey = (principal: string) => `principal:${principal}`;
+
 /**
  * Where a client's listen streams go, from its key (its principal, or its address when anonymous):
  * all of them to one shard, under one tag, so that the shard can count them and their filters. The
  * tag is a SHA-256 of the key: the same length for every client, and two clients never share one.
- * A publish calls every shard, so which one holds a stream matters only for the count; hashes spread
- * the clients evenly.
+ * A publish calls every shard (but for a principal's task notification), so which one holds a stream
+ * matters mostly for the count; hashes spread the clients evenly.
  */
 export async function listenerPlace(env: Vars, clientKey: string): Promise<{ shard: number; client: string }> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(clientKey)));
@@ -51,8 +56,13 @@ export function sessionShard(sessionId: string, shards: number): number {
  * could not be reached (the others still deliver).
  */
 export async function publishToHub(env: HubEnv, n: HubNotification): Promise<number> {
-  const shards = hubShardCount(env);
-  const results = await Promise.allSettled(Array.from({ length: shards }, (_, i) => hubStub(env, i).publish(n)));
+  // A task's notification goes to listen streams only (no 2025 session takes it), and with a principal
+  // only to that principal's, which all joined the shard of its client key: one call instead of one per
+  // shard. An anonymous task's may be followed from any address, so any shard.
+  const only = n.method === TASK_NOTIFICATION && n.principal ? (await listenerPlace(env, principalClientKey(n.principal))).shard : undefined;
+  const indices = only === undefined ? Array.from({ length: hubShardCount(env) }, (_, i) => i) : [only];
+  const shards = indices.length;
+  const results = await Promise.allSettled(indices.map((i) => hubStub(env, i).publish(n)));
   const failed = results.filter((r) => r.status === "rejected");
   if (failed.length > 0) throw new Error(`${failed.length} of ${shards} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`);
   return results.reduce((sum, r) => sum + (r as PromiseFulfilledResult<number>).value, 0);

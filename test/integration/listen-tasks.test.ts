@@ -11,6 +11,7 @@ import { MAX_LISTEN_TASK_IDS, MAX_LISTEN_TASK_ID_LENGTH, TASKS_EXTENSION, honour
 import { McpError } from "../../src/mcp/errors";
 import type { ClientCapabilities } from "../../src/mcp/types";
 import { compileApp, type Registry } from "../../src/mcp/registry";
+import { hubShardCount, listenerPlace, principalClientKey } from "../../src/objects/addresses";
 import { TASK_NOTIFICATION, type HubNotification } from "../../src/objects/contracts";
 import { publish } from "../helpers/hub";
 import { cancelAllReaders, getStream, openSession, sse } from "../helpers/legacy";
@@ -133,6 +134,22 @@ describe("task notifications", () => {
     expect((await nextTask(anonymous.reader))?.params._meta["io.modelcontextprotocol/subscriptionId"]).toBe("p-anon");
     expect(await nextTask(alice.reader, 300)).toBeUndefined();
     expect(await nextTask(bob.reader, 300)).toBeUndefined();
+  });
+
+  it("carrying a principal reach its streams on whichever shard they joined (they are sent to that shard alone)", async () => {
+    // A principal per shard: its streams all join the shard of its client key.
+    const shards = hubShardCount(env);
+    const byShard = new Map<number, string>();
+    for (let i = 0; byShard.size < shards; i++) {
+      const { shard } = await listenerPlace(env, principalClientKey(`user-${i}`));
+      if (!byShard.has(shard)) byShard.set(shard, `user-${i}`);
+    }
+    const streams = await Promise.all([...byShard].map(([shard, who]) => listenTasks(`on-${shard}`, [`t-${shard}`], who)));
+    for (const [shard, who] of byShard) await publish(task(`t-${shard}`, who));
+    for (const [i, [shard]] of [...byShard].entries()) {
+      const n = await nextTask(streams[i]!.reader);
+      expect(n?.params).toMatchObject({ taskId: `t-${shard}`, _meta: { "io.modelcontextprotocol/subscriptionId": `on-${shard}` } });
+    }
   });
 
   it("2025-11-25: never reach a session", async () => {
