@@ -6,9 +6,6 @@
  */
 export {
   defineApp,
-  definePrompt,
-  defineResource,
-  defineResourceTemplate,
   defineTool,
   type AppDefinition,
   type Completer,
@@ -25,6 +22,8 @@ export {
   type ToolReturn,
   type View,
 } from "./mcp/app";
+// Each brings the methods that serve its kind: an app without prompts or resources carries none of them.
+export { definePrompt, defineResource, defineResourceTemplate } from "./mcp/define";
 export { audio, base64, embedded, image, resourceLink, text } from "./mcp/content";
 export type { HandlerContext, Notifier } from "./mcp/context";
 export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./mcp/errors";

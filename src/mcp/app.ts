@@ -196,7 +196,10 @@ export interface View {
 /** The arguments a tool is called with (before valibot applies defaults and transforms). */
 export type ToolArgs<T> = T extends ToolDefinition<infer I, any, any, any> ? (I extends ObjectSchema ? v.InferInput<I> : Record<string, unknown>) : never;
 
-/** Identity helpers that give handlers (and the app's tests) their argument types. */
+/**
+ * Identity helpers that give handlers (and the app's tests) their argument types. Those of
+ * resources, templates and prompts are in define.ts: they bring the methods that serve them.
+ */
 export const defineTool = <
   const Name extends string,
   I extends ObjectSchema = ObjectSchema,
@@ -205,9 +208,6 @@ export const defineTool = <
 >(
   tool: ToolDefinition<I, O, Env, Name>,
 ) => tool;
-export const defineResource = <Env = DefaultEnv>(r: ResourceDefinition<Env>) => r;
-export const defineResourceTemplate = <Env = DefaultEnv>(r: ResourceTemplateDefinition<Env>) => r;
-export const definePrompt = <Env = DefaultEnv>(p: PromptDefinition<Env>) => p;
 export const defineApp = <Env = DefaultEnv, const Tools extends readonly ToolDefinition<any, any, Env, string>[] = ToolDefinition<any, any, Env>[]>(
   app: AppDefinition<Env> & { tools?: Tools },
 ): Omit<AppDefinition<Env>, "tools"> & { tools?: Tools } => app;

@@ -49,6 +49,8 @@ export interface Registry {
   templateList: Record<string, unknown>[];
   prompts: Map<string, PromptDefinition<any>>;
   promptList: Record<string, unknown>[];
+  /** The methods the app's definitions brought (prompts/get, resources/read, completion/complete…), by name. */
+  methods: Record<string, MethodEntry>;
 }
 
 /** The lookups the core makes for opt-in extensions; the extension host fills them in. */
@@ -61,6 +63,34 @@ export interface ExtensionHooks {
   tools?: (ctx: HandlerContext<any>, all: Record<string, unknown>[]) => Record<string, unknown>[] | undefined;
   /** Cacheable methods whose 2026 result depends on what the client declared: never reused. */
   perClient: Set<string>;
+}
+
+type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
+
+export interface MethodEntry {
+  run: Method;
+  /** The server capability the method sits behind; without it the method does not exist (-32601). */
+  needs?: keyof ServerCapabilities;
+}
+
+export type MethodTable = Readonly<Record<string, MethodEntry>>;
+
+/*
+ * Methods come with the definitions that need them: `definePrompt`, `defineResource` and
+ * `defineResourceTemplate` (define.ts) put the tables of the methods serving their kind on the
+ * definition, and the registry gathers them, so an app that declares no prompt carries no
+ * prompts/get in its bundle (nor resources/read without a resource, nor completion/complete
+ * without either). A method is still answered only behind its capability, so an app without
+ * prompts answers prompts/list with -32601 as before, whether or not the code is there.
+ * The key is a symbol so that no wire listing (wireOf) copies it.
+ */
+const SERVED_BY = Symbol("mcp.servedBy");
+type Served = { [SERVED_BY]?: MethodTable[] };
+
+/** `def` with the tables of the methods that serve it; the same object, so identity checks still hold. */
+export function servedBy<T extends object>(def: T, ...tables: MethodTable[]): T {
+  (def as Served)[SERVED_BY] = tables;
+  return def;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -112,6 +142,11 @@ export function registeredTarget(reg: Registry, method: string, target: string):
   return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;
 }
 
+/** Whether a URI names a static resource or matches a template (used by subscriptions). */
+export function resourceExists(reg: Registry, uri: string): boolean {
+  return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null) || reg.ext?.resource?.(uri) !== undefined;
+}
+
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
 
 /** Compiles an app once per isolate; the Worker and the session objects share the result. */
@@ -143,6 +178,17 @@ function compileOnce(app: AppDefinition<any>): Registry {
     matcher: compileUriTemplate(def.uriTemplate),
   }));
 
+  // The methods each definition brought (define.ts). A plain object, which no define…
+  // helper made, brought none: it is refused by name rather than left without the code to serve it.
+  const methods: Record<string, MethodEntry> = {};
+  const kinds = [[resources.values(), "defineResource"], [templates.map((t) => t.def), "defineResourceTemplate"], [prompts.values(), "definePrompt"]] as const;
+  for (const [defs, helper] of kinds)
+    for (const def of defs) {
+      const tables = (def as Served)[SERVED_BY];
+      if (!tables) throw new Error(`"${def.name}": declare it with ${helper}({ ... }), which brings the code that serves it`);
+      for (const table of tables) Object.assign(methods, table);
+    }
+
   const hasResources = resources.size > 0 || templates.length > 0;
   const hasCompletions =
     (app.prompts ?? []).some((p) => p.complete) || (app.resourceTemplates ?? []).some((t) => t.complete);
@@ -172,6 +218,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
     templateList: templates.map((t) => t.wire),
     prompts,
     promptList: [...prompts.values()].map((p) => wireOf(p, ["complete"])),
+    methods,
   };
   // Views come with their tools. Every extension carries the same installer (src/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.

@@ -96,6 +96,20 @@ describe("the app check", () => {
     ]);
   });
 
+  it("names a resource, template or prompt written as a plain object: the define… helper brings the code that serves it", () => {
+    const read = () => "";
+    const said = (app: Parameters<typeof checkApp>[0]) => checkApp(app);
+    expect(said(defineApp({ info, resources: [{ uri: "notes://a", name: "a", read }] }))).toEqual([
+      '"a": declare it with defineResource({ ... }), which brings the code that serves it',
+    ]);
+    expect(said(defineApp({ info, resourceTemplates: [{ uriTemplate: "notes://{id}", name: "t", read }] }))).toEqual([
+      '"t": declare it with defineResourceTemplate({ ... }), which brings the code that serves it',
+    ]);
+    expect(said(defineApp({ info, prompts: [{ name: "p", get: () => [] }] }))).toEqual([
+      '"p": declare it with definePrompt({ ... }), which brings the code that serves it',
+    ]);
+  });
+
   it("accepts a tool that gives its own JSON Schema; clients see it, and `input` still validates", async () => {
     const when = v.pipe(v.custom<string>((x) => typeof x === "string" && !Number.isNaN(Date.parse(x)), "not a date"));
     const tool = defineTool({

@@ -7,7 +7,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as v from "valibot";
-import { createMcpWorker, defineApp, defineTool } from "../../src/mcp";
+import { createMcpWorker, defineApp, defineResourceTemplate, defineTool } from "../../src/mcp";
 import { buildModernRequest, modernCall, type RpcMessage } from "../helpers/mcp";
 import { cancelAllReaders, openSession, request, result, sse } from "../helpers/legacy";
 
@@ -152,7 +152,7 @@ describe("metrics and hooks", () => {
     const app = defineApp({
       info: { name: "obs", version: "0" },
       tools: [plain],
-      resourceTemplates: [{ uriTemplate: "notes://{id}", name: "note", read: ({ id }) => `note ${id}` }],
+      resourceTemplates: [defineResourceTemplate({ uriTemplate: "notes://{id}", name: "note", read: ({ id }) => `note ${id}` })],
     });
     const worker = createMcpWorker(app);
     for (let i = 0; i < 3; i++) await callWorker(worker, "tools/call", { name: `made-up-${i}-${crypto.randomUUID()}` }, { MCP_METRICS: metrics });

@@ -7,6 +7,7 @@
  */
 import type { AppDefinition, Extension, ResourceDefinition } from "../app";
 import type { HandlerContext } from "../context";
+import { RESOURCE_METHODS } from "../methods/resources";
 import { legacyToolListOf, resourcesCapability, wireOf, type ExtensionHooks, type Registry } from "../registry";
 
 /** The settings a client declared for an extension (2025: in `initialize`; 2026: in each request's `_meta`), if it did. */
@@ -32,7 +33,12 @@ function installExtensions(reg: Registry, app: AppDefinition<any>, found: Extens
     reg.resourceList.push(wireOf(r, []));
   }
   const finders = [...extensions.values()].flatMap((e) => (e.resource ? [e.resource] : []));
-  if (reg.resources.size > 0 || finders.length > 0) reg.capabilities.resources ??= resourcesCapability(app);
+  if (reg.resources.size > 0 || finders.length > 0) {
+    reg.capabilities.resources ??= resourcesCapability(app);
+    // The extensions' resources are served by the same methods as the app's own, which an app
+    // without resources of its own did not bring.
+    Object.assign(reg.methods, RESOURCE_METHODS);
+  }
   for (const ext of extensions.values()) reg.capabilities.extensions = { ...reg.capabilities.extensions, [ext.id]: ext.settings };
 
   const hooks: ExtensionHooks = { methods: new Map(), perClient: new Set() };

@@ -3,11 +3,14 @@ import type { Completer } from "../app";
 import type { HandlerContext } from "../context";
 import { handlerReturned, invalidParams } from "../errors";
 import { isObject } from "../guards";
-import type { Registry } from "../registry";
+import type { MethodTable, Registry } from "../registry";
 
 const MAX_VALUES = 100;
 
-export async function complete(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+/** Prompts and resource templates both bring it (their arguments and variables are what it completes). */
+export const COMPLETION_METHODS: MethodTable = { "completion/complete": { run: complete, needs: "completions" } };
+
+async function complete(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof ref !== "object" || ref === null) throw invalidParams("completion/complete needs params.ref");

@@ -3,14 +3,20 @@ import type { HandlerContext } from "../context";
 import { handlerReturned, invalidParams } from "../errors";
 import { isObject } from "../guards";
 import { paginate } from "../pagination";
-import type { Registry } from "../registry";
+import type { MethodTable, Registry } from "../registry";
 
-export function listPrompts(reg: Registry, params: Record<string, unknown>) {
+/** What `definePrompt` brings: an app without prompts carries none of this. */
+export const PROMPT_METHODS: MethodTable = {
+  "prompts/list": { run: listPrompts, needs: "prompts" },
+  "prompts/get": { run: getPrompt, needs: "prompts" },
+};
+
+function listPrompts(reg: Registry, params: Record<string, unknown>) {
   const { page, nextCursor } = paginate(reg.promptList, params.cursor, reg.pageSize);
   return nextCursor ? { prompts: page, nextCursor } : { prompts: page };
 }
 
-export async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name (a string)");
   const prompt = reg.prompts.get(name);

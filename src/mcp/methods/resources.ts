@@ -4,25 +4,30 @@ import type { HandlerContext } from "../context";
 import { ResourceNotFound, handlerReturned, invalidParams } from "../errors";
 import { isObject } from "../guards";
 import { paginate } from "../pagination";
-import type { Registry } from "../registry";
+import type { MethodTable, Registry } from "../registry";
 import type { ResourceContents } from "../types";
 
-export function listResources(reg: Registry, params: Record<string, unknown>) {
+/**
+ * What `defineResource` and `defineResourceTemplate` bring, and the extension host when an extension
+ * adds resources (a view's, a skill's files): an app without any carries none of this.
+ */
+export const RESOURCE_METHODS: MethodTable = {
+  "resources/list": { run: listResources, needs: "resources" },
+  "resources/templates/list": { run: listResourceTemplates, needs: "resources" },
+  "resources/read": { run: readResource, needs: "resources" },
+};
+
+function listResources(reg: Registry, params: Record<string, unknown>) {
   const { page, nextCursor } = paginate(reg.resourceList, params.cursor, reg.pageSize);
   return nextCursor ? { resources: page, nextCursor } : { resources: page };
 }
 
-export function listResourceTemplates(reg: Registry, params: Record<string, unknown>) {
+function listResourceTemplates(reg: Registry, params: Record<string, unknown>) {
   const { page, nextCursor } = paginate(reg.templateList, params.cursor, reg.pageSize);
   return nextCursor ? { resourceTemplates: page, nextCursor } : { resourceTemplates: page };
 }
 
-/** Whether a URI names a static resource or matches a template (used by subscriptions). */
-export function resourceExists(reg: Registry, uri: string): boolean {
-  return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null) || reg.ext?.resource?.(uri) !== undefined;
-}
-
-export async function readResource(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+async function readResource(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const { uri } = params;
   if (typeof uri !== "string") throw invalidParams("resources/read needs params.uri (a string)");
   const resource = reg.resources.get(uri) ?? reg.ext?.resource?.(uri);

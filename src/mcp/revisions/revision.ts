@@ -4,7 +4,7 @@
  * and keep state; whenever the revision decides something, they ask the module here rather than
  * branch on it, so each rule is written once, next to the others of its revision.
  */
-import type { MethodTable } from "../dispatch";
+import type { MethodTable } from "../registry";
 import type { JsonRpcErrorObject, McpError } from "../errors";
 import type { InputRequest } from "../input";
 import type { JsonRpcNotification } from "../jsonrpc";

@@ -1,0 +1,16 @@
+/**
+ * The helpers that declare resources, resource templates and prompts. Each returns the definition it
+ * is given (the same object) with the methods that serve its kind on it (registry.ts gathers them),
+ * so an app carries the code of prompts/get, resources/read or completion/complete only when it
+ * declares what they serve. Completion comes with both prompts and templates: it completes their
+ * arguments and variables.
+ */
+import type { DefaultEnv, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from "./app";
+import { COMPLETION_METHODS } from "./methods/completion";
+import { PROMPT_METHODS } from "./methods/prompts";
+import { RESOURCE_METHODS } from "./methods/resources";
+import { servedBy } from "./registry";
+
+export const defineResource = <Env = DefaultEnv>(r: ResourceDefinition<Env>) => servedBy(r, RESOURCE_METHODS);
+export const defineResourceTemplate = <Env = DefaultEnv>(r: ResourceTemplateDefinition<Env>) => servedBy(r, RESOURCE_METHODS, COMPLETION_METHODS);
+export const definePrompt = <Env = DefaultEnv>(p: PromptDefinition<Env>) => servedBy(p, PROMPT_METHODS, COMPLETION_METHODS);
