@@ -7,7 +7,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import type { AppDefinition, ToolDefinition } from "./app";
-import { compileApp } from "./registry";
+import { compileApp, isServed } from "./registry";
 import { taskOptionsOf } from "./tasks";
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -45,6 +45,7 @@ export function checkApp(app: AppDefinition<any>): string[] {
     if (!URI_SCHEME.test(uri)) problems.push(`Resource "${uri}": its uri needs a scheme, e.g. notes://readme`);
     if (!nonEmpty(r.name)) problems.push(`Resource "${uri}" has no name`);
     if (typeof r.read !== "function") problems.push(`Resource "${uri}" has no read function`);
+    if (!isServed(r)) problems.push(`Resource "${uri}": declare it with defineResource({ ... }), which brings the code that serves resources`);
   }
 
   const templates = new Set<string>();
@@ -54,6 +55,7 @@ export function checkApp(app: AppDefinition<any>): string[] {
     templates.add(template);
     if (!nonEmpty(t.name)) problems.push(`Resource template "${template}" has no name`);
     if (typeof t.read !== "function") problems.push(`Resource template "${template}" has no read function`);
+    if (!isServed(t)) problems.push(`Resource template "${template}": declare it with defineResourceTemplate({ ... }), which brings the code that serves it`);
     const variables = templateProblems(template, problems);
     for (const key of Object.keys(t.complete ?? {}))
       if (!variables.includes(key)) problems.push(`Resource template "${template}": complete.${key} names no variable of the template`);
@@ -66,6 +68,7 @@ export function checkApp(app: AppDefinition<any>): string[] {
     promptNames.add(name);
     if (!nonEmpty(p.name)) problems.push("A prompt has no name");
     if (typeof p.get !== "function") problems.push(`Prompt "${name}" has no get function`);
+    if (!isServed(p)) problems.push(`Prompt "${name}": declare it with definePrompt({ ... }), which brings the code that serves prompts`);
     const args = (p.arguments ?? []).map((a) => a.name);
     for (const [i, arg] of args.entries()) if (args.indexOf(arg) !== i) problems.push(`Prompt "${name}": argument "${arg}" is declared twice`);
     for (const key of Object.keys(p.complete ?? {}))

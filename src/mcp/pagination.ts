@@ -4,7 +4,11 @@
  */
 import { invalidParams } from "./errors";
 
-export function paginate<T>(items: readonly T[], cursor: unknown, pageSize: number): { page: T[]; nextCursor?: string } {
+/**
+ * One page of a list result, the list under `key` (`{ tools: [...] }`), then `nextCursor` when more
+ * follow: every list method answers in this shape, so they share it here.
+ */
+export function paginate<T>(key: string, items: readonly T[], cursor: unknown, pageSize: number): Record<string, unknown> {
   let offset = 0;
   if (cursor !== undefined) {
     offset = decodeCursor(cursor);
@@ -12,7 +16,7 @@ export function paginate<T>(items: readonly T[], cursor: unknown, pageSize: numb
   }
   const page = items.slice(offset, offset + pageSize);
   const next = offset + pageSize;
-  return next < items.length ? { page, nextCursor: btoa(`p:${next}`) } : { page };
+  return next < items.length ? { [key]: page, nextCursor: btoa(`p:${next}`) } : { [key]: page };
 }
 
 function decodeCursor(cursor: unknown): number {

@@ -87,6 +87,9 @@ export type MethodTable = Readonly<Record<string, MethodEntry>>;
 const SERVED_BY = Symbol("mcp.servedBy");
 type Served = { [SERVED_BY]?: MethodTable[] };
 
+/** Whether a define… helper made `def` (the app check asks). */
+export const isServed = (def: object) => (def as Served)[SERVED_BY] !== undefined;
+
 /** `def` with the tables of the methods that serve it; the same object, so identity checks still hold. */
 export function servedBy<T extends object>(def: T, ...tables: MethodTable[]): T {
   (def as Served)[SERVED_BY] = tables;
@@ -142,11 +145,6 @@ export function registeredTarget(reg: Registry, method: string, target: string):
   return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;
 }
 
-/** Whether a URI names a static resource or matches a template (used by subscriptions). */
-export function resourceExists(reg: Registry, uri: string): boolean {
-  return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null) || reg.ext?.resource?.(uri) !== undefined;
-}
-
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
 
 /** Compiles an app once per isolate; the Worker and the session objects share the result. */
@@ -178,16 +176,15 @@ function compileOnce(app: AppDefinition<any>): Registry {
     matcher: compileUriTemplate(def.uriTemplate),
   }));
 
-  // The methods each definition brought (define.ts). A plain object, which no define…
-  // helper made, brought none: it is refused by name rather than left without the code to serve it.
+  // The methods each definition brought (define.ts). A plain object, which no define… helper made,
+  // brought none: it is refused rather than left without the code to serve it (the app check names
+  // the helper for each).
   const methods: Record<string, MethodEntry> = {};
-  const kinds = [[resources.values(), "defineResource"], [templates.map((t) => t.def), "defineResourceTemplate"], [prompts.values(), "definePrompt"]] as const;
-  for (const [defs, helper] of kinds)
-    for (const def of defs) {
-      const tables = (def as Served)[SERVED_BY];
-      if (!tables) throw new Error(`"${def.name}": declare it with ${helper}({ ... }), which brings the code that serves it`);
-      for (const table of tables) Object.assign(methods, table);
-    }
+  for (const def of [...resources.values(), ...templates.map((t) => t.def), ...prompts.values()]) {
+    const tables = (def as Served)[SERVED_BY];
+    if (!tables) throw new Error(`"${def.name}" is a plain object: declare it with defineResource, defineResourceTemplate or definePrompt`);
+    for (const table of tables) Object.assign(methods, table);
+  }
 
   const hasResources = resources.size > 0 || templates.length > 0;
   const hasCompletions =

@@ -35,9 +35,18 @@ const FORMATS: Record<string, string> = {
   uuid: "uuid",
 };
 
+/**
+ * Warnings go out as they arise: the library collects them per schema and reports them after the
+ * schema's children, which is the order here too (a record's comes after its key's and value's).
+ * Returns undefined, so `ok || warn(...)` is false on the warning.
+ */
+const warn = (message: string): undefined => void console.warn(message);
 const isConst = (x: unknown) => typeof x === "boolean" || typeof x === "string" || (typeof x === "number" && Number.isFinite(x));
-const lower = (current: unknown, value: number) => (typeof current !== "number" || !Number.isFinite(current) || value > current ? value : current);
-const upper = (current: unknown, value: number) => (typeof current !== "number" || !Number.isFinite(current) || value < current ? value : current);
+/** Sets a bound unless the one already there is tighter (a non-number there is replaced); `lower`: the larger wins. */
+const bound = (json: Json, key: string, value: number, lower?: boolean) => {
+  const current = json[key];
+  if (typeof current !== "number" || !Number.isFinite(current) || (lower ? value > current : value < current)) json[key] = value;
+};
 const not = (current: unknown, value: Json) => (current !== undefined ? { anyOf: [current, value] } : value);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const flatten = (pipe: Node[]): Node[] => pipe.flatMap((item) => ("pipe" in item ? flatten(item.pipe) : item));
@@ -62,12 +71,11 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
   if ("pipe" in schema) {
     flatten(schema.pipe).forEach((item, i) => {
       if (item.kind !== "schema") return void (json = action(json, item));
-      if (i > 0) console.warn('Set the "typeMode" config to "input" or "output" to convert pipelines with multiple schemas.');
+      if (i > 0) warn('Set the "typeMode" config to "input" or "output" to convert pipelines with multiple schemas.');
       json = convert(json, item, ctx, true);
     });
     return json;
   }
-  const errors: string[] = [];
   const sub = (s: Node) => convert({}, s, ctx);
   const type = schema.type;
   switch (type) {
@@ -108,10 +116,10 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
       else if (type === "strict_object") json.additionalProperties = false;
       break;
     case "record":
-      if (schema.key.type !== "string") errors.push(`The "record" schema with the "${schema.key.type}" schema for the key cannot be converted to JSON Schema.`);
       json.type = "object";
       json.propertyNames = sub(schema.key);
       json.additionalProperties = sub(schema.value);
+      if (schema.key.type !== "string") warn(`The "record" schema with the "${schema.key.type}" schema for the key cannot be converted to JSON Schema.`);
       break;
     case "any":
     case "unknown":
@@ -132,14 +140,14 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
       break;
     case "literal":
       if (isConst(schema.literal)) json.const = schema.literal;
-      else errors.push('The value of the "literal" schema is not JSON compatible.');
+      else warn('The value of the "literal" schema is not JSON compatible.');
       break;
     case "enum":
     case "picklist": {
       const options: unknown[] = schema.options;
       const all = (t: string) => options.every((o) => typeof o === t);
       if (!options.every((o) => typeof o === "string" || (typeof o === "number" && Number.isFinite(o)))) {
-        errors.push(`An option of the "${type}" schema is not JSON compatible.`);
+        warn(`An option of the "${type}" schema is not JSON compatible.`);
         break;
       }
       json.enum = options;
@@ -163,38 +171,36 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
       break;
     }
     default:
-      errors.push(`The "${type}" schema cannot be converted to JSON Schema.`);
+      warn(`The "${type}" schema cannot be converted to JSON Schema.`);
   }
-  for (const message of errors) console.warn(message);
   return json;
 }
 
 function action(json: Json, a: Node): Json {
-  const errors: string[] = [];
   const type = a.type;
   const req = a.requirement;
-  const notOnType = () => errors.push(`The "${type}" action is not supported on type "${json.type}".`);
-  const notJson = (what: string) => errors.push(`${what} of the "${type}" action is not JSON compatible.`);
+  const notOnType = () => warn(`The "${type}" action is not supported on type "${json.type}".`);
+  const notJson = (what: string) => warn(`${what} of the "${type}" action is not JSON compatible.`);
   const pattern = (p: string) => {
-    if (json.pattern) errors.push(`The "${type}" action is not supported in combination with another regex action.`);
+    if (json.pattern) warn(`The "${type}" action is not supported in combination with another regex action.`);
     else json.pattern = p;
   };
   /** A count (length, entries): false, with the error, unless a non-negative integer. */
-  const count = () => (Number.isInteger(req) && req >= 0) || !errors.push(`The requirement of the "${type}" action must be a non-negative integer.`);
+  const count = () => (Number.isInteger(req) && req >= 0) || warn(`The requirement of the "${type}" action must be a non-negative integer.`);
   /** A numeric bound: false, with the error, on a non-number or a non-finite requirement. */
-  const numeric = () => (json.type !== "number" && json.type !== "integer" ? !notOnType() : Number.isFinite(req) || !notJson("The requirement"));
+  const numeric = () => (json.type !== "number" && json.type !== "integer" ? notOnType() : Number.isFinite(req) || notJson("The requirement"));
   /** Items on an array, length on anything else (which should be a string). */
   const size = (min: number | undefined, max: number | undefined) => {
     const array = json.type === "array";
     if (!array && json.type !== "string") notOnType();
-    if (min !== undefined) json[array ? "minItems" : "minLength"] = lower(json[array ? "minItems" : "minLength"], min);
-    if (max !== undefined) json[array ? "maxItems" : "maxLength"] = upper(json[array ? "maxItems" : "maxLength"], max);
+    if (min !== undefined) bound(json, array ? "minItems" : "minLength", min, true);
+    if (max !== undefined) bound(json, array ? "maxItems" : "maxLength", max);
   };
   const examples = (more: unknown[]) => (json.examples = Array.isArray(json.examples) ? [...json.examples, ...more] : more);
 
   if (Object.hasOwn(FORMATS, type)) json.format = FORMATS[type];
   else if (REGEX_ACTIONS.has(type)) {
-    if (type === "regex" && req.flags) errors.push("RegExp flags are not supported by JSON Schema.");
+    if (type === "regex" && req.flags) warn("RegExp flags are not supported by JSON Schema.");
     pattern(req.source);
   } else
     switch (type) {
@@ -234,36 +240,36 @@ function action(json: Json, a: Node): Json {
         if (count()) size(undefined, req);
         break;
       case "entries":
-        if (count()) (json.minProperties = lower(json.minProperties, req)), (json.maxProperties = upper(json.maxProperties, req));
+        if (count()) bound(json, "minProperties", req, true), bound(json, "maxProperties", req);
         break;
       case "min_entries":
-        if (count()) json.minProperties = lower(json.minProperties, req);
+        if (count()) bound(json, "minProperties", req, true);
         break;
       case "max_entries":
-        if (count()) json.maxProperties = upper(json.maxProperties, req);
+        if (count()) bound(json, "maxProperties", req);
         break;
       case "examples":
         examples(a.examples);
         break;
       case "gt_value":
-        if (numeric()) json.exclusiveMinimum = lower(json.exclusiveMinimum, req);
+        if (numeric()) bound(json, "exclusiveMinimum", req, true);
         break;
       case "lt_value":
-        if (numeric()) json.exclusiveMaximum = upper(json.exclusiveMaximum, req);
+        if (numeric()) bound(json, "exclusiveMaximum", req);
         break;
       case "min_value":
-        if (numeric()) json.minimum = lower(json.minimum, req);
+        if (numeric()) bound(json, "minimum", req, true);
         break;
       case "max_value":
-        if (numeric()) json.maximum = upper(json.maximum, req);
+        if (numeric()) bound(json, "maximum", req);
         break;
       case "integer":
         json.type = "integer";
         break;
       case "safe_integer":
         json.type = "integer";
-        json.minimum = lower(json.minimum, Number.MIN_SAFE_INTEGER);
-        json.maximum = upper(json.maximum, Number.MAX_SAFE_INTEGER);
+        bound(json, "minimum", Number.MIN_SAFE_INTEGER, true);
+        bound(json, "maximum", Number.MAX_SAFE_INTEGER);
         break;
       case "multiple_of":
         json.multipleOf = req;
@@ -286,7 +292,7 @@ function action(json: Json, a: Node): Json {
         break;
       case "value":
         if (!isConst(req)) notJson("The requirement");
-        else if ("const" in json && json.const !== req) errors.push(`The "value" action is not supported in combination with a different "const" restriction.`);
+        else if ("const" in json && json.const !== req) warn(`The "value" action is not supported in combination with a different "const" restriction.`);
         else json.const = req;
         break;
       case "values": {
@@ -301,8 +307,7 @@ function action(json: Json, a: Node): Json {
         break;
       }
       default:
-        errors.push(`The "${type}" action cannot be converted to JSON Schema.`);
+        warn(`The "${type}" action cannot be converted to JSON Schema.`);
     }
-  for (const message of errors) console.warn(message);
   return json;
 }

@@ -6,8 +6,8 @@
  */
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
+import { resourceExists } from "../mcp/methods/resources";
 import { resultResponse, errorResponse, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "../mcp/jsonrpc";
-import { resourceExists } from "../mcp/registry";
 import { LEGACY } from "../mcp/revisions";
 import { readTrace } from "../mcp/telemetry";
 import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";

@@ -100,13 +100,13 @@ describe("the app check", () => {
     const read = () => "";
     const said = (app: Parameters<typeof checkApp>[0]) => checkApp(app);
     expect(said(defineApp({ info, resources: [{ uri: "notes://a", name: "a", read }] }))).toEqual([
-      '"a": declare it with defineResource({ ... }), which brings the code that serves it',
+      'Resource "notes://a": declare it with defineResource({ ... }), which brings the code that serves resources',
     ]);
     expect(said(defineApp({ info, resourceTemplates: [{ uriTemplate: "notes://{id}", name: "t", read }] }))).toEqual([
-      '"t": declare it with defineResourceTemplate({ ... }), which brings the code that serves it',
+      'Resource template "notes://{id}": declare it with defineResourceTemplate({ ... }), which brings the code that serves it',
     ]);
     expect(said(defineApp({ info, prompts: [{ name: "p", get: () => [] }] }))).toEqual([
-      '"p": declare it with definePrompt({ ... }), which brings the code that serves it',
+      'Prompt "p": declare it with definePrompt({ ... }), which brings the code that serves prompts',
     ]);
   });
 
@@ -172,6 +172,24 @@ describe("a Worker whose app has a definition mistake", () => {
     const said = lines.filter((l) => l.includes('"app_definition_invalid"'));
     expect(said).toHaveLength(1);
     expect(said[0]).toContain('Tool \\"note\\" is defined twice');
+  });
+});
+
+describe("a Worker whose app has a prompt written as a plain object", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("logs the helper to use and answers -32603, as for any definition mistake: it has no code to serve the prompt", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    const worker = createMcpWorker(defineApp({ info, prompts: [{ name: "p", get: () => [] }] }));
+    const { message, headers } = buildModernRequest("prompts/list", {}, { id: 1 });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
+    const said = lines.filter((l) => l.includes('"app_definition_invalid"'));
+    expect(said[0]).toContain('\\"p\\" is a plain object: declare it with defineResource, defineResourceTemplate or definePrompt');
   });
 });
 

@@ -60,8 +60,7 @@ export function skills(manifest: SkillsManifest, options: SkillsOptions = {}): E
       "skills/list": {
         cacheable: true,
         run: (params) => {
-          const { page, nextCursor } = paginate(manifest.skills, params.cursor, pageSize);
-          return nextCursor ? { skills: page, nextCursor } : { skills: page };
+          return paginate("skills", manifest.skills, params.cursor, pageSize);
         },
       },
       "skills/get": {
@@ -79,8 +78,7 @@ export function skills(manifest: SkillsManifest, options: SkillsOptions = {}): E
           const uri = uriParam(params, "resources/directory/read");
           const children = Object.hasOwn(manifest.dirs, uri) ? manifest.dirs[uri] : undefined;
           if (!children) throw invalidParams(`${uri} is not a directory resource`, { uri });
-          const { page, nextCursor } = paginate(children, params.cursor, pageSize);
-          return nextCursor ? { resources: page, nextCursor } : { resources: page };
+          return paginate("resources", children, params.cursor, pageSize);
         },
       },
     },

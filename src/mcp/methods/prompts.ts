@@ -12,8 +12,7 @@ export const PROMPT_METHODS: MethodTable = {
 };
 
 function listPrompts(reg: Registry, params: Record<string, unknown>) {
-  const { page, nextCursor } = paginate(reg.promptList, params.cursor, reg.pageSize);
-  return nextCursor ? { prompts: page, nextCursor } : { prompts: page };
+  return paginate("prompts", reg.promptList, params.cursor, reg.pageSize);
 }
 
 async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {

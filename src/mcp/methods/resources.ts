@@ -17,14 +17,17 @@ export const RESOURCE_METHODS: MethodTable = {
   "resources/read": { run: readResource, needs: "resources" },
 };
 
+/** Whether a URI names a static resource or matches a template (used by subscriptions). */
+export function resourceExists(reg: Registry, uri: string): boolean {
+  return reg.resources.has(uri) || reg.templates.some((t) => t.matcher.match(uri) !== null) || reg.ext?.resource?.(uri) !== undefined;
+}
+
 function listResources(reg: Registry, params: Record<string, unknown>) {
-  const { page, nextCursor } = paginate(reg.resourceList, params.cursor, reg.pageSize);
-  return nextCursor ? { resources: page, nextCursor } : { resources: page };
+  return paginate("resources", reg.resourceList, params.cursor, reg.pageSize);
 }
 
 function listResourceTemplates(reg: Registry, params: Record<string, unknown>) {
-  const { page, nextCursor } = paginate(reg.templateList, params.cursor, reg.pageSize);
-  return nextCursor ? { resourceTemplates: page, nextCursor } : { resourceTemplates: page };
+  return paginate("resourceTemplates", reg.templateList, params.cursor, reg.pageSize);
 }
 
 async function readResource(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {

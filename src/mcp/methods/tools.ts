@@ -15,8 +15,7 @@ export function listToolsFrom(list: (reg: Registry) => Record<string, unknown>[]
   return (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
     // An extension may give this client other tools (MCP Apps: text-only ones for a host without it).
     const all = list(reg);
-    const { page, nextCursor } = paginate(reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
-    return nextCursor ? { tools: page, nextCursor } : { tools: page };
+    return paginate("tools", reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
   };
 }
 
