@@ -69,8 +69,9 @@ export function checkPostMediaTypes(request: Request): Response | null {
   return null;
 }
 
-// One strict decoder for every request: decode() without `stream` keeps no state between calls.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+// One strict decoder for every request (bodies, and base64 header values in headers.ts): decode()
+// without `stream` keeps no state between calls.
+export const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** Reads the body as UTF-8 text, stopping at the limit (413) and rejecting invalid UTF-8 (400). */
 export async function readBody(request: Request, limit: number): Promise<Response | string> {

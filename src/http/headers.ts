@@ -5,6 +5,7 @@
  */
 import { ErrorCode, McpError } from "../mcp/errors";
 import type { CompiledTool } from "../mcp/registry";
+import { UTF8 } from "./gate";
 
 const mismatch = (message: string) => new McpError(ErrorCode.HeaderMismatch, message);
 
@@ -24,7 +25,7 @@ export function headerValue(headers: Headers, name: string): string | undefined 
     if (!STRICT_BASE64.test(encoded[1]!)) throw mismatch(`${name}: invalid base64 value`);
     try {
       const bin = atob(encoded[1]!);
-      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+      return UTF8.decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
     } catch {
       throw mismatch(`${name}: invalid base64 value`);
     }

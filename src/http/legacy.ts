@@ -15,7 +15,7 @@ import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
 import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addresses";
-import type { SessionAnswer, SessionStart } from "../objects/contracts";
+import { SESSION_NOT_FOUND, type SessionAnswer, type SessionStart } from "../objects/contracts";
 import { pipeSessionStream } from "./session-stream";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
@@ -32,7 +32,7 @@ export interface LegacyDeps {
 
 type Stub = ReturnType<typeof sessionStub>;
 
-const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCode.InvalidRequest, "Session not found; send initialize again");
+const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCode.InvalidRequest, SESSION_NOT_FOUND);
 
 /**
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a

@@ -6,7 +6,7 @@
  * notifications from its hub shard over a second socket.
  */
 import { ErrorCode } from "../mcp/errors";
-import { HUB_SEQ_HEADER, type HubSeat, type HubSessionFrame, type HubShardRpc, type SessionRpc, type StreamFrame } from "../objects/contracts";
+import { HUB_SEQ_HEADER, TOO_MANY_STREAMS, type HubSeat, type HubSessionFrame, type HubShardRpc, type SessionRpc, type StreamFrame } from "../objects/contracts";
 import { eventId } from "../objects/session-store";
 import { reject } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -27,7 +27,7 @@ interface HubLink {
 export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, headers: Record<string, string> = {}, hub?: HubLink): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
-  if (upgrade.status === 429) return reject(SESSION_REFUSAL_STATUS["too-many-streams"], ErrorCode.InvalidRequest, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
+  if (upgrade.status === 429) return reject(SESSION_REFUSAL_STATUS["too-many-streams"], ErrorCode.InvalidRequest, TOO_MANY_STREAMS);
   if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
   // The session's notifications come from its hub shard, on a socket of their own.
   const notices = hub ? await joinHub(hub) : undefined;

@@ -18,7 +18,7 @@ export const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/re
 
 /** The revision's own entry for a method, else the one the app's definitions brought. */
 const entryOf = (table: MethodTable, reg: Registry, method: string): MethodEntry | undefined =>
-  Object.hasOwn(table, method) ? table[method] : Object.hasOwn(reg.methods, method) ? reg.methods[method] : undefined;
+  Object.hasOwn(table, method) ? table[method] : reg.methods[method];
 
 export function hasMethod(table: MethodTable, reg: Registry, method: string): boolean {
   const entry = entryOf(table, reg, method);

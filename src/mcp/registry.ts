@@ -9,7 +9,7 @@ import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchem
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
-import { compileUriTemplate, type UriMatcher } from "./uri-template";
+import type { UriMatcher } from "./uri-template";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -50,7 +50,7 @@ export interface Registry {
   prompts: Map<string, PromptDefinition<any>>;
   promptList: Record<string, unknown>[];
   /** The methods the app's definitions brought (prompts/get, resources/read, completion/complete…), by name. */
-  methods: Record<string, MethodEntry>;
+  methods: Record<string, MethodEntry | undefined>;
 }
 
 /** The lookups the core makes for opt-in extensions; the extension host fills them in. */
@@ -84,16 +84,35 @@ export type MethodTable = Readonly<Record<string, MethodEntry>>;
  * prompts answers prompts/list with -32601 as before, whether or not the code is there.
  * The key is a symbol so that no wire listing (wireOf) copies it.
  */
-const SERVED_BY = Symbol("mcp.servedBy");
-type Served = { [SERVED_BY]?: MethodTable[] };
+const SERVED_BY = Symbol();
+
+/**
+ * What a define… helper puts on a definition: the method tables that serve its kind and, for a
+ * template, the compiler of its URI template (an app without templates carries none).
+ */
+interface Carried {
+  tables: MethodTable[];
+  compileTemplate?: (uriTemplate: string) => UriMatcher;
+}
+type Served = { [SERVED_BY]?: Carried };
 
 /** Whether a define… helper made `def` (the app check asks). */
 export const isServed = (def: object) => (def as Served)[SERVED_BY] !== undefined;
 
-/** `def` with the tables of the methods that serve it; the same object, so identity checks still hold. */
-export function servedBy<T extends object>(def: T, ...tables: MethodTable[]): T {
-  (def as Served)[SERVED_BY] = tables;
+/** `def` with what serves it; the same object, so identity checks still hold. */
+export function servedBy<T extends object>(def: T, carried: Carried): T {
+  (def as Served)[SERVED_BY] = carried;
   return def;
+}
+
+/**
+ * What `def` brought. A plain object, which no define… helper made, brought nothing: it is refused
+ * rather than left without the code to serve it (the app check names the helper for each).
+ */
+function carriedBy(def: { name: string }): Carried {
+  const carried = (def as Served)[SERVED_BY];
+  if (!carried) throw new Error(`"${def.name}" is a plain object: use defineResource, defineResourceTemplate or definePrompt`);
+  return carried;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -170,21 +189,16 @@ function compileOnce(app: AppDefinition<any>): Registry {
     if (prompts.has(p.name)) throw new Error(`Prompt "${p.name}" is defined twice`);
     prompts.set(p.name, p);
   }
+  // The methods each definition brought (define.ts), then the templates, compiled by what they brought.
+  // No prototype: a method name a client made up ("constructor", "__proto__") finds nothing here.
+  const methods: Record<string, MethodEntry | undefined> = Object.create(null);
+  for (const def of [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()])
+    for (const table of carriedBy(def).tables) Object.assign(methods, table);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete"]),
-    matcher: compileUriTemplate(def.uriTemplate),
+    matcher: carriedBy(def).compileTemplate!(def.uriTemplate),
   }));
-
-  // The methods each definition brought (define.ts). A plain object, which no define… helper made,
-  // brought none: it is refused rather than left without the code to serve it (the app check names
-  // the helper for each).
-  const methods: Record<string, MethodEntry> = {};
-  for (const def of [...resources.values(), ...templates.map((t) => t.def), ...prompts.values()]) {
-    const tables = (def as Served)[SERVED_BY];
-    if (!tables) throw new Error(`"${def.name}" is a plain object: declare it with defineResource, defineResourceTemplate or definePrompt`);
-    for (const table of tables) Object.assign(methods, table);
-  }
 
   const hasResources = resources.size > 0 || templates.length > 0;
   const hasCompletions =

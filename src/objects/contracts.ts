@@ -44,6 +44,13 @@ export const TASK_NOTIFICATION = "notifications/tasks";
 /** The frame the hub sends once a listener's filter is stored: notifications published after it arrive. */
 export const HUB_READY = "ready";
 
+/**
+ * What a client reads when a session refuses it: the same words whether the session object said it
+ * or the Worker did (a stream the object had no room for, a session id it could not open), once here.
+ */
+export const SESSION_NOT_FOUND = "Session not found; send initialize again";
+export const TOO_MANY_STREAMS = "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)";
+
 /** The header of a 2025 GET stream socket's 101: the stream's place in the shard's session log when it joined. */
 export const HUB_SEQ_HEADER = "Hub-Seq";
 

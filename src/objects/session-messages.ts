@@ -12,7 +12,7 @@ import { LEGACY } from "../mcp/revisions";
 import { readTrace } from "../mcp/telemetry";
 import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
-import type { Refusal, SessionAnswer } from "./contracts";
+import { TOO_MANY_STREAMS, type Refusal, type SessionAnswer } from "./contracts";
 import type { LiveSeat } from "./live-seat";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
 import type { SessionTasks } from "./session-tasks";
@@ -37,7 +37,7 @@ export const refuse = (refusal: Refusal, id: RequestId | null, message: string):
 
 /** Nothing was stored or run: the session has no room for another stream. */
 export const tooManyStreams = (id: RequestId | null) =>
-  refuse("too-many-streams", id, "Too Many Requests: this session has too many open streams (MAX_STREAMS_PER_SESSION)");
+  refuse("too-many-streams", id, TOO_MANY_STREAMS);
 
 /** Nothing was stored: the client holds as many sessions with state as SESSION_MAX_LIVE allows. */
 export const tooManySessions = (id: RequestId | null, cap: number) =>

@@ -21,7 +21,7 @@ import { errorResponse, notification, type JsonRpcRequest, type Message } from "
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams } from "../mcp/revisions/2025-11-25";
 import { hubStub, sessionShard } from "./addresses";
-import type { Caller, HubSeat, SessionAnswer, SessionRpc, SessionStart } from "./contracts";
+import { SESSION_NOT_FOUND, type Caller, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, refuse, tooManySessions, tooManyStreams, type SessionHost } from "./session-messages";
 import type { SessionTasks } from "./session-tasks";
@@ -37,7 +37,7 @@ import { LiveSeat } from "./live-seat";
 const PING_TIMEOUT_MS = 30_000;
 
 // A function, not a constant: nothing runs at start-up that a request can do later.
-const noSession = () => refuse("unknown-session", null, "Session not found; send initialize again");
+const noSession = () => refuse("unknown-session", null, SESSION_NOT_FOUND);
 
 /**
  * A GET stream replaced by a newer one is closed with this `retry:`: its client reconnects (and can

@@ -189,7 +189,7 @@ describe("a Worker whose app has a prompt written as a plain object", () => {
     expect(res.status).toBe(500);
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
     const said = lines.filter((l) => l.includes('"app_definition_invalid"'));
-    expect(said[0]).toContain('\\"p\\" is a plain object: declare it with defineResource, defineResourceTemplate or definePrompt');
+    expect(said[0]).toContain('\\"p\\" is a plain object: use defineResource, defineResourceTemplate or definePrompt');
   });
 });
 
