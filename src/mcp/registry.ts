@@ -115,6 +115,13 @@ function carriedBy(def: { name: string }): Carried {
   return carried;
 }
 
+/** A template's compiler, which only defineResourceTemplate brings. */
+function compilerOf(def: { name: string }): NonNullable<Carried["compileTemplate"]> {
+  const compile = carriedBy(def).compileTemplate;
+  if (!compile) throw new Error(`"${def.name}" is a resource template: use defineResourceTemplate`);
+  return compile;
+}
+
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Drops undefined fields and the handler functions from a definition. */
@@ -197,7 +204,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete"]),
-    matcher: carriedBy(def).compileTemplate!(def.uriTemplate),
+    matcher: compilerOf(def)(def.uriTemplate),
   }));
 
   const hasResources = resources.size > 0 || templates.length > 0;

@@ -7,6 +7,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkApp } from "../../src/mcp/check-app";
+import { compileApp } from "../../src/mcp/registry";
 import { ToolError, createMcpWorker, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, durableTask, testClient } from "../../src/mcp";
 import { buildModernRequest, modernCall } from "../helpers/mcp";
 import { call, openSession } from "../helpers/legacy";
@@ -108,6 +109,11 @@ describe("the app check", () => {
     expect(said(defineApp({ info, prompts: [{ name: "p", get: () => [] }] }))).toEqual([
       'Prompt "p": declare it with definePrompt({ ... }), which brings the code that serves prompts',
     ]);
+  });
+
+  it("names a template declared with defineResource (possible from plain JavaScript): only defineResourceTemplate brings its compiler", () => {
+    const template = defineResource({ uriTemplate: "notes://{id}", name: "t", read: () => "" } as never);
+    expect(() => compileApp(defineApp({ info, resourceTemplates: [template] }))).toThrow('"t" is a resource template: use defineResourceTemplate');
   });
 
   it("accepts a tool that gives its own JSON Schema; clients see it, and `input` still validates", async () => {
