@@ -112,7 +112,7 @@ describe("the app check", () => {
   });
 
   it("names a template declared with defineResource (possible from plain JavaScript): only defineResourceTemplate brings its compiler", () => {
-    const template = defineResource({ uriTemplate: "notes://{id}", name: "t", read: () => "" } as never);
+    const template = defineResource({ uriTemplate: "notes://{id}", name: "t", read: () => "" } as never) as never;
     expect(() => compileApp(defineApp({ info, resourceTemplates: [template] }))).toThrow('"t" is a resource template: use defineResourceTemplate');
   });
 
