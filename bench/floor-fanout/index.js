@@ -2,9 +2,10 @@
 // streams through hub Durable Objects. Each POST /mcp opens a stream: the Worker joins one of
 // HUB_SHARDS hub objects over a hibernatable WebSocket and answers with an SSE response it writes
 // each frame of that socket to. POST /mcp/publish hands a frame to every shard, and each sends it
-// to all its sockets once it has answered. No filter, principal, limit, subscription id, keep-alive,
-// log or resumption: only the sockets and the writes, so the engine's listen fan-out reads against
-// what the platform's parts cost alone.
+// to all its sockets once it has answered. No filter, principal, per-client limit, subscription id,
+// keep-alive, log or resumption: only the sockets and the writes, behind the same platform parts as
+// the engine test app (Static Assets first, one rate-limit call a request), so the engine's listen
+// fan-out reads against what the platform's parts cost alone.
 import { DurableObject } from "cloudflare:workers";
 
 const encoder = new TextEncoder();
@@ -49,6 +50,8 @@ export default {
   async fetch(request, env) {
     const { pathname } = new URL(request.url);
     if (request.method !== "POST") return new Response("POST only", { status: 405 });
+    const { success } = await env.MCP_RATE_LIMIT.limit({ key: request.headers.get("CF-Connecting-IP") ?? "local" });
+    if (!success) return new Response("too many requests", { status: 429 });
     if (pathname === "/mcp/publish") {
       const frame = await request.text();
       const started = Date.now();
