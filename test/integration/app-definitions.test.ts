@@ -159,23 +159,31 @@ describe("a task tool", () => {
   });
 });
 
+/**
+ * Sends `requests` 2026 `method` requests to a Worker built from an app with a definition mistake:
+ * each must be answered 500 -32603; returns the app_definition_invalid lines it logged.
+ */
+async function invalidAppSays(app: Parameters<typeof createMcpWorker>[0], method: string, requests: number): Promise<string[]> {
+  const lines: string[] = [];
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+  const worker = createMcpWorker(app);
+  for (let id = 1; id <= requests; id++) {
+    const { message, headers } = buildModernRequest(method, {}, { id });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
+  }
+  return lines.filter((l) => l.includes('"app_definition_invalid"'));
+}
+
 describe("a Worker whose app has a definition mistake", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("logs one line naming it, and answers -32603 rather than crashing", async () => {
-    const lines: string[] = [];
-    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
     const twice = defineTool({ name: "note", handler: ok });
-    const worker = createMcpWorker(defineApp({ info, tools: [twice, twice] }));
-    for (const id of [1, 2]) {
-      const { message, headers } = buildModernRequest("tools/list", {}, { id });
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
-      await waitOnExecutionContext(ctx);
-      expect(res.status).toBe(500);
-      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
-    }
-    const said = lines.filter((l) => l.includes('"app_definition_invalid"'));
+    const said = await invalidAppSays(defineApp({ info, tools: [twice, twice] }), "tools/list", 2);
     expect(said).toHaveLength(1);
     expect(said[0]).toContain('Tool \\"note\\" is defined twice');
   });
@@ -185,16 +193,7 @@ describe("a Worker whose app has a prompt written as a plain object", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("logs the helper to use and answers -32603, as for any definition mistake: it has no code to serve the prompt", async () => {
-    const lines: string[] = [];
-    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
-    const worker = createMcpWorker(defineApp({ info, prompts: [{ name: "p", get: () => [] }] }));
-    const { message, headers } = buildModernRequest("prompts/list", {}, { id: 1 });
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
-    await waitOnExecutionContext(ctx);
-    expect(res.status).toBe(500);
-    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
-    const said = lines.filter((l) => l.includes('"app_definition_invalid"'));
+    const said = await invalidAppSays(defineApp({ info, prompts: [{ name: "p", get: () => [] }] }), "prompts/list", 1);
     expect(said[0]).toContain('\\"p\\" is a plain object: use defineResource, defineResourceTemplate or definePrompt');
   });
 });
