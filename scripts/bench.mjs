@@ -94,7 +94,7 @@ if (opt.churn) {
 
 const versions = await clock.time("peers installed", () => installPeers(progress));
 const tmp = tempDir("mcp-bench-");
-const { stat, engineProfile, built } = await clock.time("size and start-up", () => sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress));
+const { stat, engineProfile, built, sameTool } = await clock.time("size and start-up", () => sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress));
 const history = await clock.time("start-up beside earlier commits", async () => {
   progress("start-up beside earlier commits (interleaved)");
   // --quick: the latest earlier commit only, and one reading of each kind fewer.
@@ -140,7 +140,7 @@ const meta = {
   seconds: clock.seconds(),
   phases: clock.phases,
 };
-const data = { meta, versions, stat, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
+const data = { meta, versions, stat, sameTool, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
 const md = benchReport(data);
 
 console.log(md);

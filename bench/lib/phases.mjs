@@ -13,7 +13,7 @@ import { Client, eventsOf } from "./http.mjs";
 import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } from "./mcp.mjs";
 import { cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { median, mergeRuns, runLoad } from "./runner.mjs";
-import { FLOOR_PLATFORM, REPLAY_FIXTURE, SERVERS, compatibilityOf } from "./servers.mjs";
+import { FLOOR_PLATFORM, REPLAY_FIXTURE, SAME_TOOL, SERVERS, compatibilityOf } from "./servers.mjs";
 import { build, buildUploadBundle, checkStartup, moduleMapper, profileStartup, summarize } from "./startup.mjs";
 
 /** Means of per-run Maps (module or function → ms), largest first. */
@@ -55,11 +55,15 @@ async function buildAll(tmpDir, onProgress) {
  * Bundle sizes (unminified, minified, gzip) from `wrangler deploy --dry-run`, start-up CPU from
  * `wrangler check startup` (median of `startupRuns`), and a 50 µs profile of the start-up
  * (median of `profileRuns`); for the engine, where its start-up time goes. Returns the builds too
- * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again.
+ * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again,
+ * and the size of the peers' one tool on the engine (`sameTool`: { min, gzip }).
  */
 export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onProgress = () => {}) {
   const stat = {};
   const built = await buildAll(tmpDir, onProgress);
+  const same = await build(path.join(ROOT, SAME_TOOL), path.join(tmpDir, "same-tool", "min"));
+  const sameTool = { min: same.raw, gzip: same.gzip };
+  onProgress(`  the peers' one tool on the engine: minified ${same.raw} B, gzip ${same.gzip} B`);
   let engineProfile;
   for (const [key, server] of Object.entries(SERVERS)) {
     onProgress(`start-up: ${server.name}`);
@@ -92,7 +96,7 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
     }
     onProgress(`  unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: JS ${stat[key].profJs.toFixed(2)} ms (median)`);
   }
-  return { stat, engineProfile, built };
+  return { stat, engineProfile, built, sameTool };
 }
 
 /** A checked 2026-07-28 convert_temperature call on `client`, number i. */

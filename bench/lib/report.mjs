@@ -3,7 +3,7 @@
 // it reads and the other way round.
 import { fmt } from "./format.mjs";
 import { percentile } from "./runner.mjs";
-import { SERVERS } from "./servers.mjs";
+import { PEERS, SERVERS } from "./servers.mjs";
 import { checkTargets } from "./targets.mjs";
 
 /** One line for a runLoad result. */
@@ -31,9 +31,12 @@ export function loadReport({ modern, sessions, failed }) {
 
 const table = (head, align, lines) => [`| ${head.join(" | ")} |`, `|${align.map((a) => (a === "r" ? "---:" : "---")).join("|")}|`, ...lines.map((l) => `| ${l.join(" | ")} |`)].join("\n");
 
-function sizeSection({ stat, versions, meta }) {
+function sizeSection({ stat, sameTool, versions, meta }) {
   const x = fmt.ratio;
   const e = stat.engine;
+  const same = sameTool
+    ? `\n\nThe peers serve one tool each, convert_temperature; the same tool served by the engine (bench/same-tool, built the same way) is ${fmt.kib(sameTool.min)} minified, ${fmt.kib(sameTool.gzip)} gzip: ${PEERS.map((p) => `${x(sameTool.gzip, stat[p].gzip)} ${p}'s gzip (minified ${x(sameTool.min, stat[p].min)})`).join(", ")}.`
+    : "";
   const label = (k) => (k === "engine" ? "**this template**" : `${SERVERS[k].name}${versions[k] ? ` ${versions[k]}` : ""}`);
   const versus = (peer) => [`this / ${peer}`, x(e.raw, stat[peer].raw), x(e.min, stat[peer].min), x(e.gzip, stat[peer].gzip), x(e.checkActive, stat[peer].checkActive), x(e.profJs, stat[peer].profJs)];
   return `## Size and start-up
@@ -51,7 +54,7 @@ ${table(
 )}
 
 Every \`check startup\` run: ${Object.entries(stat).map(([k, v]) => `${k} ${v.checkAll.join(", ")}`).join("; ")} (ms).
-\`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.`;
+\`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.${same}`;
 }
 
 function throughputSection({ rows, versions, meta }) {

@@ -19,6 +19,12 @@ export const SERVERS = {
  */
 export const FLOOR_PLATFORM = "bench/floor-platform/wrangler.toml";
 
+/**
+ * Sized only: the peers' one tool (convert_temperature) served by the engine, so the bundle
+ * comparison is between the same app on each (see bench/same-tool).
+ */
+export const SAME_TOOL = "bench/same-tool/wrangler.toml";
+
 /** The replay fixture: the engine around a tool that writes N log events (see bench/fixture). */
 export const REPLAY_FIXTURE = "bench/fixture/wrangler.toml";
 

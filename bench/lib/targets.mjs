@@ -60,8 +60,15 @@ export function checkTargets(data) {
   const none = extensions?.rows?.[0];
   const oneTool = `one-tool app without extensions (test/ext-cost) ≤ ${BUDGETS.oneToolGzipKiB} KiB gzip`;
   out.push(none ? { met: none.gzip <= BUDGETS.oneToolGzipKiB * 1024, text: `${oneTool}: ${kib(none.gzip)} (${none.gzip.toLocaleString("en-US")} B)` } : notRun(oneTool));
-  const bundleShare = `bundle ≤ ${share(BUDGETS.bundleShare)} of the official SDK handler's`;
-  out.push(e && official ? { met: e.gzip <= BUDGETS.bundleShare * official.gzip && e.min <= BUDGETS.bundleShare * official.min, text: `${bundleShare}: minified ${x(e.min, official.min)}, gzip ${x(e.gzip, official.gzip)}` } : notRun(bundleShare));
+  // The same app on each: the official handler serves one tool, so the engine is sized serving that
+  // tool (bench/same-tool); the engine test app, with every feature and its fixtures, is printed beside.
+  const { sameTool } = data;
+  const bundleShare = `bundle ≤ ${share(BUDGETS.bundleShare)} of the official SDK handler's, the same one tool on each`;
+  out.push(
+    sameTool && official
+      ? { met: sameTool.gzip <= BUDGETS.bundleShare * official.gzip && sameTool.min <= BUDGETS.bundleShare * official.min, text: `${bundleShare}: minified ${x(sameTool.min, official.min)}, gzip ${x(sameTool.gzip, official.gzip)} (the engine test app: minified ${x(e.min, official.min)}, gzip ${x(e.gzip, official.gzip)})` }
+      : notRun(bundleShare),
+  );
   // Start-up.
   const startShare = `start-up ≤ ${share(BUDGETS.startupShare)} of the official SDK's (check startup Active)`;
   const startMs = `start-up ≤ ${BUDGETS.startupMs} ms (check startup Active)`;
