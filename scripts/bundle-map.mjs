@@ -7,10 +7,14 @@
 //
 //   node scripts/bundle-map.mjs [entry, default test/engine-app/index.ts] [--files]
 //   (--files: one row per source file instead of per group)
+// The last lines say what the bundle's words weigh: its prose (error messages, log lines,
+// descriptions: string literals with words in them) and its SQL, by the gzip lost when each is
+// blanked. Those are what a reader of an error or a log needs, not code that could be smaller.
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import ts from "typescript";
 import { AS_WRANGLER_DOES } from "../test/e2e/ext-cost.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -108,3 +112,30 @@ const pad = (s, n) => String(s).padStart(n);
 console.log(`${entry}: raw ${js.length} B, gzip ${total} B (level 9; wrangler's own gzip may differ by a few bytes)`);
 console.log(`${"group".padEnd(48)} ${pad("raw B", 8)} ${pad("-gzip B", 8)}`);
 for (const r of rows) console.log(`${r.group.padEnd(48)} ${pad(r.bytes, 8)} ${pad(r.gzipDelta, 8)}`);
+
+/** The bundle's string and template literals of one kind, each blanked to a one-letter string. */
+function blanked(kinds) {
+  const file = ts.createSourceFile("bundle.js", js, ts.ScriptTarget.ESNext, true);
+  const cuts = [];
+  const visit = (node) => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
+      const kind = /^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE)\b/.test(node.text) ? "sql" : node.text.length > 20 && / [a-z]+ /.test(node.text) ? "prose" : undefined;
+      if (kind && kinds.includes(kind)) {
+        const start = node.getStart(file);
+        // Keep each literal's own delimiters (a template's head ends in "${", its middle starts with "}").
+        const open = js[start];
+        const close = js.slice(node.getEnd() - 2, node.getEnd()) === "${" ? "${" : js[node.getEnd() - 1];
+        cuts.push([start, node.getEnd(), `${open}x${close}`]);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let text = js;
+  for (const [start, end, put] of cuts.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + put + text.slice(end);
+  return text;
+}
+const prose = total - gz(blanked(["prose"]));
+const sql = total - gz(blanked(["sql"]));
+const words = gz(blanked(["prose", "sql"]));
+console.log(`words: prose (messages, log lines, descriptions) ${prose} B gzip, SQL ${sql} B; the bundle without either ${words} B gzip`);
