@@ -15,7 +15,7 @@ import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
 import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addresses";
-import { SESSION_NOT_FOUND, type SessionAnswer, type SessionStart } from "../objects/contracts";
+import { SESSION_NOT_FOUND, type Caller, type SessionAnswer, type SessionStart } from "../objects/contracts";
 import { pipeSessionStream } from "./session-stream";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
@@ -34,6 +34,8 @@ type Stub = ReturnType<typeof sessionStub>;
 
 const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCode.InvalidRequest, SESSION_NOT_FOUND);
 
+const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
+
 /**
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
  * forged, foreign or outlived one is 404 without asking any object.
@@ -41,7 +43,7 @@ const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCo
 async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response | { stub: Stub; seal?: SessionStart }> {
   const id = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
-  if (!id && request.method !== "POST" && isModernVersion(request.headers.get("MCP-Protocol-Version")?.trim())) return methodNotAllowed("POST");
+  if (!id && request.method !== "POST" && isModernVersion(versionHeader(request))) return methodNotAllowed("POST");
   if (!id) return reject(400, ErrorCode.InvalidRequest, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
   if (isSessionId(id)) return { stub: sessionStub(deps.env, id) };
   const seal = await openSessionId(id, deps.principal, deps.config, deps.config.sessionMaxMs);
@@ -57,12 +59,31 @@ function checkVersionHeader(request: Request): Response | null {
   return problem === undefined ? null : reject(400, ErrorCode.InvalidRequest, problem);
 }
 
-const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
+/**
+ * Asks the request's session object and answers with what it says; the HTTP error instead when the
+ * version header or the session is refused. POST checks the header first, GET and DELETE the session.
+ */
+async function askSession(
+  request: Request,
+  deps: LegacyDeps,
+  versionFirst: boolean,
+  ask: (stub: Stub, caller: Caller) => Promise<SessionAnswer | Response>,
+): Promise<Response> {
+  const badVersion = versionFirst && checkVersionHeader(request);
+  if (badVersion) return badVersion;
+  const session = await sessionOf(request, deps);
+  if (session instanceof Response) return session;
+  const bad = !versionFirst && checkVersionHeader(request);
+  if (bad) return bad;
+  const { stub, seal } = session;
+  const answered = await ask(stub, { principal: deps.principal, protocolVersion: versionHeader(request), seal });
+  return answered instanceof Response ? answered : answer(answered, stub, deps.env);
+}
 
 async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Response> {
   switch (result.kind) {
     case "stream":
-      return pipeSessionStream(stub, result.stream, result.after, {}, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
+      return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
     case "accepted":
       return accepted();
     case "reply":
@@ -83,13 +104,8 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
       return rpcError(msg.message.id, (err as McpError).toJSON(), 400);
     }
   }
-  const bad = checkVersionHeader(request);
-  if (bad) return bad;
-  const session = await sessionOf(request, deps);
-  if (session instanceof Response) return session;
-  const { stub, seal } = session;
   const traceparent = request.headers.get("traceparent") ?? undefined;
-  return answer(await stub.handle({ message: msg, principal: deps.principal, protocolVersion: versionHeader(request), traceparent, seal, maxLive: deps.config.sessionMaxLive }), stub, deps.env);
+  return askSession(request, deps, true, (stub, caller) => stub.handle({ ...caller, message: msg, traceparent, maxLive: deps.config.sessionMaxLive }));
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
@@ -127,21 +143,13 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
 export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promise<Response> {
   const accept = request.headers.get("Accept") ?? "";
   if (!/text\/event-stream|\*\/\*/.test(accept)) return reject(406, ErrorCode.InvalidRequest, "Not Acceptable: GET needs Accept: text/event-stream");
-  const session = await sessionOf(request, deps);
-  if (session instanceof Response) return session;
-  const bad = checkVersionHeader(request);
-  if (bad) return bad;
-  const { stub, seal } = session;
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
-  return answer(await stub.openGet({ principal: deps.principal, protocolVersion: versionHeader(request), lastEventId, seal, maxLive: deps.config.sessionMaxLive }), stub, deps.env);
+  return askSession(request, deps, false, (stub, caller) => stub.openGet({ ...caller, lastEventId, maxLive: deps.config.sessionMaxLive }));
 }
 
-export async function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
-  const session = await sessionOf(request, deps);
-  if (session instanceof Response) return session;
-  const bad = checkVersionHeader(request);
-  if (bad) return bad;
-  const { stub, seal } = session;
-  const done = await stub.terminate({ principal: deps.principal, protocolVersion: versionHeader(request), seal });
-  return done.kind === "accepted" ? new Response(null, { status: 200 }) : answer(done, stub, deps.env);
+export function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
+  return askSession(request, deps, false, async (stub, caller) => {
+    const done = await stub.terminate(caller);
+    return done.kind === "accepted" ? new Response(null, { status: 200 }) : done;
+  });
 }

@@ -21,7 +21,8 @@ import { rpcError } from "./responses";
 import { refusedStatus } from "./status";
 import { SseStream } from "./sse";
 
-const FILTER_KEYS = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const;
+/** The filter's list-changed switches, each with the capability that must declare `listChanged` for it. */
+const LIST_CHANGED = { toolsListChanged: "tools", promptsListChanged: "prompts", resourcesListChanged: "resources" } as const;
 
 /**
  * Resource URIs one listen request may subscribe to. Every publish of a resource update checks each
@@ -42,16 +43,46 @@ export const MAX_LISTEN_TASK_ID_LENGTH = 256;
 
 const encoder = new TextEncoder();
 
-/** `notifications.taskIds`: checked in shape first, then against the client's declared extensions. */
-function requestedTaskIds(r: Record<string, unknown>, client: ClientCapabilities | undefined): string[] | undefined {
-  if (r.taskIds === undefined) return undefined;
-  if (!(Array.isArray(r.taskIds) && r.taskIds.every((t) => typeof t === "string"))) throw invalidParams("notifications.taskIds must be an array of strings");
-  const ids = r.taskIds as string[];
-  if (ids.length > MAX_LISTEN_TASK_IDS) throw invalidParams(`notifications.taskIds has ${ids.length} ids; at most ${MAX_LISTEN_TASK_IDS} per listen request`);
-  const long = ids.find((t) => t.length > MAX_LISTEN_TASK_ID_LENGTH);
-  if (long !== undefined) throw invalidParams(`notifications.taskIds has an id of ${long.length} characters; at most ${MAX_LISTEN_TASK_ID_LENGTH}`);
-  if (!isObject(client?.extensions) || !client.extensions[TASKS_EXTENSION]) throw missingClientCapability({ extensions: { [TASKS_EXTENSION]: {} } });
-  return ids;
+/** How one list of a filter is bounded: how many entries, and how long each one may be (and in what). */
+interface ListBounds {
+  /** What the list holds, as the errors name it: "URIs" and "a URI". */
+  entries: string;
+  entry: string;
+  maxEntries: number;
+  lengthOf(entry: string): number;
+  unit: string;
+  maxLength: number;
+}
+
+const RESOURCE_URIS: ListBounds = {
+  entries: "URIs",
+  entry: "a URI",
+  maxEntries: MAX_LISTEN_RESOURCE_URIS,
+  lengthOf: (uri) => encoder.encode(uri).byteLength,
+  unit: "bytes",
+  maxLength: MAX_LISTEN_URI_LENGTH,
+};
+const TASK_IDS: ListBounds = {
+  entries: "ids",
+  entry: "an id",
+  maxEntries: MAX_LISTEN_TASK_IDS,
+  lengthOf: (id) => id.length,
+  unit: "characters",
+  maxLength: MAX_LISTEN_TASK_ID_LENGTH,
+};
+
+/** `notifications[key]`, checked in shape and against its bounds; undefined when absent. */
+function requestedList(r: Record<string, unknown>, key: string, bounds: ListBounds): string[] | undefined {
+  const list = r[key];
+  if (list === undefined) return undefined;
+  if (!(Array.isArray(list) && list.every((s) => typeof s === "string"))) throw invalidParams(`notifications.${key} must be an array of strings`);
+  if (list.length > bounds.maxEntries)
+    throw invalidParams(`notifications.${key} has ${list.length} ${bounds.entries}; at most ${bounds.maxEntries} per listen request`);
+  for (const entry of list as string[]) {
+    const length = bounds.lengthOf(entry);
+    if (length > bounds.maxLength) throw invalidParams(`notifications.${key} has ${bounds.entry} of ${length} ${bounds.unit}; at most ${bounds.maxLength}`);
+  }
+  return list as string[];
 }
 
 /**
@@ -61,29 +92,19 @@ function requestedTaskIds(r: Record<string, unknown>, client: ClientCapabilities
 export function honouredFilter(requested: unknown, reg: Registry, client?: ClientCapabilities): HubFilter {
   if (!isObject(requested)) throw invalidParams("subscriptions/listen needs params.notifications (an object)");
   const r = requested;
-  for (const key of FILTER_KEYS)
+  for (const key in LIST_CHANGED)
     if (r[key] !== undefined && typeof r[key] !== "boolean") throw invalidParams(`notifications.${key} must be a boolean`);
-  if (r.resourceSubscriptions !== undefined && !(Array.isArray(r.resourceSubscriptions) && r.resourceSubscriptions.every((u) => typeof u === "string")))
-    throw invalidParams("notifications.resourceSubscriptions must be an array of strings");
-  if (Array.isArray(r.resourceSubscriptions)) {
-    const uris = r.resourceSubscriptions as string[];
-    if (uris.length > MAX_LISTEN_RESOURCE_URIS)
-      throw invalidParams(`notifications.resourceSubscriptions has ${uris.length} URIs; at most ${MAX_LISTEN_RESOURCE_URIS} per listen request`);
-    for (const uri of uris) {
-      const bytes = encoder.encode(uri).byteLength;
-      if (bytes > MAX_LISTEN_URI_LENGTH)
-        throw invalidParams(`notifications.resourceSubscriptions has a URI of ${bytes} bytes; at most ${MAX_LISTEN_URI_LENGTH}`);
-    }
-  }
-
-  const taskIds = requestedTaskIds(r, client);
+  const uris = requestedList(r, "resourceSubscriptions", RESOURCE_URIS);
+  // Task ids are checked in shape first, then against the client's declared extensions.
+  const taskIds = requestedList(r, "taskIds", TASK_IDS);
+  if (taskIds && !(isObject(client?.extensions) && client.extensions[TASKS_EXTENSION]))
+    throw missingClientCapability({ extensions: { [TASKS_EXTENSION]: {} } });
 
   const caps = reg.capabilities;
   const out: HubFilter = {};
-  if (r.toolsListChanged === true && caps.tools?.listChanged) out.toolsListChanged = true;
-  if (r.promptsListChanged === true && caps.prompts?.listChanged) out.promptsListChanged = true;
-  if (r.resourcesListChanged === true && caps.resources?.listChanged) out.resourcesListChanged = true;
-  if (Array.isArray(r.resourceSubscriptions) && caps.resources?.subscribe) out.resourceSubscriptions = r.resourceSubscriptions as string[];
+  for (const [key, capability] of Object.entries(LIST_CHANGED))
+    if (r[key] === true && caps[capability]?.listChanged) out[key as keyof typeof LIST_CHANGED] = true;
+  if (uris && caps.resources?.subscribe) out.resourceSubscriptions = uris;
   const extensions = caps.extensions as Record<string, unknown> | undefined;
   if (taskIds && extensions?.[TASKS_EXTENSION]) out.taskIds = taskIds;
   return out;

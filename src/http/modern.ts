@@ -109,15 +109,18 @@ interface Reply {
 
 /** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
 async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps & { trace: TraceContext }, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
+  const { method } = msg;
   const params = msg.params ?? {};
-  const { stateSecret, inputStateTtlSeconds } = deps.config;
-  const reply = (result: object): Reply => ({ body: resultResponse(msg.id, result), status: 200 });
+  const { reg, config, env, principal, trace } = deps;
+  const { stateSecret, inputStateTtlSeconds } = config;
+  /** A result as 2026-07-28 sends it, in the JSON-RPC response to this request. */
+  const reply = (result: Record<string, unknown>): Reply => ({ body: resultResponse(msg.id, encodeModernResult(method, result, reg, principal)), status: 200 });
   try {
-    const reporting = reportingFor(deps.config, deps.env, deps.reg, deps.trace);
-    const report = { protocolVersion: envelope.protocolVersion, revision: MODERN, principal: deps.principal, reporting };
+    const reporting = reportingFor(config, env, reg, trace);
+    const report = { protocolVersion: envelope.protocolVersion, revision: MODERN, principal, reporting };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
     const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {
-      const outcome = await reported(msg.method, params, report, async () => {
+      const outcome = await reported(method, params, report, async () => {
         try {
           return { kind: "result", result: await work() };
         } catch (err) {
@@ -125,46 +128,47 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
         }
       });
       if (outcome.kind === "error") throw outcome.error;
-      return reply(encodeModernResult(msg.method, (outcome as { result: Record<string, unknown> }).result, deps.reg, deps.principal));
+      return reply((outcome as { result: Record<string, unknown> }).result);
     };
-    if (MODERN.taskMethods.has(msg.method)) return await served(() => deps.tasks!.serveModernTaskMethod(msg.method, params, deps.env, deps.principal ?? ""));
-    const asTask = msg.method === "tools/call" ? MODERN.asTask(deps.reg, params, envelope.clientCapabilities) : "plain";
+    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? ""));
+    const asTask = method === "tools/call" ? MODERN.asTask(reg, params, envelope.clientCapabilities) : "plain";
     const startTask = async (answers: Readonly<Record<string, unknown>>) => {
-      const made = await deps.tasks!.createTask(
+      const { createTask, modernRules } = deps.tasks!;
+      const made = await createTask(
         {
-          tool: deps.reg.tools.get(params.name as string)! as Parameters<typeof createTask>[0]["tool"],
-          owner: { era: MODERN.era, principal: deps.principal ?? "" },
+          tool: reg.tools.get(params.name as string)! as Parameters<typeof createTask>[0]["tool"],
+          owner: { era: MODERN.era, principal: principal ?? "" },
           anonymousKey: deps.anonymousKey,
           params,
           client: envelope,
           answers: { ...answers },
-          trace: deps.trace,
+          trace,
         },
-        deps.env,
-        deps.config,
+        env,
+        config,
       );
-      return deps.tasks!.modernRules.taskCreated(made);
+      return modernRules.taskCreated(made);
     };
     if (asTask === "task") {
       // A bad argument is answered now, like any call's, not by a task that fails later.
-      const problem = argumentProblem(deps.reg, params);
+      const problem = argumentProblem(reg, params);
       return await served(async () => (problem as Record<string, unknown> | undefined) ?? startTask({}));
     }
-    const input = INPUT_METHODS.has(msg.method);
+    const input = INPUT_METHODS.has(method);
     const bind: Binding = {
-      method: msg.method,
+      method,
       target: String(params.name ?? params.uri ?? ""),
-      principal: deps.principal ?? "",
+      principal: principal ?? "",
       digest: "",
     };
     // The digest binds a requestState to the request's arguments: needed to open one, or to seal one
     // when the handler asks for input, and not for the plain call that is most calls.
-    const digest = async () => (bind.digest ||= await requestDigest(msg.method, params));
+    const digest = async () => (bind.digest ||= await requestDigest(method, params));
     if (input && params.requestState !== undefined) await digest();
-    const round: RoundInput = input ? await openRound(params, bind, deps.config) : { answers: Object.create(null), state: undefined };
-    const outcome = await execute(msg.method, params, {
+    const round: RoundInput = input ? await openRound(params, bind, config) : { answers: Object.create(null), state: undefined };
+    const outcome = await execute(method, params, {
       revision: MODERN,
-      reg: deps.reg,
+      reg,
       protocolVersion: envelope.protocolVersion,
       clientCapabilities: envelope.clientCapabilities,
       clientInfo: envelope.clientInfo,
@@ -175,19 +179,19 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       signal,
       emit,
       notify: deps.notify,
-      env: deps.env,
-      principal: deps.principal,
+      env,
+      principal,
       reporting,
       canStartTask: asTask === "inline",
       inputUnavailable: stateSecret ? undefined : missingSecret(),
     });
     // The input the request gathered goes into the task, which runs the handler again from the start.
-    if (outcome.kind === "task") return reply(encodeModernResult(msg.method, await startTask((outcome.start as StartTask).answers), deps.reg, deps.principal));
-    if (outcome.kind === "result") return reply(encodeModernResult(msg.method, outcome.result, deps.reg, deps.principal));
+    if (outcome.kind === "task") return reply(await startTask((outcome.start as StartTask).answers));
+    if (outcome.kind === "result") return reply(outcome.result);
     if (outcome.kind === "error") throw outcome.error;
     await digest();
-    const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, deps.config, inputStateTtlSeconds);
-    return reply(encodeInputRequired(MODERN.inputRequests(inputRequests), requestState, deps.reg));
+    const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, config, inputStateTtlSeconds);
+    return { body: resultResponse(msg.id, encodeInputRequired(MODERN.inputRequests(inputRequests), requestState, reg)), status: 200 };
   } catch (err) {
     // Errors of the core, and of opening or sealing requestState.
     const e = toMcpError(err);

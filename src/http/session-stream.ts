@@ -24,7 +24,7 @@ interface HubLink {
   seat: HubSeat;
 }
 
-export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, headers: Record<string, string> = {}, hub?: HubLink): Promise<Response> {
+export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, hub?: HubLink): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
   if (upgrade.status === 429) return reject(SESSION_REFUSAL_STATUS["too-many-streams"], ErrorCode.InvalidRequest, TOO_MANY_STREAMS);
@@ -47,7 +47,7 @@ export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, str
     }
   };
   // A dropped client connection is not a cancellation in 2025-11-25: only the pipe goes away.
-  const sse = new SseStream(() => closeAll("client disconnected"), headers, SLOW_CLIENT_RETRY_MS);
+  const sse = new SseStream(() => closeAll("client disconnected"), SLOW_CLIENT_RETRY_MS);
   // A GET stream's event ids carry both places, the session's log and the hub's, so that a client
   // resuming from any of them gets back what it missed from each.
   let place = eventId(stream, Math.max(after, 0));

@@ -36,7 +36,6 @@ export class SseStream {
 
   constructor(
     private readonly onClose: () => void = () => {},
-    headers: Record<string, string> = {},
     /** Sent as `retry:` before an overflow closes the stream, for a client that can resume (2025). */
     private readonly overflowRetryMs?: number,
   ) {
@@ -50,7 +49,7 @@ export class SseStream {
       // desiredSize is then the room left in the buffer, in bytes.
       new ByteLengthQueuingStrategy({ highWaterMark: SSE_BUFFER_BYTES }),
     );
-    this.response = new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
+    this.response = new Response(body, { status: 200, headers: SSE_HEADERS });
   }
 
   get isOpen(): boolean {
@@ -81,8 +80,8 @@ export class SseStream {
     this.write(`: ${text}\n\n`);
   }
 
-  startKeepAlive(ms = KEEP_ALIVE_MS): void {
-    this.keepAlive ??= setInterval(() => this.comment(), ms);
+  startKeepAlive(): void {
+    this.keepAlive ??= setInterval(() => this.comment(), KEEP_ALIVE_MS);
   }
 
   close(): void {
