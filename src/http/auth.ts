@@ -7,9 +7,8 @@
  * that tells the client where to find the authorization server.
  */
 import type { AuthConfig } from "../config";
-import { ErrorCode } from "../mcp/errors";
 import type { JwtClaims } from "./jwt";
-import { reject } from "./responses";
+import { json, refuse } from "./responses";
 
 interface Principal {
   /** Stable identity: sessions, requestState and subscriptions are bound to it. */
@@ -42,8 +41,9 @@ function requireScopes(granted: string[], needed: string[]): void {
 
 /** Constant-time comparison, so a token cannot be guessed one character at a time. */
 function sameString(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
+  const encoder = new TextEncoder();
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
   let diff = x.length ^ y.length;
   for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
   return diff === 0;
@@ -112,7 +112,7 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, cfg
     scopes_supported: cfg.mode === "none" ? [] : cfg.scopes,
     bearer_methods_supported: ["header"],
   };
-  return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=3600" } });
+  return json(body, 200, { "Cache-Control": "max-age=3600" });
 }
 
 /**
@@ -130,11 +130,11 @@ export function challenge(
   metadata = true,
 ): Response {
   const params = [
-    ...(error ? [`error="${error}"`] : []),
-    ...(metadata ? [`resource_metadata="${new URL(request.url).origin}${PRM_PATH}${mcpPath}"`] : []),
-    ...(scopes.length > 0 ? [`scope="${scopes.join(" ")}"`] : []),
-  ];
-  return reject(status, ErrorCode.InvalidRequest, message, { "WWW-Authenticate": params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer" });
+    error && `error="${error}"`,
+    metadata && `resource_metadata="${resourceUri(request, PRM_PATH + mcpPath)}"`,
+    scopes.length > 0 && `scope="${scopes.join(" ")}"`,
+  ].filter(Boolean);
+  return refuse(status, message, { "WWW-Authenticate": params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer" });
 }
 
 /** Runs the verifier on the request's bearer token; a Response is the 401/403 to send. */

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config";
 import { ErrorCode } from "../mcp/errors";
-import { reject } from "./responses";
+import { refuse, reject } from "./responses";
 
 /**
  * Whether "host[:port]" (from a Host header or an origin URL, any case) is on the list. An entry with a
@@ -20,7 +20,7 @@ function hostAllowed(hostPort: string, allowed: string[], wildcards = true): boo
 const hostOf = (request: Request) => request.headers.get("Host") ?? new URL(request.url).host;
 
 const refusedHost = (host: string, config: Config) =>
-  hostAllowed(host, config.allowedHosts) ? null : reject(403, ErrorCode.InvalidRequest, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
+  hostAllowed(host, config.allowedHosts) ? null : refuse(403, `Forbidden: Host "${host}" is not in ALLOWED_HOSTS`);
 
 /** 403 unless the Host is allowed (DNS-rebinding protection); every route of the Worker passes it. */
 export const checkHost = (request: Request, config: Config): Response | null => refusedHost(hostOf(request), config);
@@ -40,12 +40,12 @@ export function checkHostAndOrigin(request: Request, config: Config): Response |
   try {
     url = new URL(origin);
   } catch {
-    return reject(403, ErrorCode.InvalidRequest, `Forbidden: Origin "${origin}" is not a valid origin`);
+    return refuse(403, `Forbidden: Origin "${origin}" is not a valid origin`);
   }
   const web = url.protocol === "https:" || url.protocol === "http:";
   const sameHost = url.host === host.toLowerCase();
   if (config.allowedOrigins.includes(origin.toLowerCase()) || (web && (sameHost || hostAllowed(url.host, config.allowedHosts, false)))) return { origin };
-  return reject(403, ErrorCode.InvalidRequest, `Forbidden: Origin "${origin}" is not allowed (ALLOWED_ORIGINS)`);
+  return refuse(403, `Forbidden: Origin "${origin}" is not allowed (ALLOWED_ORIGINS)`);
 }
 
 const accepts = (accept: string, type: string) => {
@@ -60,11 +60,11 @@ const accepts = (accept: string, type: string) => {
 export function checkPostMediaTypes(request: Request): Response | null {
   const type = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {
-    return reject(415, ErrorCode.InvalidRequest, "Unsupported Media Type: Content-Type must be application/json");
+    return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
   }
   const accept = request.headers.get("Accept") ?? "";
   if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
-    return reject(406, ErrorCode.InvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream");
+    return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
   }
   return null;
 }
@@ -75,7 +75,7 @@ export const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** Reads the body as UTF-8 text, stopping at the limit (413) and rejecting invalid UTF-8 (400). */
 export async function readBody(request: Request, limit: number): Promise<Response | string> {
-  const tooLarge = () => reject(413, ErrorCode.InvalidRequest, `Payload Too Large: the body limit is ${limit} bytes`);
+  const tooLarge = () => refuse(413, `Payload Too Large: the body limit is ${limit} bytes`);
   const length = request.headers.get("Content-Length");
   const declared = length === null ? NaN : Number(length);
   if (declared > limit) return tooLarge();
@@ -106,13 +106,7 @@ async function readCapped(body: ReadableStream<Uint8Array>, limit: number): Prom
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return bytes;
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 /** Protocol headers longer than the limit get 431 before anything parses them. */
@@ -123,5 +117,5 @@ export function checkHeaderSizes(request: Request, max: number): Response | null
   request.headers.forEach((value, name) => {
     if (over === undefined && value.length > max && (name.startsWith("mcp-") || name === "last-event-id" || name === "authorization")) over = name;
   });
-  return over === undefined ? null : reject(431, ErrorCode.InvalidRequest, `Request Header Fields Too Large: ${over} is over ${max} bytes (MAX_HEADER_BYTES)`);
+  return over === undefined ? null : refuse(431, `Request Header Fields Too Large: ${over} is over ${max} bytes (MAX_HEADER_BYTES)`);
 }

@@ -16,34 +16,37 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 
 /** The header's decoded value, undefined when absent; -32020 when it cannot be decoded. */
-export function headerValue(headers: Headers, name: string): string | undefined {
+function headerValue(headers: Headers, name: string): string | undefined {
   const raw = headers.get(name);
   if (raw === null) return undefined;
   const value = raw.trim();
   const encoded = BASE64_VALUE.exec(value);
   if (encoded) {
-    if (!STRICT_BASE64.test(encoded[1]!)) throw mismatch(`${name}: invalid base64 value`);
     try {
-      const bin = atob(encoded[1]!);
-      return UTF8.decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+      if (STRICT_BASE64.test(encoded[1]!)) return UTF8.decode(Uint8Array.from(atob(encoded[1]!), (c) => c.charCodeAt(0)));
     } catch {
-      throw mismatch(`${name}: invalid base64 value`);
+      // not UTF-8: the same answer as bad base64
     }
+    throw mismatch(`${name}: invalid base64 value`);
   }
   if (!PLAIN_VALUE.test(value)) throw mismatch(`${name}: invalid characters; non-ASCII values must be base64-encoded`);
   return value;
 }
 
+/** The decoded value of a header the request must send; -32020 when it is missing or cannot be decoded. */
+export function requiredHeader(headers: Headers, name: string): string {
+  const value = headerValue(headers, name);
+  if (value === undefined) throw mismatch(`Missing ${name} header`);
+  return value;
+}
+
 /** Mcp-Method always; Mcp-Name for methods that target a name or URI. */
 export function checkRoutingHeaders(headers: Headers, method: string, params: Record<string, unknown>): void {
-  const m = headerValue(headers, "Mcp-Method");
-  if (m === undefined) throw mismatch("Missing Mcp-Method header");
+  const m = requiredHeader(headers, "Mcp-Method");
   if (m !== method) throw mismatch(`Mcp-Method header "${m}" does not match the body method "${method}"`);
   const target = routingTarget(method, params);
   if (target === undefined) return;
-  const n = headerValue(headers, "Mcp-Name");
-  if (n === undefined) throw mismatch("Missing Mcp-Name header");
-  if (n !== target) throw mismatch(`Mcp-Name header does not match the body`);
+  if (requiredHeader(headers, "Mcp-Name") !== target) throw mismatch(`Mcp-Name header does not match the body`);
 }
 
 /** The body field Mcp-Name mirrors: the tool or prompt name, the resource URI, or (tasks extension) the task id. */

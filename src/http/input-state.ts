@@ -93,7 +93,8 @@ export async function closeRound(
         e: Math.floor(Date.now() / 1000) + ttlSeconds,
         a: round.answers,
         k,
-        ...(signal.state !== undefined ? { s: signal.state } : {}),
+        // Absent from the sealed JSON when the handler keeps no state.
+        s: signal.state,
       },
       secrets,
     );

@@ -7,7 +7,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { ErrorCode, invalidParams, type McpError } from "../mcp/errors";
+import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { legacyCapabilities, type Registry } from "../mcp/registry";
@@ -18,7 +18,7 @@ import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addr
 import { SESSION_NOT_FOUND, type Caller, type SessionAnswer, type SessionStart } from "../objects/contracts";
 import { pipeSessionStream } from "./session-stream";
 import { openSessionId, sealSessionId } from "./session-id";
-import { accepted, json, methodNotAllowed, reject, rpcError } from "./responses";
+import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
 
 export interface LegacyDeps {
@@ -32,7 +32,7 @@ export interface LegacyDeps {
 
 type Stub = ReturnType<typeof sessionStub>;
 
-const notFound = () => reject(SESSION_REFUSAL_STATUS["unknown-session"], ErrorCode.InvalidRequest, SESSION_NOT_FOUND);
+const notFound = () => refuse(SESSION_REFUSAL_STATUS["unknown-session"], SESSION_NOT_FOUND);
 
 const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
 
@@ -44,7 +44,7 @@ async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response |
   const id = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
   if (!id && request.method !== "POST" && isModernVersion(versionHeader(request))) return methodNotAllowed("POST");
-  if (!id) return reject(400, ErrorCode.InvalidRequest, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
+  if (!id) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
   if (isSessionId(id)) return { stub: sessionStub(deps.env, id) };
   const seal = await openSessionId(id, deps.principal, deps.config, deps.config.sessionMaxMs);
   return seal ? { stub: sessionStub(deps.env, id), seal } : notFound();
@@ -56,7 +56,7 @@ async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response |
  */
 function checkVersionHeader(request: Request): Response | null {
   const problem = versionHeaderProblem(versionHeader(request));
-  return problem === undefined ? null : reject(400, ErrorCode.InvalidRequest, problem);
+  return problem === undefined ? null : refuse(400, problem);
 }
 
 /**
@@ -142,7 +142,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
 
 export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promise<Response> {
   const accept = request.headers.get("Accept") ?? "";
-  if (!/text\/event-stream|\*\/\*/.test(accept)) return reject(406, ErrorCode.InvalidRequest, "Not Acceptable: GET needs Accept: text/event-stream");
+  if (!/text\/event-stream|\*\/\*/.test(accept)) return refuse(406, "Not Acceptable: GET needs Accept: text/event-stream");
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
   return askSession(request, deps, false, (stub, caller) => stub.openGet({ ...caller, lastEventId, maxLive: deps.config.sessionMaxLive }));
 }

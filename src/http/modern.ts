@@ -12,7 +12,7 @@ import { readTrace, type TraceContext } from "../mcp/telemetry";
 import type { Notifier } from "../mcp/context";
 import { INPUT_METHODS, hasMethod } from "../mcp/dispatch";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
-import { ErrorCode, McpError, methodNotFound, toMcpError } from "../mcp/errors";
+import { methodNotFound, toMcpError } from "../mcp/errors";
 import { execute, reported } from "../mcp/execute";
 import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
@@ -20,7 +20,7 @@ import type { Registry } from "../mcp/registry";
 import { MODERN, type TaskRules } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
 import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
-import { checkParamHeaders, checkRoutingHeaders, headerValue } from "./headers";
+import { checkParamHeaders, checkRoutingHeaders, requiredHeader } from "./headers";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
@@ -49,9 +49,7 @@ interface LaneDeps {
 /** Steps 1–8 of the ladder; throws the McpError of the first failed step. */
 function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
   const params = msg.params ?? {};
-  const headerVersion = headerValue(request.headers, "MCP-Protocol-Version");
-  if (headerVersion === undefined) throw new McpError(ErrorCode.HeaderMismatch, "Missing MCP-Protocol-Version header");
-  const envelope = readEnvelope(params, headerVersion, (caps) => {
+  const envelope = readEnvelope(params, requiredHeader(request.headers, "MCP-Protocol-Version"), (caps) => {
     checkRoutingHeaders(request.headers, msg.method, params);
     // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
     const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
@@ -116,11 +114,22 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
   /** A result as 2026-07-28 sends it, in the JSON-RPC response to this request. */
   const reply = (result: Record<string, unknown>): Reply => ({ body: resultResponse(msg.id, encodeModernResult(method, result, reg, principal)), status: 200 });
   try {
-    const reporting = reportingFor(config, env, reg, trace);
-    const report = { protocolVersion: envelope.protocolVersion, revision: MODERN, principal, reporting };
+    // What the core is told of this request, whether it runs a handler or only reports one the lane serves.
+    const coreOptions = {
+      ...envelope,
+      logLevel: MODERN.logLevel(envelope.logLevel),
+      revision: MODERN,
+      reg,
+      signal,
+      emit,
+      notify: deps.notify,
+      env,
+      principal,
+      reporting: reportingFor(config, env, reg, trace),
+    };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
     const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {
-      const outcome = await reported(method, params, report, async () => {
+      const outcome = await reported(method, params, coreOptions, async () => {
         try {
           return { kind: "result", result: await work() };
         } catch (err) {
@@ -167,21 +176,8 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (input && params.requestState !== undefined) await digest();
     const round: RoundInput = input ? await openRound(params, bind, config) : { answers: Object.create(null), state: undefined };
     const outcome = await execute(method, params, {
-      revision: MODERN,
-      reg,
-      protocolVersion: envelope.protocolVersion,
-      clientCapabilities: envelope.clientCapabilities,
-      clientInfo: envelope.clientInfo,
-      logLevel: MODERN.logLevel(envelope.logLevel),
-      progressToken: envelope.progressToken,
-      answers: round.answers,
-      state: round.state,
-      signal,
-      emit,
-      notify: deps.notify,
-      env,
-      principal,
-      reporting,
+      ...coreOptions,
+      ...round,
       canStartTask: asTask === "inline",
       inputUnavailable: stateSecret ? undefined : missingSecret(),
     });

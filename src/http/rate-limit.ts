@@ -28,9 +28,10 @@ function clientAddress(ip: string): string {
     return ip;
   }
   const [head = "", tail] = host.slice(1, -1).split("::");
-  const groups = (s: string) => (s === "" ? [] : s.split(":"));
-  const first = tail === undefined ? groups(head) : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill("0"), ...groups(tail)];
-  const prefix = first.slice(0, 4);
+  const groups = (s = "") => (s === "" ? [] : s.split(":"));
+  const [left, right] = [groups(head), groups(tail)];
+  // "::" stands for the zero groups that make eight; without it `left` is all eight.
+  const prefix = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right].slice(0, 4);
   // ::/64 holds no client networks, only special forms that name one host (::1, IPv4-mapped ::ffff:a.b.c.d).
   return prefix.every((g) => g === "0") ? host.slice(1, -1) : `${prefix.join(":")}::/64`;
 }

@@ -1,5 +1,5 @@
 /** Builders for every HTTP answer the /mcp edge gives, so each rejection has one place. */
-import type { JsonRpcErrorObject } from "../mcp/errors";
+import { ErrorCode, type JsonRpcErrorObject } from "../mcp/errors";
 import { errorResponse, type RequestId } from "../mcp/jsonrpc";
 
 export const json = (body: unknown, status = 200, headers?: HeadersInit): Response =>
@@ -15,7 +15,10 @@ export const rpcError = (id: RequestId | null, error: JsonRpcErrorObject, status
 export const reject = (status: number, code: number, message: string, headers?: HeadersInit) =>
   rpcError(null, { code, message }, status, headers);
 
+/** A request refused as such, before or without any protocol work: -32600 (Invalid Request). */
+export const refuse = (status: number, message: string, headers?: HeadersInit) => reject(status, ErrorCode.InvalidRequest, message, headers);
+
 export const accepted = () => new Response(null, { status: 202 });
 
 export const methodNotAllowed = (allow: string) =>
-  reject(405, -32600, `Method not allowed on /mcp; use ${allow}`, { Allow: allow });
+  refuse(405, `Method not allowed on /mcp; use ${allow}`, { Allow: allow });

@@ -140,7 +140,6 @@ export async function unseal(
   token: unknown,
   expect: { method: string; target: string; principal: string; digest: string },
   secrets: StateSecrets,
-  now = Date.now() / 1000,
 ): Promise<SealedState> {
   requireSecret(secrets.stateSecret);
   if (typeof token !== "string" || token.length > MAX_REQUEST_STATE_LENGTH) throw invalidState("not a state this server issued");
@@ -158,6 +157,6 @@ export async function unseal(
   if (state.m !== expect.method || state.t !== expect.target) throw invalidState("issued for a different request");
   if (state.d !== expect.digest) throw invalidState("issued for different arguments; send the original arguments with it");
   if (state.p !== expect.principal) throw invalidState("issued to a different principal");
-  if (state.e < now) throw invalidState("expired; start the request again");
+  if (state.e < Date.now() / 1000) throw invalidState("expired; start the request again");
   return state;
 }

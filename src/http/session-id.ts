@@ -39,13 +39,8 @@ const signed = (nameAndRecord: string, principal: string) => encoder.encode(`${n
 /** The sealed id for a new session; undefined when it cannot be sealed (no secret, or too long). */
 export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secrets: StateSecrets): Promise<string | undefined> {
   if (!secrets.stateSecret) return undefined;
-  const record: SessionRecord = {
-    v: start.protocolVersion,
-    c: start.clientCapabilities,
-    ...(start.clientInfo === undefined ? {} : { i: start.clientInfo }),
-    ...(start.clientKey === undefined ? {} : { k: start.clientKey }),
-    t: start.createdAt,
-  };
+  // JSON leaves out the members that are undefined (no client info, or no client key).
+  const record: SessionRecord = { v: start.protocolVersion, c: start.clientCapabilities, i: start.clientInfo, k: start.clientKey, t: start.createdAt };
   const body = `${newSessionId()}.${toBase64url(encoder.encode(JSON.stringify(record)))}`;
   // The key id and MAC add a fixed tail: check before signing anything.
   if (body.length + SEAL_TAIL_LENGTH > MAX_SEALED_ID_LENGTH) return undefined;

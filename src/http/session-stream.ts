@@ -8,7 +8,7 @@
 import { ErrorCode } from "../mcp/errors";
 import { HUB_SEQ_HEADER, TOO_MANY_STREAMS, type HubSeat, type HubSessionFrame, type HubShardRpc, type SessionRpc, type StreamFrame } from "../objects/contracts";
 import { eventId } from "../objects/session-store";
-import { reject } from "./responses";
+import { refuse, reject } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
 import { SseStream } from "./sse";
 
@@ -27,8 +27,8 @@ interface HubLink {
 export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, hub?: HubLink): Promise<Response> {
   const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
   const ws = upgrade.webSocket;
-  if (upgrade.status === 429) return reject(SESSION_REFUSAL_STATUS["too-many-streams"], ErrorCode.InvalidRequest, TOO_MANY_STREAMS);
-  if (!ws) return reject(404, ErrorCode.InvalidRequest, "That stream is no longer available");
+  if (upgrade.status === 429) return refuse(SESSION_REFUSAL_STATUS["too-many-streams"], TOO_MANY_STREAMS);
+  if (!ws) return refuse(404, "That stream is no longer available");
   // The session's notifications come from its hub shard, on a socket of their own.
   const notices = hub ? await joinHub(hub) : undefined;
   if (hub && !notices) {

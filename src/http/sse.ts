@@ -35,7 +35,7 @@ export class SseStream {
   private keepAlive?: ReturnType<typeof setInterval>;
 
   constructor(
-    private readonly onClose: () => void = () => {},
+    private readonly onClose: () => void,
     /** Sent as `retry:` before an overflow closes the stream, for a client that can resume (2025). */
     private readonly overflowRetryMs?: number,
   ) {
@@ -57,8 +57,8 @@ export class SseStream {
   }
 
   /** One `message` event carrying a JSON-RPC message. */
-  send(message: unknown, id?: string): void {
-    this.sendJson(JSON.stringify(message), id);
+  send(message: unknown): void {
+    this.sendJson(JSON.stringify(message));
   }
 
   /** Same as `send`, for a message already serialized (one line of JSON). */
