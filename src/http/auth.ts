@@ -7,7 +7,6 @@
  * that tells the client where to find the authorization server.
  */
 import type { AuthConfig } from "../config";
-import type { JwtClaims } from "./jwt";
 import { json, refuse } from "./responses";
 
 interface Principal {
@@ -17,7 +16,7 @@ interface Principal {
 }
 
 /** Thrown by a verifier: a bad token (401) or a good token without the needed scopes (403). */
-class AuthFailure extends Error {
+export class AuthFailure extends Error {
   constructor(
     readonly kind: "invalid_token" | "insufficient_scope",
     message: string,
@@ -33,11 +32,6 @@ export const PRM_PATH = "/.well-known/oauth-protected-resource";
 
 /** This server's canonical URI (the token audience): scheme, host and the MCP path. */
 const resourceUri = (request: Request, mcpPath: string) => `${new URL(request.url).origin}${mcpPath}`;
-
-function requireScopes(granted: string[], needed: string[]): void {
-  const missing = needed.filter((s) => !granted.includes(s));
-  if (missing.length > 0) throw new AuthFailure("insufficient_scope", `The token lacks the scope(s): ${missing.join(" ")}`);
-}
 
 /** Constant-time comparison, so a token cannot be guessed one character at a time. */
 function sameString(a: string, b: string): boolean {
@@ -59,29 +53,10 @@ function staticTokenVerifier(token: string, scopes: string[]): TokenVerifier {
 type JwtConfig = Extract<AuthConfig, { mode: "jwt" }>;
 
 /**
- * What checks a JWT's signature, issuer, audience and expiry for AUTH_MODE=jwt (jwt-auth.ts: the
- * one built on jose). Passed in rather than imported, so a Worker that does not pass it carries no jose.
+ * The verifier for AUTH_MODE=jwt (jwt-auth.ts: signature, issuer, audience, expiry and scopes, with
+ * jose). Passed in rather than imported, so a Worker that does not pass it carries none of it.
  */
-export type JwtAuth = (cfg: JwtConfig) => Promise<(token: string, audiences: string[]) => Promise<JwtClaims>>;
-
-function jwtVerifier(cfg: JwtConfig, jwtAuth: JwtAuth): TokenVerifier {
-  let check: ReturnType<JwtAuth> | undefined;
-  return async (token, resource) => {
-    check ??= jwtAuth(cfg);
-    let payload: JwtClaims;
-    try {
-      // This server's own URI is always its audience; AUTH_AUDIENCE adds the names an authorization
-      // server uses for it when a client sends no `resource` (an API identifier, a client id).
-      payload = await (await check)(token, [resource, ...cfg.audiences]);
-    } catch (err) {
-      throw new AuthFailure("invalid_token", `The access token is not valid: ${(err as Error).message}`);
-    }
-    if (typeof payload.sub !== "string" || payload.sub === "") throw new AuthFailure("invalid_token", "The access token has no subject");
-    const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
-    requireScopes(scopes, cfg.scopes);
-    return { id: `${cfg.issuer}#${payload.sub}`, scopes };
-  };
-}
+export type JwtAuth = (cfg: JwtConfig) => TokenVerifier;
 
 /**
  * The verifier the configuration asks for; undefined when authorization is off. AUTH_MODE=jwt in a
@@ -91,7 +66,7 @@ export function verifierFor(cfg: AuthConfig, jwtAuth: JwtAuth | undefined): Toke
   if (cfg.mode === "token") return staticTokenVerifier(cfg.token, cfg.scopes);
   if (cfg.mode === "jwt") {
     if (!jwtAuth) throw new Error("AUTH_MODE=jwt needs the JWT check passed in: createMcpWorker(app, { jwt: jwtAuth }), as src/index.ts does");
-    return jwtVerifier(cfg, jwtAuth);
+    return jwtAuth(cfg);
   }
   return undefined;
 }

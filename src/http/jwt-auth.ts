@@ -1,8 +1,31 @@
 /**
  * The opt-in for AUTH_MODE=jwt: `createMcpWorker(app, { jwt: jwtAuth })`. Only a Worker that passes
- * it carries `jose` (about 6.6 KiB gzip), and even there jose is evaluated on the first token, not at
- * start-up.
+ * it carries `jose` (about 6.6 KiB gzip) and this verifier, and even there jose is evaluated on the
+ * first token, not at start-up.
  */
-import type { JwtAuth } from "./auth";
+import { AuthFailure, type JwtAuth } from "./auth";
+import type { JwtClaims } from "./jwt";
 
-export const jwtAuth: JwtAuth = (cfg) => import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
+function requireScopes(granted: string[], needed: string[]): void {
+  const missing = needed.filter((s) => !granted.includes(s));
+  if (missing.length > 0) throw new AuthFailure("insufficient_scope", `The token lacks the scope(s): ${missing.join(" ")}`);
+}
+
+export const jwtAuth: JwtAuth = (cfg) => {
+  let check: Promise<(token: string, audiences: string[]) => Promise<JwtClaims>> | undefined;
+  return async (token, resource) => {
+    check ??= import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
+    let payload: JwtClaims;
+    try {
+      // This server's own URI is always its audience; AUTH_AUDIENCE adds the names an authorization
+      // server uses for it when a client sends no `resource` (an API identifier, a client id).
+      payload = await (await check)(token, [resource, ...cfg.audiences]);
+    } catch (err) {
+      throw new AuthFailure("invalid_token", `The access token is not valid: ${(err as Error).message}`);
+    }
+    if (typeof payload.sub !== "string" || payload.sub === "") throw new AuthFailure("invalid_token", "The access token has no subject");
+    const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
+    requireScopes(scopes, cfg.scopes);
+    return { id: `${cfg.issuer}#${payload.sub}`, scopes };
+  };
+};
