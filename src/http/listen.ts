@@ -72,15 +72,14 @@ const TASK_IDS: ListBounds = {
 };
 
 /** `notifications[key]`, checked in shape and against its bounds; undefined when absent. */
-function requestedList(r: Record<string, unknown>, key: string, bounds: ListBounds): string[] | undefined {
+function requestedList(r: Record<string, unknown>, key: string, { entries, entry, maxEntries, lengthOf, unit, maxLength }: ListBounds): string[] | undefined {
   const list = r[key];
   if (list === undefined) return undefined;
   if (!(Array.isArray(list) && list.every((s) => typeof s === "string"))) throw invalidParams(`notifications.${key} must be an array of strings`);
-  if (list.length > bounds.maxEntries)
-    throw invalidParams(`notifications.${key} has ${list.length} ${bounds.entries}; at most ${bounds.maxEntries} per listen request`);
-  for (const entry of list as string[]) {
-    const length = bounds.lengthOf(entry);
-    if (length > bounds.maxLength) throw invalidParams(`notifications.${key} has ${bounds.entry} of ${length} ${bounds.unit}; at most ${bounds.maxLength}`);
+  if (list.length > maxEntries) throw invalidParams(`notifications.${key} has ${list.length} ${entries}; at most ${maxEntries} per listen request`);
+  for (const item of list as string[]) {
+    const length = lengthOf(item);
+    if (length > maxLength) throw invalidParams(`notifications.${key} has ${entry} of ${length} ${unit}; at most ${maxLength}`);
   }
   return list as string[];
 }

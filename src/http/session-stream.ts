@@ -83,9 +83,8 @@ export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, str
       sse.close();
       closeAll("stream ended");
     });
+    s.accept();
   }
-  ws.accept();
-  notices?.ws.accept();
   sse.startKeepAlive();
   return sse.response;
 }
