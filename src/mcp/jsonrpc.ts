@@ -66,13 +66,12 @@ function classifyMessage(json: unknown): Message {
   if (Array.isArray(json)) {
     throw new McpError(ErrorCode.InvalidRequest, "Invalid request: batches are not supported; send one message per POST");
   }
-  if (typeof json !== "object" || json === null) {
+  if (!isObject(json)) {
     throw new McpError(ErrorCode.InvalidRequest, "Invalid request: expected a JSON-RPC object");
   }
-  const obj = json as Record<string, unknown>;
-  const message = envelope(obj);
+  const message = envelope(json);
   if (message) return message;
-  throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(obj)}`);
+  throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${describeShapeProblem(json)}`);
 }
 
 // The shapes are checked by hand rather than with schemas: the engine then brings none of the
@@ -108,9 +107,7 @@ function envelope(obj: Record<string, unknown>): Message | undefined {
 
 /** The request id, when one could be read from a malformed message. */
 export function readableId(json: unknown): RequestId | null {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return null;
-  const id = (json as { id?: unknown }).id;
-  return isId(id) ? id : null;
+  return isObject(json) && isId(json.id) ? json.id : null;
 }
 
 function describeShapeProblem(obj: Record<string, unknown>): string {
@@ -119,8 +116,7 @@ function describeShapeProblem(obj: Record<string, unknown>): string {
   if ("id" in obj && !(typeof obj.id === "string" || (typeof obj.id === "number" && Number.isSafeInteger(obj.id))))
     return "id must be a string or an integer";
   if (typeof obj.id === "string" && obj.id.length > MAX_ID_LENGTH) return `id must be at most ${MAX_ID_LENGTH} characters`;
-  if ("params" in obj && (typeof obj.params !== "object" || obj.params === null || Array.isArray(obj.params)))
-    return "params must be an object";
+  if ("params" in obj && !isObject(obj.params)) return "params must be an object";
   return "not a JSON-RPC request, notification or response";
 }
 
@@ -132,8 +128,8 @@ const MAX_PROGRESS_TOKEN_LENGTH = MAX_ID_LENGTH;
 
 /** The `_meta.progressToken` of a request (a string of at most MAX_PROGRESS_TOKEN_LENGTH, or an integer); -32602 otherwise. */
 export function checkProgressToken(meta: unknown): string | number | undefined {
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined;
-  const token = (meta as Record<string, unknown>).progressToken;
+  if (!isObject(meta)) return undefined;
+  const token = meta.progressToken;
   if (token === undefined || Number.isSafeInteger(token)) return token as number | undefined;
   if (typeof token !== "string") throw new McpError(ErrorCode.InvalidParams, "_meta.progressToken must be a string or an integer");
   if (token.length > MAX_PROGRESS_TOKEN_LENGTH)

@@ -4,6 +4,7 @@
  * and the app's own hooks. Records carry names and outcomes, never argument
  * values, tokens or secrets; callers and sessions appear only as hashes.
  */
+import { isObject } from "./guards";
 
 /** W3C trace context as a client sends it in `_meta` (or the `traceparent` header). */
 export interface TraceContext {
@@ -75,7 +76,7 @@ export function traceIdOf(traceparent: string | undefined): string | undefined {
 
 /** Trace context from a request's `_meta`, falling back to the HTTP `traceparent` header; malformed values are ignored. */
 export function readTrace(meta: unknown, header?: string | null): TraceContext {
-  const m = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>) : {};
+  const m = isObject(meta) ? meta : {};
   const pick = (v: unknown) => (typeof v === "string" && v.length <= MAX_TRACE_VALUE ? v : undefined);
   const fromMeta = traceIdOf(pick(m.traceparent)) ? (m.traceparent as string) : undefined;
   const traceparent = fromMeta ?? (traceIdOf(header ?? undefined) ? header! : undefined);

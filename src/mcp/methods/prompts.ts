@@ -20,7 +20,7 @@ async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: Ha
   if (typeof name !== "string") throw invalidParams("prompts/get needs params.name (a string)");
   const prompt = reg.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
-  if (typeof args !== "object" || args === null || Array.isArray(args) || Object.values(args).some((a) => typeof a !== "string"))
+  if (!isObject(args) || Object.values(args).some((a) => typeof a !== "string"))
     throw invalidParams("params.arguments must be an object of strings");
   const given = args as Record<string, string>;
   const missing = (prompt.arguments ?? []).filter((a) => a.required && given[a.name] === undefined).map((a) => a.name);

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
 import { McpError, ToolError, invalidParams } from "../errors";
+import { isObject } from "../guards";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { paginate } from "../pagination";
@@ -26,7 +27,7 @@ export function listToolsFrom(list: (reg: Registry) => Record<string, unknown>[]
 export function argumentProblem(reg: Registry, params: Record<string, unknown>): CallToolResult | undefined {
   const tool = toolNamed(reg, params);
   const args = params.arguments ?? {};
-  if (!tool?.def.input || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
+  if (!tool?.def.input || !isObject(args)) return undefined;
   const parsed = v.safeParse(tool.def.input, args);
   return parsed.success ? undefined : toolError(`Invalid arguments for ${tool.def.name}: ${describeIssues(parsed.issues)}`);
 }
@@ -36,7 +37,7 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
   const tool = reg.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
-  if (typeof args !== "object" || args === null || Array.isArray(args)) throw invalidParams("params.arguments must be an object");
+  if (!isObject(args)) throw invalidParams("params.arguments must be an object");
 
   let input: unknown = args;
   if (tool.def.input) {

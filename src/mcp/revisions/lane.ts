@@ -2,6 +2,7 @@
  * Which revision's lane serves a POSTed message (the dual-era rule): the body decides first, the
  * MCP-Protocol-Version header second, and a session id marks a 2025 client.
  */
+import { isObject } from "../guards";
 import type { Message } from "../jsonrpc";
 import { META, isLegacyVersion, isModernVersion } from "../versions";
 import type { Era } from "./revision";
@@ -14,7 +15,7 @@ export function laneOf(msg: Message, header: string | undefined, hasSession: boo
   if (msg.kind === "notification") return isModernVersion(header) && !hasSession ? "modern" : "legacy";
 
   const meta = msg.message.params?._meta;
-  const claim = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[META.protocolVersion] : undefined;
+  const claim = isObject(meta) ? meta[META.protocolVersion] : undefined;
   if (claim !== undefined) {
     // A per-request envelope is a modern request, even for `initialize` (which then is 404 there),
     // unless it names a legacy revision together with a session, which only a 2025 client would send.
