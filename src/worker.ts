@@ -7,7 +7,7 @@ import { DurableObject } from "./objects/durable-object";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
-import { ErrorCode, toMcpError } from "./mcp/errors";
+import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
 import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type TokenVerifier } from "./http/auth";
@@ -112,7 +112,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     } catch (err) {
       if (!definitionErrorLogged) {
         definitionErrorLogged = true;
-        console.error(JSON.stringify({ mcp: "app_definition_invalid", message: `The app's definitions are invalid, so every request fails: ${err instanceof Error ? err.message : String(err)}. \`npm run check:app\` lists every mistake.` }));
+        console.error(JSON.stringify({ mcp: "app_definition_invalid", message: `The app's definitions are invalid, so every request fails: ${messageOf(err)}. \`npm run check:app\` lists every mistake.` }));
       }
       throw err;
     }

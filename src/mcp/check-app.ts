@@ -7,6 +7,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import type { AppDefinition, ToolDefinition } from "./app";
+import { messageOf } from "./errors";
 import { compileApp, isServed } from "./registry";
 import { taskOptionsOf } from "./tasks";
 
@@ -80,7 +81,7 @@ export function checkApp(app: AppDefinition<any>): string[] {
     try {
       compileApp(app);
     } catch (err) {
-      problems.push(err instanceof Error ? err.message : String(err));
+      problems.push(messageOf(err));
     }
   }
   return problems;

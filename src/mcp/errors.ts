@@ -87,6 +87,9 @@ export function handlerReturned(what: string, detail: string, value?: unknown): 
   return new McpError(ErrorCode.InternalError, `The server's ${what} handler returned ${detail}`);
 }
 
+/** What a thrown value says: an Error's message, or the value itself as text. */
+export const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 /**
  * Anything a handler threw that is not an McpError becomes -32603 without leaking internals. A
  * ToolError from a prompt, a resource or a completion is the handler telling the client what was

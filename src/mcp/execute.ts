@@ -15,7 +15,7 @@ import { StartTask } from "./tasks";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
 import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
-import { logLine, loggedName, pseudonym, report, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
+import { loggedName, pseudonym, report, runHook, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
 interface ExecuteOptions {
@@ -86,11 +86,7 @@ export async function reported(
   const registered = target === undefined ? undefined : reporting.registered?.(method, target);
   const name = target === undefined ? undefined : loggedName(method, target);
   const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
-  try {
-    reporting.hooks?.onRequest?.(about);
-  } catch (err) {
-    console.error(logLine({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: about.traceId }));
-  }
+  runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
   const outcome = await work();
   const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
   if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);

@@ -4,6 +4,7 @@
  * and the app's own hooks. Records carry names and outcomes, never argument
  * values, tokens or secrets; callers and sessions appear only as hashes.
  */
+import { messageOf } from "./errors";
 import { isObject } from "./guards";
 
 /** W3C trace context as a client sends it in `_meta` (or the `traceparent` header). */
@@ -122,6 +123,16 @@ export function logLine(value: unknown): string {
   return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
+/** Runs one of the app's telemetry hooks: one that throws is logged, and the request goes on. */
+export function runHook<T>(hook: () => T, traceId: string | undefined): T | undefined {
+  try {
+    return hook();
+  } catch (err) {
+    console.error(logLine({ mcp: "telemetry_hook_failed", message: messageOf(err), traceId }));
+    return undefined;
+  }
+}
+
 /** How every request line starts: its `mcp` member, first. */
 const REQUEST_LINE_START = '{"mcp":"request",';
 
@@ -131,12 +142,7 @@ const REQUEST_LINE_START = '{"mcp":"request",';
  * dimension, so a client cannot add rows to the metrics' index by making names up.
  */
 export function report(record: RequestRecord, reporting: Reporting, registered?: string): void {
-  let extra: Record<string, unknown> | void = undefined;
-  try {
-    extra = reporting.hooks?.onResult?.(record);
-  } catch (err) {
-    console.error(logLine({ mcp: "telemetry_hook_failed", message: err instanceof Error ? err.message : String(err), traceId: record.traceId }));
-  }
+  const extra = runHook(() => reporting.hooks?.onResult?.(record), record.traceId);
   const failed = record.outcome === "error" || record.outcome === "tool_error";
   if (reporting.volume === "all" || (reporting.volume === "errors" && failed)) {
     // Without a hook's fields the line is the record behind `"mcp":"request"`: the same text as
