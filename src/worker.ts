@@ -17,7 +17,7 @@ import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } f
 import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./http/legacy";
 import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
-import { accepted, json, methodNotAllowed, reject, rpcError } from "./http/responses";
+import { accepted, methodNotAllowed, reject, rpcError } from "./http/responses";
 import { overLimit, rateLimitKey } from "./http/rate-limit";
 import { MISSING_SECRET } from "./http/seal";
 import { refusedStatus } from "./http/status";
@@ -232,7 +232,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     } catch (err) {
       // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
       console.error("Unhandled error at the MCP edge:", err);
-      return json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "Internal error" } }, 500);
+      return reject(500, ErrorCode.InternalError, "Internal error");
     }
   }
 

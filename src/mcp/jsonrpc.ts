@@ -113,9 +113,8 @@ export function readableId(json: unknown): RequestId | null {
 function describeShapeProblem(obj: Record<string, unknown>): string {
   if (obj.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
   if ("method" in obj && typeof obj.method !== "string") return "method must be a string";
-  if ("id" in obj && !(typeof obj.id === "string" || (typeof obj.id === "number" && Number.isSafeInteger(obj.id))))
-    return "id must be a string or an integer";
-  if (typeof obj.id === "string" && obj.id.length > MAX_ID_LENGTH) return `id must be at most ${MAX_ID_LENGTH} characters`;
+  // A string that is no id is too long.
+  if ("id" in obj && !isId(obj.id)) return typeof obj.id === "string" ? `id must be at most ${MAX_ID_LENGTH} characters` : "id must be a string or an integer";
   if ("params" in obj && !isObject(obj.params)) return "params must be an object";
   return "not a JSON-RPC request, notification or response";
 }
