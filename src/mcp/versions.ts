@@ -24,12 +24,15 @@ export const isModernVersion = (v: unknown): boolean => v === MODERN_VERSION;
 export const isLegacyVersion = (v: unknown): boolean =>
   typeof v === "string" && (LEGACY_VERSIONS as readonly string[]).includes(v);
 
-/** Reserved `_meta` keys of 2026-07-28. */
-export const META = {
-  protocolVersion: "io.modelcontextprotocol/protocolVersion",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  logLevel: "io.modelcontextprotocol/logLevel",
-  serverInfo: "io.modelcontextprotocol/serverInfo",
-  subscriptionId: "io.modelcontextprotocol/subscriptionId",
-} as const;
+/**
+ * Reserved `_meta` keys of 2026-07-28. An enum rather than an object: the bundler writes each key
+ * where it is used, so the Worker carries no table of them.
+ */
+export enum META {
+  protocolVersion = "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities = "io.modelcontextprotocol/clientCapabilities",
+  clientInfo = "io.modelcontextprotocol/clientInfo",
+  logLevel = "io.modelcontextprotocol/logLevel",
+  serverInfo = "io.modelcontextprotocol/serverInfo",
+  subscriptionId = "io.modelcontextprotocol/subscriptionId",
+}
