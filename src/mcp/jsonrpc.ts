@@ -129,11 +129,12 @@ const MAX_PROGRESS_TOKEN_LENGTH = MAX_ID_LENGTH;
 export function checkProgressToken(meta: unknown): string | number | undefined {
   if (!isObject(meta)) return undefined;
   const token = meta.progressToken;
-  if (token === undefined || Number.isSafeInteger(token)) return token as number | undefined;
-  if (typeof token !== "string") throw new McpError(ErrorCode.InvalidParams, "_meta.progressToken must be a string or an integer");
-  if (token.length > MAX_PROGRESS_TOKEN_LENGTH)
-    throw new McpError(ErrorCode.InvalidParams, `_meta.progressToken must be at most ${MAX_PROGRESS_TOKEN_LENGTH} characters`);
-  return token;
+  if (token === undefined || isId(token)) return token;
+  // A string that is no id is too long.
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    typeof token === "string" ? `_meta.progressToken must be at most ${MAX_PROGRESS_TOKEN_LENGTH} characters` : "_meta.progressToken must be a string or an integer",
+  );
 }
 
 export const resultResponse = (id: RequestId, result: unknown) => ({ jsonrpc: "2.0" as const, id, result });
