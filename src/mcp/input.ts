@@ -9,7 +9,7 @@
  * answers arrive. The handler code is the same on both.
  */
 import { invalidParams, missingClientCapability } from "./errors";
-import { isObject } from "./guards";
+import { isObject, isScalar } from "./guards";
 import type { ClientCapabilities, Json } from "./types";
 
 export type PrimitiveSchema = Record<string, Json>;
@@ -187,8 +187,7 @@ export function ownEntries(source: Readonly<Record<string, unknown>>): Record<st
   return out;
 }
 
-const isFormValue = (v: unknown) =>
-  typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (Array.isArray(v) && v.every((x) => typeof x === "string"));
+const isFormValue = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every((x) => typeof x === "string"));
 
 /**
  * Checks a client's answer has the shape of the result its input request asks for (-32602 otherwise).

@@ -6,6 +6,8 @@
  * carries about a third of the bytes. The app check still asks the library itself (check-app.ts).
  */
 
+import { isScalar } from "./guards";
+
 type Json = Record<string, any>;
 /** A valibot schema or pipe action, as far as the conversion reads it. */
 type Node = { kind?: string; type: string; [key: string]: any };
@@ -41,7 +43,6 @@ const FORMATS: Record<string, string> = {
  * Returns undefined, so `ok || warn(...)` is false on the warning.
  */
 const warn = (message: string): undefined => void console.warn(message);
-const isConst = (x: unknown) => typeof x === "boolean" || typeof x === "string" || (typeof x === "number" && Number.isFinite(x));
 /** Sets a bound unless the one already there is tighter (a non-number there is replaced); `lower`: the larger wins. */
 const bound = (json: Json, key: string, value: number, lower?: boolean) => {
   const current = json[key];
@@ -139,14 +140,14 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
       withDefault(json, schema);
       break;
     case "literal":
-      if (isConst(schema.literal)) json.const = schema.literal;
+      if (isScalar(schema.literal)) json.const = schema.literal;
       else warn('The value of the "literal" schema is not JSON compatible.');
       break;
     case "enum":
     case "picklist": {
       const options: unknown[] = schema.options;
       const all = (t: string) => options.every((o) => typeof o === t);
-      if (!options.every((o) => typeof o === "string" || (typeof o === "number" && Number.isFinite(o)))) {
+      if (!options.every((o) => typeof o !== "boolean" && isScalar(o))) {
         warn(`An option of the "${type}" schema is not JSON compatible.`);
         break;
       }
@@ -283,20 +284,20 @@ function action(json: Json, a: Node): Json {
         break;
       }
       case "not_value":
-        if (isConst(req)) json.not = not(json.not, { const: req });
+        if (isScalar(req)) json.not = not(json.not, { const: req });
         else notJson("The requirement");
         break;
       case "not_values":
-        if (!req.every(isConst)) notJson("A requirement");
+        if (!req.every(isScalar)) notJson("A requirement");
         else if (req.length) json.not = not(json.not, { enum: [...new Set(req)] });
         break;
       case "value":
-        if (!isConst(req)) notJson("The requirement");
+        if (!isScalar(req)) notJson("The requirement");
         else if ("const" in json && json.const !== req) warn(`The "value" action is not supported in combination with a different "const" restriction.`);
         else json.const = req;
         break;
       case "values": {
-        if (!req.every(isConst)) {
+        if (!req.every(isScalar)) {
           notJson("A requirement");
           break;
         }
