@@ -61,19 +61,16 @@ export interface Reporting {
   registered?(method: string, target: string): string | undefined;
 }
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+/**
+ * A valid traceparent, its trace id captured. W3C Trace Context calls version ff and an all-zero trace
+ * or parent id invalid, so the lookaheads refuse them.
+ */
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** W3C limits tracestate to 512 characters in practice; baggage to 8192. Longer values are dropped, not cut. */
 const MAX_TRACE_VALUE = 8192;
 
-/**
- * The trace id of a valid traceparent. W3C Trace Context calls version ff and an all-zero trace or
- * parent id invalid, so a header with any of them is ignored.
- */
-export function traceIdOf(traceparent: string | undefined): string | undefined {
-  const parts = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (!parts || parts[1] === "ff" || /^0+$/.test(parts[2]!) || /^0+$/.test(parts[3]!)) return undefined;
-  return parts[2];
-}
+/** The trace id of a valid traceparent (see TRACEPARENT); an invalid one is ignored. */
+export const traceIdOf = (traceparent: string | undefined): string | undefined => TRACEPARENT.exec(traceparent ?? "")?.[1];
 
 /** Trace context from a request's `_meta`, falling back to the HTTP `traceparent` header; malformed values are ignored. */
 export function readTrace(meta: unknown, header?: string | null): TraceContext {
