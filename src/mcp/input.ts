@@ -116,10 +116,9 @@ function missingCapability(request: InputRequest, caps: ClientCapabilities): Cli
       const e = caps.elicitation;
       const url = request.params.mode === "url";
       if (!e) return { elicitation: url ? { url: {} } : {} };
-      // `{}` means form only; a declared sub-mode list must include the one used.
-      const declaresModes = e.form !== undefined || e.url !== undefined;
+      // `{}` means form only; a declared sub-mode list must include the one used (`{ url }` alone has no form).
       if (url && e.url === undefined) return { elicitation: { url: {} } };
-      if (!url && declaresModes && e.form === undefined) return { elicitation: { form: {} } };
+      if (!url && e.url !== undefined && e.form === undefined) return { elicitation: { form: {} } };
       return null;
     }
     case "sampling/createMessage": {

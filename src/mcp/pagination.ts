@@ -23,12 +23,11 @@ function decodeCursor(cursor: unknown): number {
   if (typeof cursor !== "string") throw invalidParams("Invalid cursor: it must be a string");
   // The spec allows "" as a cursor; it means the first page.
   if (cursor === "") return 0;
-  let decoded: string;
+  // Text that is no base64 decodes to "", which is no cursor either.
+  let decoded = "";
   try {
     decoded = atob(cursor);
-  } catch {
-    throw invalidParams("Invalid cursor");
-  }
+  } catch {}
   const m = /^p:(\d{1,9})$/.exec(decoded);
   if (!m) throw invalidParams("Invalid cursor");
   return Number(m[1]);
