@@ -5,7 +5,7 @@ export const isObject = (x: unknown): x is Record<string, unknown> => typeof x =
 
 /** A string, a boolean or a finite number: a JSON value that is neither null nor a container. */
 export const isScalar = (x: unknown): x is string | boolean | number =>
-  typeof x === "boolean" || typeof x === "string" || (typeof x === "number" && Number.isFinite(x));
+  typeof x === "boolean" || typeof x === "string" || Number.isFinite(x);
 
 /** A resource update reaches the subscriber of the URI itself and of any parent path of it. */
 export const coversUri = (subscription: string, uri: string): boolean =>

@@ -76,7 +76,7 @@ function classifyMessage(json: unknown): Message {
 
 // The shapes are checked by hand rather than with schemas: the engine then brings none of the
 // validation library's combinators that an app does not use itself (about 0.6 KiB gzip).
-const isId = (x: unknown): x is RequestId => (typeof x === "string" && x.length <= MAX_ID_LENGTH) || (typeof x === "number" && Number.isSafeInteger(x));
+const isId = (x: unknown): x is RequestId => (typeof x === "string" && x.length <= MAX_ID_LENGTH) || Number.isSafeInteger(x);
 
 /** An object's own keys and values, a fresh object, leaving out the keys that could reach a prototype. */
 function ownEntries(x: Record<string, unknown>): Params {
@@ -100,9 +100,10 @@ function envelope(obj: Record<string, unknown>): Message | undefined {
   }
   if ("result" in obj) return isId(id) && isObject(obj.result) ? { kind: "response", message: { jsonrpc: "2.0", id, result: ownEntries(obj.result) } } : undefined;
   const { error } = obj;
-  if (!("error" in obj) || !(id === null || isId(id)) || !isObject(error) || typeof error.code !== "number" || !Number.isInteger(error.code) || typeof error.message !== "string") return undefined;
+  // Number.isInteger is false for anything but a number.
+  if (!("error" in obj) || !(id === null || isId(id)) || !isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") return undefined;
   const data = "data" in error ? { data: error.data } : {};
-  return { kind: "response", message: { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...data } } };
+  return { kind: "response", message: { jsonrpc: "2.0", id, error: { code: error.code as number, message: error.message, ...data } } };
 }
 
 /** The request id, when one could be read from a malformed message. */

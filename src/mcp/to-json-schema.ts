@@ -46,7 +46,7 @@ const warn = (message: string): undefined => void console.warn(message);
 /** Sets a bound unless the one already there is tighter (a non-number there is replaced); `lower`: the larger wins. */
 const bound = (json: Json, key: string, value: number, lower?: boolean) => {
   const current = json[key];
-  if (typeof current !== "number" || !Number.isFinite(current) || (lower ? value > current : value < current)) json[key] = value;
+  if (!Number.isFinite(current) || (lower ? value > current : value < current)) json[key] = value;
 };
 const not = (current: unknown, value: Json) => (current !== undefined ? { anyOf: [current, value] } : value);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
