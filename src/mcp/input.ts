@@ -151,8 +151,8 @@ export class Input {
 
   /** The client's answer for `key`, if it gave one. */
   take<T = ElicitResult>(key: string): T | undefined {
-    // Own keys only: a key like "constructor" must not find Object.prototype's.
-    return (Object.hasOwn(this.answers, key) ? this.answers[key] : undefined) as T | undefined;
+    // No prototype to read through (see the constructor): a key the client did not answer is undefined.
+    return this.answers[key] as T | undefined;
   }
 
   /** Stop here and ask the client; the handler runs again with the answers. */
@@ -173,7 +173,7 @@ export class Input {
    */
   ask<R extends Record<string, InputRequest>>(requests: R, state?: Json): Answers<R> {
     const keys = Object.keys(requests);
-    const missing = keys.filter((key) => !Object.hasOwn(this.answers, key) || this.answers[key] === undefined);
+    const missing = keys.filter((key) => this.answers[key] === undefined);
     if (missing.length > 0) this.require(Object.fromEntries(missing.map((k) => [k, requests[k]!])), state);
     return Object.fromEntries(keys.map((k) => [k, this.answers[k]])) as Answers<R>;
   }
