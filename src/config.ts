@@ -123,9 +123,9 @@ export type AuthConfig =
   | { mode: "jwt"; issuer: string; jwksUrl?: string; jwks?: string; audiences: string[]; scopes: string[] };
 
 function readAuth(env: Vars): AuthConfig {
-  const mode = (env.AUTH_MODE ?? "none").trim().toLowerCase();
+  const mode = (env.AUTH_MODE ?? "").trim().toLowerCase() || "none";
   const scopes = (env.AUTH_SCOPES ?? "").split(/\s+/).filter(Boolean);
-  if (mode === "" || mode === "none") return { mode: "none" };
+  if (mode === "none") return { mode };
   if (mode === "token") {
     if (!env.MCP_AUTH_TOKEN) throw new Error("AUTH_MODE=token needs the secret MCP_AUTH_TOKEN (wrangler secret put MCP_AUTH_TOKEN)");
     return { mode, token: env.MCP_AUTH_TOKEN, scopes };

@@ -21,8 +21,7 @@ export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as con
 export const PER_REQUEST_VERSIONS: readonly string[] = [MODERN_VERSION];
 
 export const isModernVersion = (v: unknown): boolean => v === MODERN_VERSION;
-export const isLegacyVersion = (v: unknown): boolean =>
-  typeof v === "string" && (LEGACY_VERSIONS as readonly string[]).includes(v);
+export const isLegacyVersion = (v: unknown): boolean => (LEGACY_VERSIONS as readonly unknown[]).includes(v);
 
 /**
  * Reserved `_meta` keys of 2026-07-28. An enum rather than an object: the bundler writes each key
