@@ -95,9 +95,8 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
     case "loose_tuple":
     case "strict_tuple":
       json.type = "array";
-      json.prefixItems = [];
+      json.prefixItems = schema.items.map(sub);
       json.minItems = schema.items.length;
-      for (const item of schema.items) json.prefixItems.push(sub(item));
       if (type === "tuple_with_rest") json.items = sub(schema.rest);
       else if (type === "strict_tuple") json.items = false;
       break;
