@@ -208,8 +208,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   }));
 
   const hasResources = resources.size > 0 || templates.length > 0;
-  const hasCompletions =
-    (app.prompts ?? []).some((p) => p.complete) || (app.resourceTemplates ?? []).some((t) => t.complete);
+  const hasCompletions = [...prompts.values(), ...templates.map((t) => t.def)].some((def) => def.complete);
   const capabilities: ServerCapabilities = {};
   if (tools.size > 0) capabilities.tools = { listChanged: true };
   if (hasResources) capabilities.resources = resourcesCapability(app);
