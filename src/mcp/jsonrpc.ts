@@ -121,12 +121,10 @@ function describeShapeProblem(obj: Record<string, unknown>): string {
 }
 
 /**
- * Progress tokens are echoed in every progress notification of their request, so they are held to
- * the same bound as request ids: a 900 KB token would otherwise cost its size again per event.
+ * The `_meta.progressToken` of a request (a string of at most MAX_ID_LENGTH, or an integer); -32602
+ * otherwise. Progress tokens are echoed in every progress notification of their request, so they are
+ * held to the same bound as request ids (isId): a 900 KB token would otherwise cost its size again per event.
  */
-const MAX_PROGRESS_TOKEN_LENGTH = MAX_ID_LENGTH;
-
-/** The `_meta.progressToken` of a request (a string of at most MAX_PROGRESS_TOKEN_LENGTH, or an integer); -32602 otherwise. */
 export function checkProgressToken(meta: unknown): string | number | undefined {
   if (!isObject(meta)) return undefined;
   const token = meta.progressToken;
@@ -134,7 +132,7 @@ export function checkProgressToken(meta: unknown): string | number | undefined {
   // A string that is no id is too long.
   throw new McpError(
     ErrorCode.InvalidParams,
-    typeof token === "string" ? `_meta.progressToken must be at most ${MAX_PROGRESS_TOKEN_LENGTH} characters` : "_meta.progressToken must be a string or an integer",
+    typeof token === "string" ? `_meta.progressToken must be at most ${MAX_ID_LENGTH} characters` : "_meta.progressToken must be a string or an integer",
   );
 }
 
