@@ -146,8 +146,8 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
   return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
 }
 
-/** The tool a tools/call names, if the app has it. */
-export const toolNamed = (reg: Registry, params: Record<string, unknown>) => (typeof params.name === "string" ? reg.tools.get(params.name) : undefined);
+/** The tool a tools/call names, if the app has it (a name that is no string finds none: the keys are strings). */
+export const toolNamed = (reg: Registry, params: Record<string, unknown>) => reg.tools.get(params.name as string);
 
 /** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
 export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {
