@@ -16,7 +16,6 @@ interface Context {
   defs: Json;
   refs: Map<object, string>;
   getters: Map<unknown, Node>;
-  next: number;
 }
 
 /** Actions whose requirement is a RegExp that becomes `pattern`. */
@@ -57,7 +56,7 @@ const withDefault = (json: Json, schema: Node) => {
 
 /** The JSON Schema of a valibot schema (without `$schema`: draft 2020-12 is the dialect assumed). */
 export function toJsonSchema(schema: Node): Json {
-  const ctx: Context = { defs: {}, refs: new Map(), getters: new Map(), next: 0 };
+  const ctx: Context = { defs: {}, refs: new Map(), getters: new Map() };
   const json = convert({}, schema, ctx);
   if (ctx.refs.size) json.$defs = ctx.defs;
   return json;
@@ -164,7 +163,8 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
       if (!wrapped) ctx.getters.set(schema.getter, (wrapped = schema.getter(undefined) as Node));
       let ref = ctx.refs.get(wrapped);
       if (!ref) {
-        ctx.refs.set(wrapped, (ref = String(ctx.next++)));
+        // Ids count the definitions: 0, 1, 2…
+        ctx.refs.set(wrapped, (ref = String(ctx.refs.size)));
         ctx.defs[ref] = convert({}, wrapped, ctx, true);
       }
       json.$ref = `#/$defs/${ref}`;
