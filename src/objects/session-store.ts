@@ -67,24 +67,6 @@ export interface LogLimits {
   maxBytes: number;
 }
 
-/**
- * The UTF-8 length of a string, which is what SQLite stores for it; a string's `length` counts UTF-16
- * units and would let text outside ASCII take up to three times the cap.
- */
-export function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2; // a surrogate pair: two units, four bytes
-      i++;
-    } else n += 2;
-  }
-  return n;
-}
-
 export const eventId = (stream: string, seq: number) => `${stream}-${seq}`;
 
 /**
@@ -99,6 +81,14 @@ export function parseEventId(id: string): { stream: string; seq: number; hub?: n
 
 /** A stream with a stored call is still in use whatever its state, so it is never dropped. */
 const NO_CALL = "id NOT IN (SELECT stream FROM calls)";
+
+/**
+ * A stored text's size: its UTF-8 bytes, what SQLite stores for it. A string's `length` counts
+ * UTF-16 units and would let text outside ASCII take up to three times the cap.
+ */
+const BYTES = (text: string) => `length(CAST(${text} AS BLOB))`;
+
+type Row = Record<string, SqlStorageValue>;
 
 /** What a session object finds in its storage: its row once it held state, the mark of an ended one. */
 interface Stored {
@@ -123,18 +113,26 @@ export class SessionStore implements AlarmSource {
     private readonly deadlineWritten: () => void = () => {},
   ) {}
 
+  /** The rows a statement returns. */
+  private rows<T extends Row>(query: string, ...bindings: unknown[]): T[] {
+    return this.sql.exec<T>(query, ...bindings).toArray();
+  }
+
+  /** Whether a statement returns any row. */
+  private any(query: string, ...bindings: unknown[]): boolean {
+    return this.rows(query, ...bindings).length > 0;
+  }
+
   /** Creates the tables, the first time the session holds state: nothing is written before that. */
   createSchema(): void {
     this.ready = true;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS streams (id TEXT PRIMARY KEY, kind TEXT NOT NULL, next_seq INTEGER NOT NULL,
-        closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0, request_id TEXT);
-      CREATE TABLE IF NOT EXISTS events (stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
-        PRIMARY KEY (stream, seq)) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS calls (stream TEXT PRIMARY KEY, request TEXT NOT NULL, answers TEXT NOT NULL, state TEXT);
-      CREATE TABLE IF NOT EXISTS pending (rpc_id TEXT PRIMARY KEY, stream TEXT NOT NULL, key TEXT NOT NULL,
-        method TEXT NOT NULL, deadline INTEGER NOT NULL);
-    `);
+    this.sql.exec(
+      "CREATE TABLE IF NOT EXISTS streams (id TEXT PRIMARY KEY, kind TEXT NOT NULL, next_seq INTEGER NOT NULL, " +
+        "closed_at INTEGER, bytes INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0, request_id TEXT);" +
+        "CREATE TABLE IF NOT EXISTS events (stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (stream, seq)) WITHOUT ROWID;" +
+        "CREATE TABLE IF NOT EXISTS calls (stream TEXT PRIMARY KEY, request TEXT NOT NULL, answers TEXT NOT NULL, state TEXT);" +
+        "CREATE TABLE IF NOT EXISTS pending (rpc_id TEXT PRIMARY KEY, stream TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, deadline INTEGER NOT NULL)",
+    );
   }
 
   // ── session row ──────────────────────────────────────────────────────────
@@ -183,44 +181,45 @@ export class SessionStore implements AlarmSource {
 
   /** POST streams still open with no stored call: their request was running when the object went away. */
   orphanedStreams(): { stream: string; requestId: string | number }[] {
-    return this.sql
-      .exec<{ id: string; request_id: string }>(
-        "SELECT id, request_id FROM streams WHERE kind = 'post' AND closed_at IS NULL AND id NOT IN (SELECT stream FROM calls)",
-      )
-      .toArray()
-      .map((r) => ({ stream: r.id, requestId: JSON.parse(r.request_id) as string | number }));
+    return this.rows<{ id: string; request_id: string }>(`SELECT id, request_id FROM streams WHERE kind = 'post' AND closed_at IS NULL AND ${NO_CALL}`).map((r) => ({ stream: r.id, requestId: JSON.parse(r.request_id) as string | number }));
   }
 
   /** Open GET streams other than this one (replaced by a newer GET). */
   otherGetStreams(except: string): string[] {
-    return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ? AND closed_at IS NULL", except).toArray().map((r) => r.id);
+    return this.rows<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ? AND closed_at IS NULL", except).map((r) => r.id);
   }
 
   streamExists(id: string): boolean {
-    return this.sql.exec("SELECT 1 FROM streams WHERE id = ?", id).toArray().length > 0;
+    return this.kindOf(id) !== undefined;
   }
 
   kindOf(id: string): StreamKind | undefined {
-    return this.sql.exec<{ kind: StreamKind }>("SELECT kind FROM streams WHERE id = ?", id).toArray()[0]?.kind;
+    return this.rows<{ kind: StreamKind }>("SELECT kind FROM streams WHERE id = ?", id)[0]?.kind;
+  }
+
+  /** When a stream was closed: null while it is open, undefined when there is no such stream. */
+  private closedAt(id: string): number | null | undefined {
+    return this.rows<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id)[0]?.closed_at;
   }
 
   /** Whether a Last-Event-ID may still resume this stream: it exists and, if closed, its window is not over. */
   isReplayable(id: string, closedAfter: number): boolean {
     if (!this.ready) return false;
-    const row = this.sql.exec<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id).toArray()[0];
-    return row !== undefined && (row.closed_at === null || row.closed_at > closedAfter);
+    const closedAt = this.closedAt(id);
+    return closedAt === null || (closedAt !== undefined && closedAt > closedAfter);
   }
 
   isClosed(id: string): boolean {
-    const row = this.sql.exec<{ closed_at: number | null }>("SELECT closed_at FROM streams WHERE id = ?", id).toArray()[0];
-    return row === undefined || row.closed_at !== null;
+    return this.closedAt(id) !== null;
   }
 
   /** Appends one message to a stream's log and returns its seq; trims the oldest events past the caps. */
   append(stream: string, data: string, limits: LogLimits): number {
-    const row = this.sql
-      .exec<{ next_seq: number }>("UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ? WHERE id = ? RETURNING next_seq", utf8Length(data), stream)
-      .toArray()[0];
+    const row = this.rows<{ next_seq: number }>(
+      `UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ${BYTES("?")} WHERE id = ? RETURNING next_seq`,
+      data,
+      stream,
+    )[0];
     if (!row) throw new Error(`unknown stream ${stream}`);
     const seq = row.next_seq - 1;
     this.sql.exec("INSERT INTO events (stream, seq, data) VALUES (?, ?, ?)", stream, seq, data);
@@ -231,7 +230,7 @@ export class SessionStore implements AlarmSource {
   private trim(stream: string, limits: LogLimits): void {
     let { events, bytes } = this.sql.exec<{ events: number; bytes: number }>("SELECT events, bytes FROM streams WHERE id = ?", stream).one();
     if (events <= limits.maxEvents && bytes <= limits.maxBytes) return;
-    const oldest = this.sql.exec<{ seq: number; n: number }>("SELECT seq, length(CAST(data AS BLOB)) AS n FROM events WHERE stream = ? ORDER BY seq", stream);
+    const oldest = this.sql.exec<{ seq: number; n: number }>(`SELECT seq, ${BYTES("data")} AS n FROM events WHERE stream = ? ORDER BY seq`, stream);
     let upTo = -1;
     for (const e of oldest) {
       if (events <= limits.maxEvents && bytes <= limits.maxBytes) break;
@@ -245,7 +244,7 @@ export class SessionStore implements AlarmSource {
 
   /** The events after `seq`, in order: the cost is proportional to what was missed (an index range scan). */
   eventsAfter(stream: string, seq: number): StoredEvent[] {
-    return this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events WHERE stream = ? AND seq > ? ORDER BY seq", stream, seq).toArray();
+    return this.rows<{ seq: number; data: string }>("SELECT seq, data FROM events WHERE stream = ? AND seq > ? ORDER BY seq", stream, seq);
   }
 
   closeStream(stream: string, now: number): void {
@@ -256,13 +255,12 @@ export class SessionStore implements AlarmSource {
   /** The newest GET stream, which carries session-level messages. */
   latestGetStream(): string | undefined {
     if (!this.ready) return undefined;
-    return this.sql.exec<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' ORDER BY rowid DESC LIMIT 1").toArray()[0]?.id;
+    return this.rows<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' ORDER BY rowid DESC LIMIT 1")[0]?.id;
   }
 
   /** Drops the streams closed at or before `cutoff`: their replay window is over. */
   dropStreamsClosedBefore(cutoff: number): void {
-    const gone = this.sql.exec<{ id: string }>(`SELECT id FROM streams WHERE closed_at <= ? AND ${NO_CALL}`, cutoff).toArray();
-    for (const { id } of gone) this.dropStream(id);
+    for (const { id } of this.rows<{ id: string }>(`SELECT id FROM streams WHERE closed_at <= ? AND ${NO_CALL}`, cutoff)) this.dropStream(id);
   }
 
   /** Keeps the logs of closed streams within `maxBytes` in all, dropping the oldest closed streams first. */
@@ -270,9 +268,7 @@ export class SessionStore implements AlarmSource {
     const total = this.sql.exec<{ b: number }>(`SELECT coalesce(sum(bytes), 0) AS b FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL}`).one().b;
     if (total <= maxBytes) return;
     let excess = total - maxBytes;
-    const oldest = this.sql
-      .exec<{ id: string; bytes: number }>(`SELECT id, bytes FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL} ORDER BY closed_at, rowid`)
-      .toArray();
+    const oldest = this.rows<{ id: string; bytes: number }>(`SELECT id, bytes FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL} ORDER BY closed_at, rowid`);
     for (const { id, bytes } of oldest) {
       if (excess <= 0) break;
       this.dropStream(id);
@@ -302,12 +298,12 @@ export class SessionStore implements AlarmSource {
   }
 
   getCall(stream: string): CallRow | undefined {
-    const row = this.sql.exec<{ stream: string; request: string; answers: string; state: string | null }>("SELECT * FROM calls WHERE stream = ?", stream).toArray()[0];
+    const row = this.rows<{ stream: string; request: string; answers: string; state: string | null }>("SELECT * FROM calls WHERE stream = ?", stream)[0];
     return row && { stream: row.stream, request: row.request, answers: JSON.parse(row.answers), state: row.state === null ? undefined : JSON.parse(row.state) };
   }
 
   hasCall(stream: string): boolean {
-    return this.sql.exec("SELECT 1 FROM calls WHERE stream = ?", stream).toArray().length > 0;
+    return this.any("SELECT 1 FROM calls WHERE stream = ?", stream);
   }
 
   /** The stream of the waiting call whose client request had this id. */
@@ -321,15 +317,13 @@ export class SessionStore implements AlarmSource {
 
   /** The stored calls of one method (tasks/result waits), with their requests. */
   callsOf(method: string): { stream: string; request: { id: string | number; method: string; params?: Record<string, unknown> } }[] {
-    return this.sql
-      .exec<{ stream: string; request: string }>("SELECT stream, request FROM calls")
-      .toArray()
+    return this.rows<{ stream: string; request: string }>("SELECT stream, request FROM calls")
       .map((r) => ({ stream: r.stream, request: JSON.parse(r.request) }))
       .filter((c) => c.request.method === method);
   }
 
   hasPending(stream: string, key: string): boolean {
-    return this.sql.exec("SELECT 1 FROM pending WHERE stream = ? AND key = ?", stream, key).toArray().length > 0;
+    return this.any("SELECT 1 FROM pending WHERE stream = ? AND key = ?", stream, key);
   }
 
   deleteCall(stream: string): void {
@@ -344,30 +338,22 @@ export class SessionStore implements AlarmSource {
 
   takePending(rpcId: string): PendingRow | undefined {
     if (!this.ready) return undefined;
-    const row = this.sql
-      .exec<{ rpc_id: string; stream: string; key: string; method: string; deadline: number }>("DELETE FROM pending WHERE rpc_id = ? RETURNING *", rpcId)
-      .toArray()[0];
-    return row && { rpcId: row.rpc_id, stream: row.stream, key: row.key, method: row.method, deadline: row.deadline };
+    return this.rows<PendingRow & Row>("DELETE FROM pending WHERE rpc_id = ? RETURNING rpc_id AS rpcId, stream, key, method, deadline", rpcId)[0];
   }
 
   pendingCount(stream?: string): number {
     if (!this.ready) return 0;
-    return stream === undefined
-      ? this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending").one().n
-      : this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending WHERE stream = ?", stream).one().n;
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM pending WHERE ?1 IS NULL OR stream = ?1", stream ?? null).one().n;
   }
 
   /** Removes the pings past their deadline and returns the streams they went out on. */
   takeExpiredPings(now: number): string[] {
-    return this.sql
-      .exec<{ stream: string }>("DELETE FROM pending WHERE method = 'ping' AND deadline <= ? RETURNING stream", now)
-      .toArray()
-      .map((r) => r.stream);
+    return this.rows<{ stream: string }>("DELETE FROM pending WHERE method = 'ping' AND deadline <= ? RETURNING stream", now).map((r) => r.stream);
   }
 
   /** Streams whose pending requests are past their deadline. */
   expiredCalls(now: number): string[] {
-    return this.sql.exec<{ stream: string }>("SELECT DISTINCT stream FROM pending WHERE deadline <= ?", now).toArray().map((r) => r.stream);
+    return this.rows<{ stream: string }>("SELECT DISTINCT stream FROM pending WHERE deadline <= ?", now).map((r) => r.stream);
   }
 
   earliestDeadline(): number | undefined {

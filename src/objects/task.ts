@@ -22,7 +22,6 @@ import { checkInputResponse } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
 import { revisionOf, sameTaskOwner, taskRulesOf } from "../mcp/revisions";
 import { isTerminal, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
-import { utf8Length } from "./session-store";
 import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
 import { TASK_NOTIFICATION, type TaskCreated, type TaskOwner, type TaskRpc, type TaskStart } from "./contracts";
 import { runTask } from "./task-run";
@@ -408,6 +407,24 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   list(...args: Parameters<TaskIndex["list"]>) {
     return this.asIndex.list(...args);
   }
+}
+
+/**
+ * The UTF-8 length of a string, which is what SQLite stores for it; a string's `length` counts UTF-16
+ * units and would let text outside ASCII take up to three times the cap.
+ */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: two units, four bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** The first text block of a tool result, if it has one. */
