@@ -27,9 +27,9 @@ import { onNotification, onRequest, onResponse, refuse, tooManySessions, tooMany
 import type { SessionTasks } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
 import { LiveSessionsStore } from "./live-sessions-store";
-import { eventId, parseEventId, type SessionRow, type SessionStore } from "./session-store";
+import { parseEventId, type SessionRow, type SessionStore } from "./session-store";
 import { closeFromPeer } from "./sockets";
-import type { StreamLog } from "./stream-log";
+import { endFrame, eventFrame, type StreamLog } from "./stream-log";
 import { SessionState } from "./session-state";
 import { LiveSeat } from "./live-seat";
 
@@ -292,12 +292,12 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
-    if (after < 0 && primesStreams(this.session.protocolVersion)) server.send(JSON.stringify({ e: eventId(stream, 0), d: "" }));
-    for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify({ e: eventId(stream, e.seq), d: e.data }));
+    if (after < 0 && primesStreams(this.session.protocolVersion)) server.send(JSON.stringify(eventFrame(stream, 0, "")));
+    for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify(eventFrame(stream, e.seq, e.data)));
     const retry = this.log.takeRetry(stream);
     if (retry !== undefined || (this.store.isClosed(stream) && !this.store.hasCall(stream))) {
       // Nothing more will come on this connection: close it, so it does not count as an open stream.
-      server.send(JSON.stringify(retry !== undefined ? { end: true, retry } : { end: true }));
+      server.send(JSON.stringify(endFrame(retry)));
       server.close(1000, "stream ended");
     }
     return new Response(null, { status: 101, webSocket: client });
@@ -334,7 +334,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     for (const call of this.running.values()) call.abort.abort();
     for (const ws of this.ctx.getWebSockets()) {
       try {
-        ws.send(JSON.stringify({ end: true }));
+        ws.send(JSON.stringify(endFrame()));
         ws.close(1000, "session ended");
       } catch {
         // already closed

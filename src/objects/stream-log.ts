@@ -7,6 +7,12 @@
 import type { StreamFrame } from "./contracts";
 import { eventId, type LogLimits, type SessionStore, type StreamKind } from "./session-store";
 
+/** A stream's event as the pipe sends it. */
+export const eventFrame = (stream: string, seq: number, data: string): StreamFrame => ({ e: eventId(stream, seq), d: data });
+
+/** The end of a pipe connection; with `retry`, when the client is to come back (JSON leaves out an undefined one). */
+export const endFrame = (retry?: number): StreamFrame => ({ end: true, retry });
+
 export class StreamLog {
   /** Streams whose next pipe connection is to be closed at once with this retry delay (polling). */
   private readonly closeNext = new Map<string, number>();
@@ -30,7 +36,7 @@ export class StreamLog {
   append(stream: string, message: object): void {
     const data = JSON.stringify(message);
     const seq = this.store.append(stream, data, this.limits());
-    this.push(stream, { e: eventId(stream, seq), d: data });
+    this.push(stream, eventFrame(stream, seq, data));
   }
 
   /**
@@ -39,7 +45,7 @@ export class StreamLog {
    */
   close(stream: string, retryMs?: number): void {
     this.store.closeStream(stream, Date.now());
-    this.push(stream, retryMs === undefined ? { end: true } : { end: true, retry: retryMs });
+    this.push(stream, endFrame(retryMs));
     this.onClosed();
   }
 
@@ -49,7 +55,7 @@ export class StreamLog {
    */
   disconnect(stream: string, retryMs?: number): void {
     if (retryMs !== undefined && this.sockets(stream).length === 0) this.closeNext.set(stream, retryMs);
-    this.push(stream, retryMs === undefined ? { end: true } : { end: true, retry: retryMs });
+    this.push(stream, endFrame(retryMs));
   }
 
   /** The retry delay a pending `disconnect` left for this stream's next connection, once. */
