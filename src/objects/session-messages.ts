@@ -98,14 +98,12 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       await saveSubscriptions(host, [...subs]);
       return ok();
   }
-  if (LEGACY.taskMethods.has(req.method)) {
-    if (!host.tasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
-    return host.tasks.onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
-  }
-  if (req.method === "tools/call" && host.tasks && host.reg.hasTasks) {
-    const asTask = await host.tasks.taskToolCall(host, req, reply);
-    if (asTask) return asTask;
-  }
+  if (host.tasks) {
+    // tasks/* and a tools/call the task rules decide are the task runtime's; nothing to await for any other.
+    const asTask = host.tasks.onRequest(host, req, reply);
+    const answer = asTask && (await asTask);
+    if (answer) return answer;
+  } else if (LEGACY.taskMethods.has(req.method)) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);

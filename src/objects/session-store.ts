@@ -306,20 +306,15 @@ export class SessionStore implements AlarmSource {
     return this.any("SELECT 1 FROM calls WHERE stream = ?", stream);
   }
 
-  /** The stream of the waiting call whose client request had this id. */
-  findCallByRequestId(id: string | number): string | undefined {
-    if (!this.ready) return undefined;
-    for (const row of this.sql.exec<{ stream: string; request: string }>("SELECT stream, request FROM calls")) {
-      if ((JSON.parse(row.request) as { id: unknown }).id === id) return row.stream;
-    }
-    return undefined;
+  /** The stored calls, with their client requests; none while the session holds no state. */
+  calls(): { stream: string; request: { id: string | number; method: string; params?: Record<string, unknown> } }[] {
+    if (!this.ready) return [];
+    return this.rows<{ stream: string; request: string }>("SELECT stream, request FROM calls").map((r) => ({ stream: r.stream, request: JSON.parse(r.request) }));
   }
 
-  /** The stored calls of one method (tasks/result waits), with their requests. */
-  callsOf(method: string): { stream: string; request: { id: string | number; method: string; params?: Record<string, unknown> } }[] {
-    return this.rows<{ stream: string; request: string }>("SELECT stream, request FROM calls")
-      .map((r) => ({ stream: r.stream, request: JSON.parse(r.request) }))
-      .filter((c) => c.request.method === method);
+  /** The stream of the waiting call whose client request had this id. */
+  findCallByRequestId(id: string | number): string | undefined {
+    return this.calls().find((c) => c.request.id === id)?.stream;
   }
 
   hasPending(stream: string, key: string): boolean {

@@ -19,6 +19,7 @@ import { readTrace } from "../mcp/telemetry";
 import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
+import { tooManyStreams, type SessionHost } from "./session-messages";
 import { createTask, type TaskCall } from "./task-create";
 
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
@@ -159,12 +160,15 @@ async function discardSessionTasks(host: CallHost): Promise<void> {
   );
 }
 
+/** The tasks/result calls waiting in this session. */
+const resultWaits = (host: CallHost) => host.store.calls().filter((c) => c.request.method === "tasks/result");
+
 /** A task of this session (or one it waits on) changed: its status notification, and every tasks/result waiting on it. */
 async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
   if (isTerminal(task.status)) await keepOpenTask(host, task.taskId, false);
   const get = host.store.latestGetStream();
   if (get) host.log.append(get, notification("notifications/tasks/status", LEGACY_TASKS.taskDetail(task)));
-  for (const { stream, request } of host.store.callsOf("tasks/result")) {
+  for (const { stream, request } of resultWaits(host)) {
     if (request.params?.taskId !== task.taskId) continue;
     if (isTerminal(task.status)) endCall(host, stream, taskResult(request.id, task));
     else if (task.status === "input_required") sendTaskInput(host, stream, task);
@@ -174,7 +178,7 @@ async function onTaskUpdated(host: CallHost, task: TaskView): Promise<void> {
 /** A task of this session (or one it waits on) passed its ttl and is gone: each tasks/result still waiting on it ends with -32602. */
 async function onTaskExpired(host: CallHost, taskId: string): Promise<void> {
   await keepOpenTask(host, taskId, false);
-  for (const { stream, request } of host.store.callsOf("tasks/result")) {
+  for (const { stream, request } of resultWaits(host)) {
     if (request.params?.taskId !== taskId) continue;
     const message = `Task ${taskId} expired (its ttl ended) before it finished`;
     endCall(host, stream, errorResponse(request.id, { code: ErrorCode.InvalidParams, message, data: related(taskId) }));
@@ -188,6 +192,18 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
   if (done?.error) console.error("session: the task refused an answer", done.error.message);
 }
 
+/**
+ * The requests that are the task runtime's: tasks/get, tasks/list, tasks/cancel and tasks/result, and
+ * a tools/call the task rules decide. Undefined for any other, which the core runs.
+ */
+function onRequest(host: SessionHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> | undefined {
+  if (LEGACY.taskMethods.has(req.method)) {
+    return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
+  }
+  if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply);
+  return undefined;
+}
+
 /** The session's side of tasks, which the session class holds only when the app has task tools. */
-export const sessionTasks = { taskToolCall, onTaskRequest, discardSessionTasks, onTaskUpdated, onTaskExpired, forwardTaskAnswer };
+export const sessionTasks = { onRequest, discardSessionTasks, onTaskUpdated, onTaskExpired, forwardTaskAnswer };
 export type SessionTasks = typeof sessionTasks;
