@@ -30,7 +30,7 @@ import { coversUri } from "../mcp/guards";
 import { HUB_READY, HUB_SEQ_HEADER, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubSessionFrame, type HubShardRpc, type ListenRefusal } from "./contracts";
 import { notificationFrame } from "./frames";
 import { HubSessionLog, SESSION_SOCKET_TAG, isSessionSocket, sessionFrameOf, sessionWants, type SessionSocket } from "./hub-sessions";
-import { closeFromPeer } from "./sockets";
+import { acceptSocket, closeFromPeer } from "./sockets";
 
 function wants(filter: HubListener, n: HubNotification): boolean {
   if (n.principal !== undefined && (filter.principal ?? "") !== n.principal) return false;
@@ -109,10 +109,10 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
   private get sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.schemaReady) {
-      sql.exec(`
-        CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL);
-      `);
+      sql.exec(
+        "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, subs TEXT NOT NULL);" +
+          "CREATE TABLE IF NOT EXISTS listen_filters (key TEXT PRIMARY KEY, filter TEXT NOT NULL)",
+      );
       this.schemaReady = true;
     }
     return sql;
@@ -146,9 +146,7 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     const refuse = (why: ListenRefusal) => new Response(why, { status: 429 });
     if (held.length >= streams!) return refuse("streams");
     if (held.reduce((sum, ws) => sum + this.filterBytes(ws), bytes!) > budget!) return refuse("filter-bytes");
-    const [peer, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server, [clientTag(client), `${BYTES_TAG}${bytes}`]);
-    return new Response(null, { status: 101, webSocket: peer });
+    return acceptSocket(this.ctx, [clientTag(client), `${BYTES_TAG}${bytes}`])[1];
   }
 
   /**
@@ -161,25 +159,26 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     const seat = { session: params.get("session") ?? "", principal: params.get("principal") ?? "" };
     const after = Number(params.get("after"));
     if (!seat.session || !Number.isSafeInteger(after) || after < -1) return new Response("a session socket names its session and its place in the log", { status: 400 });
-    const [peer, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server, [SESSION_SOCKET_TAG]);
+    const at = after >= 0 ? after : this.sessionLog.head();
+    const [server, response] = acceptSocket(this.ctx, [SESSION_SOCKET_TAG], { [HUB_SEQ_HEADER]: String(at) });
     server.serializeAttachment(seat);
     this.seats.set(server, seat);
     // The replay and the socket's joining happen in one turn: every later publish includes it. (A
     // resuming stream has had its replay from missedBy: this covers only what came in between.)
-    if (after >= 0) {
-      const subscriptions = this.subscriptions();
-      for (const { seq, n } of this.sessionLog.after(after)) if (sessionWants(n, seat, subscriptions)) server.send(JSON.stringify(sessionFrameOf(seq, n)));
-    }
-    const at = after >= 0 ? after : this.sessionLog.head();
-    return new Response(null, { status: 101, webSocket: peer, headers: { [HUB_SEQ_HEADER]: String(at) } });
+    if (after >= 0) for (const frame of this.framesFor(seat, after)) server.send(JSON.stringify(frame));
+    return response;
   }
 
   async missedBy(seat: SessionSocket, after: number): Promise<{ frames: HubSessionFrame[]; head: number }> {
+    return { frames: this.framesFor(seat, after), head: Math.max(after, this.sessionLog.head()) };
+  }
+
+  /** The rows of the session log after `after` that are for this session, as its socket gets them. */
+  private framesFor(seat: SessionSocket, after: number): HubSessionFrame[] {
     const subscriptions = this.subscriptions();
     const frames: HubSessionFrame[] = [];
     for (const { seq, n } of this.sessionLog.after(after)) if (sessionWants(n, seat, subscriptions)) frames.push(sessionFrameOf(seq, n));
-    return { frames, head: Math.max(after, this.sessionLog.head()) };
+    return frames;
   }
 
   /** Each registered session's resource subscriptions, read once when first asked. */

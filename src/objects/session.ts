@@ -28,7 +28,7 @@ import type { SessionTasks } from "./session-tasks";
 import type { TaskView } from "../mcp/tasks";
 import { LiveSessionsStore } from "./live-sessions-store";
 import { parseEventId, type SessionRow, type SessionStore } from "./session-store";
-import { closeFromPeer } from "./sockets";
+import { acceptSocket, closeFromPeer } from "./sockets";
 import { endFrame, eventFrame, type StreamLog } from "./stream-log";
 import { SessionState } from "./session-state";
 import { LiveSeat } from "./live-seat";
@@ -289,8 +289,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     // A POST stream's first connection carries the answer of a call already admitted: never refuse it.
     const firstOfPost = after < 0 && this.store.kindOf(stream) === "post";
     if (!firstOfPost && this.atStreamLimit()) return new Response("too many open streams", { status: 429 });
-    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server, [stream]);
+    const [server, response] = acceptSocket(this.ctx, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.
     if (after < 0 && primesStreams(this.session.protocolVersion)) server.send(JSON.stringify(eventFrame(stream, 0, "")));
     for (const e of this.store.eventsAfter(stream, Math.max(after, 0))) server.send(JSON.stringify(eventFrame(stream, e.seq, e.data)));
@@ -300,7 +299,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       server.send(JSON.stringify(endFrame(retry)));
       server.close(1000, "stream ended");
     }
-    return new Response(null, { status: 101, webSocket: client });
+    return response;
   }
 
   atStreamLimit(): boolean {
