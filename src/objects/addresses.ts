@@ -21,8 +21,11 @@ const shardName = (index: number) => (index === 0 ? "global" : `global/${index}`
 
 export const hubShardCount = (env: Vars) => readConfig(env).hubShards;
 
+/** The object of a namespace that has this name. */
+const named = <T extends Rpc.DurableObjectBranded | undefined>(ns: DurableObjectNamespace<T>, name: string) => ns.get(ns.idFromName(name));
+
 /** Hub shard `index` (0 ≤ index < HUB_SHARDS). */
-export const hubStub = (env: Pick<ObjectBindings, "MCP_HUB">, index = 0) => env.MCP_HUB.get(env.MCP_HUB.idFromName(shardName(index)));
+export const hubStub = (env: Pick<ObjectBindings, "MCP_HUB">, index = 0) => named(env.MCP_HUB, shardName(index));
 
 /** The client key of an authenticated principal: its listen streams' shard, and its rate-limit budget. */
 export const principalClientKey = (principal: string) => `principal:${principal}`;
@@ -61,10 +64,9 @@ export async function publishToHub(env: HubEnv, n: HubNotification): Promise<num
   // shard. An anonymous task's may be followed from any address, so any shard.
   const only = n.method === TASK_NOTIFICATION && n.principal ? (await listenerPlace(env, principalClientKey(n.principal))).shard : undefined;
   const indices = only === undefined ? Array.from({ length: hubShardCount(env) }, (_, i) => i) : [only];
-  const shards = indices.length;
   const results = await Promise.allSettled(indices.map((i) => hubStub(env, i).publish(n)));
   const failed = results.filter((r) => r.status === "rejected");
-  if (failed.length > 0) throw new Error(`${failed.length} of ${shards} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`);
+  if (failed.length > 0) throw new Error(`${failed.length} of ${indices.length} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`);
   return results.reduce((sum, r) => sum + (r as PromiseFulfilledResult<number>).value, 0);
 }
 
@@ -74,15 +76,13 @@ export async function publishToHub(env: HubEnv, n: HubNotification): Promise<num
  */
 export const sessionName = (sessionId: string) => sessionId.split(".", 1)[0]!;
 
-export const sessionStub = (env: Pick<ObjectBindings, "MCP_SESSION">, sessionId: string) =>
-  env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sessionName(sessionId)));
+export const sessionStub = (env: Pick<ObjectBindings, "MCP_SESSION">, sessionId: string) => named(env.MCP_SESSION, sessionName(sessionId));
 
 /**
  * The index of one client's live sessions (live-sessions-store.ts): an object of the session class,
  * named by the client's key. Session objects are named by 43 base64url characters, never with a colon.
  */
-export const liveSessionsStub = (env: Pick<ObjectBindings, "MCP_SESSION">, clientKey: string) =>
-  env.MCP_SESSION.get(env.MCP_SESSION.idFromName(`live:${clientKey}`));
+export const liveSessionsStub = (env: Pick<ObjectBindings, "MCP_SESSION">, clientKey: string) => named(env.MCP_SESSION, `live:${clientKey}`);
 
 /** Session and task ids are 256 random bits, base64url: unguessable, and safe in a header. */
 export const newSessionId = () => toBase64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -90,8 +90,7 @@ export const newTaskId = newSessionId;
 
 /** The task's own object: one per task, named by its id. */
 export function taskStub(env: Pick<ObjectBindings, "MCP_TASK">, taskId: string): TaskMethods {
-  const ns = taskNamespace(env);
-  return ns.get(ns.idFromName(`task:${taskId}`)) as unknown as TaskMethods;
+  return named(taskNamespace(env), `task:${taskId}`) as unknown as TaskMethods;
 }
 
 /**
@@ -99,12 +98,11 @@ export function taskStub(env: Pick<ObjectBindings, "MCP_TASK">, taskId: string):
  * spends. Each revision has its own index, so a 2025 tasks/list never shows a 2026 task (which a 2025
  * session cannot read), and each revision's in-flight count is its own.
  */
-export const taskIndexKey = (owner: TaskOwner, anonymousKey: string) => `${owner.era}:${owner.principal ? `principal:${owner.principal}` : anonymousKey}`;
+export const taskIndexKey = (owner: TaskOwner, anonymousKey: string) => `${owner.era}:${owner.principal ? principalClientKey(owner.principal) : anonymousKey}`;
 
 /** An owner's task index: what counts its tasks in flight and lists them. */
 export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskIndexMethods {
-  const ns = taskNamespace(env);
-  return ns.get(ns.idFromName(`owner:${indexKey}`)) as unknown as TaskIndexMethods;
+  return named(taskNamespace(env), `owner:${indexKey}`) as unknown as TaskIndexMethods;
 }
 
 function taskNamespace(env: Pick<ObjectBindings, "MCP_TASK">) {

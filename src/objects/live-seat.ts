@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { liveSessionsStub, sessionName } from "./addresses";
+import { liveSessionsStub, principalClientKey, sessionName } from "./addresses";
 import type { SessionState } from "./session-state";
 
 export class LiveSeat {
@@ -27,7 +27,7 @@ export class LiveSeat {
   /** Whose live sessions it counts among: the principal's, or the anonymous client's address's. */
   private key(): string | undefined {
     const s = this.state.session;
-    return s.principal ? `principal:${s.principal}` : s.clientKey;
+    return s.principal ? principalClientKey(s.principal) : s.clientKey;
   }
 
   /** The index row stops counting when the session can live no longer, should its end go unheard. */

@@ -91,7 +91,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       const subs = new Set(host.session.subscriptions);
       // Nothing to change, nothing to store: a session that holds no state keeps holding none.
       if (add ? subs.has(params.uri) : !subs.has(params.uri)) return ok();
-      if (add && !subs.has(params.uri) && subs.size >= host.config.maxSubscriptionsPerSession)
+      if (add && subs.size >= host.config.maxSubscriptionsPerSession)
         return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
       if (add) subs.add(params.uri);
       else subs.delete(params.uri);
@@ -103,7 +103,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
     const asTask = host.tasks.onRequest(host, req, reply);
     const answer = asTask && (await asTask);
     if (answer) return answer;
-  } else if (LEGACY.taskMethods.has(req.method)) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
+  } else if (LEGACY.taskMethods.has(req.method)) return fail(methodNotFound(req.method));
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
