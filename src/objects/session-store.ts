@@ -215,25 +215,27 @@ export class SessionStore implements AlarmSource {
 
   /** Appends one message to a stream's log and returns its seq; trims the oldest events past the caps. */
   append(stream: string, data: string, limits: LogLimits): number {
-    const row = this.rows<{ next_seq: number }>(
-      `UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ${BYTES("?")} WHERE id = ? RETURNING next_seq`,
+    const row = this.rows<{ next_seq: number; events: number; bytes: number }>(
+      `UPDATE streams SET next_seq = next_seq + 1, events = events + 1, bytes = bytes + ${BYTES("?")} WHERE id = ? RETURNING next_seq, events, bytes`,
       data,
       stream,
     )[0];
     if (!row) throw new Error(`unknown stream ${stream}`);
     const seq = row.next_seq - 1;
     this.sql.exec("INSERT INTO events (stream, seq, data) VALUES (?, ?, ?)", stream, seq, data);
-    this.trim(stream, limits);
+    this.trim(stream, row, limits);
     return seq;
   }
 
-  private trim(stream: string, limits: LogLimits): void {
-    let { events, bytes } = this.sql.exec<{ events: number; bytes: number }>("SELECT events, bytes FROM streams WHERE id = ?", stream).one();
-    if (events <= limits.maxEvents && bytes <= limits.maxBytes) return;
+  /** Drops a stream's oldest events while its log (`held`: its events and bytes now) is past a cap. */
+  private trim(stream: string, held: { events: number; bytes: number }, limits: LogLimits): void {
+    let { events, bytes } = held;
+    const withinCaps = () => events <= limits.maxEvents && bytes <= limits.maxBytes;
+    if (withinCaps()) return;
     const oldest = this.sql.exec<{ seq: number; n: number }>(`SELECT seq, ${BYTES("data")} AS n FROM events WHERE stream = ? ORDER BY seq`, stream);
     let upTo = -1;
     for (const e of oldest) {
-      if (events <= limits.maxEvents && bytes <= limits.maxBytes) break;
+      if (withinCaps()) break;
       events--;
       bytes -= e.n;
       upTo = e.seq;
@@ -265,10 +267,8 @@ export class SessionStore implements AlarmSource {
 
   /** Keeps the logs of closed streams within `maxBytes` in all, dropping the oldest closed streams first. */
   trimClosed(maxBytes: number): void {
-    const total = this.sql.exec<{ b: number }>(`SELECT coalesce(sum(bytes), 0) AS b FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL}`).one().b;
-    if (total <= maxBytes) return;
-    let excess = total - maxBytes;
     const oldest = this.rows<{ id: string; bytes: number }>(`SELECT id, bytes FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL} ORDER BY closed_at, rowid`);
+    let excess = oldest.reduce((sum, s) => sum + s.bytes, 0) - maxBytes;
     for (const { id, bytes } of oldest) {
       if (excess <= 0) break;
       this.dropStream(id);
