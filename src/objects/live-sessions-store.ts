@@ -6,10 +6,15 @@
  * written here, and the index deletes itself when its last session ends.
  */
 export class LiveSessionsStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly storage: SqlStorage) {}
 
-  private get exists(): boolean {
-    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'live'").toArray().length > 0;
+  /**
+   * The table, made by the first call that needs it: a release that finds no index makes an empty
+   * one, which the object deletes with the rest of its storage.
+   */
+  private get sql(): SqlStorage {
+    this.storage.exec("CREATE TABLE IF NOT EXISTS live (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)");
+    return this.storage;
   }
 
   /**
@@ -18,19 +23,19 @@ export class LiveSessionsStore {
    * whose session outlived its longest life (its end was never heard of) no longer counts.
    */
   admit(sessionId: string, cap: number, expiresAt: number, force: boolean, now: number): boolean {
-    this.sql.exec("CREATE TABLE IF NOT EXISTS live (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)");
-    this.sql.exec("DELETE FROM live WHERE expires_at <= ?", now);
-    const held = this.sql.exec<{ n: number; mine: number }>("SELECT count(*) AS n, coalesce(sum(id = ?), 0) AS mine FROM live", sessionId).one();
+    const sql = this.sql;
+    sql.exec("DELETE FROM live WHERE expires_at <= ?", now);
+    const held = sql.exec<{ n: number; mine: number }>("SELECT count(*) AS n, coalesce(sum(id = ?), 0) AS mine FROM live", sessionId).one();
     if (held.mine > 0) return true;
     if (!force && held.n >= cap) return false;
-    this.sql.exec("INSERT INTO live (id, expires_at) VALUES (?, ?)", sessionId, expiresAt);
+    sql.exec("INSERT INTO live (id, expires_at) VALUES (?, ?)", sessionId, expiresAt);
     return true;
   }
 
   /** A session ended; true when it was the last one, so the index can delete itself. */
   release(sessionId: string): boolean {
-    if (!this.exists) return true;
-    this.sql.exec("DELETE FROM live WHERE id = ?", sessionId);
-    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM live").one().n === 0;
+    const sql = this.sql;
+    sql.exec("DELETE FROM live WHERE id = ?", sessionId);
+    return sql.exec<{ n: number }>("SELECT count(*) AS n FROM live").one().n === 0;
   }
 }

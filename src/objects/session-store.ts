@@ -76,7 +76,7 @@ export const eventId = (stream: string, seq: number) => `${stream}-${seq}`;
 export function parseEventId(id: string): { stream: string; seq: number; hub?: number } | null {
   const m = /^([a-z][0-9a-z]{0,15})-(\d{1,12})(?:\.(\d{1,15}))?$/.exec(id);
   if (!m) return null;
-  return m[3] === undefined ? { stream: m[1]!, seq: Number(m[2]) } : { stream: m[1]!, seq: Number(m[2]), hub: Number(m[3]) };
+  return { stream: m[1]!, seq: Number(m[2]), hub: m[3] === undefined ? undefined : Number(m[3]) };
 }
 
 /** A stream with a stored call is still in use whatever its state, so it is never dropped. */
