@@ -54,20 +54,25 @@ export function sessionShard(sessionId: string, shards: number): number {
 }
 
 /**
- * Publishes through every hub shard at once; resolves, once every shard has accepted it, with how
- * many listeners and sessions it goes to (the shards deliver after answering). Throws when a shard
- * could not be reached (the others still deliver).
+ * Publishes through every hub shard at once (or only through shard `only`); resolves, once every
+ * shard has accepted it, with how many listeners and sessions it goes to (the shards deliver after
+ * answering). Throws when a shard could not be reached (the others still deliver).
  */
-export async function publishToHub(env: HubEnv, n: HubNotification): Promise<number> {
-  // A task's notification goes to listen streams only (no 2025 session takes it), and with a principal
-  // only to that principal's, which all joined the shard of its client key: one call instead of one per
-  // shard. An anonymous task's may be followed from any address, so any shard.
-  const only = n.method === TASK_NOTIFICATION && n.principal ? (await listenerPlace(env, principalClientKey(n.principal))).shard : undefined;
+export async function publishToHub(env: HubEnv, n: HubNotification, only?: number): Promise<number> {
   const indices = only === undefined ? Array.from({ length: hubShardCount(env) }, (_, i) => i) : [only];
   const results = await Promise.allSettled(indices.map((i) => hubStub(env, i).publish(n)));
   const failed = results.filter((r) => r.status === "rejected");
   if (failed.length > 0) throw new Error(`${failed.length} of ${indices.length} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`);
   return results.reduce((sum, r) => sum + (r as PromiseFulfilledResult<number>).value, 0);
+}
+
+/**
+ * A task's notification goes to listen streams only (no 2025 session takes it), and with a principal
+ * only to that principal's, which all joined the shard of its client key: one call instead of one per
+ * shard. An anonymous task's may be followed from any address, so any shard.
+ */
+export async function publishTaskNotification(env: HubEnv, n: HubNotification & { method: typeof TASK_NOTIFICATION }): Promise<number> {
+  return publishToHub(env, n, n.principal ? (await listenerPlace(env, principalClientKey(n.principal))).shard : undefined);
 }
 
 /**

@@ -22,7 +22,7 @@ import { checkInputResponse } from "../mcp/input";
 import { compileApp, type Registry } from "../mcp/registry";
 import { revisionOf, sameTaskOwner, taskRulesOf } from "../mcp/revisions";
 import { isTerminal, statusText, taskSummary, type StoredInputRequest, type TaskView } from "../mcp/tasks";
-import { publishToHub, sessionStub, taskIndexStub } from "./addresses";
+import { publishTaskNotification, sessionStub, taskIndexStub } from "./addresses";
 import { TASK_NOTIFICATION, type TaskCreated, type TaskOwner, type TaskRpc, type TaskStart } from "./contracts";
 import { runTask } from "./task-run";
 import { TaskIndex } from "./task-index";
@@ -390,7 +390,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     };
     await tell("its index", taskIndexStub(this.env, start.indexKey).record(view.taskId, taskSummary(view), this.store.bytes()));
     const params = taskRulesOf(start.owner.era).taskNotification(view);
-    if (params) await tell("listeners", publishToHub(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
+    if (params) await tell("listeners", publishTaskNotification(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
     if (statusChanged) await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
   }
 

@@ -1,10 +1,11 @@
 /** The notification hub as the tests see it: every shard, publishing as `notify` does, evicting them. */
 import { env, evictDurableObject } from "cloudflare:test";
-import { hubShardCount, hubStub, listenerPlace, publishToHub } from "../../src/objects/addresses";
-import type { HubNotification } from "../../src/objects/contracts";
+import { hubShardCount, hubStub, listenerPlace, publishTaskNotification, publishToHub } from "../../src/objects/addresses";
+import { TASK_NOTIFICATION, type HubNotification } from "../../src/objects/contracts";
 
-/** Publishes through every hub shard, as `ctx.notify` from a tool or a cron trigger does. */
-export const publish = (n: HubNotification) => publishToHub(env, n);
+/** Publishes through every hub shard, as `ctx.notify` from a tool or a cron trigger does; a task's notification as its task object does. */
+export const publish = (n: HubNotification) =>
+  n.method === TASK_NOTIFICATION ? publishTaskNotification(env, { ...n, method: TASK_NOTIFICATION }) : publishToHub(env, n);
 
 /** Every hub shard (HUB_SHARDS in the test app's wrangler.toml). */
 export const hubShards = () => Array.from({ length: hubShardCount(env) }, (_, i) => hubStub(env, i));
