@@ -12,7 +12,8 @@ import { LEGACY } from "../mcp/revisions";
 import { readTrace } from "../mcp/telemetry";
 import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
-import { TOO_MANY_STREAMS, type Refusal, type SessionAnswer } from "./contracts";
+import type { SessionAnswer } from "./contracts";
+import { refuse, tooManySessions, tooManyStreams } from "./session-refusals";
 import type { LiveSeat } from "./live-seat";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
 import type { SessionTasks } from "./session-tasks";
@@ -27,21 +28,6 @@ export interface SessionHost extends CallHost {
   /** The session's side of tasks; only an app with task tools has it. */
   readonly tasks?: SessionTasks;
 }
-
-export const refuse = (refusal: Refusal, id: RequestId | null, message: string): SessionAnswer => ({
-  kind: "refused",
-  refusal,
-  id,
-  error: { code: ErrorCode.InvalidRequest, message },
-});
-
-/** Nothing was stored or run: the session has no room for another stream. */
-export const tooManyStreams = (id: RequestId | null) =>
-  refuse("too-many-streams", id, TOO_MANY_STREAMS);
-
-/** Nothing was stored: the client holds as many sessions with state as SESSION_MAX_LIVE allows. */
-export const tooManySessions = (id: RequestId | null, cap: number) =>
-  refuse("too-many-sessions", id, `Too Many Requests: this client already holds ${cap} sessions with state (SESSION_MAX_LIVE); end one with DELETE, or wait until one expires`);
 
 const ACCEPTED: SessionAnswer = { kind: "accepted" };
 

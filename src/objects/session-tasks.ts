@@ -19,7 +19,7 @@ import { readTrace } from "../mcp/telemetry";
 import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
-import { tooManyStreams, type SessionHost } from "./session-messages";
+import { tooManyStreams } from "./session-refusals";
 import { createTask, type TaskCall } from "./task-create";
 
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
@@ -196,7 +196,7 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
  * The requests that are the task runtime's: tasks/get, tasks/list, tasks/cancel and tasks/result, and
  * a tools/call the task rules decide. Undefined for any other, which the core runs.
  */
-function onRequest(host: SessionHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> | undefined {
+function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
     return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
   }
