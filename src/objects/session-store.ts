@@ -189,10 +189,7 @@ export class SessionStore implements AlarmSource {
     return this.rows<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ? AND closed_at IS NULL", except).map((r) => r.id);
   }
 
-  streamExists(id: string): boolean {
-    return this.kindOf(id) !== undefined;
-  }
-
+  /** A stream's kind; undefined when there is no such stream. */
   kindOf(id: string): StreamKind | undefined {
     return this.rows<{ kind: StreamKind }>("SELECT kind FROM streams WHERE id = ?", id)[0]?.kind;
   }

@@ -286,9 +286,10 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     const url = new URL(request.url);
     const stream = url.searchParams.get("stream") ?? "";
     const after = Number(url.searchParams.get("after") ?? "-1");
-    if (request.headers.get("Upgrade") !== "websocket" || !(await this.load()) || !this.store.streamExists(stream)) return new Response("no such stream", { status: 404 });
+    const kind = request.headers.get("Upgrade") === "websocket" && (await this.load()) ? this.store.kindOf(stream) : undefined;
+    if (kind === undefined) return new Response("no such stream", { status: 404 });
     // A POST stream's first connection carries the answer of a call already admitted: never refuse it.
-    const firstOfPost = after < 0 && this.store.kindOf(stream) === "post";
+    const firstOfPost = after < 0 && kind === "post";
     if (!firstOfPost && this.atStreamLimit()) return new Response("too many open streams", { status: 429 });
     const [server, response] = acceptSocket(this.ctx, [stream]);
     // Replay and registration happen in one synchronous turn, so no event can fall between them.

@@ -66,7 +66,7 @@ describe("finished streams", () => {
     store.putCall({ stream: waiting, request: JSON.stringify({ id: 2, method: "tools/call" }), answers: {}, state: undefined });
     expect(store.earliestClosedAt()).toBe(100);
     store.dropStreamsClosedBefore(150);
-    expect([store.streamExists(old), store.streamExists(waiting), store.streamExists(recent)]).toEqual([false, true, true]);
+    expect([old, waiting, recent].map((s) => store.kindOf(s) !== undefined)).toEqual([false, true, true]);
     expect(store.earliestClosedAt()).toBe(200);
   });
 
@@ -78,7 +78,7 @@ describe("finished streams", () => {
       store.closeStream(s, 100 + i);
     });
     store.trimClosed(25);
-    expect(streams.map((s) => store.streamExists(s))).toEqual([false, true, true]);
+    expect(streams.map((s) => store.kindOf(s) !== undefined)).toEqual([false, true, true]);
   });
 });
 
