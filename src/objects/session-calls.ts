@@ -54,14 +54,15 @@ export class Call {
 /** Runs the handler once; returns the JSON-RPC response, or undefined while it waits for client input. */
 export async function runCall(host: CallHost, call: Call, answers: Record<string, unknown>, state: Json | undefined): Promise<object | undefined> {
   const { request } = call;
+  const { session } = host;
   const params = request.params ?? {};
   const outcome = await execute(request.method, params, {
     revision: LEGACY,
     reg: host.reg,
-    protocolVersion: host.session.protocolVersion,
-    clientCapabilities: host.session.clientCapabilities,
-    clientInfo: host.session.clientInfo,
-    logLevel: LEGACY.logLevel(host.session.logLevel),
+    protocolVersion: session.protocolVersion,
+    clientCapabilities: session.clientCapabilities,
+    clientInfo: session.clientInfo,
+    logLevel: LEGACY.logLevel(session.logLevel),
     // The edge refused (400) a request whose token breaks the rule, so reading it again cannot throw.
     progressToken: checkProgressToken(params._meta),
     answers,
@@ -70,9 +71,9 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     emit: call.out.emit,
     notify: createNotifier(host.bindings),
     env: host.bindings,
-    principal: host.session.principal || undefined,
+    principal: session.principal || undefined,
     closeStream: (retryMs = 1000) => host.log.disconnect(call.out.ensure(), retryMs),
-    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, host.session.id),
+    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
     completeElicitation: (elicitationId) => {
       const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });
