@@ -76,7 +76,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       const subs = new Set(host.session.subscriptions);
       // Nothing to change, nothing to store: a session that holds no state keeps holding none.
-      if (add ? subs.has(params.uri) : !subs.has(params.uri)) return ok();
+      if (subs.has(params.uri) === add) return ok();
       if (add && subs.size >= host.config.maxSubscriptionsPerSession)
         return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
       if (add) subs.add(params.uri);

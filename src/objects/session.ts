@@ -30,7 +30,7 @@ import type { TaskView } from "../mcp/tasks";
 import { LiveSessionsStore } from "./live-sessions-store";
 import { parseEventId, type SessionRow, type SessionStore } from "./session-store";
 import { acceptSocket, closeFromPeer } from "./sockets";
-import { endFrame, eventFrame, type StreamLog } from "./stream-log";
+import { endFrame, eventFrame, sendFrame, type StreamLog } from "./stream-log";
 import { SessionState } from "./session-state";
 import { LiveSeat } from "./live-seat";
 
@@ -298,8 +298,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     const retry = this.log.takeRetry(stream);
     if (retry !== undefined || (this.store.isClosed(stream) && !this.store.hasCall(stream))) {
       // Nothing more will come on this connection: close it, so it does not count as an open stream.
-      server.send(JSON.stringify(endFrame(retry)));
-      server.close(1000, "stream ended");
+      sendFrame([server], endFrame(retry));
     }
     return response;
   }
@@ -333,14 +332,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
 
   private async endSession(): Promise<void> {
     for (const call of this.running.values()) call.abort.abort();
-    for (const ws of this.ctx.getWebSockets()) {
-      try {
-        ws.send(JSON.stringify(endFrame()));
-        ws.close(1000, "session ended");
-      } catch {
-        // already closed
-      }
-    }
+    sendFrame(this.ctx.getWebSockets(), endFrame(), "session ended");
     await this.seat.release();
     if (this.store.ready) {
       if (this.session.registered !== false) await hubStub(this.env, this.session.hubShard).unregister(this.session.id);

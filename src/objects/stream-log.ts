@@ -13,6 +13,22 @@ export const eventFrame = (stream: string, seq: number, data: string): StreamFra
 /** The end of a pipe connection; with `retry`, when the client is to come back (JSON leaves out an undefined one). */
 export const endFrame = (retry?: number): StreamFrame => ({ end: true, retry });
 
+/**
+ * Sends pipe sockets a frame, and after an end frame closes them (with `reason`). A socket already
+ * gone is passed over: what it missed is in the log for a Last-Event-ID resume.
+ */
+export function sendFrame(sockets: WebSocket[], frame: StreamFrame, reason = "stream ended"): void {
+  const text = JSON.stringify(frame);
+  for (const ws of sockets) {
+    try {
+      ws.send(text);
+      if ("end" in frame) ws.close(1000, reason);
+    } catch {
+      // the pipe is gone
+    }
+  }
+}
+
 export class StreamLog {
   /** Streams whose next pipe connection is to be closed at once with this retry delay (polling). */
   private readonly closeNext = new Map<string, number>();
@@ -36,7 +52,7 @@ export class StreamLog {
   append(stream: string, message: object): void {
     const data = JSON.stringify(message);
     const seq = this.store.append(stream, data, this.limits());
-    this.push(stream, eventFrame(stream, seq, data));
+    sendFrame(this.sockets(stream), eventFrame(stream, seq, data));
   }
 
   /**
@@ -45,7 +61,7 @@ export class StreamLog {
    */
   close(stream: string, retryMs?: number): void {
     this.store.closeStream(stream, Date.now());
-    this.push(stream, endFrame(retryMs));
+    sendFrame(this.sockets(stream), endFrame(retryMs));
     this.onClosed();
   }
 
@@ -55,7 +71,7 @@ export class StreamLog {
    */
   disconnect(stream: string, retryMs?: number): void {
     if (retryMs !== undefined && this.sockets(stream).length === 0) this.closeNext.set(stream, retryMs);
-    this.push(stream, endFrame(retryMs));
+    sendFrame(this.sockets(stream), endFrame(retryMs));
   }
 
   /** The retry delay a pending `disconnect` left for this stream's next connection, once. */
@@ -63,17 +79,5 @@ export class StreamLog {
     const retry = this.closeNext.get(stream);
     this.closeNext.delete(stream);
     return retry;
-  }
-
-  private push(stream: string, frame: StreamFrame): void {
-    const text = JSON.stringify(frame);
-    for (const ws of this.sockets(stream)) {
-      try {
-        ws.send(text);
-        if ("end" in frame) ws.close(1000, "stream ended");
-      } catch {
-        // the pipe is gone; the event is in the log for a Last-Event-ID resume
-      }
-    }
   }
 }
