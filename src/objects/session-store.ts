@@ -123,7 +123,10 @@ export class SessionStore implements AlarmSource {
     return this.rows(query, ...bindings).length > 0;
   }
 
-  /** Creates the tables, the first time the session holds state: nothing is written before that. */
+  /**
+   * Creates the tables, the first time the session holds state: nothing is written before that. An
+   * INSERT that names no columns gives every column, in the order written here.
+   */
   createSchema(): void {
     this.ready = true;
     this.sql.exec(
@@ -219,7 +222,7 @@ export class SessionStore implements AlarmSource {
     )[0];
     if (!row) throw new Error(`unknown stream ${stream}`);
     const seq = row.next_seq - 1;
-    this.sql.exec("INSERT INTO events (stream, seq, data) VALUES (?, ?, ?)", stream, seq, data);
+    this.sql.exec("INSERT INTO events VALUES (?, ?, ?)", stream, seq, data);
     this.trim(stream, row, limits);
     return seq;
   }
@@ -286,7 +289,7 @@ export class SessionStore implements AlarmSource {
   // ── calls waiting for input, and pending server requests ─────────────────
   putCall(call: CallRow): void {
     this.sql.exec(
-      "INSERT OR REPLACE INTO calls (stream, request, answers, state) VALUES (?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?)",
       call.stream,
       call.request,
       JSON.stringify(call.answers),
@@ -324,7 +327,7 @@ export class SessionStore implements AlarmSource {
   }
 
   addPending(p: PendingRow): void {
-    this.sql.exec("INSERT INTO pending (rpc_id, stream, key, method, deadline) VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
+    this.sql.exec("INSERT INTO pending VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
     this.deadlineWritten();
   }
 
