@@ -121,7 +121,7 @@ export const isSessionId = (id: string) => /^[A-Za-z0-9_-]{43}$/.test(id);
 /** `notify`: list changes and resource updates, published through the hub from anywhere. */
 export function createNotifier(env: HubEnv): Notifier {
   const publish = async (method: string, params?: Record<string, unknown>) => {
-    await publishToHub(env, params ? { method, params } : { method });
+    await publishToHub(env, { method, params });
   };
   return {
     toolsListChanged: () => publish("notifications/tools/list_changed"),
