@@ -105,10 +105,7 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     () => readConfig(this.env).sessionIdleMs,
   );
 
-  /**
-   * The tables, created on first use: a shard nobody registered with keeps no storage. An INSERT that
-   * names no columns gives every column, in the order written here.
-   */
+  /** The tables, created on first use: a shard nobody registered with keeps no storage. */
   private get sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.schemaReady) {
@@ -122,7 +119,7 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
   }
 
   async register(sessionId: string, subscriptions: string[]): Promise<void> {
-    this.sql.exec("INSERT OR REPLACE INTO sessions VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
+    this.sql.exec("INSERT OR REPLACE INTO sessions (id, subs) VALUES (?, ?)", sessionId, JSON.stringify(subscriptions));
   }
 
   async unregister(sessionId: string): Promise<void> {
@@ -243,7 +240,7 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     for (const { key: old } of sql.exec<{ key: string }>("SELECT key FROM listen_filters").toArray()) {
       if (!live.has(old)) sql.exec("DELETE FROM listen_filters WHERE key = ?", old);
     }
-    sql.exec("INSERT INTO listen_filters VALUES (?, ?)", key, json);
+    sql.exec("INSERT INTO listen_filters (key, filter) VALUES (?, ?)", key, json);
     return { stored: key };
   }
 

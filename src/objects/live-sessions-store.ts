@@ -10,7 +10,7 @@ export class LiveSessionsStore {
 
   /**
    * The table, made by the first call that needs it: a release that finds no index makes an empty
-   * one, which the object deletes with the rest of its storage. An INSERT gives both columns, in order.
+   * one, which the object deletes with the rest of its storage.
    */
   private get sql(): SqlStorage {
     this.storage.exec("CREATE TABLE IF NOT EXISTS live (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)");
@@ -28,7 +28,7 @@ export class LiveSessionsStore {
     const held = sql.exec<{ n: number; mine: number }>("SELECT count(*) AS n, coalesce(sum(id = ?), 0) AS mine FROM live", sessionId).one();
     if (held.mine > 0) return true;
     if (!force && held.n >= cap) return false;
-    sql.exec("INSERT INTO live VALUES (?, ?)", sessionId, expiresAt);
+    sql.exec("INSERT INTO live (id, expires_at) VALUES (?, ?)", sessionId, expiresAt);
     return true;
   }
 

@@ -123,10 +123,7 @@ export class SessionStore implements AlarmSource {
     return this.rows(query, ...bindings).length > 0;
   }
 
-  /**
-   * Creates the tables, the first time the session holds state: nothing is written before that. An
-   * INSERT that names no columns gives every column, in the order written here.
-   */
+  /** Creates the tables, the first time the session holds state: nothing is written before that. */
   createSchema(): void {
     this.ready = true;
     this.sql.exec(
@@ -222,7 +219,7 @@ export class SessionStore implements AlarmSource {
     )[0];
     if (!row) throw new Error(`unknown stream ${stream}`);
     const seq = row.next_seq - 1;
-    this.sql.exec("INSERT INTO events VALUES (?, ?, ?)", stream, seq, data);
+    this.sql.exec("INSERT INTO events (stream, seq, data) VALUES (?, ?, ?)", stream, seq, data);
     this.trim(stream, row, limits);
     return seq;
   }
@@ -289,7 +286,7 @@ export class SessionStore implements AlarmSource {
   // ── calls waiting for input, and pending server requests ─────────────────
   putCall(call: CallRow): void {
     this.sql.exec(
-      "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO calls (stream, request, answers, state) VALUES (?, ?, ?, ?)",
       call.stream,
       call.request,
       JSON.stringify(call.answers),
@@ -327,7 +324,7 @@ export class SessionStore implements AlarmSource {
   }
 
   addPending(p: PendingRow): void {
-    this.sql.exec("INSERT INTO pending VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
+    this.sql.exec("INSERT INTO pending (rpc_id, stream, key, method, deadline) VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
     this.deadlineWritten();
   }
 
