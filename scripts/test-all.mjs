@@ -40,7 +40,7 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   console.log(`  ${r.message}`);
   return r.ok;
 });
-await step("bundle: an app without extensions carries none of their code (test/e2e/ext-cost.mjs, esbuild)", async () => {
+await step("bundle: an app without extensions carries none of their code, and stays within its gzip budget (test/e2e/ext-cost.mjs, esbuild)", async () => {
   const r = await extensionCostCheck();
   console.log(r.message.replace(/^/gm, "  "));
   return r.ok;

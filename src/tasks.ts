@@ -3,14 +3,12 @@
  * session's side of tasks. An app reaches it only through `durableTask`, which declares a tool's
  * task, so an app whose tools declare none bundles none of it; `createMcpWorker` finds it there.
  */
-import { serveModernTaskMethod } from "./http/tasks";
-import { MODERN_TASKS } from "./mcp/revisions";
+import { serveModernTaskMethod, startModernTask } from "./http/tasks";
 import type { DurableTask, TaskOptions, TaskSupport } from "./mcp/tasks";
 import { sessionTasks } from "./objects/session-tasks";
 import { taskObjectFor } from "./objects/task";
-import { createTask } from "./objects/task-create";
 
-const TASK_RUNTIME = { taskObjectFor, createTask, serveModernTaskMethod, modernRules: MODERN_TASKS, session: sessionTasks };
+const TASK_RUNTIME = { taskObjectFor, startModernTask, serveModernTaskMethod, session: sessionTasks };
 export type TaskRuntime = typeof TASK_RUNTIME;
 
 /**

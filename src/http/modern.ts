@@ -17,7 +17,7 @@ import { execute, reported } from "../mcp/execute";
 import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
-import { MODERN, type TaskRules } from "../mcp/revisions";
+import { MODERN } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
 import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, requiredHeader } from "./headers";
@@ -26,8 +26,7 @@ import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
 import { missingSecret } from "./seal";
 import { failedStatus, refusedStatus } from "./status";
-import type { serveModernTaskMethod } from "./tasks";
-import type { createTask } from "../objects/task-create";
+import type { serveModernTaskMethod, startModernTask } from "./tasks";
 import { argumentProblem } from "../mcp/methods/tools";
 import type { StartTask } from "../mcp/tasks";
 
@@ -41,7 +40,7 @@ interface LaneDeps {
   /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
   anonymousKey: string;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
-  tasks?: { createTask: typeof createTask; serveModernTaskMethod: typeof serveModernTaskMethod; modernRules: TaskRules };
+  tasks?: { startModernTask: typeof startModernTask; serveModernTaskMethod: typeof serveModernTaskMethod };
   /** Serves subscriptions/listen (it needs the hub). */
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
@@ -141,12 +140,11 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     };
     if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? ""));
     const asTask = method === "tools/call" ? MODERN.asTask(reg, params, envelope.clientCapabilities) : "plain";
-    const startTask = async (answers: Readonly<Record<string, unknown>>) => {
-      const { createTask, modernRules } = deps.tasks!;
-      const made = await createTask(
+    const startTask = (answers: Readonly<Record<string, unknown>>) =>
+      deps.tasks!.startModernTask(
         {
-          tool: reg.tools.get(params.name as string)! as Parameters<typeof createTask>[0]["tool"],
-          owner: { era: MODERN.era, principal: principal ?? "" },
+          tool: reg.tools.get(params.name as string)! as Parameters<typeof startModernTask>[0]["tool"],
+          principal: principal ?? "",
           anonymousKey: deps.anonymousKey,
           params,
           client: envelope,
@@ -156,8 +154,6 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
         env,
         config,
       );
-      return modernRules.taskCreated(made);
-    };
     if (asTask === "task") {
       // A bad argument is answered now, like any call's, not by a task that fails later.
       const problem = argumentProblem(reg, params);

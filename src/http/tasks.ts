@@ -2,8 +2,9 @@
  * The task methods of the 2026-07-28 lane (the `io.modelcontextprotocol/tasks` extension):
  * tasks/get, tasks/update and tasks/cancel, each routed to the task's own object by its id. A
  * client that did not declare the extension in this request's capabilities gets -32021 for them
- * (the lane checks that before it gets here).
+ * (the lane checks that before it gets here). And the task a tools/call becomes.
  */
+import type { Config } from "../config";
 import type { Env } from "../env";
 import { McpError, invalidParams } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
@@ -11,6 +12,7 @@ import { MODERN, MODERN_TASKS } from "../mcp/revisions";
 import { isTaskId } from "../mcp/tasks";
 import { taskStub } from "../objects/addresses";
 import type { TaskOwner } from "../objects/contracts";
+import { createTask, type TaskCall } from "../objects/task-create";
 
 /** tasks/get, tasks/update and tasks/cancel; the result before the lane adds its envelope. */
 export async function serveModernTaskMethod(method: string, params: Record<string, unknown>, env: Env, principal: string): Promise<Record<string, unknown>> {
@@ -36,4 +38,13 @@ export async function serveModernTaskMethod(method: string, params: Record<strin
   // tasks/cancel: the same empty answer whether it stopped the task or the task had already finished.
   if (!(await stub.cancel(caller))) throw notFound();
   return {};
+}
+
+/**
+ * The task a 2026 tools/call becomes, made with the input its request gathered so far (the task runs
+ * the handler again from the start with it): the CreateTaskResult.
+ */
+export async function startModernTask(call: Omit<TaskCall, "owner"> & { principal: string }, env: Env, config: Config): Promise<Record<string, unknown>> {
+  const { principal, ...rest } = call;
+  return MODERN_TASKS.taskCreated(await createTask({ ...rest, owner: { era: MODERN.era, principal } }, env, config));
 }

@@ -42,8 +42,11 @@ interface ExecuteOptions {
   reporting?: Reporting;
   /** 2025: sends notifications/elicitation/complete to the session. */
   completeElicitation?(elicitationId: string): void;
-  /** Set when the request runs inside a task: its id, and where its finished steps are kept. */
-  task?: { id: string; journal: StepJournal };
+  /**
+   * Set when the request runs inside a task: its id, and its `ctx.step`, which keeps finished steps
+   * (the task runtime brings it, so an app without tasks carries none of it).
+   */
+  task?: { id: string; step: HandlerContext["step"] };
   /** A request that may become a task: `ctx.startTask()` stops it with the "task" outcome. */
   canStartTask?: boolean;
   /**
@@ -51,12 +54,6 @@ interface ExecuteOptions {
    * a handler that asks for input ends with this error, and is reported as the error it is.
    */
   inputUnavailable?: McpError;
-}
-
-/** A task's finished steps, by name (values are JSON). */
-export interface StepJournal {
-  get(name: string): { value: unknown } | undefined;
-  put(name: string, value: unknown): void;
 }
 
 export type Outcome =
@@ -147,24 +144,10 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     env: o.env,
     principal: o.principal,
     trace: o.reporting?.trace ?? {},
-    step: o.task ? journaled(o.task.journal) : async (_name, fn) => fn(),
+    step: o.task?.step ?? (async (_name, fn) => fn()),
     startTask() {
       if (o.canStartTask) throw new StartTask(o.answers);
     },
     task: o.task ? { id: o.task.id } : undefined,
-  };
-}
-
-/** `ctx.step` inside a task: a finished step's value comes from the journal; a new one is run and kept. */
-function journaled(journal: StepJournal): HandlerContext["step"] {
-  return async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
-    if (typeof name !== "string" || name === "") throw new TypeError("ctx.step needs a name");
-    const kept = journal.get(name);
-    if (kept) return kept.value as T;
-    const value = await fn();
-    // JSON only: what a step returns must survive storage the same way on every run.
-    const stored = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
-    journal.put(name, stored);
-    return (value === undefined ? undefined : stored) as T;
   };
 }

@@ -13,6 +13,7 @@ import type { JsonRpcNotification } from "./jsonrpc";
 import { compileApp, type Registry } from "./registry";
 import { MAX_INPUT_ROUNDS } from "./rules";
 import { MODERN } from "./revisions";
+import { journaled } from "./step-journal";
 import type { CallToolResult, ClientCapabilities, GetPromptResult, Json, ResourceContents } from "./types";
 import { MODERN_VERSION } from "./versions";
 
@@ -105,7 +106,8 @@ async function runToEnd(
   // A task tool runs as its task would: a step finished in one round is kept for the next.
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
   const steps = new Map<string, unknown>();
-  const task = tool?.task ? { id: "test-task", journal: { get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined), put: (n: string, v: unknown) => void steps.set(n, v) } } : undefined;
+  const journal = { get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined), put: (n: string, v: unknown) => void steps.set(n, v) };
+  const task = tool?.task ? { id: "test-task", step: journaled(journal) } : undefined;
   for (let round = 1; round <= MAX_INPUT_ROUNDS; round++) {
     const outcome = await execute(method, params, {
       revision: MODERN,

@@ -7,7 +7,8 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { execute, type Outcome, type StepJournal } from "../mcp/execute";
+import { execute, type Outcome } from "../mcp/execute";
+import { journaled, type StepJournal } from "../mcp/step-journal";
 import type { JsonRpcNotification } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { revisionOf, taskRulesOf } from "../mcp/revisions";
@@ -56,6 +57,6 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
     env: host.env,
     principal: start.owner.principal || undefined,
     reporting: reportingFor(host.config, host.env, host.reg, start.trace, start.owner.sessionId),
-    task: { id: view.taskId, journal: host.journal },
+    task: { id: view.taskId, step: journaled(host.journal) },
   });
 }
