@@ -54,7 +54,7 @@ const settings = {
   concurrency: Number(opt.concurrency),
   warmup: quick ? 50 : 400,
   rowMaxMs: quick ? 20_000 : 60_000,
-  startupRuns: Number(opt["startup-runs"] ?? (quick ? 2 : 5)),
+  startupRuns: Number(opt["startup-runs"] ?? (quick ? 2 : 7)),
   profileRuns: quick ? 2 : 9,
   legacySessions: 64,
   memoryCount: quick ? 50 : 200,

@@ -65,11 +65,21 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
   const sameTool = { min: same.raw, gzip: same.gzip };
   onProgress(`  the peers' one tool on the engine: minified ${same.raw} B, gzip ${same.gzip} B`);
   let engineProfile;
+  // `check startup` round by round, each round over every server in a rotating order, so a change
+  // in the machine's load falls on all of them and not on whichever ran in its stretch.
+  const keys = Object.keys(SERVERS);
+  const checks = Object.fromEntries(keys.map((key) => [key, []]));
+  onProgress(`start-up: \`wrangler check startup\`, ${startupRuns} interleaved rounds of ${keys.join(", ")}`);
+  for (let round = 0; round < startupRuns; round++) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[(round + k) % keys.length];
+      checks[key].push((await checkStartup(built[key].upload, tmpDir)).active);
+    }
+  }
   for (const [key, server] of Object.entries(SERVERS)) {
-    onProgress(`start-up: ${server.name}`);
-    const { min, raw, upload } = built[key];
-    const check = [];
-    for (let i = 0; i < startupRuns; i++) check.push((await checkStartup(upload, tmpDir)).active);
+    onProgress(`start-up profile: ${server.name}`);
+    const { min, raw } = built[key];
+    const check = checks[key];
     // The finer profile runs on the unminified build, so functions keep their names and lines map to modules.
     const map = moduleMapper(readFileSync(path.join(raw.dir, raw.main), "utf8"));
     const profiles = await profileStartup(raw.dir, raw.main, { ...compatibilityOf(server.config), reps: profileRuns });

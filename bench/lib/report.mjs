@@ -53,7 +53,7 @@ ${table(
   ],
 )}
 
-Every \`check startup\` run: ${Object.entries(stat).map(([k, v]) => `${k} ${v.checkAll.join(", ")}`).join("; ")} (ms).
+Every \`check startup\` run, in interleaved rounds: ${Object.entries(stat).map(([k, v]) => `${k} ${v.checkAll.join(", ")}`).join("; ")} (ms).
 \`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.${same}`;
 }
 
