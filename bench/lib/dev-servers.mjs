@@ -15,16 +15,24 @@ import { TASKS_SERVER } from "./tasks.mjs";
 /** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, fanoutFloor: { [shards]: server }, tasks, taskFloor, churn: [fresh, fresh] }. */
 export async function startDevServers({ shardCounts }, onProgress = () => {}) {
   onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks (and its floor) and churn phases, side by side`);
+  // A start that fails is tried once more: with fifteen starting at once, wrangler's bundler has been
+  // seen to deadlock in one of them, and a whole run should not be lost to that.
+  const retried = (start) =>
+    start().catch((err) => {
+      onProgress(`  a wrangler dev did not start (${String(err?.message ?? err).split("\n")[0]}); starting it again`);
+      return start();
+    });
+  const dev = (options) => retried(() => startWrangler(options));
   const starts = {
-    ...Object.fromEntries(Object.entries(THROUGHPUT_SERVERS).map(([key, options]) => [`throughput-${key}`, startWrangler(options)])),
-    replay: startWrangler(REPLAY_SERVER),
-    tasks: startWrangler(TASKS_SERVER),
-    taskFloor: startWrangler(TASK_FLOOR_SERVER),
-    ...Object.fromEntries(shardCounts.map((n) => [`fanout-${n}`, startWrangler(fanoutServer(n))])),
-    ...Object.fromEntries(shardCounts.map((n) => [`fanout-sessions-${n}`, startWrangler(fanoutServer(n))])),
-    ...Object.fromEntries(shardCounts.map((n) => [`fanout-floor-${n}`, startWrangler(fanoutFloorServer(n))])),
-    "churn-a": startFreshServer(),
-    "churn-b": startFreshServer(),
+    ...Object.fromEntries(Object.entries(THROUGHPUT_SERVERS).map(([key, options]) => [`throughput-${key}`, dev(options)])),
+    replay: dev(REPLAY_SERVER),
+    tasks: dev(TASKS_SERVER),
+    taskFloor: dev(TASK_FLOOR_SERVER),
+    ...Object.fromEntries(shardCounts.map((n) => [`fanout-${n}`, dev(fanoutServer(n))])),
+    ...Object.fromEntries(shardCounts.map((n) => [`fanout-sessions-${n}`, dev(fanoutServer(n))])),
+    ...Object.fromEntries(shardCounts.map((n) => [`fanout-floor-${n}`, dev(fanoutFloorServer(n))])),
+    "churn-a": retried(startFreshServer),
+    "churn-b": retried(startFreshServer),
   };
   const keys = Object.keys(starts);
   const settled = await Promise.allSettled(Object.values(starts));
