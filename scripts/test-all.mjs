@@ -28,7 +28,7 @@ import { withEngineApp } from "../test/e2e/server.mjs";
 const { step, e2eStep, finish, skipped, e2e } = createRunner("npm run test:all");
 
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
-// Static checks (scripts/checks/): layering of src/, README snippets, freshness of the
+// Static checks (scripts/checks/): layering of src/, README and docs/ snippets and links, freshness of the
 // generated Env types. Each proves on a planted tree that it can fail before it judges ours.
 for (const entry of CHECKS) await step(...staticCheck(entry.id));
 await step(...appCheck);
@@ -54,10 +54,10 @@ await step("e2e: fork drill (scratch forks: own tests and KV binding; definition
 await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientModern)));
 await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientLegacy)));
 
-// README "Connect a client": its marked blocks (curl, Inspector CLI and UI, mcp-remote, the
+// docs/connect.md and the README's "Connect a client": their marked blocks (curl, Inspector CLI and UI, mcp-remote, the
 // TypeScript clients) run as written against the engine test app; then `npm run dev` and
 // `npm run dev:conformance` with wrangler's --port/--ip after `--`.
-await step("e2e: README Connect a client snippets + npm dev scripts' port flags (wrangler dev)", e2eStep(runConnect));
+await step("e2e: README and docs/connect.md client snippets + npm dev scripts' port flags (wrangler dev)", e2eStep(runConnect));
 
 // Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
 // authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.

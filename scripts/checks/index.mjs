@@ -5,6 +5,8 @@
 //
 //   npm run checks     runs all of them and reports every finding (npm test stops at the first)
 import { fileURLToPath } from "node:url";
+import { checkDocLinks } from "./doc-links.mjs";
+import { selfTestDocLinks } from "./doc-links.self-test.mjs";
 import { checkLayering } from "./layering.mjs";
 import { selfTestLayering } from "./layering.self-test.mjs";
 import { checkReadmeEntries } from "./readme-entries.mjs";
@@ -21,8 +23,9 @@ import { selfTestUnusedExports } from "./unused-exports.self-test.mjs";
 export const CHECKS = [
   { id: "layering", name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
   { id: "revisions", name: "revision branches outside the revision modules (no more than allowed)", selfTest: selfTestRevisionBranches, check: checkRevisionBranches },
-  { id: "readme", name: "README ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
-  { id: "readme-entries", name: "README Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
+  { id: "readme", name: "README and docs/*.md ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
+  { id: "readme-entries", name: "README and docs/*.md Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
+  { id: "doc-links", name: "links between README and docs/*.md (files and #anchors) resolve", selfTest: selfTestDocLinks, check: checkDocLinks },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
   { id: "exports", name: "no export under src/ that no other file uses, apart from the public ones", selfTest: selfTestUnusedExports, check: checkUnusedExports },
 ];

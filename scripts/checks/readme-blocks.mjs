@@ -1,5 +1,8 @@
-// Why: the README's code is what a newcomer copies first, so it must compile against the engine
-// as it is. This finds the fenced blocks of a Markdown text and remembers where each starts.
+// Why: the README's code, and the docs/ pages', is what a newcomer copies first, so it must compile
+// against the engine as it is. This finds the fenced blocks of a Markdown text and remembers where
+// each starts, and lists the pages the checks read.
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
 
 /**
  * Fenced code blocks (``` or ~~~, any fence length, indented up to three spaces).
@@ -22,4 +25,19 @@ export function fencedBlocks(markdown) {
     } else open.body.push(text);
   });
   return blocks;
+}
+
+/**
+ * The documentation pages whose blocks and links are checked: README.md, then every docs/*.md.
+ * @returns {string[]} paths relative to `root`, with forward slashes
+ */
+export function docFiles(root) {
+  const docs = path.join(root, "docs");
+  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`) : [];
+  return [...(existsSync(path.join(root, "README.md")) ? ["README.md"] : []), ...pages];
+}
+
+/** Every fenced block of every documentation page, each with the page it is in. */
+export function docBlocks(root) {
+  return docFiles(root).flatMap((file) => fencedBlocks(readFileSync(path.join(root, file), "utf8")).map((b) => ({ ...b, file })));
 }

@@ -1,4 +1,4 @@
-// Why: a README block that is a whole Worker entry (it calls createMcpWorker and has a default
+// Why: a block of the README or of a docs/*.md page that is a whole Worker entry (it calls createMcpWorker and has a default
 // export) is what a reader pastes over src/index.ts, and typechecking it does not show that
 // wrangler will run it: a Durable Object class that wrangler.toml binds and the entry forgets to
 // export passes tsc and fails `wrangler dev` and deploy. So each such block is built the way a
@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "../../test/e2e/procs.mjs";
-import { fencedBlocks } from "./readme-blocks.mjs";
+import { docBlocks } from "./readme-blocks.mjs";
 import { CHECKED_INFO } from "./readme-snippets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -20,8 +20,8 @@ export const isWorkerEntry = (code) => /\bcreateMcpWorker\(/.test(code) && /^exp
 
 /** @returns {Promise<{ ok: boolean, message: string, failures: { line: number, text: string }[] }>} */
 export async function checkReadmeEntries(root = ROOT) {
-  const entries = fencedBlocks(readFileSync(path.join(root, "README.md"), "utf8")).filter((b) => b.info === CHECKED_INFO && isWorkerEntry(b.code));
-  if (entries.length === 0) return { ok: true, message: "README Worker entries: none", failures: [] };
+  const entries = docBlocks(root).filter((b) => b.info === CHECKED_INFO && isWorkerEntry(b.code));
+  if (entries.length === 0) return { ok: true, message: "README and docs/ Worker entries: none", failures: [] };
   const dir = path.join(root, "test", ".tmp", "readme-entries");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.join(dir, "src"), { recursive: true });
@@ -43,12 +43,12 @@ export async function checkReadmeEntries(root = ROOT) {
     const r = await run("wrangler", ["deploy", "--dry-run", "--outdir", path.join(dir, `out-${i + 1}`), "--config", toml], { cwd: root, capture: true, timeoutMs: 120_000 });
     if (r.code !== 0 || r.timedOut) {
       const said = r.out.split("\n").filter((l) => /ERROR|error|not exported|export/.test(l)).slice(0, 6).join("\n    ") || r.out.slice(-1500);
-      failures.push({ line: block.line, text: said });
+      failures.push({ file: block.file, line: block.line, text: said });
     }
   }
   return failures.length
-    ? { ok: false, failures, message: `README Worker entries: ${failures.length} of ${entries.length} do not build with wrangler.toml:\n${failures.map((f) => `  README.md:${f.line}:\n    ${f.text}`).join("\n")}` }
-    : { ok: true, failures, message: `README Worker entries: all ${entries.length} build with wrangler.toml (wrangler deploy --dry-run)` };
+    ? { ok: false, failures, message: `README and docs/ Worker entries: ${failures.length} of ${entries.length} do not build with wrangler.toml:\n${failures.map((f) => `  ${f.file}:${f.line}:\n    ${f.text}`).join("\n")}` }
+    : { ok: true, failures, message: `README and docs/ Worker entries: all ${entries.length} build with wrangler.toml (wrangler deploy --dry-run)` };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

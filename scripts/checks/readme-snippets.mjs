@@ -1,5 +1,5 @@
-// Why: the README's TypeScript is what a newcomer copies into src/server.ts, so every block must
-// typecheck there. Each ```ts block is written as its own module beside a stand-in for the
+// Why: the TypeScript of the README and of every docs/*.md page is what a newcomer copies into
+// src/server.ts, so every block must typecheck there. Each ```ts block is written as its own module beside a stand-in for the
 // engine's public module (test/.tmp/readme/src/mcp.ts re-exports src/mcp/index.ts, so
 // `import … from "./mcp"` means what it means in src/server.ts; packages such as valibot resolve
 // from the project) and checked with the project's compiler options.
@@ -14,18 +14,18 @@
 // the same way, and this check leaves it alone.
 //
 //   node scripts/checks/readme-snippets.mjs [root]     (root defaults to the project)
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import { fencedBlocks } from "./readme-blocks.mjs";
+import { docBlocks } from "./readme-blocks.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const CHECKED_INFO = "ts";
 
 /** @returns {{ ok: boolean, message: string, failures: { line: number, block: number, text: string }[] }} */
 export function checkReadmeSnippets(root = ROOT) {
-  const blocks = fencedBlocks(readFileSync(path.join(root, "README.md"), "utf8")).filter((b) => b.info === CHECKED_INFO);
+  const blocks = docBlocks(root).filter((b) => b.info === CHECKED_INFO);
   const base = path.join(root, "test", ".tmp", "readme");
   const dir = path.join(base, "src");
   const testDir = path.join(base, "test");
@@ -65,12 +65,13 @@ export function checkReadmeSnippets(root = ROOT) {
       continue;
     }
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
-    failures.push({ line: at.block.line + 1 + line, column: character + 1, block: at.index, blockLine: at.block.line, text });
+    failures.push({ file: at.block.file, line: at.block.line + 1 + line, column: character + 1, block: at.index, blockLine: at.block.line, text });
   }
 
-  const lines = [`README snippets: ${blocks.length} \`\`\`${CHECKED_INFO} block(s) typechecked as modules beside src/server.ts, ${failures.length + other.length} error(s)`];
-  for (const f of failures) lines.push(`  README.md:${f.line}:${f.column} (block ${f.block}, fenced at line ${f.blockLine}) ${f.text}`);
-  if (other.length) lines.push("  errors outside the README blocks:", ...other.map((o) => `    ${o}`));
+  const pages = new Set(blocks.map((b) => b.file)).size;
+  const lines = [`README and docs/ snippets: ${blocks.length} \`\`\`${CHECKED_INFO} block(s) in ${pages} page(s) typechecked as modules beside src/server.ts, ${failures.length + other.length} error(s)`];
+  for (const f of failures) lines.push(`  ${f.file}:${f.line}:${f.column} (block ${f.block}, fenced at line ${f.blockLine}) ${f.text}`);
+  if (other.length) lines.push("  errors outside the documentation blocks:", ...other.map((o) => `    ${o}`));
   if (failures.length) lines.push(`  Fix the block, or fence it as \`\`\`typescript if it is not meant to compile on its own.`);
   return { ok: failures.length === 0 && other.length === 0, message: lines.join("\n"), failures };
 }

@@ -1,7 +1,8 @@
 // Why: a check that cannot fail proves nothing. This plants a README with a block that compiles
 // against a stand-in engine (through "./mcp", with valibot from the project), a block with a type
 // error on a known line, and a ```typescript block that must be left alone; the check must name
-// exactly the README line of the error. Then the README without the bad block must pass.
+// exactly the README line of the error. A docs/ page is checked the same way: its bad block must be
+// named by the page and its line. Then the pages without the bad blocks must pass.
 import { fileURLToPath } from "node:url";
 import { checkReadmeSnippets } from "./readme-snippets.mjs";
 import { expectations, plantTree } from "./tree.mjs";
@@ -26,7 +27,14 @@ export function selfTestReadmeSnippets() {
   expect(faulty.failures[0]?.line === badLine && faulty.failures[0]?.text.startsWith("TS2322"), `the error names README line ${badLine} with TS2322 (got: ${faulty.failures[0]?.line} ${faulty.failures[0]?.text})`);
   expect(faulty.message.includes(`README.md:${badLine}:`), "the message carries the README line");
 
-  const clean = checkReadmeSnippets(plantTree("readme-clean", { "README.md": ["# Planted", ...GOOD, ...SKETCH].join("\n"), "tsconfig.json": TSCONFIG, "src/mcp.ts": ENGINE }));
+  const page = ["# Guide", "", ...GOOD, "", ...BAD, ""];
+  const pageLine = page.indexOf("~~~ts") + 1 + 3;
+  const inDocs = checkReadmeSnippets(plantTree("readme-docs-faulty", { "README.md": ["# Planted", ...GOOD].join("\n"), "docs/guide.md": page.join("\n"), "tsconfig.json": TSCONFIG, "src/mcp.ts": ENGINE }));
+  expect(!inDocs.ok, "a docs/ page with a bad block fails");
+  expect(inDocs.failures.length === 1 && inDocs.failures[0]?.file === "docs/guide.md" && inDocs.failures[0]?.line === pageLine, `the error names docs/guide.md line ${pageLine} (got: ${inDocs.message})`);
+  expect(inDocs.message.includes(`docs/guide.md:${pageLine}:`), "the message carries the page and line");
+
+  const clean = checkReadmeSnippets(plantTree("readme-clean", { "README.md": ["# Planted", ...GOOD, ...SKETCH].join("\n"), "docs/guide.md": ["# Guide", ...GOOD].join("\n"), "tsconfig.json": TSCONFIG, "src/mcp.ts": ENGINE }));
   expect(clean.ok, `the README with good blocks only passes (got: ${clean.message})`);
 
   return result();

@@ -1,6 +1,7 @@
-// Why: the README's "Connect a client" section is what a new user copies first. This runs
-// its blocks as written against a real `wrangler dev` of the engine test app: each block
-// is found in README.md by the `<!-- e2e: NAME -->` comment in front of it, its
+// Why: the client blocks (docs/connect.md, linked from the README's "Connect a client") are what a
+// new user copies first. This runs them as written against a real `wrangler dev` of the engine test
+// app: each block is found in README.md or a docs/*.md page by the `<!-- e2e: NAME -->` comment in
+// front of it (each name once across the pages), its
 // http://localhost:8787/mcp is replaced by the test server's URL, and it runs with the
 // real tool (curl, the Inspector CLI and web UI, mcp-remote over stdio, the two official
 // TypeScript clients). If a block changes, this runs the new text; if one disappears,
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { CHILD_ENV, ROOT, atExit, sleep, spawnGroup, stopGroup } from "./procs.mjs";
 import { freePort, withEngineApp } from "./server.mjs";
+import { docFiles } from "../../scripts/checks/readme-blocks.mjs";
 
 /** The URL every README block uses; the test swaps in its own server's. */
 export const LOCAL_URL = "http://localhost:8787/mcp";
@@ -25,13 +27,19 @@ const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
-/** The blocks marked `<!-- e2e: NAME -->` in README.md: name → { lang, code }. */
-export function readmeBlocks(file = path.join(ROOT, "README.md")) {
-  const text = readFileSync(file, "utf8");
+/** The text of README.md and every docs/*.md page, with each page's name. */
+function docPages(root = ROOT) {
+  return docFiles(root).map((file) => ({ file, text: readFileSync(path.join(root, file), "utf8") }));
+}
+
+/** The blocks marked `<!-- e2e: NAME -->` in README.md and docs/*.md: name → { lang, code, file }. */
+export function readmeBlocks(root = ROOT) {
   const blocks = new Map();
-  for (const m of text.matchAll(/<!-- e2e: ([\w-]+) -->\s*\n[ \t]*```(\w*)[^\n]*\n([\s\S]*?)\n[ \t]*```/g)) {
-    assert(!blocks.has(m[1]), `README.md marks two blocks "${m[1]}"`);
-    blocks.set(m[1], { lang: m[2], code: m[3] });
+  for (const { file, text } of docPages(root)) {
+    for (const m of text.matchAll(/<!-- e2e: ([\w-]+) -->\s*\n[ \t]*```(\w*)[^\n]*\n([\s\S]*?)\n[ \t]*```/g)) {
+      assert(!blocks.has(m[1]), `${file} marks block "${m[1]}", which ${blocks.get(m[1])?.file} marks too`);
+      blocks.set(m[1], { lang: m[2], code: m[3], file });
+    }
   }
   return blocks;
 }
@@ -163,14 +171,14 @@ async function curlChecks(url, blocks, check) {
   });
 }
 
-async function inspectorCliChecks(url, blocks, check) {
-  const lines = localize(blocks.get("inspector-cli"), url).split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
+async function inspectorCliChecks(url, blocks, check, name = "inspector-cli", pairs = ["legacy initialize", "legacy tools/list", "modern initialize", "modern tools/list"]) {
+  const lines = localize(blocks.get(name), url).split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
   const seen = new Set();
   for (const line of lines) {
     const era = /--protocol-era (\w+)/.exec(line)?.[1];
     const method = /--method (\S+)/.exec(line)?.[1];
     seen.add(`${era} ${method}`);
-    await check(`Inspector CLI 2.12.0: --protocol-era ${era} --method ${method}`, async () => {
+    await check(`Inspector CLI 2.12.0 (${name}): --protocol-era ${era} --method ${method}`, async () => {
       const home = tempHome("mcp-e2e-inspector-");
       try {
         const out = await bash(line, { HOME: home.dir });
@@ -187,8 +195,8 @@ async function inspectorCliChecks(url, blocks, check) {
       }
     }, 60_000);
   }
-  await check("Inspector CLI block covers initialize and tools/list on both eras", async () => {
-    assertEqual([...seen].sort(), ["legacy initialize", "legacy tools/list", "modern initialize", "modern tools/list"], "era/method pairs");
+  await check(`Inspector CLI block ${name} covers ${pairs.join(", ")}`, async () => {
+    assertEqual([...seen].sort(), pairs, "era/method pairs");
   });
 }
 
@@ -309,11 +317,11 @@ async function tsClientChecks(url, blocks, check) {
 }
 
 /** Every block the README promises; a missing one fails here rather than going untested. */
-const BLOCKS = ["claude-desktop", "cursor", "vscode", "inspector-ui", "inspector-cli", "client-v2", "sdk-v1", "curl-2026", "curl-2026-call", "curl-2025"];
+const BLOCKS = ["readme-inspector", "claude-desktop", "cursor", "vscode", "inspector-ui", "inspector-cli", "client-v2", "sdk-v1", "curl-2026", "curl-2026-call", "curl-2025"];
 
 export async function runReadmeSnippets(url, { check }) {
   let blocks;
-  const ok = await check("README.md has every marked block", async () => {
+  const ok = await check("README.md and docs/*.md have every marked block", async () => {
     blocks = readmeBlocks();
     const missing = BLOCKS.filter((b) => !blocks.has(b));
     assertEqual(missing, [], "missing blocks");
@@ -321,9 +329,9 @@ export async function runReadmeSnippets(url, { check }) {
     assertEqual(extra, [], "marked blocks this test does not run");
   });
   if (!ok) return;
-  await check("README names the versions package.json installs", async () => {
+  await check("README.md and docs/*.md name the versions package.json installs", async () => {
     // npx runs the installed copy only when the versions agree; otherwise it would fetch another.
-    const text = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const text = docPages().map((p) => p.text).join("\n");
     const dev = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).devDependencies;
     const named = (re) => [...new Set([...text.matchAll(re)].map((m) => m[1]))];
     assertEqual(named(/mcp-remote@([\w.-]+)/g), [dev["mcp-remote"]], "mcp-remote");
@@ -334,6 +342,7 @@ export async function runReadmeSnippets(url, { check }) {
   await curlChecks(url, blocks, check);
   await tsClientChecks(url, blocks, check);
   await inspectorCliChecks(url, blocks, check);
+  await inspectorCliChecks(url, blocks, check, "readme-inspector", ["legacy tools/list", "modern tools/list"]);
   await inspectorUiCheck(url, blocks, check);
   await mcpRemoteChecks(url, blocks, check);
   await editorConfigCheck(url, blocks, check);
