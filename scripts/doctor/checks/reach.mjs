@@ -27,7 +27,11 @@ export async function reachChecks(ctx, report) {
     if (a.status >= 300 && a.status < 400) return stop("redirect", FAULTS.redirect(a.status, locationOf(a, ctx.url)));
     const edge = edgeSignature(a);
     if (edge) return stop("edge-blocks-all", FAULTS.edgeBlocksAll(edge));
-    if (a.status === 403 && /\bHost\b.*(ALLOWED_HOSTS|not allowed)/i.test(refusalText(a))) return stop("host-refused", FAULTS.hostRefused(url.host));
+    if (a.status === 403 && /\bHost\b.*(ALLOWED_HOSTS|not allowed)/i.test(refusalText(a))) {
+      // The name the Worker saw (a route or proxy may send another than the URL's): that is the one to allow.
+      const seen = refusalText(a).match(/Host "([^"]+)"/)?.[1] ?? url.host;
+      return stop("host-refused", FAULTS.hostRefused(seen));
+    }
     if (a.status === 401) ctx.state.authRequired = true;
     return { detail: a.status === 401 ? "401: the server asks for authorization" : describe(a), ms: a.ms };
   });

@@ -80,6 +80,8 @@ export async function revisionChecks(ctx, report) {
       session = last.session;
       return { detail: `${legacy.protocolVersion}, session id ${session ? `of ${session.length} characters` : "none (a stateless server)"}` };
     } catch (err) {
+      // initialize gave a session id and the next request with it (notifications/initialized) got 404.
+      if (err?.status === 404 && last.session) return { fault: fault("session-lost", FAULTS.sessionLost(`answered 404 right after initialize (${errorText(err)})`)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`initialize ${errorText(err)}`)) };
     }
   });
