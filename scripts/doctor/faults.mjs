@@ -69,7 +69,7 @@ export const FAULTS = {
   }),
   sessionLost: (answer) => ({
     shows: `tools list and then fail with "Session not found" / the client re-initializes on every call`,
-    why: `a request with the session id initialize just returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
+    why: `a request with the session id that initialize returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
     fix: "set MCP_STATE_SECRET once (`npx wrangler secret put MCP_STATE_SECRET`) and do not change it between versions (rotate with MCP_STATE_SECRET_PREVIOUS); remove any Transform Rule or proxy that drops or rewrites the Mcp-Session-Id header (Cloudflare dashboard → Rules → Transform Rules)",
   }),
   sessionlessUnclear: (answer) => ({

@@ -28,7 +28,7 @@ export function createReport({ json = false, out = process.stdout } = {}) {
     const mark = { ok: "✓", fault: "✗", skip: "-", error: "!" }[entry.status];
     print(`${mark} ${name}${entry.detail ? `: ${String(entry.detail).split("\n")[0]}` : ""}  (${ms} ms)`);
     for (const f of faults) {
-      print(`    ${f.id}`);
+      print(`    fault: ${f.id}`);
       print(`    host shows: ${f.shows}`);
       print(`    why: ${f.why}`);
       print(`    fix: ${f.fix}`);

@@ -92,6 +92,8 @@ export async function runDoctor() {
     });
     await doctorCase(check, origin, "host-not-allowed", { expect: ["host-refused"], fix: /ALLOWED_HOSTS = ".*mcp\.example\.com"/ });
     await doctorCase(check, origin, "redirect-mcp", { expect: ["redirect"], fix: /Redirect Rules/ });
+    await doctorCase(check, origin, "access-login", { expect: ["redirect"], fix: /Zero Trust → Access.*Bypass/ });
+    await doctorCase(check, origin, "edge-challenge", { expect: ["edge-blocks-all"], fix: /Bot Fight Mode/ });
     await doctorCase(check, origin, "cors-stripped", { expect: ["cors-missing"], fix: /Transform Rules/ });
     await doctorCase(check, origin, "sessions-404", { expect: ["session-lost"], fix: /MCP_STATE_SECRET.*Mcp-Session-Id/ });
   });
@@ -102,6 +104,8 @@ export async function runDoctor() {
         const ok = report.steps.filter((s) => s.status === "ok").map((s) => s.name).join(" | ");
         for (const step of ["401 challenge", "protected-resource metadata", "authorization server metadata", "PKCE S256", "client registration", "token endpoint"])
           assert(ok.includes(step), `the step "${step}" ran and passed`);
+        const registration = report.steps.find((s) => s.name.startsWith("client registration"));
+        assert(/registered "mcp-worker-template doctor"/.test(registration?.detail), `the registration is named as the doctor's (${registration?.detail})`);
       },
     });
     await doctorCase(check, origin, "slow-discovery", { expect: ["slow"], fix: /wrangler tail/, args: ["--budget-ms", String(SHORT_BUDGET_MS)] });

@@ -22,12 +22,23 @@ const readAll = (stream) =>
  * how it is forwarded: `forward.host` (the Host sent on), `forward.delayMs`, `forward.rewrite(body, res)`
  * for the answer's body, `forward.dropHeaders` (a pattern of answer headers removed).
  */
-export const FAULT_MODES = {
+const FAULT_MODES = {
   healthy: () => false,
   "agent-blocked": (req, res) => {
     if (!/Claude-User/.test(req.headers["user-agent"] ?? "")) return false;
     res.writeHead(403, { server: "cloudflare", "cf-mitigated": "challenge", "cf-ray": "8f00doctor0000-LHR", "content-type": "text/html; charset=UTF-8" });
     res.end(EDGE_BLOCK_PAGE);
+    return true;
+  },
+  "edge-challenge": (_req, res) => {
+    res.writeHead(403, { server: "cloudflare", "cf-mitigated": "challenge", "content-type": "text/html; charset=UTF-8" });
+    res.end("<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>challenge-platform</body></html>");
+    return true;
+  },
+  "access-login": (req, res) => {
+    if (!req.url.startsWith("/mcp")) return false;
+    res.writeHead(302, { location: "https://team.cloudflareaccess.com/cdn-cgi/access/login/mcp.example.com?redirect_url=%2Fmcp" });
+    res.end();
     return true;
   },
   "host-not-allowed": (_req, _res, forward) => ((forward.host = "mcp.example.com"), false),

@@ -9,7 +9,7 @@ import { describe, jsonOf } from "../http.mjs";
 import { fault } from "../report.mjs";
 
 const REDIRECT_URI = "https://claude.ai/api/mcp/auth_callback";
-export const DOCTOR_CLIENT_NAME = "mcp-worker-template doctor";
+const DOCTOR_CLIENT_NAME = "mcp-worker-template doctor";
 
 /** The `resource_metadata` parameter of a Bearer challenge, or null; undefined when there is no Bearer challenge. */
 function bearerChallenge(header) {

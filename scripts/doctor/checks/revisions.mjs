@@ -81,9 +81,16 @@ export async function revisionChecks(ctx, report) {
       return { detail: `${legacy.protocolVersion}, session id ${session ? `of ${session.length} characters` : "none (a stateless server)"}` };
     } catch (err) {
       // initialize gave a session id and the next request with it (notifications/initialized) got 404.
-      if (err?.status === 404 && last.session) return { fault: fault("session-lost", FAULTS.sessionLost(`answered 404 right after initialize (${errorText(err)})`)) };
+      if (err?.status === 404 && last.session) return { fault: fault("session-lost", FAULTS.sessionLost(`(notifications/initialized, right after initialize) answered 404: ${err?.message ?? err}`)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`initialize ${errorText(err)}`)) };
     }
+  });
+  await report.step("2025-11-25: a request without Mcp-Session-Id (as Claude may send)", async () => {
+    const a = await ctx.send(sessionlessToolsList());
+    const body = jsonOf(a);
+    // A clear JSON-RPC answer (an error telling the client to initialize, or a result from a stateless server) is healthy.
+    if (a.status > 0 && a.status < 500 && body && (body.error || body.result)) return { detail: describe(a), ms: a.ms };
+    return { fault: fault("sessionless-unclear", FAULTS.sessionlessUnclear(describe(a))), ms: a.ms };
   });
   if (!legacy.protocolVersion) return;
   await report.step("2025-11-25: tools/list in the session", async () => {
@@ -96,13 +103,6 @@ export async function revisionChecks(ctx, report) {
       if (err?.status === 404) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err))) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`tools/list ${errorText(err)}`)) };
     }
-  });
-  await report.step("2025-11-25: a request without Mcp-Session-Id (as Claude may send)", async () => {
-    const a = await ctx.send(sessionlessToolsList());
-    const body = jsonOf(a);
-    // A clear JSON-RPC answer (an error telling the client to initialize, or a result from a stateless server) is healthy.
-    if (a.status > 0 && a.status < 500 && body && (body.error || body.result)) return { detail: describe(a), ms: a.ms };
-    return { fault: fault("sessionless-unclear", FAULTS.sessionlessUnclear(describe(a))), ms: a.ms };
   });
   ctx.state.client ??= legacy;
   ctx.state.closeLegacy = async () => {
@@ -120,7 +120,7 @@ export async function deleteCheck(ctx, report) {
     if (status === undefined) return { detail: "no session to end (a stateless server)" };
     // 405: the server does not let clients end sessions (allowed by the spec); 404: it lost the session already.
     if ((status >= 200 && status < 300) || status === 405) return { detail: String(status) };
-    if (status === 404) return { fault: fault("session-lost", FAULTS.sessionLost(`DELETE answered 404`)) };
+    if (status === 404) return { fault: fault("session-lost", FAULTS.sessionLost("(DELETE) answered 404")) };
     return { fault: fault("legacy-broken", FAULTS.legacyBroken(`DELETE answered ${status}`)) };
   });
 }
