@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { startFaultProxy } from "./fault-proxy.mjs";
+import { oauthClient } from "./oauth.mjs";
 import { ROOT } from "./procs.mjs";
 import { startWrangler } from "./server.mjs";
 
@@ -56,10 +57,10 @@ async function doctorCase(check, origin, mode, { expect = [], fix, args = [], al
   }, 150_000);
 }
 
-async function withServer(config, check, fn) {
+async function withServer(config, check, fn, vars = {}) {
   let server;
   const started = await check(`wrangler dev ${config} starts`, async () => {
-    server = await startWrangler({ config });
+    server = await startWrangler({ config, vars });
   }, 90_000);
   if (!started) return;
   try {
@@ -98,6 +99,7 @@ export async function runDoctor() {
     await doctorCase(check, origin, "sessions-404", { expect: ["session-lost"], fix: /MCP_STATE_SECRET.*Mcp-Session-Id/ });
   });
 
+  // The demo sign-in (loopback only) gives the --token case below its token.
   await withServer("wrangler.oauth.toml", check, async (origin) => {
     await doctorCase(check, origin, "healthy", {
       also: (report) => {
@@ -111,19 +113,25 @@ export async function runDoctor() {
     await doctorCase(check, origin, "slow-discovery", { expect: ["slow"], fix: /wrangler tail/, args: ["--budget-ms", String(SHORT_BUDGET_MS)] });
     await doctorCase(check, origin, "token-needs-resource", { expect: ["token-needs-resource"], fix: /AUTH_AUDIENCE/ });
     await doctorCase(check, origin, "other-resource", { expect: ["resource-mismatch"], fix: /custom_domain/ });
-  });
 
-  // Views (the example app's) and skills (the conformance fixture's) are read where declared, without a false alarm.
-  await withServer("wrangler.toml", check, async (origin) => {
-    await doctorCase(check, origin, "healthy", {
-      args: ["--call", "convert_temperature", '{"value":100,"from":"celsius"}'],
-      also: (report) => {
-        const ok = report.steps.filter((s) => s.status === "ok").map((s) => `${s.name}: ${s.detail}`).join(" | ");
-        assert(/MCP Apps views the tools declare: 1 of 1 read/.test(ok), `the view was read (${ok})`);
-        assert(/tools\/call convert_temperature.*212/.test(ok), "the tool named with --call was called");
-      },
-    });
-  });
+    // Behind the authorization, with a token the demo sign-in gives (no proxy: the token is for this origin's /mcp):
+    // both revisions, the example app's view, and the tool named with --call, without a false alarm.
+    await check("--token: both revisions, the example app's view and a tool named with --call, behind OAuth: no fault", async () => {
+      const client = oauthClient(origin);
+      await client.discover();
+      await client.register();
+      const { access_token } = await client.login("doctor-e2e");
+      const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token, "--call", "convert_temperature", '{"value":100,"from":"celsius"}']);
+      assertEqual(idsOf(report).join(","), "", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
+      assertEqual(code, 0, "exit status");
+      const ok = report.steps.filter((s) => s.status === "ok").map((s) => `${s.name}: ${s.detail}`).join(" | ");
+      for (const step of ["2026-07-28: tools/list", "2025-11-25: tools/list in the session", "2025-11-25: DELETE ends the session", "token endpoint"]) assert(ok.includes(step), `the step "${step}" ran and passed (${ok})`);
+      assert(/MCP Apps views the tools declare: 1 of 1 read/.test(ok), `the view was read (${ok})`);
+      assert(/tools\/call convert_temperature.*212/.test(ok), "the tool named with --call was called");
+    }, 150_000);
+  }, { OAUTH_DEMO_AUTO_APPROVE: "true" });
+
+  // Skills (the conformance fixture's) are loaded and verified where declared, without a false alarm.
   await withServer("test/conformance/wrangler.toml", check, async (origin) => {
     await doctorCase(check, origin, "healthy", {
       also: (report) => {

@@ -17,7 +17,8 @@ async function firstAnswers(ctx, ua) {
   return [discover, initialize];
 }
 
-const refused = (a) => a.status === 0 || a.status >= 400 || (a.status >= 300 && a.status < 400);
+// A 429 without the edge's signature is the server's own rate limit (the doctor's requests count too), not a judgement of the agent.
+const refused = (a) => a.status === 0 || (a.status >= 300 && a.status !== 429) || (a.status === 429 && edgeSignature(a) !== undefined);
 
 export async function agentChecks(ctx, report) {
   if (ctx.state.blocked) return;
