@@ -5,7 +5,7 @@
 // budget and an extension-free bundle free of the extensions' code, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
 // client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions; the README's client
 // snippets and the dev scripts; official conformance suite; tasks across a server restart; the
-// opt-in OAuth entry). Helpers live in test/e2e/.
+// opt-in OAuth entry; `npm run doctor` against each fault class). Helpers live in test/e2e/.
 import { CHECKS } from "./checks/index.mjs";
 import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
