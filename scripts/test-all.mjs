@@ -5,7 +5,7 @@
 // budget and an extension-free bundle free of the extensions' code, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
 // client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions; the README's client
 // snippets and the dev scripts; official conformance suite; tasks across a server restart; the
-// opt-in OAuth entry). Helpers live in test/e2e/.
+// opt-in OAuth entry; `npm run doctor` against each fault class). Helpers live in test/e2e/.
 import { CHECKS } from "./checks/index.mjs";
 import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 import { bundleCheck } from "../test/e2e/bundle.mjs";
@@ -20,6 +20,7 @@ import { runNotifyRestart } from "../test/e2e/notify-restart.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runExtensions } from "../test/e2e/extensions.mjs";
 import { runConnect } from "../test/e2e/connect.mjs";
+import { runDoctor } from "../test/e2e/doctor.mjs";
 import { runOAuth } from "../test/e2e/oauth.mjs";
 import { runOAuthBrowser } from "../test/e2e/oauth-browser.mjs";
 import { runOAuthConformance } from "../test/e2e/oauth-conformance.mjs";
@@ -100,6 +101,12 @@ await step("e2e: 2025 notifications published across a server restart come back 
 // The engine's own client (src/client): both revisions against the engine test app, listen and
 // resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
 await step("e2e: own client (src/client) on both revisions, engine app + fixture + client-app (wrangler dev)", e2eStep(runClientOwn));
+
+// `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at
+// a time (an edge 403 for Claude-User, a Host not allowed, a redirect, stripped CORS, lost sessions, slow
+// discovery, a token endpoint needing `resource`, metadata for another resource): each named with its fix,
+// and no fault on the healthy servers.
+await step("e2e: npm run doctor names each fault in front of a deployment, and none on a healthy one (wrangler dev + fault proxy)", e2eStep(runDoctor));
 
 // The official suite judging that client: `npm run conformance-client`, both requirement sets side by side.
 await step("e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)", e2eStep(runConformanceClient));

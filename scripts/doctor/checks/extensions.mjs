@@ -1,0 +1,63 @@
+// Why: what a host loads after tools/list: the MCP Apps views the tools declare (a host renders the
+// tool's text alone when its view cannot be read) and the skills the server declares (each file checked
+// against its listed size and digest by the client). Only with --call does the doctor call a tool.
+import { FAULTS } from "../faults.mjs";
+import { fault } from "../report.mjs";
+
+const VIEWS_CHECKED = 5;
+const SKILLS_CHECKED = 5;
+const viewOf = (tool) => tool._meta?.ui?.resourceUri ?? tool._meta?.["ui/resourceUri"];
+
+export async function extensionChecks(ctx, report) {
+  const client = ctx.state.client;
+  if (!client) return;
+  const views = [...new Set((ctx.state.tools ?? []).map(viewOf).filter((u) => typeof u === "string"))];
+  await report.step("MCP Apps views the tools declare", async () => {
+    if (!views.length) return { skip: "no tool declares a view" };
+    const faults = [];
+    for (const uri of views.slice(0, VIEWS_CHECKED)) {
+      try {
+        const { contents } = await client.readResource(uri, { timeoutMs: ctx.timeoutMs });
+        const part = contents.find((c) => c.uri === uri) ?? contents[0];
+        const type = String(part?.mimeType ?? "");
+        if (!type.startsWith("text/html") || !(part.text || part.blob)) faults.push(fault("view-unreadable", FAULTS.viewUnreadable(uri, `reads as ${type || "no content"}`)));
+      } catch (err) {
+        faults.push(fault("view-unreadable", FAULTS.viewUnreadable(uri, `cannot be read: ${err?.message ?? err}`)));
+      }
+    }
+    return { faults, detail: `${Math.min(views.length, VIEWS_CHECKED)} of ${views.length} read` };
+  });
+
+  await report.step("skills the server declares", async () => {
+    const { SKILLS_EXTENSION, listSkills, loadSkill } = ctx.lib;
+    if (!client.capabilities?.extensions?.[SKILLS_EXTENSION]) return { skip: "the server declares no skills" };
+    let skills;
+    try {
+      skills = (await listSkills(client, undefined, { timeoutMs: ctx.timeoutMs })).skills ?? [];
+    } catch (err) {
+      return { fault: fault("skill-unreadable", FAULTS.skillUnreadable("skills/list", `fails: ${err?.message ?? err}`)) };
+    }
+    const faults = [];
+    for (const entry of skills.slice(0, SKILLS_CHECKED)) {
+      try {
+        await loadSkill(client, entry, { timeoutMs: ctx.timeoutMs });
+      } catch (err) {
+        faults.push(fault("skill-unreadable", FAULTS.skillUnreadable(entry.uri, `fails: ${err?.message ?? err}`)));
+      }
+    }
+    return { faults, detail: `${Math.min(skills.length, SKILLS_CHECKED)} of ${skills.length} loaded and verified` };
+  });
+
+  if (ctx.call) {
+    await report.step(`tools/call ${ctx.call.name} (asked for with --call)`, async () => {
+      try {
+        const r = await client.callTool(ctx.call.name, ctx.call.args, { timeoutMs: ctx.timeoutMs });
+        const text = (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join(" ");
+        if (r.isError) return { fault: fault("call-failed", FAULTS.callFailed(ctx.call.name, `the tool answered isError: ${text.slice(0, 200)}`)) };
+        return { detail: text.slice(0, 120) || "a result" };
+      } catch (err) {
+        return { fault: fault("call-failed", FAULTS.callFailed(ctx.call.name, String(err?.message ?? err))) };
+      }
+    });
+  }
+}

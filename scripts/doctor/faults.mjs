@@ -1,0 +1,145 @@
+// Why: every fault the doctor can find, in one place, each with what the hosted client shows the user,
+// why it happens, and the fix by name (a wrangler.toml key, a wrangler command, or a Cloudflare dashboard
+// setting), so the report, the --json output, docs/doctor.md and the tests all speak of the same faults.
+
+const DEPLOY = "then `npm run deploy` (or `npm run deploy:oauth`)";
+const ALLOW_AGENT_FIX = (agent) =>
+  `Cloudflare dashboard → your domain → AI Crawl Control → Crawlers: set ${agent} to Allow; ` +
+  `Security → Settings → Bot traffic: turn off "Block AI bots" (or limit it to hostnames with ads); ` +
+  `Security → Security rules (WAF custom rules): add a Skip rule for URI Path starts with "/mcp" or "/.well-known/" ` +
+  `ahead of the blocking rule. Security → Analytics → Events, filtered by the Ray ID, names the rule that matched.`;
+
+export const FAULTS = {
+  unreachable: (detail) => ({
+    shows: `"Couldn't reach the MCP server" / "Error connecting to the MCP server"`,
+    why: `nothing answered: ${detail}`,
+    fix: "check the URL (it ends in /mcp), that the Worker is deployed (`npm run deploy`, `npx wrangler deployments list`) and that DNS for the host points at Cloudflare",
+  }),
+  insecureUrl: (url) => ({
+    shows: "the connector refuses the URL or the sign-in (hosted clients require https)",
+    why: `${url} is plain http on a host that is not loopback`,
+    fix: "use the https:// URL; Cloudflare dashboard → SSL/TLS → Edge Certificates → Always Use HTTPS for the domain",
+  }),
+  redirect: (status, location) => ({
+    shows: `"Error connecting to the MCP server" (a POST that is redirected loses its body or becomes a GET)`,
+    why: `POST /mcp answered ${status} → ${location}`,
+    fix: location?.includes("cloudflareaccess.com")
+      ? "Cloudflare Access guards /mcp with a login page hosted clients cannot follow: Cloudflare dashboard → Zero Trust → Access → Applications: add a Bypass policy (or a separate application) for /mcp and /.well-known/*, and let the Worker's own OAuth (AUTH_MODE=jwt, or wrangler.oauth.toml) protect it"
+      : `give the client the final URL (${location}), or remove the redirect: Cloudflare dashboard → Rules → Redirect Rules / Page Rules for this path (a trailing slash, http→https or a www rule)`,
+  }),
+  hostRefused: (host) => ({
+    shows: `"Error connecting to the MCP server" (the Worker answers 403 to every request)`,
+    why: `the Worker's Host allow-list does not include ${host} (custom domains are not allowed by default)`,
+    fix: `wrangler.toml [vars] ALLOWED_HOSTS = "localhost,127.0.0.1,[::1],*.workers.dev,${host}" (wrangler.oauth.toml too for the OAuth entry), ${DEPLOY}`,
+  }),
+  originRefused: (origin) => ({
+    shows: "browser-based clients (the MCP Inspector, web apps) fail with a CORS or 403 error",
+    why: `the Worker refuses Origin ${origin}`,
+    fix: `wrangler.toml [vars] ALLOWED_ORIGINS = "${origin}" (comma-separated), ${DEPLOY}`,
+  }),
+  edgeBlocksAgent: (agent, signature) => ({
+    shows: `${agent.host}: the connector is added and signs in, then every tool fails ("Error connecting to the MCP server" / "Unable to load tools"); the Worker's logs show no request`,
+    why: `Cloudflare's edge refuses the User-Agent ${agent.name} (${signature.summary}${signature.ray ? `, Ray ID ${signature.ray}` : ""}) and answers other agents: a zone bot or firewall rule (AI Crawl Control, Block AI bots, a WAF custom rule) treats the connector as an AI crawler`,
+    fix: ALLOW_AGENT_FIX(agent.name),
+  }),
+  agentRefused: (agent, answer) => ({
+    shows: `${agent.host}: "Error connecting to the MCP server"`,
+    why: `the User-Agent ${agent.name} gets ${answer} where a neutral one does not, without the edge's signature: the Worker or something in front of it (a WAF rule, another proxy) filters on User-Agent`,
+    fix: `look for a User-Agent rule: your Worker's code, Cloudflare dashboard → Security → Security rules, any proxy in front. ${ALLOW_AGENT_FIX(agent.name)}`,
+  }),
+  edgeBlocksAll: (signature) => ({
+    shows: `"Error connecting to the MCP server" for every client`,
+    why: `Cloudflare's edge answers instead of the Worker (${signature.summary}${signature.ray ? `, Ray ID ${signature.ray}` : ""}): a challenge no API client can solve`,
+    fix: "Cloudflare dashboard → Security → Settings: turn off Bot Fight Mode / \"I'm Under Attack\" for this host, or add a Skip rule (Security rules) for URI Path starts with \"/mcp\" and \"/.well-known/\"; Zero Trust → Access: bypass /mcp",
+  }),
+  slow: (what, ms, budgetMs) => ({
+    shows: `the connector times out ("Error connecting to the MCP server" / sign-in hangs then fails)`,
+    why: `${what} took ${ms} ms; hosted clients give discovery, registration and token requests ${budgetMs} ms`,
+    fix: "find the slow step with `npx wrangler tail` (a cold authorization server, a fetch to a slow upstream on this path, a JWKS fetched on every request); keep metadata static and cache what the path fetches",
+  }),
+  modernBroken: (answer) => ({
+    shows: "clients that speak 2026-07-28 fail to connect (and those that probe it first may not fall back)",
+    why: `2026-07-28 ${answer}`,
+    fix: "see `npx wrangler tail` for the error; MCP_STATE_SECRET must be set (`npx wrangler secret put MCP_STATE_SECRET`)",
+  }),
+  legacyBroken: (answer) => ({
+    shows: `Claude, ChatGPT and other 2025-11-25 clients: "Error connecting to the MCP server"`,
+    why: `2025-11-25 ${answer}`,
+    fix: "see `npx wrangler tail` for the error; check the Durable Object bindings and migrations in wrangler.toml were deployed (`npm run deploy`)",
+  }),
+  sessionLost: (answer) => ({
+    shows: `tools list and then fail with "Session not found" / the client re-initializes on every call`,
+    why: `a request with the session id that initialize returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
+    fix: "set MCP_STATE_SECRET once (`npx wrangler secret put MCP_STATE_SECRET`) and do not change it between versions (rotate with MCP_STATE_SECRET_PREVIOUS); remove any Transform Rule or proxy that drops or rewrites the Mcp-Session-Id header (Cloudflare dashboard → Rules → Transform Rules)",
+  }),
+  sessionlessUnclear: (answer) => ({
+    shows: `Claude (which may send no Mcp-Session-Id) gets an error it cannot act on`,
+    why: `a 2025 request without Mcp-Session-Id ${answer}, not a JSON-RPC error (400) telling the client to initialize`,
+    fix: "let the request reach the Worker (it answers 400 with a JSON-RPC error); see `npx wrangler tail`",
+  }),
+  noChallenge: (answer) => ({
+    shows: `Claude/ChatGPT: "Authorization failed" or never offer to sign in`,
+    why: `the server refused without a usable challenge: ${answer}`,
+    fix: "answer 401 with `WWW-Authenticate: Bearer resource_metadata=\"https://<host>/.well-known/oauth-protected-resource/mcp\"` (AUTH_MODE=jwt with AUTH_ISSUER, or the OAuth entry wrangler.oauth.toml)",
+  }),
+  staticTokenOnly: () => ({
+    shows: "hosted connectors (Claude, ChatGPT) cannot sign in: they only do OAuth",
+    why: "the 401 names no resource_metadata and no protected-resource metadata is served (AUTH_MODE=token)",
+    fix: "for hosted clients use OAuth: wrangler.toml [vars] AUTH_MODE = \"jwt\" with AUTH_ISSUER and AUTH_JWKS_URL, or deploy the OAuth entry (`npm run deploy:oauth`)",
+  }),
+  metadataMissing: (tried) => ({
+    shows: `"Authorization failed" / "Couldn't find the authorization server"`,
+    why: `no RFC 9728 protected-resource metadata at ${tried.join(" or ")}`,
+    fix: "AUTH_MODE=jwt serves it at /.well-known/oauth-protected-resource/mcp (and the root form); so does the OAuth entry. Behind a route or proxy, make sure /.well-known/* reaches the Worker (wrangler.toml routes)",
+  }),
+  resourceMismatch: (named, expected) => ({
+    shows: `"Authorization failed" (clients must refuse metadata for another resource)`,
+    why: `the protected-resource metadata names "${named}", not this URL (${expected})`,
+    fix: "the metadata's resource must be the exact URL clients use: serve the Worker on that host directly (wrangler.toml routes = [{ pattern = \"<host>\", custom_domain = true }]) rather than through a proxy that rewrites Host; for a fixed name, set it in the resource metadata of your authorization setup",
+  }),
+  asMetadataMissing: (tried) => ({
+    shows: `"Authorization failed"`,
+    why: `no authorization server metadata (RFC 8414 or OpenID) at ${tried.join(", ")}`,
+    fix: "check AUTH_ISSUER names the authorization server exactly (its issuer, with its path), and that the server publishes /.well-known/oauth-authorization-server or /.well-known/openid-configuration",
+  }),
+  noS256: (methods) => ({
+    shows: `"Authorization failed" (MCP clients refuse an authorization server without PKCE S256)`,
+    why: `code_challenge_methods_supported is ${JSON.stringify(methods)}`,
+    fix: "enable PKCE with S256 on the authorization server (it must be listed in code_challenge_methods_supported)",
+  }),
+  noRegistration: () => ({
+    shows: `Claude/ChatGPT: "This server does not support dynamic client registration" (unless a client id is entered by hand)`,
+    why: "the authorization server offers neither a registration_endpoint nor client_id_metadata_document_supported",
+    fix: "enable dynamic client registration or Client ID Metadata Documents on the authorization server (the OAuth entry has both: clientRegistrationEndpoint and clientIdMetadataDocumentEnabled in src/oauth/index.ts)",
+  }),
+  registrationFailed: (answer) => ({
+    shows: `"Authorization failed" while adding the connector`,
+    why: `dynamic client registration answered ${answer}`,
+    fix: "the registration endpoint must accept a public client (token_endpoint_auth_method none) with an https redirect URI; see `npx wrangler tail`",
+  }),
+  tokenNeedsResource: (answer) => ({
+    shows: `Claude Code and clients that drop resource on refresh: "Authorization failed" / a token that never works`,
+    why: `the token endpoint refuses a request without RFC 8707 resource (${answer}) but not the same request with it`,
+    fix: "OAuth entry: keep one resource per provider (src/oauth/index.ts) so a grant without resource gets it; AUTH_MODE=jwt: make https://<host>/mcp the authorization server's default audience, or list what it writes in AUTH_AUDIENCE",
+  }),
+  corsMissing: (what) => ({
+    shows: "browser-based clients (the MCP Inspector in direct mode, web apps): a CORS error, or no session id to send back",
+    why: what,
+    fix: "the Worker sets CORS (src/http/cors.ts); a layer in front removed or replaced it: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. For another origin, add it to ALLOWED_ORIGINS in wrangler.toml [vars]",
+  }),
+  viewUnreadable: (uri, answer) => ({
+    shows: "MCP Apps hosts (Claude, ChatGPT) show the tool's text but no view",
+    why: `the view ${uri} declared by a tool ${answer}`,
+    fix: "check the view's file is in the Static Assets directory (wrangler.toml [assets] directory) and deployed (`npm run deploy`); its resource must be text/html;profile=mcp-app",
+  }),
+  skillUnreadable: (uri, answer) => ({
+    shows: "hosts that load skills cannot use this server's skill",
+    why: `the skill ${uri} ${answer}`,
+    fix: "rebuild and redeploy the skills (`node scripts/build-skills.mjs`, then `npm run deploy`) so each file matches its listed size and digest",
+  }),
+  callFailed: (name, answer) => ({
+    shows: `the tool ${name} fails in the host`,
+    why: answer,
+    fix: "see the tool's error above and `npx wrangler tail`",
+  }),
+};
