@@ -1,0 +1,49 @@
+// Why: src/index.ts routes with itty-router (a /health route beside /mcp); before, the entry was
+// createMcpWorker(app) alone, three fixed comparisons. This measures what the router costs, in one
+// run so that load on the machine falls on both: the example app built each way as `wrangler
+// deploy --dry-run` builds it (gzip), then served straight from workerd (bench/lib/direct.mjs) and
+// driven with the same 2026-07-28 tools/call in interleaved rounds, Worker CPU per call read from
+// workerd's /proc times.
+//
+//   node bench/router-entry.mjs [--requests N] [--rounds N]
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Client } from "./lib/http.mjs";
+import { startDirect } from "./lib/direct.mjs";
+import { convertOn, interleavedRows } from "./lib/phases.mjs";
+import { pidsCpuMs } from "./lib/procstat.mjs";
+import { runLoad } from "./lib/runner.mjs";
+import { build } from "./lib/startup.mjs";
+
+const { values: opt } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "6" }, concurrency: { type: "string", default: "8" } } });
+const ENTRIES = { plain: "bench/router-entry/wrangler.toml", router: "wrangler.toml" };
+const tmp = mkdtempSync(path.join(os.tmpdir(), "bench-router-"));
+const servers = {};
+const clients = {};
+try {
+  const sizes = {};
+  for (const [key, config] of Object.entries(ENTRIES)) {
+    const built = await build(config, path.join(tmp, key));
+    sizes[key] = built.gzip;
+    // As the bench's engine rows: rate limits and Static Assets unbound (Miniflare simulates both in
+    // the same workerd process, where on Cloudflare they are not the Worker's CPU).
+    servers[key] = await startDirect(config, path.join(tmp, key), { ratelimits: {}, assets: undefined }, built);
+    clients[key] = new Client(servers[key].url, { connections: Number(opt.concurrency), timeoutMs: 60_000 });
+  }
+  const ops = Object.fromEntries(Object.keys(ENTRIES).map((key) => [key, { server: key, op: convertOn(clients[key]) }]));
+  for (const { op } of Object.values(ops)) await runLoad({ name: "warm-up", total: 400, concurrency: Number(opt.concurrency), maxMs: 60_000, op });
+  const rows = await interleavedRows(
+    { ops, rounds: Number(opt.rounds), perRound: Math.ceil(Number(opt.requests) / Number(opt.rounds)), concurrency: Number(opt.concurrency), rowMaxMs: 120_000, cpuOf: (key) => ({ worker: pidsCpuMs(servers[key].pids) }) },
+    (line) => console.log(line),
+  );
+  const cpu = (key) => rows[key].cpuUs.worker;
+  console.log(`\nbundle gzip: plain ${sizes.plain} B, router ${sizes.router} B (+${sizes.router - sizes.plain} B)`);
+  console.log(`Worker CPU per 2026-07-28 tools/call: plain ${cpu("plain").toFixed(0)} µs, router ${cpu("router").toFixed(0)} µs, ratio ${(cpu("router") / cpu("plain")).toFixed(3)}`);
+  console.log(`errors: plain ${rows.plain.errors}, router ${rows.router.errors}`);
+} finally {
+  for (const c of Object.values(clients)) c.close();
+  for (const s of Object.values(servers)) await s.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
