@@ -39,7 +39,8 @@ else if (app.problems.length) {
 
 if (!(await applyLocalMigrations(ROOT, configFile, flagValue(args, "--persist-to")))) process.exit(1);
 
-const wrangler = spawn("wrangler", ["dev", ...args], { cwd: ROOT, stdio: "inherit" });
+// MCP_DEV: errors carry their details while developing (src/config.ts says which); never deployed.
+const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on"], { cwd: ROOT, stdio: "inherit" });
 let stopping = false;
 const stop = (signal) => {
   if (stopping) return;
