@@ -47,9 +47,10 @@ await step("bundle: an app without extensions carries none of their code, and st
 });
 
 // The fork drill (test/e2e/fork-drill.mjs): scratch forks with their own app, test file and binding
-// must pass `npm test` and the engine's tests and serve on both revisions; one with definition
+// must pass `npm test` and the engine's tests and serve on both revisions under `npm run dev` (D1 migrated,
+// stack traces into src/, stopped by SIGTERM to npm); one with definition
 // mistakes must fail `npm test` and `npm run deploy`, naming each mistake.
-await step("e2e: fork drill (scratch forks: own tests and KV binding; definition mistakes; a view)", e2eStep(runForkDrill));
+await step("e2e: fork drill (scratch forks: own tests, KV and D1 with a migration under npm test, npm run dev and a deploy dry run; definition mistakes; a view)", e2eStep(runForkDrill));
 
 await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientModern)));
 await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientLegacy)));

@@ -2,7 +2,7 @@
  * The Worker entry: the app in src/server.ts served on /mcp, your own routes beside it (itty-router),
  * and the Durable Object classes wrangler.toml binds. A fork adds its routes here and leaves the rest.
  */
-import { Router } from "itty-router";
+import { IttyRouter } from "itty-router";
 import app from "./server";
 import { createMcpWorker, jwtAuth } from "./mcp";
 
@@ -11,13 +11,19 @@ import { createMcpWorker, jwtAuth } from "./mcp";
 const mcp = createMcpWorker(app, { jwt: jwtAuth });
 export const { McpHub, McpSession, McpTask } = mcp;
 
-// Routes are tried in order; the first that returns a Response answers.
-const router = Router()
+// Your routes: tried in order, the first that returns a Response answers.
+const router = IttyRouter()
   // A health check for uptime monitors and load balancers: it does not touch the MCP engine.
   .get("/health", () => Response.json({ ok: true }))
-  // Add your own routes here (a webhook, a status page…), before the MCP endpoint's.
-  // Last: `mcp.fetch` is the engine's `handle` (/mcp and its OAuth metadata paths) with a 404 for
-  // any other path. A Worker with no route of its own can `export default mcp` instead.
+  // Add your own routes here (a webhook, a status page…).
+  // Any other path: the engine's 404, which names the MCP endpoint.
   .all("*", mcp.fetch);
 
-export default router;
+export default {
+  // The MCP endpoint (/mcp and its OAuth metadata paths) first, through the engine's `handle`, which
+  // answers only those: a request to it pays nothing for the router. A Worker with no route of its
+  // own can `export default mcp` instead.
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    return (await mcp.handle(request, env, ctx)) ?? router.fetch(request, env, ctx);
+  },
+};
