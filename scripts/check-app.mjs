@@ -1,7 +1,7 @@
 // Why: a definition mistake in src/server.ts (two tools with one name, a name with a space, a URI
 // template with no variable, a schema with no JSON Schema) would otherwise first show as an
 // "Internal error" in a client, after deploy. This loads the app in Node and lists every mistake
-// by name. `npm test` and `npm run deploy` fail on one; `npm run dev` prints them and starts anyway.
+// by name. `npm test`, `npm run dev` (scripts/dev.mjs) and `npm run deploy` refuse to go on while there is one.
 //
 //   node scripts/check-app.mjs [--warn] [root]     (--warn: print, exit 0; root: the project)
 import { build } from "esbuild";

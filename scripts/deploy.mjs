@@ -1,11 +1,14 @@
 // Why: `npm run deploy` is `wrangler deploy` behind the checks a first deploy of a fork fails
-// without, each of which would otherwise show up only in production:
+// without, each of which would otherwise show up only in production. In order:
 //   1. the app's definitions (scripts/check-app.mjs): a mistake there fails every request;
-//   2. rate-limit namespace ids still the template's: every fork deployed to one account with
-//      them would count against the same limits;
-//   3. MCP_STATE_SECRET set on the Worker (asked of wrangler): without it every 2026-07-28 input
-//      round fails. When wrangler cannot say (not logged in, offline), a loud warning instead.
-// 2 and 3 are skipped for `--dry-run`, which uploads nothing. Every argument goes on to wrangler:
+//   2. the preconditions of scripts/deploy-checks.mjs, all named at once with the command that
+//      meets each: logged in, the Worker's own name, its own rate-limit ids, MCP_STATE_SECRET set,
+//      each D1 database (and, when wrangler can list them, each KV namespace and R2 bucket) existing;
+//   3. each D1 binding's migrations/ applied to the deployed database (`wrangler d1 migrations apply
+//      <binding> --remote`) before the Worker that reads its tables goes out;
+//   4. `wrangler deploy`, which creates KV namespaces and R2 buckets declared without an id.
+// With `--dry-run` nothing is uploaded or applied: it says what 2 and 3 would check and run, then
+// `wrangler deploy --dry-run` builds the bundle. Every argument goes on to wrangler:
 //
 //   npm run deploy [-- <wrangler deploy flags>]      e.g. npm run deploy -- --dry-run --outdir dist
 import { randomInt } from "node:crypto";
@@ -13,11 +16,10 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAppDefinitions } from "./check-app.mjs";
+import { d1Databases, migrationsCommand } from "./d1-migrations.mjs";
+import { SECRET, deployProblems, provisioned } from "./deploy-checks.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** The ids the template ships with, in wrangler.toml and wrangler.oauth.toml. */
-export const TEMPLATE_NAMESPACE_IDS = new Set(["1001", "1002"]);
-const SECRET = "MCP_STATE_SECRET";
 
 const args = process.argv.slice(2);
 const configAt = args.indexOf("--config");
@@ -33,40 +35,59 @@ const app = await checkAppDefinitions(ROOT);
 if (app.loaded && app.problems.length) refuse([`src/server.ts has definition mistakes (every request would fail):`, ...app.problems.map((p) => `✗ ${p}`)]);
 if (!app.loaded) console.warn(`app check: skipped in Node (${app.why}); \`npm test\` checks the app inside workerd`);
 
-if (!dryRun) {
-  const { unstable_readConfig } = await import("wrangler");
-  const config = unstable_readConfig({ config: path.resolve(ROOT, configFile) });
-  const shared = (config.ratelimits ?? []).filter((r) => TEMPLATE_NAMESPACE_IDS.has(String(r.namespace_id)));
-  if (shared.length) {
-    refuse([
-      `${configFile} still has the template's rate-limit namespace ids (${shared.map((r) => `${r.name} = ${r.namespace_id}`).join(", ")}).`,
-      "Each namespace_id must be unique in your Cloudflare account, or every Worker that uses it shares its counters.",
-      `Pick your own, e.g. these random ones: ${shared.map((r) => `${r.name}: namespace_id = "${randomInt(100_000, 2_000_000_000)}"`).join(", ")}`,
-    ]);
-  }
+const { unstable_readConfig } = await import("wrangler");
+const config = unstable_readConfig({ config: path.resolve(ROOT, configFile) }, { hideWarnings: true });
+const d1 = await d1Databases(ROOT, configFile);
 
-  const listed = spawnSync("wrangler", ["secret", "list", "--format", "json", "--config", configFile], { cwd: ROOT, encoding: "utf8" });
-  let names;
+/** A wrangler command's exit code and output, its stdin closed so that it never waits on a prompt. */
+const wrangler = (...a) => {
+  const r = spawnSync("wrangler", a, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}`, stdout: r.stdout ?? "" };
+};
+const json = (r) => {
   try {
-    names = listed.status === 0 ? JSON.parse(listed.stdout).map((s) => s.name) : undefined;
+    return r.ok ? JSON.parse(r.stdout) : undefined;
   } catch {
-    names = undefined;
+    return undefined;
   }
-  if (names && !names.includes(SECRET)) {
-    refuse([`The Worker has no ${SECRET}: 2026-07-28 tools that ask the user for input would fail.`, `Set it first:  npx wrangler secret put ${SECRET}   (a long random value, e.g. from: openssl rand -hex 32)`]);
+};
+
+const migrations = d1.filter((db) => db.files.length);
+if (dryRun) {
+  // Nothing is asked of Cloudflare: what can be judged from the files is.
+  const problems = deployProblems({ configFile, config, d1, loggedIn: undefined, randomId: () => randomInt(100_000, 2_000_000_000) });
+  if (problems.length) console.warn(`\nnpm run deploy --dry-run: a real deploy would stop here first:\n${problems.map((p) => `  ✗ ${p.problem}\n      ${p.fix}`).join("\n")}\n`);
+  for (const db of migrations)
+    console.log(`npm run deploy --dry-run: would apply D1 ${db.binding}'s migrations before the Worker (${db.files.join(", ")}): ${migrationsCommand(db.binding, configFile, "--remote").join(" ")}`);
+} else {
+  const whoami = wrangler("whoami");
+  const loggedIn = process.env.CLOUDFLARE_API_TOKEN ? true : /not authenticated/i.test(whoami.out) ? false : whoami.ok ? true : undefined;
+  let secrets;
+  let remote;
+  if (loggedIn) {
+    const listed = wrangler("secret", "list", "--format", "json", "--config", configFile);
+    secrets = json(listed)?.map((s) => s.name) ?? (/not found|does not exist|10007/i.test(listed.out) ? "no-worker" : undefined);
+    remote = {
+      d1: d1.length ? json(wrangler("d1", "list", "--json")) : undefined,
+      kv: config.kv_namespaces?.some((kv) => kv.id) ? json(wrangler("kv", "namespace", "list")) : undefined,
+    };
+    const buckets = config.r2_buckets?.some((r2) => r2.bucket_name) ? wrangler("r2", "bucket", "list") : undefined;
+    if (buckets?.ok) remote.r2 = [...buckets.stdout.matchAll(/^name:\s+(\S+)/gm)].map((m) => m[1]);
   }
-  if (!names) {
-    console.warn(
-      [
-        "",
-        "!!! Could not ask wrangler whether the Worker has MCP_STATE_SECRET (not logged in, offline, or the Worker",
-        "!!! does not exist yet). If it is not set, 2026-07-28 input rounds fail. Before the first deploy run:",
-        `!!!   npx wrangler login && npx wrangler secret put ${SECRET}`,
-        "",
-      ].join("\n"),
-    );
+  const problems = deployProblems({ configFile, config, d1, loggedIn, secrets, remote, randomId: () => randomInt(100_000, 2_000_000_000) });
+  if (problems.length) refuse(problems.flatMap((p, i) => [`${i + 1}. ${p.problem}`, `     ${p.fix}`]));
+  if (secrets === undefined)
+    console.warn(`\n!!! Could not ask wrangler whether the Worker has ${SECRET} (offline?). If it is not set, 2026-07-28 input rounds fail:\n!!!   openssl rand -hex 32 | npx wrangler secret put ${SECRET}\n`);
+
+  for (const db of migrations) {
+    const [cmd, ...rest] = migrationsCommand(db.binding, configFile, "--remote");
+    console.log(`\nD1 ${db.binding}: applying its migrations to the deployed database before the Worker goes out: ${cmd} ${rest.join(" ")}`);
+    const r = spawnSync(cmd, rest, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+    if (r.status !== 0) refuse([`D1 ${db.binding}: its migrations failed (above); the Worker was not deployed.`]);
   }
 }
+const created = provisioned(config);
+if (created.length) console.log(`wrangler deploy creates what ${configFile} declares without an id, and writes the ids into it: ${created.join(", ")}`);
 
 const deploy = spawnSync("wrangler", ["deploy", ...args], { cwd: ROOT, stdio: "inherit" });
 process.exit(deploy.status ?? 1);

@@ -1,6 +1,6 @@
 // Why: `npm run test:all` is the engine's whole suite, run by CI on every change (`npm test` is the
 // fork's one-minute loop). It goes from cheapest to most expensive and stops at the first failure:
-// typecheck, every static check (scripts/checks/), the app's definitions, the fork's tests
+// the app's definitions (half a second), typecheck, every static check (scripts/checks/), the fork's tests
 // (vitest.config.ts), the engine's workerd integration tests (vitest.engine.config.ts), the bundle
 // budget and an extension-free bundle free of the extensions' code, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
 // client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions; the README's client
@@ -28,11 +28,11 @@ import { withEngineApp } from "../test/e2e/server.mjs";
 
 const { step, e2eStep, finish, skipped, e2e } = createRunner("npm run test:all");
 
+await step(...appCheck);
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
 // Static checks (scripts/checks/): layering of src/, README and docs/ snippets and links, freshness of the
 // generated Env types. Each proves on a planted tree that it can fail before it judges ours.
 for (const entry of CHECKS) await step(...staticCheck(entry.id));
-await step(...appCheck);
 await step("the fork's tests and the app checks (vitest run, vitest.config.ts)", command("vitest", ["run"], 300_000));
 await step("engine unit tests (vitest run -c vitest.unit.config.ts, Node, no workerd)", command("vitest", ["run", "-c", "vitest.unit.config.ts"], 120_000));
 await step("engine integration (vitest run -c vitest.engine.config.ts, workerd)", command("vitest", ["run", "-c", "vitest.engine.config.ts"], 600_000));
@@ -48,9 +48,10 @@ await step("bundle: an app without extensions carries none of their code, and st
 });
 
 // The fork drill (test/e2e/fork-drill.mjs): scratch forks with their own app, test file and binding
-// must pass `npm test` and the engine's tests and serve on both revisions; one with definition
+// must pass `npm test` and the engine's tests and serve on both revisions under `npm run dev` (D1 migrated,
+// stack traces into src/, stopped by SIGTERM to npm); one with definition
 // mistakes must fail `npm test` and `npm run deploy`, naming each mistake.
-await step("e2e: fork drill (scratch forks: own tests and KV binding; definition mistakes; a view)", e2eStep(runForkDrill));
+await step("e2e: fork drill (scratch forks: own tests, KV and D1 with a migration under npm test, npm run dev and a deploy dry run; definition mistakes; a view)", e2eStep(runForkDrill));
 
 await step("e2e: official client, 2026-07-28, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientModern)));
 await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", e2eStep(() => withEngineApp(runClientLegacy)));

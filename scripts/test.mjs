@@ -1,16 +1,16 @@
 // Why: `npm test` is the fork's loop, about a minute on a 2-core machine: what a fork changes (its
 // app in src/server.ts, its tests, its bindings) is checked here; the engine's own suite is
 // `npm run test:all`. Steps, cheapest first, stopping at the first failure:
-//   typecheck, the layering and generated-types checks, the app's definitions (scripts/check-app.mjs),
-//   then vitest with vitest.config.ts: every *.test.ts under test/ outside the engine's folders,
+//   the app's definitions (scripts/check-app.mjs, about half a second: a duplicate tool name shows
+//   before anything slower runs), the typecheck, the layering and generated-types checks, then vitest with vitest.config.ts: every *.test.ts under test/ outside the engine's folders,
 //   inside workerd with the bindings of wrangler.toml, and test/app-checks/, which serves the app on
 //   both revisions.
 import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 
 const { step, finish } = createRunner("npm test");
+await step(...appCheck);
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
 await step(...staticCheck("layering"));
 await step(...staticCheck("types"));
-await step(...appCheck);
 await step("your tests and the app checks (vitest run, workerd, your wrangler.toml's bindings)", command("vitest", ["run"], 300_000));
 finish();

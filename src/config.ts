@@ -81,6 +81,12 @@ export interface Vars {
   MAX_LISTEN_STREAMS?: string;
   /** UTF-8 bytes of listen filters one client's open streams may hold together. */
   MAX_LISTEN_FILTER_BYTES?: string;
+  /**
+   * "on" under `npm run dev` only (scripts/dev.mjs passes it; never set it in wrangler.toml): a tool's
+   * exception is also printed as a plain stack, which wrangler maps to src/, and a definition
+   * mistake is named in the answer instead of a bare "Internal error".
+   */
+  MCP_DEV?: string;
 }
 
 export interface Config {

@@ -232,7 +232,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     } catch (err) {
       // Bad input never gets here (every path above answers it); this is a bug or a misconfiguration.
       console.error("Unhandled error at the MCP edge:", err);
-      return reject(500, ErrorCode.InternalError, "Internal error");
+      // Under `npm run dev` (MCP_DEV) the answer says what failed, a definition mistake most often.
+      return reject(500, ErrorCode.InternalError, env.MCP_DEV === "on" ? `Internal error: ${messageOf(err)}` : "Internal error");
     }
   }
 

@@ -399,13 +399,13 @@ async function scriptServesOnPort(script, { check }, expectTool) {
 export async function runScriptContract({ check }) {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
   await check("wrangler scripts fix no port or ip; defaults are [dev] 8787 (dev, dev:oauth) and 8788 (dev:conformance)", async () => {
-    const fixed = Object.entries(pkg.scripts).filter(([, s]) => /\bwrangler dev\b/.test(s) && /--(port|ip)\b/.test(s));
+    const fixed = Object.entries(pkg.scripts).filter(([, s]) => /\bwrangler dev\b|scripts\/dev\.mjs/.test(s) && /--(port|ip)\b/.test(s));
     assertEqual(fixed.map(([n]) => n), [], "scripts that fix --port/--ip");
     assertEqual(devPort("wrangler.toml"), 8787, "wrangler.toml [dev] port");
     assertEqual(devPort("wrangler.oauth.toml"), 8787, "wrangler.oauth.toml [dev] port");
     assertEqual(devPort("test/conformance/wrangler.toml"), 8788, "test/conformance/wrangler.toml [dev] port");
   });
-  // The pre-scripts create .dev.vars where it is missing; the test leaves none it made.
+  // The dev scripts create .dev.vars where it is missing; the test leaves none it made.
   const made = ["", "test/conformance"].map((d) => path.join(ROOT, d, ".dev.vars")).filter((f) => !existsSync(f));
   try {
     await scriptServesOnPort("dev", { check });

@@ -187,6 +187,21 @@ describe("a Worker whose app has a definition mistake", () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toContain('Tool \\"note\\" is defined twice');
   });
+
+  it("names the mistake in its answer under `npm run dev` (MCP_DEV=on) only; deployed, the answer says nothing of it", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const twice = defineTool({ name: "note", handler: ok });
+    const worker = createMcpWorker(defineApp({ info, tools: [twice, twice] }));
+    const answer = async (vars: Record<string, string>) => {
+      const { message, headers } = buildModernRequest("tools/list", {}, { id: 3 });
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...vars } as never, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, error: ((await res.json()) as { error: { code: number; message: string } }).error };
+    };
+    expect(await answer({ MCP_DEV: "on" })).toEqual({ status: 500, error: { code: -32603, message: 'Internal error: Tool "note" is defined twice' } });
+    expect(await answer({})).toEqual({ status: 500, error: { code: -32603, message: "Internal error" } });
+  });
 });
 
 describe("a Worker whose app has a prompt written as a plain object", () => {

@@ -59,7 +59,7 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
     if (err instanceof InputRequired || err instanceof StartTask || err instanceof McpError) throw err;
     if (err instanceof ToolError) return toolError(err.message);
-    return internalFailure(name, err, traceIdOf(ctx.trace.traceparent));
+    return internalFailure(name, err, traceIdOf(ctx.trace.traceparent), ctx.env?.MCP_DEV === "on");
   }
 }
 
@@ -67,10 +67,13 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
  * An unexpected exception may carry anything (a connection string, a stack): the model gets a generic
  * message, and the server log gets the details under an id that ties the two together.
  */
-function internalFailure(tool: string, err: unknown, traceId: string | undefined): CallToolResult {
+function internalFailure(tool: string, err: unknown, traceId: string | undefined, dev: boolean): CallToolResult {
   const errorId = crypto.randomUUID();
   const stack = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
   console.error(logLine({ mcp: "tool_threw", message: `Tool "${tool}" threw (error id ${errorId})`, tool, errorId, stack, traceId }));
+  // Under `npm run dev` the stack again, on lines of its own: wrangler maps those (not the escaped
+  // ones inside the JSON line) from the bundle to src/ through its source map.
+  if (dev) console.error(`Tool "${tool}" threw (error id ${errorId}): ${stack}`);
   return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
 
