@@ -11,7 +11,7 @@ import { LEGACY_VERSIONS } from "../mcp/versions";
 import { McpClientError, fromWireError } from "./errors";
 import { answerInput, capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
-import { backoff } from "./limits";
+import { MAX_BACKOFF_MS, backoff } from "./limits";
 import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
 import { queued, type ListenFilter } from "./listen";
@@ -338,12 +338,14 @@ export class LegacySession implements Lane {
     const { limits } = this.config;
     while (!signal?.aborted) {
       let progressed = false;
+      let openedAt = Infinity;
       try {
         const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
         const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
         if (!res.ok) throw await httpError(res, "opening the session stream");
         opened = true;
         onOpen?.();
+        openedAt = Date.now();
         for await (const r of messagesOf(res, signal, limits.maxMessageBytes)) {
           if (r.eventId !== undefined) lastEventId = r.eventId;
           if (r.retry !== undefined) retry = r.retry;
@@ -357,8 +359,9 @@ export class LegacySession implements Lane {
         // A stream never opened, refused, or too large ends here; one the network dropped is resumed.
         if (!opened || !dropped(err, signal)) throw err;
       }
-      // A server that closes the stream at once, again and again, is met with longer waits and then left.
-      idle = progressed ? 0 : idle + 1;
+      // A server that closes the stream at once, again and again, is met with longer waits and then left;
+      // one that stayed open a while was not closed at once, even if the server had nothing to say.
+      idle = progressed || Date.now() - openedAt >= MAX_BACKOFF_MS ? 0 : idle + 1;
       if (idle > limits.maxReconnects) throw new McpClientError(`The session stream came back empty ${idle} times in a row (limits.maxReconnects); it is not reopened`);
       await sleep(backoff(retry, idle, limits), signal).catch(() => {});
     }

@@ -14,7 +14,10 @@ export interface ClientLimits {
   maxInputRequests: number;
   /** The shortest wait before reconnecting a 2025-11-25 stream, whatever `retry:` says (default 500 ms). */
   minRetryMs: number;
-  /** Reconnections in a row that bring nothing before a 2025-11-25 stream is given up (default 8); each waits twice the last, up to 30 s. */
+  /**
+   * Reconnections in a row that bring nothing before a 2025-11-25 stream is given up (default 8); each
+   * waits twice the last, up to 30 s. A GET stream that stayed open that long was not empty.
+   */
   maxReconnects: number;
   /** Schema nodes the outputSchema check visits per result (default 10 000); past it the rest passes. */
   schemaSteps: number;
