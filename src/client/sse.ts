@@ -89,7 +89,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal: AbortSi
         else if (field === "retry" && /^\d+$/.test(val)) retry = Number(val);
       }
       if (start < value.length && held <= maxBytes) {
-        pending.push(value.slice(start));
+        // A chunk that is all one line's is kept as it came; a tail is copied so the chunk can go.
+        pending.push(start === 0 ? value : value.slice(start));
         pendingBytes += value.length - start;
       }
       if (held + pendingBytes > maxBytes) throw new McpClientError(`The server sent an SSE event larger than ${maxBytes} bytes (limits.maxMessageBytes)`);
