@@ -33,7 +33,7 @@ const ERROR_BODY_BYTES = 64 * 1024;
  * A body as text, read to at most `maxBytes`: past that the read is cancelled and the answer refused,
  * so a server cannot make the client hold an answer without end.
  */
-export async function boundedText(res: Response, maxBytes: number): Promise<string> {
+async function boundedText(res: Response, maxBytes: number): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const decoder = new TextDecoder();

@@ -30,7 +30,7 @@ function privateV4([a, b]: number[]): boolean {
 }
 
 /** Whether a URL's host is an address of a private network, link-local, or loopback (as the URL parser wrote it). */
-export function isPrivateHost(url: URL): boolean {
+function isPrivateHost(url: URL): boolean {
   const host = url.hostname.toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const four = v4(host);
