@@ -15,9 +15,11 @@ import { paramHeaders, toolHeaderMap } from "./headers";
 import type { AnyLane } from "./any-lane";
 import type { CallOptions, LaneConfig, TaskOptions } from "./lane";
 import { LegacySession } from "./legacy";
+import { DEFAULT_LIMITS, type ClientLimits } from "./limits";
 import { Subscription, type ListenFilter, type ServerNotification } from "./listen";
 import { ModernLane } from "./modern";
 import { schemaViolation } from "./output-schema";
+import { sameOriginOnly } from "./redirects";
 import { requestWithInput } from "./rounds";
 import { DEFAULT_TIMEOUT_MS } from "./timeout";
 import { TaskClient } from "./task-client";
@@ -87,6 +89,12 @@ export interface McpClientOptions {
    * its answers by them (this template's sends text-only tools to a client without MCP Apps).
    */
   extensions?: Record<string, object>;
+  /**
+   * What a server may make this client do, at most: message size, pages followed, questions per round,
+   * reconnections, the outputSchema check's work. Each one left out keeps its default (DEFAULT_LIMITS;
+   * docs/client-limits.md).
+   */
+  limits?: Partial<ClientLimits>;
 }
 
 /** Whether a 2025-11-25 server said it runs `tools/call` as a task when asked. */
@@ -118,7 +126,8 @@ export class McpClient {
     private readonly options: McpClientOptions = {},
   ) {
     this.url = String(url);
-    const base: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    // Redirects are followed within the server's origin only: the body and headers (the app's, a token) stay with it.
+    const base: Fetch = sameOriginOnly(options.fetch ?? ((input, init) => fetch(input, init)));
     this.config = {
       url: this.url,
       fetch: options.auth ? options.auth.wrap(base, this.url) : base,
@@ -126,12 +135,13 @@ export class McpClient {
       handlers: options.handlers ?? {},
       headers: options.headers ?? {},
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      limits: { ...DEFAULT_LIMITS, ...options.limits },
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       ...(options.tasks ? { tasks: options.tasks === true ? {} : options.tasks } : {}),
       ...(options.extensions ? { extensions: options.extensions } : {}),
       onNotification: (m) => void this.notified(m),
     };
-    this.tasks = new TaskClient(() => this.ready(), this.config.handlers, this.config.tasks);
+    this.tasks = new TaskClient(() => this.ready(), this.config.handlers, this.config.tasks, this.config.limits.maxInputRequests);
     const cache = options.cache === true ? new MemoryCache() : options.cache;
     this.cache = cache ? new CacheFront(cache, this.url, options.cachePartition ?? crypto.randomUUID()) : undefined;
   }
@@ -218,7 +228,7 @@ export class McpClient {
     const lane = await this.ready();
     const cached = await this.cache?.get(method, params);
     if (cached) return cached as T;
-    const { result, afterInput } = await requestWithInput(lane, this.options.handlers ?? {}, method, params, options, this.config.tasks);
+    const { result, afterInput } = await requestWithInput(lane, this.config, method, params, options);
     // A result given for one round of answers is that user's alone and MUST NOT be cached.
     if (!afterInput) await this.cache?.put(method, params, result);
     return result as T;
@@ -250,15 +260,23 @@ export class McpClient {
     return { ...result, tools: keep };
   }
 
-  /** Every tool, following `nextCursor`. */
+  /**
+   * Every tool, following `nextCursor`: up to `limits.maxListPages` pages (past them it throws), and a
+   * cursor the server gave before ends the listing, since it would only bring the same pages again.
+   */
   async listAllTools(options?: CallOptions): Promise<Tool[]> {
     const tools: Tool[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
+    for (let pages = 0; pages === 0 || (cursor !== undefined && !seen.has(cursor)); pages++) {
+      if (pages >= this.config.limits.maxListPages) {
+        throw new McpClientError(`tools/list went on past ${pages} pages (limits.maxListPages)`);
+      }
+      if (cursor !== undefined) seen.add(cursor);
       const page = await this.listTools(cursor !== undefined ? { cursor } : {}, options);
       tools.push(...page.tools);
       cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    }
     return tools;
   }
 
@@ -270,7 +288,7 @@ export class McpClient {
     const result = await this.callToolUnchecked(name, args, options);
     const schema = this.toolOutputs.get(name);
     if (schema === undefined || result.isError || this.options.validateOutput === false) return result;
-    const problem = result.structuredContent === undefined ? "no structuredContent" : schemaViolation(schema, result.structuredContent);
+    const problem = result.structuredContent === undefined ? "no structuredContent" : schemaViolation(schema, result.structuredContent, this.config.limits);
     if (problem) throw new McpClientError(`Tool ${name} answered with a result that does not fit its outputSchema (${problem})`);
     return result;
   }

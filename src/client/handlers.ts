@@ -53,3 +53,18 @@ export async function answerInput(
   }
   throw new McpClientError(`The client has no handler for ${request.method}`, -32601);
 }
+
+type InputRequest = { method: string; params?: unknown };
+
+/**
+ * The questions of one input round, at most `max` of them (limits.maxInputRequests): a server that
+ * asks more is refused before any handler runs, rather than the app being asked thousands of times.
+ */
+export function inputRequestsOf(requests: unknown, max: number): [string, InputRequest][] {
+  const entries = typeof requests === "object" && requests !== null ? (Object.entries(requests) as [string, InputRequest][]) : [];
+  if (entries.length > max) throw new McpClientError(`The server asked ${entries.length} questions in one input round; the client answers at most ${max} (limits.maxInputRequests)`);
+  return entries;
+}
+
+/** Answers keyed as the questions were, in an object with no prototype, so a key such as "__proto__" stays a key. */
+export const answerMap = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;

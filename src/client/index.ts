@@ -5,6 +5,7 @@
  */
 export { McpClient, DEFAULT_CLIENT_INFO, type AuthProvider, type McpClientOptions } from "./client";
 export { McpClientError } from "./errors";
+export { DEFAULT_LIMITS, type ClientLimits } from "./limits";
 export type { Protocol } from "./era";
 export { forgetEra } from "./era";
 export type { InputHandlers, ElicitResult, RootsResult, SamplingResult } from "./handlers";

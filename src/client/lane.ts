@@ -6,6 +6,7 @@
  */
 import type { LogLevel } from "../mcp/types";
 import type { InputHandlers } from "./handlers";
+import type { ClientLimits } from "./limits";
 import type { ListenFilter } from "./listen";
 import type { Fetch, WireMessage } from "./wire";
 
@@ -75,6 +76,8 @@ export interface LaneConfig {
   logLevel?: LogLevel;
   /** The default request timeout (McpClientOptions.timeoutMs). */
   timeoutMs: number;
+  /** What a server may make the client do, at most (McpClientOptions.limits over DEFAULT_LIMITS). */
+  limits: ClientLimits;
   /** Extensions the client declares (McpClientOptions.extensions). */
   extensions?: Record<string, object>;
   /** Set when the client takes tasks (McpClientOptions.tasks). */

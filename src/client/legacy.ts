@@ -11,6 +11,7 @@ import { LEGACY_VERSIONS } from "../mcp/versions";
 import { McpClientError, fromWireError } from "./errors";
 import { answerInput, capabilitiesOf } from "./handlers";
 import { encodeHeaderValue, mcpName } from "./headers";
+import { MAX_BACKOFF_MS, backoff } from "./limits";
 import { Deadline } from "./timeout";
 import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from "./lane";
 import { queued, type ListenFilter } from "./listen";
@@ -20,8 +21,12 @@ import { httpError, messagesOf, post, type WireMessage } from "./wire";
 const LEGACY_VERSION = LEGACY_VERSIONS[0];
 /** How long to wait before resuming when the server named no `retry:`. */
 const DEFAULT_RETRY_MS = 1000;
-/** Reconnections in a row that bring nothing new before a stream is given up. */
-const MAX_IDLE_RESUMES = 5;
+
+/**
+ * Whether a stream that ended with `err` was dropped by the network (fetch's "terminated", a reset) and
+ * can be resumed like one the server closed; a refusal, a message too large or an abort cannot.
+ */
+const dropped = (err: unknown, signal?: AbortSignal) => !(err instanceof McpClientError) && !signal?.aborted;
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -232,30 +237,39 @@ export class LegacySession implements Lane {
     let retry = DEFAULT_RETRY_MS;
     let idle = 0;
     let failure: unknown;
-    for (let current = res; ; ) {
+    const { limits } = this.config;
+    for (let current: Response | undefined = res; ; ) {
       let progressed = false;
-      for await (const r of messagesOf(current, signal)) {
-        if (r.eventId !== undefined && r.eventId !== lastEventId) {
-          lastEventId = r.eventId;
-          progressed = true;
+      try {
+        for await (const r of current ? messagesOf(current, signal, limits.maxMessageBytes) : []) {
+          if (r.eventId !== undefined && r.eventId !== lastEventId) {
+            lastEventId = r.eventId;
+            progressed = true;
+          }
+          if (r.retry !== undefined) retry = r.retry;
+          const m = r.message;
+          if (!m) continue;
+          deadline?.touch();
+          if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
+            if (m.error) throw fromWireError(m.error, current!.status);
+            return m.result ?? {};
+          }
+          this.handle(m, options, progressToken, signal, deadline, (err) => (failure ??= err));
+          if (failure !== undefined) throw failure;
         }
-        if (r.retry !== undefined) retry = r.retry;
-        const m = r.message;
-        if (!m) continue;
-        deadline?.touch();
-        if (m.id === id && (m.result !== undefined || m.error !== undefined)) {
-          if (m.error) throw fromWireError(m.error, current.status);
-          return m.result ?? {};
-        }
-        this.handle(m, options, progressToken, signal, deadline, (err) => (failure ??= err));
-        if (failure !== undefined) throw failure;
+      } catch (err) {
+        // A connection dropped mid-answer is resumed below, as one the server closed.
+        if (failure !== undefined || !dropped(err, signal) || lastEventId === undefined) throw err;
       }
       if (failure !== undefined) throw failure;
       if (signal?.aborted) throw signal.reason;
       idle = progressed ? 0 : idle + 1;
-      if (lastEventId === undefined || idle > MAX_IDLE_RESUMES) throw new McpClientError(`The answer to ${method} ended without a result`);
-      await sleep(retry, signal);
-      current = await this.resume(lastEventId, signal);
+      if (lastEventId === undefined || idle > limits.maxReconnects) throw new McpClientError(`The answer to ${method} ended without a result`);
+      await sleep(backoff(retry, idle, limits), signal);
+      current = await this.resume(lastEventId, signal).catch((err: unknown) => {
+        if (!dropped(err, signal)) throw err;
+        return undefined;
+      });
     }
   }
 
@@ -319,20 +333,37 @@ export class LegacySession implements Lane {
   async *stream(signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<WireMessage> {
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
+    let opened = false;
+    let idle = 0;
+    const { limits } = this.config;
     while (!signal?.aborted) {
-      const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
-      const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
-      if (!res.ok) throw await httpError(res, "opening the session stream");
-      onOpen?.();
-      for await (const r of messagesOf(res, signal)) {
-        if (r.eventId !== undefined) lastEventId = r.eventId;
-        if (r.retry !== undefined) retry = r.retry;
-        const m = r.message;
-        if (!m?.method) continue;
-        if (m.id !== undefined && m.id !== null) this.handle(m, undefined, undefined, signal);
-        else yield m;
+      let progressed = false;
+      let openedAt = Infinity;
+      try {
+        const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
+        const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
+        if (!res.ok) throw await httpError(res, "opening the session stream");
+        opened = true;
+        onOpen?.();
+        openedAt = Date.now();
+        for await (const r of messagesOf(res, signal, limits.maxMessageBytes)) {
+          if (r.eventId !== undefined) lastEventId = r.eventId;
+          if (r.retry !== undefined) retry = r.retry;
+          const m = r.message;
+          if (!m?.method) continue;
+          progressed = true;
+          if (m.id !== undefined && m.id !== null) this.handle(m, undefined, undefined, signal);
+          else yield m;
+        }
+      } catch (err) {
+        // A stream never opened, refused, or too large ends here; one the network dropped is resumed.
+        if (!opened || !dropped(err, signal)) throw err;
       }
-      await sleep(retry, signal).catch(() => {});
+      // A server that closes the stream at once, again and again, is met with longer waits and then left;
+      // one that stayed open a while was not closed at once, even if the server had nothing to say.
+      idle = progressed || Date.now() - openedAt >= MAX_BACKOFF_MS ? 0 : idle + 1;
+      if (idle > limits.maxReconnects) throw new McpClientError(`The session stream came back empty ${idle} times in a row (limits.maxReconnects); it is not reopened`);
+      await sleep(backoff(retry, idle, limits), signal).catch(() => {});
     }
   }
 

@@ -49,8 +49,9 @@ export class ModernLane implements Lane {
     const res = await post(this.config.fetch, this.config.url, headers, body, options?.signal);
     if (!res.ok) throw await httpError(res, method);
     const signal = options?.signal;
+    const maxBytes = this.config.limits.maxMessageBytes;
     async function* messages(): AsyncGenerator<WireMessage> {
-      for await (const r of messagesOf(res, signal)) if (r.message) yield r.message;
+      for await (const r of messagesOf(res, signal, maxBytes)) if (r.message) yield r.message;
     }
     return { id, ...(progressToken !== undefined ? { progressToken } : {}), messages: messages() };
   }

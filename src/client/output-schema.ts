@@ -6,13 +6,47 @@
  * prefixItems, the length, count and range bounds, pattern, allOf, anyOf,
  * oneOf, not, and `$ref` into the same schema — and passes over any other
  * keyword: it may miss a violation, never invent one. Work is bounded, so a
- * hostile schema cannot make it spin.
+ * hostile schema cannot make it spin: nodes visited, depth (a `$ref` to
+ * itself), the length of a string a `pattern` is tested on, and no pattern
+ * that can backtrack without end (a quantified group that holds a quantifier
+ * or an alternation, like `^(a+)+$`) is tested at all. What is not judged passes.
  */
+import type { ClientLimits } from "./limits";
 
 type Schema = Record<string, unknown> | boolean;
+type Bounds = Pick<ClientLimits, "schemaSteps" | "schemaDepth" | "patternInputLength">;
 
-/** Schema nodes visited per check, at most; past it the rest is not judged. */
-const BUDGET = 10_000;
+/**
+ * Whether testing `pattern` could take time out of all proportion to the input, read in one pass:
+ * a repeated group that holds a quantifier or an alternation (`^(a+)+$` took 11 s on 28 characters),
+ * or more than two unbounded quantifiers (`a*a*a*b` is polynomial of that degree on a failing input).
+ */
+function risky(pattern: string): boolean {
+  /** For each open group: whether it holds a quantifier or an alternation. */
+  const groups: boolean[] = [];
+  let unbounded = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < pattern.length && pattern[i] !== "]"; i++) if (pattern[i] === "\\") i++;
+    } else if (c === "(") {
+      groups.push(false);
+      if (pattern[i + 1] === "?") i++; // (?: (?= (?! (?<name>: not a quantifier
+    } else if (c === ")") {
+      const inner = groups.pop() ?? false;
+      const next = pattern[i + 1];
+      const repeated = next === "*" || next === "+" || (next === "{" && /^\{\d*,/.test(pattern.slice(i + 1, i + 12)));
+      if (inner && repeated) return true;
+      if (groups.length) groups[groups.length - 1] ||= inner;
+      continue;
+    } else if (c === "*" || c === "+" || c === "?" || c === "{" || c === "|") {
+      if (groups.length) groups[groups.length - 1] = true;
+      if ((c === "*" || c === "+" || (c === "{" && /^\{\d*,\}/.test(pattern.slice(i, i + 12)))) && ++unbounded > 2) return true;
+    }
+  }
+  return false;
+}
 
 const typeOf = (v: unknown): string =>
   v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v;
@@ -40,13 +74,25 @@ function resolve(root: Schema, ref: string): Schema | undefined {
 }
 
 /** The first way `value` breaks `schema`, as "path: problem", or undefined when none is found. */
-export function schemaViolation(schema: unknown, value: unknown): string | undefined {
+export function schemaViolation(schema: unknown, value: unknown, bounds: Bounds): string | undefined {
   if (typeof schema !== "object" && typeof schema !== "boolean") return undefined;
-  let budget = BUDGET;
+  let budget = bounds.schemaSteps;
+  let depth = 0;
   const root = schema as Schema;
 
   const check = (s: Schema, v: unknown, path: string): string | undefined => {
+    // Too deep (a `$ref` to itself, say): nothing more is judged, so `not` and `oneOf` invent nothing.
+    if (depth >= bounds.schemaDepth) budget = -1;
     if (--budget < 0) return undefined;
+    depth++;
+    try {
+      return judge(s, v, path);
+    } finally {
+      depth--;
+    }
+  };
+
+  const judge = (s: Schema, v: unknown, path: string): string | undefined => {
     if (s === true) return undefined;
     if (s === false) return `${path}: no value is allowed here`;
     const at = (problem: string) => `${path}: ${problem}`;
@@ -64,7 +110,7 @@ export function schemaViolation(schema: unknown, value: unknown): string | undef
       const length = [...v].length;
       if (typeof s.minLength === "number" && length < s.minLength) return at(`shorter than ${s.minLength}`);
       if (typeof s.maxLength === "number" && length > s.maxLength) return at(`longer than ${s.maxLength}`);
-      if (typeof s.pattern === "string") {
+      if (typeof s.pattern === "string" && v.length <= bounds.patternInputLength && !risky(s.pattern)) {
         let re: RegExp | undefined;
         try {
           re = new RegExp(s.pattern, "u");
@@ -106,9 +152,15 @@ export function schemaViolation(schema: unknown, value: unknown): string | undef
       if (e) return e;
     }
     if (Array.isArray(s.anyOf) && !(s.anyOf as Schema[]).some((sub) => check(sub, v, path) === undefined)) return at(`matches none of anyOf`);
-    if (Array.isArray(s.oneOf) && (s.oneOf as Schema[]).filter((sub) => check(sub, v, path) === undefined).length !== 1) return at(`does not match exactly one of oneOf`);
+    if (Array.isArray(s.oneOf) && (s.oneOf as Schema[]).filter((sub) => check(sub, v, path) === undefined).length !== 1 && budget >= 0) return at(`does not match exactly one of oneOf`);
     if (s.not !== undefined && (typeof s.not === "object" || typeof s.not === "boolean") && check(s.not as Schema, v, path) === undefined && budget >= 0) return at(`matches the schema in not`);
     return undefined;
   };
-  return check(root, value, "structuredContent");
+  try {
+    return check(root, value, "structuredContent");
+  } catch (err) {
+    // A value nested deeper than the stack (in enum or const) is not judged either.
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
 }

@@ -8,8 +8,8 @@
  */
 import { MAX_INPUT_ROUNDS } from "../mcp/rules";
 import { McpClientError } from "./errors";
-import { answerInput, type InputHandlers } from "./handlers";
-import type { CallOptions, Lane, TaskOptions } from "./lane";
+import { answerInput, answerMap, inputRequestsOf } from "./handlers";
+import type { CallOptions, Lane, LaneConfig } from "./lane";
 import { followModernTask } from "./tasks";
 
 
@@ -28,12 +28,12 @@ interface Answered {
 
 export async function requestWithInput(
   lane: Lane,
-  handlers: InputHandlers,
+  config: Pick<LaneConfig, "handlers" | "tasks" | "limits">,
   method: string,
   params: Record<string, unknown>,
   options?: CallOptions,
-  tasks?: TaskOptions,
 ): Promise<Answered> {
+  const { handlers, tasks, limits } = config;
   let next = params;
   for (let round = 1; round <= MAX_INPUT_ROUNDS; round++) {
     const result = await lane.request(method, next, options);
@@ -41,12 +41,11 @@ export async function requestWithInput(
     const afterInput = round > 1;
     if (COMPLETE.has(type)) return { result, afterInput };
     // Only a client that declared the tasks extension is given a task; it follows it to the result.
-    if (type === "task" && tasks && MAY_BE_TASK.has(method)) return { result: await followModernTask(lane, handlers, result, tasks, options), afterInput: true };
+    if (type === "task" && tasks && MAY_BE_TASK.has(method)) return { result: await followModernTask(lane, handlers, result, tasks, options, false, limits.maxInputRequests), afterInput: true };
     // A server that asks where the protocol does not let it, or answers with a type the client does not know, is not followed.
     if (type !== "input_required" || !MAY_ASK.has(method)) throw new McpClientError(`The server answered ${method} with resultType "${String(type)}", which that request may not have`);
-    const requests = (result.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>;
-    const inputResponses: Record<string, unknown> = {};
-    for (const [key, request] of Object.entries(requests)) {
+    const inputResponses = answerMap();
+    for (const [key, request] of inputRequestsOf(result.inputRequests, limits.maxInputRequests)) {
       inputResponses[key] = await answerInput(handlers, request, options?.signal);
     }
     // Each retry is the original request plus this round's answers; nothing of an earlier round is carried over.

@@ -46,6 +46,7 @@ export class TaskClient {
     private readonly lane: () => Promise<AnyLane>,
     private readonly handlers: InputHandlers,
     private readonly options: TaskOptions | undefined,
+    private readonly maxInputRequests?: number,
   ) {}
 
   /** The lane, once the client takes tasks: in 2026-07-28 a server answers task methods only to a client that declared the extension. */
@@ -82,6 +83,6 @@ export class TaskClient {
     const lane = await this.ready();
     if (lane.era === "legacy") return followLegacyTask(lane, taskId, options, true);
     const now = await lane.request("tasks/get", { taskId }, options);
-    return followModernTask(lane, this.handlers, now, this.options!, options, true);
+    return followModernTask(lane, this.handlers, now, this.options!, options, true, this.maxInputRequests);
   }
 }

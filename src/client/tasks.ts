@@ -7,7 +7,8 @@
  * the end, and the session lane answers the task's requests on that stream.
  */
 import { McpClientError, fromWireError, isWireError } from "./errors";
-import { answerInput, type InputHandlers } from "./handlers";
+import { answerInput, answerMap, inputRequestsOf, type InputHandlers } from "./handlers";
+import { DEFAULT_LIMITS } from "./limits";
 import { nextId, type CallOptions, type Lane, type TaskOptions } from "./lane";
 import type { LegacySession } from "./legacy";
 
@@ -28,6 +29,7 @@ export async function followModernTask(
   options: TaskOptions,
   call?: CallOptions,
   keepOnAbort = false,
+  maxInputRequests = DEFAULT_LIMITS.maxInputRequests,
 ): Promise<Record<string, unknown>> {
   const taskId = String(created.taskId);
   const signal = call?.signal;
@@ -48,8 +50,8 @@ export async function followModernTask(
         case "cancelled":
           throw new McpClientError(`Task ${taskId} was cancelled`);
         case "input_required": {
-          const inputResponses: Record<string, unknown> = {};
-          for (const [key, request] of Object.entries((task.inputRequests ?? {}) as Record<string, { method: string; params?: unknown }>)) {
+          const inputResponses = answerMap();
+          for (const [key, request] of inputRequestsOf(task.inputRequests, maxInputRequests)) {
             // Keys are never reused in a task's life: one answered is not answered again.
             if (answered.has(key)) continue;
             inputResponses[key] = await answerInput(handlers, request, signal).catch((err: unknown) => {

@@ -5,6 +5,7 @@
  * a JSON-RPC error, its code and message.
  */
 import { McpClientError, isWireError } from "./errors";
+import { DEFAULT_LIMITS } from "./limits";
 import { readSse } from "./sse";
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -26,6 +27,32 @@ interface Received {
 }
 
 const ACCEPT_BOTH = "application/json, text/event-stream";
+const ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * A body as text, read to at most `maxBytes`: past that the read is cancelled and the answer refused,
+ * so a server cannot make the client hold an answer without end.
+ */
+async function boundedText(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > maxBytes) throw new McpClientError(`The server sent a body larger than ${maxBytes} bytes (limits.maxMessageBytes)`, undefined, res.status);
+      parts.push(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
+}
 
 export async function post(fetchFn: Fetch, url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal): Promise<Response> {
   try {
@@ -44,7 +71,8 @@ export async function post(fetchFn: Fetch, url: string, headers: Record<string, 
 
 /** Reads a failed HTTP answer into an error: the JSON-RPC error when there is one, the status otherwise. */
 export async function httpError(res: Response, what: string): Promise<McpClientError> {
-  const text = await res.text().catch(() => "");
+  // An error's body is read no further than an error needs.
+  const text = await boundedText(res, ERROR_BODY_BYTES).catch(() => "");
   try {
     const body = JSON.parse(text) as { error?: unknown };
     if (isWireError(body.error)) return new McpClientError(body.error.message, body.error.code, res.status, body.error.data);
@@ -55,10 +83,10 @@ export async function httpError(res: Response, what: string): Promise<McpClientE
 }
 
 /** The messages of a 200 answer, in order. A JSON answer is one message; an SSE answer is a stream of them. */
-export async function* messagesOf(res: Response, signal?: AbortSignal): AsyncGenerator<Received> {
+export async function* messagesOf(res: Response, signal?: AbortSignal, maxBytes = DEFAULT_LIMITS.maxMessageBytes): AsyncGenerator<Received> {
   const type = res.headers.get("content-type") ?? "";
   if (type.includes("text/event-stream") && res.body) {
-    for await (const ev of readSse(res.body, signal)) {
+    for await (const ev of readSse(res.body, signal, maxBytes)) {
       let message: WireMessage | undefined;
       if (ev.data.trim() !== "") {
         try {
@@ -71,7 +99,7 @@ export async function* messagesOf(res: Response, signal?: AbortSignal): AsyncGen
     }
     return;
   }
-  const text = await res.text();
+  const text = await boundedText(res, maxBytes);
   if (text.trim() === "") return;
   try {
     yield { message: JSON.parse(text) as WireMessage };

@@ -16,7 +16,7 @@ import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
 import { authorizedFetch } from "./authorized";
 import type { BearerChallenge } from "./challenge";
-import { authorizationServer, resourceMetadata } from "./discovery";
+import { authorizationServer, chooseIssuer, resourceMetadata } from "./discovery";
 import { basicAuth, requestOptions, storedTokens } from "./requests";
 import { MemoryTokenStore, tokensKey, type StoredTokens, type TokenStore } from "./store";
 
@@ -37,6 +37,16 @@ export interface ClientCredentialsOptions {
   fetch?: Fetch;
   /** Allow http:// endpoints. Defaults to true only for loopback hosts (local development). */
   allowHttp?: boolean;
+  /**
+   * Allow authorization servers and endpoints on private, link-local or loopback addresses (default:
+   * only when the MCP server is on one itself, for local development).
+   */
+  allowPrivateNetwork?: boolean;
+  /**
+   * The authorization server these credentials belong to. Without it they go to the first one the MCP
+   * server names and stay with it (kept in the store): a server that later names another gets an error.
+   */
+  issuer?: string;
 }
 
 export class ClientCredentials implements AuthProvider {
@@ -64,8 +74,10 @@ export class ClientCredentials implements AuthProvider {
   }
 
   private async obtain(resource: string, challenge: BearerChallenge): Promise<void> {
-    const prm = await resourceMetadata(this.oauthFetch, resource, challenge.resourceMetadata);
-    const as = await authorizationServer(this.oauthFetch, prm.authorization_servers[0]!);
+    const o = this.options;
+    const prm = await resourceMetadata(this.oauthFetch, resource, challenge.resourceMetadata, o);
+    const issuer = await chooseIssuer(this.store, o.clientId, o.issuer, prm.authorization_servers);
+    const as = await authorizationServer(this.oauthFetch, issuer, resource, o);
     if (!as.token_endpoint) throw new McpClientError(`The authorization server ${as.issuer} has no token endpoint`);
     const scope = challenge.scope ?? prm.scopes_supported?.join(" ") ?? this.options.scope;
     const client: oauth.Client = { client_id: this.options.clientId };
@@ -79,6 +91,6 @@ export class ClientCredentials implements AuthProvider {
           await oauth.genericTokenEndpointRequest(as, client, this.clientAuth(as), JWT_BEARER, { ...params, assertion: await assertion({ issuer: as.issuer, resource: prm.resource }) }, request),
         )
       : await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, this.clientAuth(as), params, request));
-    await this.store.set(tokensKey(resource), storedTokens(as.issuer, tokens, scope));
+    await this.store.set(tokensKey(resource), storedTokens(as.issuer, tokens, scope, prm.resource));
   }
 }

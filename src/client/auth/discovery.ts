@@ -4,10 +4,14 @@
  * path-suffixed and then the root well-known URL), and the authorization
  * server's metadata (RFC 8414 and OpenID discovery, in the order MCP gives).
  * oauth4webapi checks that the metadata names the issuer it was asked for.
+ * Every address either server names is checked first (endpoints.ts), and
+ * credentials made for one authorization server stay with it (`chooseIssuer`).
  */
 import * as oauth from "oauth4webapi";
 import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
+import { checkEndpoint, type EndpointPolicy } from "./endpoints";
+import { issuerKey, type TokenStore } from "./store";
 
 interface ResourceMetadata {
   resource: string;
@@ -15,7 +19,8 @@ interface ResourceMetadata {
   scopes_supported?: string[];
 }
 
-export async function resourceMetadata(fetchFn: Fetch, serverUrl: string, fromChallenge?: string): Promise<ResourceMetadata> {
+export async function resourceMetadata(fetchFn: Fetch, serverUrl: string, fromChallenge: string | undefined, policy: EndpointPolicy): Promise<ResourceMetadata> {
+  if (fromChallenge) checkEndpoint(fromChallenge, "resource metadata URL in the server's challenge", serverUrl, policy);
   const url = new URL(serverUrl);
   const path = url.pathname.replace(/\/$/, "");
   const candidates = [
@@ -67,7 +72,11 @@ function metadataUrls(issuer: URL): string[] {
   ];
 }
 
-export async function authorizationServer(fetchFn: Fetch, issuer: string): Promise<oauth.AuthorizationServer> {
+/** The endpoints of an authorization server's metadata that the client contacts or sends the user to. */
+const ENDPOINTS = ["authorization_endpoint", "token_endpoint", "registration_endpoint"] as const;
+
+export async function authorizationServer(fetchFn: Fetch, issuer: string, serverUrl: string, policy: EndpointPolicy): Promise<oauth.AuthorizationServer> {
+  checkEndpoint(issuer, "authorization server", serverUrl, policy);
   const expected = new URL(issuer);
   for (const url of metadataUrls(expected)) {
     const res = await fetchFn(url, { headers: { Accept: "application/json" } }).catch(() => undefined);
@@ -76,7 +85,33 @@ export async function authorizationServer(fetchFn: Fetch, issuer: string): Promi
       continue;
     }
     // Rejects metadata whose issuer is not the one the URL was built from (a mix-up defence).
-    return oauth.processDiscoveryResponse(expected, res);
+    const as = await oauth.processDiscoveryResponse(expected, res);
+    for (const key of ENDPOINTS) if (typeof as[key] === "string") checkEndpoint(as[key], `${key} of ${as.issuer}`, serverUrl, policy);
+    return as;
   }
   throw new McpClientError(`No authorization server metadata found for ${issuer}`);
+}
+
+const sameIssuer = (a: string, b: string) => a.replace(/\/$/, "") === b.replace(/\/$/, "");
+
+/**
+ * The authorization server to send `clientId`'s credentials to, among those the MCP server names: the
+ * one configured (`issuer`), else the one they were first sent to, kept in the store. A client
+ * registered with one authorization server MUST NOT be used with another, so a server that now names
+ * a different one gets a clear error, not the secret.
+ */
+export async function chooseIssuer(store: TokenStore, clientId: string | undefined, configured: string | undefined, named: string[]): Promise<string> {
+  const pinned = configured ?? (clientId === undefined ? undefined : ((await store.get(issuerKey(clientId))) as string | undefined));
+  if (pinned === undefined) {
+    // A client registered on the way (dynamic registration, a metadata document) has one registration per issuer.
+    if (clientId !== undefined) await store.set(issuerKey(clientId), named[0]!);
+    return named[0]!;
+  }
+  const match = named.find((n) => sameIssuer(n, pinned));
+  if (match === undefined) {
+    throw new McpClientError(
+      `The MCP server names the authorization server ${named.join(", ")}, but this client's credentials belong to ${pinned}; they are not sent anywhere else (set the issuer option to move them)`,
+    );
+  }
+  return match;
 }

@@ -17,7 +17,7 @@ import { authorizedFetch, type Present } from "./authorized";
 import type { DPoPKey } from "./dpop";
 import { basicAuth, isLoopback, requestOptions, storedTokens } from "./requests";
 import type { BearerChallenge } from "./challenge";
-import { authorizationServer, resourceMetadata } from "./discovery";
+import { authorizationServer, chooseIssuer, resourceMetadata } from "./discovery";
 import { MemoryTokenStore, clientKey, tokensKey, type StoredClient, type StoredTokens, type TokenStore } from "./store";
 
 export interface OAuthClientOptions {
@@ -29,12 +29,17 @@ export interface OAuthClientOptions {
    */
   authorize: (authorizationUrl: URL) => Promise<string | URL>;
   clientName?: string;
-  /** A client registered beforehand; used with every authorization server unless it has its own stored registration. */
+  /**
+   * A client registered beforehand with one authorization server: `issuer`, or else the first one an MCP
+   * server names, kept in the store. A server that names another gets an error, not these credentials.
+   */
   clientId?: string;
   clientSecret?: string;
+  /** The authorization server `clientId` belongs to; set, it is the only one the client authorizes with. */
+  issuer?: string;
   /** An https URL of this client's metadata document, used when the server supports client ID metadata documents. */
   clientMetadataUrl?: string;
-  /** For dynamic registration; `native` for loopback or custom-scheme redirects (the default), `web` otherwise. */
+  /** For dynamic registration; by default `web` for an https redirect to a host other than loopback, `native` otherwise. */
   applicationType?: "native" | "web";
   /** Scope to ask for when neither the challenge nor the resource metadata names one. */
   scope?: string;
@@ -45,6 +50,11 @@ export interface OAuthClientOptions {
   fetch?: Fetch;
   /** Allow http:// endpoints. Defaults to true only for loopback hosts (local development). */
   allowHttp?: boolean;
+  /**
+   * Allow authorization servers and endpoints on private, link-local or loopback addresses (default:
+   * only when the MCP server is on one itself, for local development).
+   */
+  allowPrivateNetwork?: boolean;
   /** Bind tokens to a key with DPoP (RFC 9449): `new DPoPKey()`, or `new DPoPKey(keyPair)` to keep the key with the tokens. */
   dpop?: DPoPKey;
 }
@@ -102,8 +112,8 @@ export class OAuthClient implements AuthProvider {
   private async current(resource: string): Promise<string | undefined> {
     const held = await this.tokens(resource);
     if (held?.refreshToken && held.expiresAt !== undefined && held.expiresAt - Date.now() < REFRESH_BEFORE_MS) {
-      const refreshed = await authorizationServer(this.oauthFetch, held.issuer)
-        .then((as) => this.refresh(resource, as, held))
+      const refreshed = await authorizationServer(this.oauthFetch, held.issuer, resource, this.options)
+        .then((as) => this.refresh(resource, held.resource ?? resource, as, held))
         .catch(() => false);
       if (refreshed) return (await this.tokens(resource))?.accessToken;
     }
@@ -113,12 +123,14 @@ export class OAuthClient implements AuthProvider {
   /** Gets a usable token for `resource` after the server refused the one held (or none). */
   private async obtain(resource: string, status: number, challenge: BearerChallenge): Promise<void> {
     const held = await this.tokens(resource);
-    const prm = await resourceMetadata(this.oauthFetch, resource, challenge.resourceMetadata);
-    const issuer = prm.authorization_servers[0]!;
-    const as = await authorizationServer(this.oauthFetch, issuer);
+    const o = this.options;
+    const prm = await resourceMetadata(this.oauthFetch, resource, challenge.resourceMetadata, o);
+    // Pre-registered credentials go only to the authorization server they belong to.
+    const issuer = await chooseIssuer(this.store, o.clientId, o.issuer, prm.authorization_servers);
+    const as = await authorizationServer(this.oauthFetch, issuer, resource, o);
     // A refused token with a refresh token from the same server: refresh before bothering the user.
     if (status === 401 && held?.refreshToken && held.issuer === as.issuer) {
-      if (await this.refresh(resource, as, held).catch(() => false)) return;
+      if (await this.refresh(resource, prm.resource, as, held).catch(() => false)) return;
     }
     const stepUp = status === 403 ? held?.scope : undefined;
     let scope = union(stepUp, challenge.scope ?? (stepUp ? undefined : prm.scopes_supported?.join(" ")) ?? this.options.scope);
@@ -148,7 +160,8 @@ export class OAuthClient implements AuthProvider {
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
         token_endpoint_auth_method: method,
-        application_type: o.applicationType ?? "native",
+        // OpenID DCR: a client whose redirect is an https URL on a real host is a web client.
+        application_type: o.applicationType ?? (o.redirectUri.startsWith("https:") && !isLoopback(o.redirectUri) ? "web" : "native"),
       }),
     });
     const reg = (await res.json().catch(() => ({}))) as { client_id?: unknown; client_secret?: unknown; token_endpoint_auth_method?: unknown };
@@ -196,23 +209,24 @@ export class OAuthClient implements AuthProvider {
     const tokens = await this.withNonce(async () =>
       oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, options)),
     );
-    await this.save(resource, as.issuer, tokens, scope);
+    await this.save(resource, resourceIndicator, as.issuer, tokens, scope);
   }
 
-  private async refresh(resource: string, as: oauth.AuthorizationServer, held: StoredTokens): Promise<boolean> {
+  private async refresh(resource: string, resourceIndicator: string, as: oauth.AuthorizationServer, held: StoredTokens): Promise<boolean> {
     if (!as.token_endpoint || !held.refreshToken) return false;
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
-    const options = await this.tokenOptions(as.token_endpoint);
+    // RFC 8707: the resource goes with every token request, a refresh included.
+    const options = { additionalParameters: { resource: resourceIndicator }, ...(await this.tokenOptions(as.token_endpoint)) };
     const tokens = await this.withNonce(async () =>
       oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken!, options)),
     );
-    await this.save(resource, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
+    await this.save(resource, resourceIndicator, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
     return true;
   }
 
-  private async save(resource: string, issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): Promise<void> {
-    await this.store.set(tokensKey(resource), storedTokens(issuer, t, asked));
+  private async save(resource: string, resourceIndicator: string, issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): Promise<void> {
+    await this.store.set(tokensKey(resource), storedTokens(issuer, t, asked, resourceIndicator));
   }
 
   /** Forgets the tokens for a server (sign out). */

@@ -21,11 +21,12 @@ export function requestOptions(fetchFn: Fetch, url: string, allowHttp?: boolean)
 }
 
 /** A token response as kept: the scope granted (or, when the server did not say, asked for) and when it expires. */
-export function storedTokens(issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): StoredTokens {
+export function storedTokens(issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined, resource: string): StoredTokens {
   const scope = t.scope ?? asked;
   return {
     accessToken: t.access_token,
     issuer,
+    resource,
     ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}),
     ...(scope ? { scope } : {}),
     ...(typeof t.expires_in === "number" ? { expiresAt: Date.now() + t.expires_in * 1000 } : {}),

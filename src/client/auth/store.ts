@@ -32,6 +32,8 @@ export interface StoredTokens {
   expiresAt?: number;
   /** The authorization server that issued them. */
   issuer: string;
+  /** The resource indicator (RFC 8707) they were asked for, sent again with a refresh. */
+  resource?: string;
 }
 
 export interface StoredClient {
@@ -42,3 +44,5 @@ export interface StoredClient {
 
 export const tokensKey = (resource: string) => `tokens:${resource}`;
 export const clientKey = (issuer: string) => `client:${issuer}`;
+/** The authorization server a pre-registered client's credentials were first sent to (the pin). */
+export const issuerKey = (clientId: string) => `issuer:${clientId}`;
