@@ -6,7 +6,7 @@
 import type { Config } from "../config";
 import type { Env } from "../env";
 import { liveSessionsStub, principalClientKey, sessionName } from "./addresses";
-import type { SessionState } from "./session-state";
+import { SessionEnded, type SessionState } from "./session-state";
 
 export class LiveSeat {
   /** SESSION_MAX_LIVE as the last request's Worker read it. */
@@ -49,6 +49,11 @@ export class LiveSeat {
     if (key === undefined) return true;
     if (!(await this.take(key, false))) return false;
     s.liveKey = key;
+    // Ended while the index counted it: the end's release came too early, so the place is freed here.
+    if (this.state.ended) {
+      await this.release();
+      throw new SessionEnded();
+    }
     return true;
   }
 

@@ -27,6 +27,8 @@ export interface SessionHost extends CallHost {
   readonly seat: Pick<LiveSeat, "admit" | "cap">;
   /** The session's side of tasks; only an app with task tools has it. */
   readonly tasks?: SessionTasks;
+  /** Whether the session ended (DELETE, expiry) while this step ran. */
+  readonly ended: boolean;
 }
 
 const ACCEPTED: SessionAnswer = { kind: "accepted" };
@@ -122,7 +124,10 @@ async function saveSubscriptions(host: SessionHost, subscriptions: string[]): Pr
   host.session.subscriptions = subscriptions;
   host.session.registered = true;
   await host.save();
-  await hubStub(host.bindings, host.session.hubShard).register(host.session.id, host.session.subscriptions);
+  const hub = hubStub(host.bindings, host.session.hubShard);
+  await hub.register(host.session.id, host.session.subscriptions);
+  // Ended meanwhile: its end may have unregistered it before this registration arrived.
+  if (host.ended) await hub.unregister(host.session.id);
 }
 
 export async function onNotification(host: SessionHost, method: string, params: Record<string, unknown>): Promise<SessionAnswer> {

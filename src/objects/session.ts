@@ -31,7 +31,7 @@ import { LiveSessionsStore } from "./live-sessions-store";
 import { parseEventId, type SessionRow, type SessionStore } from "./session-store";
 import { acceptSocket, closeFromPeer } from "./sockets";
 import { endFrame, eventFrame, sendFrame, type StreamLog } from "./stream-log";
-import { SessionState } from "./session-state";
+import { SessionEnded, SessionState } from "./session-state";
 import { LiveSeat } from "./live-seat";
 
 /** How long a client has to answer the server's ping; answering is immediate for a live client. */
@@ -101,10 +101,20 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     this.loaded = Promise.resolve(this.session);
   }
 
+  get ended(): boolean {
+    return this.state.ended;
+  }
+
   /** The hub learns of the session when it can first receive a notification: its first GET stream. */
   private async register(): Promise<void> {
     if (this.session.registered !== false) return;
-    await hubStub(this.env, this.session.hubShard).register(this.session.id, this.session.subscriptions);
+    const hub = hubStub(this.env, this.session.hubShard);
+    await hub.register(this.session.id, this.session.subscriptions);
+    // Ended while the hub took it: the end found nothing registered yet, so the row is taken back here.
+    if (this.ended) {
+      await hub.unregister(this.session.id);
+      throw new SessionEnded();
+    }
     this.session.registered = true;
     await this.store.putSession(this.session);
   }
@@ -169,9 +179,11 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   private async authorize({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
     this.seat.maxLive = maxLive;
     let row = await this.load();
+    // The end mark wins over a row a step racing the end may have stored.
+    if (this.endedUntil !== undefined || this.ended) return noSession();
     if (!row) {
       // Nothing stored: the session is what its sealed id says, unless it has ended.
-      if (!seal || this.endedUntil !== undefined) return noSession();
+      if (!seal) return noSession();
       if (this.session?.id !== seal.sessionId) this.session = this.rowOf(seal);
       row = this.session;
     } else if (row.principal !== principal) return noSession();
@@ -192,16 +204,32 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     return null;
   }
 
-  async handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
-    const refused = await this.authorize(args);
-    if (refused) return refused;
-    const { message } = args;
-    if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
-    if (message.kind === "response") return onResponse(this, message.message);
-    return onRequest(this, message.message, args.traceparent);
+  handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+    return this.unlessEnded(async () => {
+      const refused = await this.authorize(args);
+      if (refused) return refused;
+      const { message } = args;
+      if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
+      if (message.kind === "response") return onResponse(this, message.message);
+      return onRequest(this, message.message, args.traceparent);
+    });
   }
 
-  async openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+  /** A step the session's end overtook (it was awaiting a seat, the hub) is answered as the ended session is: 404. */
+  private async unlessEnded(step: () => Promise<SessionAnswer>): Promise<SessionAnswer> {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof SessionEnded) return noSession();
+      throw err;
+    }
+  }
+
+  openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+    return this.unlessEnded(() => this.openStream(args));
+  }
+
+  private async openStream(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
     const refused = await this.authorize(args);
     if (refused) return refused;
     if (args.lastEventId === undefined) {
@@ -331,6 +359,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   }
 
   private async endSession(): Promise<void> {
+    this.state.ended = true;
     for (const call of this.running.values()) call.abort.abort();
     sendFrame(this.ctx.getWebSockets(), endFrame(), "session ended");
     await this.seat.release();

@@ -77,6 +77,9 @@ export function sessionHarness(vars: Record<string, string> = {}) {
     running: new Map<string, Call>(),
     atStreamLimit: () => false,
     seat: { admit: async () => true, cap: config.sessionMaxLive },
+    get ended() {
+      return state.ended;
+    },
   };
   const { store, log } = state;
   /** Connects a pipe to a stream, as the Worker does when it answers with SSE. */
