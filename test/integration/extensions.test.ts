@@ -144,6 +144,9 @@ describe("Skills", () => {
     const read = await rpc(staleWorker, "resources/read", { uri: "skill://unit-conversion/references/FORMULAS.md" });
     expect(read.error?.code).toBe(-32603);
     expect(read.error?.message).toMatch(/changed since the build/);
+    // The fix it names is one that exists: the build step wrangler runs (there is no build:assets script).
+    expect(read.error?.message).toContain("node scripts/build-skills.mjs");
+    expect(read.error?.message).not.toContain("build:assets");
   });
 });
 

@@ -119,10 +119,9 @@ describe("session header and status codes", () => {
     await expectRpcError(res, 400, InvalidRequest);
   });
 
-  it("2025-11-25: a well-formed but never issued session id is 404", async () => {
-    const res = await request(NEVER_ISSUED, "ping");
-    expect(res.status).toBe(404);
-    await res.body?.cancel();
+  it("2025-11-25: a well-formed but never issued session id is 404, answering the request's id", async () => {
+    const res = await request(NEVER_ISSUED, "ping", {}, { id: 404 });
+    await expectRpcError(res, 404, InvalidRequest, 404);
   });
 
   it("2025-11-25: a malformed session id is 404", async () => {
@@ -131,11 +130,10 @@ describe("session header and status codes", () => {
     await res.body?.cancel();
   });
 
-  it.each(["2024-01-01", "2026-07-28", "garbage"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400", async (version) => {
+  it.each(["2024-01-01", "2026-07-28", "garbage", "2025-06-18"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400, answering the request's id", async (version) => {
     const s = await openSession();
-    const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version } });
-    expect(res.status).toBe(400);
-    await res.body?.cancel();
+    const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version }, id: "v-1" });
+    await expectRpcError(res, 400, InvalidRequest, "v-1");
     const get = await getStream(s.id, undefined, { "MCP-Protocol-Version": version });
     expect(get.status).toBe(400);
     await get.body?.cancel();
@@ -176,9 +174,8 @@ describe("DELETE", () => {
     expect(del.status).toBe(200);
     await del.body?.cancel();
 
-    const post = await request(s.id, "ping");
-    expect(post.status).toBe(404);
-    await post.body?.cancel();
+    const post = await request(s.id, "ping", {}, { id: "after-delete" });
+    await expectRpcError(post, 404, InvalidRequest, "after-delete");
     const get = await getStream(s.id);
     expect(get.status).toBe(404);
     await get.body?.cancel();
