@@ -20,7 +20,7 @@ import { ErrorCode } from "../mcp/errors";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams } from "../mcp/revisions/2025-11-25";
-import { hubStub, sessionShard } from "./addresses";
+import { hubStub, sessionName, sessionShard } from "./addresses";
 import { SESSION_NOT_FOUND, type Caller, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, type SessionHost } from "./session-messages";
@@ -186,7 +186,10 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       if (!seal) return noSession();
       if (this.session?.id !== seal.sessionId) this.session = this.rowOf(seal);
       row = this.session;
-    } else if (row.principal !== principal) return noSession();
+    } else if (row.principal !== principal || (seal?.sessionId ?? sessionName(row.id)) !== row.id) {
+      // A sealed session opens only with its whole id, its seal checked at the edge: never by its name part.
+      return noSession();
+    }
     if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
       return refuse(
         "invalid",

@@ -124,6 +124,22 @@ describe("session header and status codes", () => {
     await expectRpcError(res, 404, InvalidRequest, 404);
   });
 
+  it("2025-11-25: the name part of a sealed id opens nothing, even once the session holds state: only the whole sealed id does", async () => {
+    const s = await openSession();
+    expect(await result(s.id, "logging/setLevel", { level: "info" })).toEqual({});
+    const name = s.id.split(".", 1)[0]!;
+    expect(name).toHaveLength(43);
+    await expectRpcError(await request(name, "ping", {}, { id: "by-name" }), 404, InvalidRequest, "by-name");
+    const get = await getStream(name);
+    expect(get.status).toBe(404);
+    await get.body?.cancel();
+    const del = await deleteSession(name);
+    expect(del.status).toBe(404);
+    await del.body?.cancel();
+    // The session itself goes on.
+    expect(await result(s.id, "ping")).toEqual({});
+  });
+
   it("2025-11-25: a malformed session id is 404", async () => {
     const res = await request("not-a-session", "ping");
     expect(res.status).toBe(404);
