@@ -165,6 +165,28 @@ describe("MCP Apps views", () => {
     for (const t of tools) expect(t._meta).toBeUndefined();
   });
 
+  it("a client is an Apps host only if the extension's mimeTypes include text/html;profile=mcp-app: any other declaration gets text-only tools", async () => {
+    const others = [{}, { mimeTypes: [] }, { mimeTypes: ["text/uri-list"] }, { mimeTypes: VIEW_MIME_TYPE }, { mimeTypes: ["text/html"] }];
+    for (const settings of others) {
+      const { tools } = await result(worker, "tools/list", {}, { extensions: { [UI_EXTENSION]: settings } });
+      expect(tools.map((t: { name: string }) => t.name), JSON.stringify(settings)).toEqual(["measure", "plain"]);
+      for (const t of tools) expect(t._meta).toBeUndefined();
+    }
+    const host = await result(worker, "tools/list", {}, { extensions: { [UI_EXTENSION]: { mimeTypes: ["text/uri-list", VIEW_MIME_TYPE] } } });
+    expect(host.tools.map((t: { name: string }) => t.name)).toEqual(["measure", "refresh", "plain"]);
+  });
+
+  it("a tool only a view may call (visibility [\"app\"]) is refused (-32602) to a client that is not an Apps host, and served to one that is", async () => {
+    for (const capabilities of [{}, { extensions: { [UI_EXTENSION]: {} } }]) {
+      const refused = await rpc(worker, "tools/call", { name: "refresh" }, capabilities);
+      expect(refused.error?.code, JSON.stringify(capabilities)).toBe(-32602);
+      expect(refused.error?.message).toMatch(/view/);
+    }
+    expect((await result(worker, "tools/call", { name: "refresh" }, UI_HOST)).content).toEqual([{ type: "text", text: "refreshed" }]);
+    // A tool the model may call is served to every client.
+    expect((await result(worker, "tools/call", { name: "measure", arguments: { celsius: 0 } })).structuredContent).toEqual({ celsius: 0, kelvin: 273.15 });
+  });
+
   it("lists tools for no cache to reuse: each host's list is private and immediately stale, so no cache hands one host's shape to another", async () => {
     // The client's capabilities are not part of a cache's key (method and params): a list that
     // depends on them must not be reused, neither the one a host with the extension gets nor the other.

@@ -37,6 +37,8 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
   const tool = reg.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  // Left out of this client's list, it is no more callable than listed: no view of this client can be calling it.
+  if (reg.ext?.hidden?.(ctx, name)) throw invalidParams(`Tool ${name} is called only by an MCP Apps view, and this client is not an MCP Apps host`);
   if (!isObject(args)) throw invalidParams("params.arguments must be an object");
 
   let input: unknown = args;
