@@ -139,7 +139,8 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
     : def.input
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
-      : { type: "object", properties: {} };
+      : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
+        { type: "object", properties: {}, additionalProperties: false };
   const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view"]);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
