@@ -69,6 +69,22 @@ describe("initialize", () => {
     expect(ids.size).toBe(3);
   });
 
+  it("2025-11-25: a sealed id reveals nothing the client sent (clientInfo, capabilities) nor its address, in any part", async () => {
+    const marker = "zq-distinctive-marker";
+    const res = await postInitialize(
+      { capabilities: { experimental: { [marker]: {} } }, clientInfo: { name: `${marker}-client`, version: "9.8.7" } },
+      { headers: { "CF-Connecting-IP": "203.0.113.231" } },
+    );
+    const id = res.headers.get("Mcp-Session-Id")!;
+    await res.body?.cancel();
+    const parts = id.split(".");
+    expect(parts.length).toBeGreaterThan(1);
+    const readable = parts.map((part) => new TextDecoder().decode(Uint8Array.from(atob(part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=")), (c) => c.charCodeAt(0)))).join("\n");
+    for (const secret of [marker, "9.8.7", "203.0.113.231", "experimental"]) expect(readable).not.toContain(secret);
+    // The session still knows what it negotiated.
+    expect(await result(id, "ping")).toEqual({});
+  });
+
   it("2025-11-25: only the initialize answer carries Mcp-Session-Id, not later answers in the session", async () => {
     const s = await openSession();
     const res = await request(s.id, "ping");
