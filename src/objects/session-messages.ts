@@ -14,7 +14,6 @@ import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { SessionAnswer } from "./contracts";
 import { refuse, tooManySessions, tooManyStreams } from "./session-refusals";
-import type { LiveSeat } from "./live-seat";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
 import type { SessionTasks } from "./session-tasks";
 
@@ -23,8 +22,6 @@ export interface SessionHost extends CallHost {
   running: Map<string, Call>;
   /** Whether the session already holds MAX_STREAMS_PER_SESSION open streams. */
   atStreamLimit(): boolean;
-  /** Its place among its client's live sessions: `admit` before the first state the client asks for. */
-  readonly seat: Pick<LiveSeat, "admit" | "cap">;
   /** The session's side of tasks; only an app with task tools has it. */
   readonly tasks?: SessionTasks;
   /** Whether the session ended (DELETE, expiry) while this step ran. */
@@ -102,6 +99,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   // no JSON-RPC response, and clients accept it on any POST (the client already gave up on the id); an
   // SSE stream instead would invite a Last-Event-ID resume for an answer that never comes.
   if (first && call.abort.signal.aborted) return ACCEPTED;
+  if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
   if (first) return reply(jsonSafe(first, req.id));
   return { kind: "stream", stream: call.out.stream!, after: -1 };
 }
