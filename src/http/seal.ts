@@ -96,44 +96,45 @@ async function deriveKeyring(secret: string): Promise<Keyring> {
   return { kid: toBase64url(new Uint8Array(id)), keys: { "session-id": session, "request-state": state }, record };
 }
 
-/**
- * Encrypts (or decrypts: AES-CTR is its own inverse) what a session id carries, with the key of the
- * secret `kid` names (the current one when absent); undefined for a key id of neither secret. The
- * counter block is the session's name, 256 random bits of which the first 128 are used, so no two
- * sessions share a keystream; the MAC over the encrypted text keeps it from being altered.
- */
-export async function cryptRecord(secrets: StateSecrets, kid: string | undefined, name: Uint8Array, data: Uint8Array): Promise<Uint8Array | undefined> {
+/** The keyring of the secret `kid` names (the current or the previous one); with no kid, the current one's. */
+async function ringOf(secrets: StateSecrets, kid?: string): Promise<Keyring | undefined> {
   for (const secret of kid === undefined ? [requireSecret(secrets.stateSecret)] : [secrets.stateSecret, secrets.stateSecretPrevious]) {
     if (!secret) continue;
     const ring = await keyringOf(secret);
-    if (kid !== undefined && ring.kid !== kid) continue;
-    return new Uint8Array(await crypto.subtle.encrypt({ name: "AES-CTR", counter: name.slice(0, 16), length: 64 }, ring.record, data));
+    if (kid === undefined || ring.kid === kid) return ring;
   }
   return undefined;
 }
 
+/**
+ * Encrypts (or decrypts: AES-CTR is its own inverse) what a session id carries, with the key of the
+ * secret `kid` names (the current one when absent). The counter block is the session's name, 256
+ * random bits of which the first 128 are used, so no two sessions share a keystream; the MAC over
+ * the encrypted text keeps it from being altered. Decrypt only what verified, so the kid is known.
+ */
+export async function cryptRecord(secrets: StateSecrets, kid: string | undefined, name: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const ring = (await ringOf(secrets, kid))!;
+  return new Uint8Array(await crypto.subtle.encrypt({ name: "AES-CTR", counter: name.slice(0, 16), length: 64 }, ring.record, data));
+}
+
 /** Signs with the current secret's key for `purpose`: `.<kid>.<mac>`, what every seal ends with. */
 export async function sign(secrets: StateSecrets, purpose: Purpose, data: Uint8Array): Promise<string> {
-  const ring = await keyringOf(requireSecret(secrets.stateSecret));
+  const ring = (await ringOf(secrets))!;
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", ring.keys[purpose], data));
   return `.${ring.kid}.${toBase64url(mac)}`;
 }
 
 /** Whether `mac` is the MAC of `data` for `purpose` under the secret `kid` names (the current or the previous one). */
 export async function verify(secrets: StateSecrets, purpose: Purpose, kid: string, macPart: string, data: Uint8Array): Promise<boolean> {
-  for (const secret of [secrets.stateSecret, secrets.stateSecretPrevious]) {
-    if (!secret) continue;
-    const ring = await keyringOf(secret);
-    if (ring.kid !== kid) continue;
-    let mac: Uint8Array;
-    try {
-      mac = fromBase64url(macPart);
-    } catch {
-      return false;
-    }
-    return crypto.subtle.verify("HMAC", ring.keys[purpose], mac, data);
+  const ring = await ringOf(secrets, kid);
+  if (!ring) return false;
+  let mac: Uint8Array;
+  try {
+    mac = fromBase64url(macPart);
+  } catch {
+    return false;
   }
-  return false;
+  return crypto.subtle.verify("HMAC", ring.keys[purpose], mac, data);
 }
 
 

@@ -46,7 +46,7 @@ export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secr
   // Encrypting keeps the length; the name, the dot and the key id and MAC are fixed: check before any work.
   if (44 + Math.ceil((plain.length * 4) / 3) + SEAL_TAIL_LENGTH > MAX_SEALED_ID_LENGTH) return undefined;
   const name = newSessionId();
-  const body = `${name}.${toBase64url((await cryptRecord(secrets, undefined, fromBase64url(name), plain))!)}`;
+  const body = `${name}.${toBase64url(await cryptRecord(secrets, undefined, fromBase64url(name), plain))}`;
   return `${body}${await sign(secrets, "session-id", signed(body, start.principal))}`;
 }
 

@@ -69,19 +69,12 @@ export class ResourceNotFound extends McpError {
   }
 }
 
-/** What a message calls a required capability: `sampling.context`, `elicitation`, or the extension's own id. */
-const capabilityNames = (required: Record<string, object>): string[] =>
-  Object.entries(required).flatMap(([name, sub]) => {
-    const parts = Object.keys(sub);
-    if (name === "extensions") return parts.map((id) => `extension ${id}`);
-    return parts.length ? parts.map((part) => `${name}.${part}`) : [name];
-  });
-
 /** -32021: the request needs a client capability it did not declare. */
 export const missingClientCapability = (requiredCapabilities: Record<string, object>) =>
   new McpError(
     ErrorCode.MissingRequiredClientCapability,
-    `This request needs the client capability ${capabilityNames(requiredCapabilities).join(", ")}, which the client did not declare`,
+    // The capability as it would be declared, which names an extension (io.modelcontextprotocol/tasks) as well as sampling.context.
+    `This request needs the client capability ${JSON.stringify(requiredCapabilities)}, which the client did not declare`,
     { requiredCapabilities },
   );
 

@@ -22,7 +22,6 @@ import type { TraceContext } from "../mcp/telemetry";
 import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
 import type { LiveSeat } from "./live-seat";
-import { tooManySessionsError } from "./session-refusals";
 import type { SessionState } from "./session-state";
 
 /** What the rules of a session's calls work on: its state (row, store, log; session-state.ts) and its app. */
@@ -40,14 +39,11 @@ export class Call {
   readonly out: LazyStream<string>;
   /**
    * A stream makes the session hold state, so in a session not yet counted (SESSION_MAX_LIVE) the
-   * first one waits for the session's seat: "waiting" while its client's index is asked, "refused"
-   * when the client holds as many sessions as it may. What needs the stream meanwhile is held, and
-   * runs in order once the seat is taken, or is dropped: a call over the cap answers without them.
+   * first one waits for the session's seat. What needs the stream meanwhile is chained on the seat,
+   * to run in order once it is taken, or never: a call over the cap answers without its messages.
    */
-  private gate?: "waiting" | "refused";
-  private held: (() => void)[] = [];
-  private seating?: Promise<boolean>;
-  /** Set when the call had to ask the client something over the cap: its answer is that refusal. */
+  seat?: Promise<boolean>;
+  /** Set when the call had to ask the client something over the cap: it ends with no answer, and its request gets that refusal. */
   askedOverCap = false;
 
   constructor(
@@ -65,35 +61,16 @@ export class Call {
     );
   }
 
-  /** Whether the session may hold this call's stream: true at once when nothing needs asking. */
+  /** Whether the session may hold this call's stream (false over the cap); asks its client's index once, if it must. */
   admit(): Promise<boolean> {
-    if (this.gate === "refused") return Promise.resolve(false);
-    if (this.gate === undefined) {
-      if (this.out.stream !== undefined || this.host.seat.counted()) return Promise.resolve(true);
-      this.gate = "waiting";
-      // A failure to ask (or the session ending meanwhile) sends nothing, as a refusal does.
-      this.seating = this.host.seat.admit().catch(() => false).then((ok) => {
-        this.gate = ok ? undefined : "refused";
-        const held = this.held;
-        this.held = [];
-        if (ok) for (const step of held) step();
-        return ok;
-      });
-    }
-    return this.seating!;
-  }
-
-  /** Waits for the seat the call's stream was waiting for, if it was. */
-  seated(): Promise<unknown> {
-    return this.seating ?? Promise.resolve();
+    // A failure to ask (or the session ending meanwhile) sends nothing, as a refusal does.
+    return (this.seat ??= this.out.stream !== undefined || this.host.seat.counted() ? Promise.resolve(true) : this.host.seat.admit().catch(() => false));
   }
 
   /** Runs a step that needs the call's stream, once the session may hold it (dropped if it may not). */
   private withStream(step: () => void): void {
-    if (this.gate === undefined && (this.out.stream !== undefined || this.host.seat.counted())) return step();
-    if (this.gate === "refused") return;
-    this.held.push(step);
-    void this.admit();
+    if (!this.seat && (this.out.stream !== undefined || this.host.seat.counted())) return step();
+    this.seat = this.admit().then((ok) => (ok && step(), ok));
   }
 
   readonly emit = (message: object): void => this.withStream(() => this.out.emit(message));
@@ -134,7 +111,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     },
   });
   // What the call sent while its session's seat was asked for goes out (or is dropped) before its answer.
-  await call.seated();
+  await call.seat;
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, LEGACY.encodeError(outcome.error));
   // A session call never may become a task (canStartTask is not set): task calls go to session-tasks.ts.
@@ -142,7 +119,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
   // Asking the client needs the session to hold state: over SESSION_MAX_LIVE the call is refused instead.
   if (!(await call.admit())) {
     call.askedOverCap = true;
-    return errorResponse(request.id, tooManySessionsError(host.seat.cap));
+    return undefined;
   }
   const count = Object.keys(outcome.required.requests).length;
   if (host.store.pendingCount() + count > host.config.maxPendingPerSession) {

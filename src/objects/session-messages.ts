@@ -98,8 +98,8 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   // POST still needs an HTTP answer. 202 with no body is what the transport gives a message that gets
   // no JSON-RPC response, and clients accept it on any POST (the client already gave up on the id); an
   // SSE stream instead would invite a Last-Event-ID resume for an answer that never comes.
-  if (first && call.abort.signal.aborted) return ACCEPTED;
   if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
+  if (first && call.abort.signal.aborted) return ACCEPTED;
   if (first) return reply(jsonSafe(first, req.id));
   return { kind: "stream", stream: call.out.stream!, after: -1 };
 }

@@ -17,11 +17,6 @@ export const refuse = (refusal: Refusal, id: RequestId | null, message: string):
 export const tooManyStreams = (id: RequestId | null) =>
   refuse("too-many-streams", id, TOO_MANY_STREAMS);
 
-const tooManySessionsMessage = (cap: number) =>
-  `Too Many Requests: this client already holds ${cap} sessions with state (SESSION_MAX_LIVE); end one with DELETE, or wait until one expires`;
-
 /** Nothing was stored: the client holds as many sessions with state as SESSION_MAX_LIVE allows. */
-export const tooManySessions = (id: RequestId | null, cap: number) => refuse("too-many-sessions", id, tooManySessionsMessage(cap));
-
-/** The same, as the error a call's response carries. */
-export const tooManySessionsError = (cap: number) => ({ code: ErrorCode.InvalidRequest, message: tooManySessionsMessage(cap) });
+export const tooManySessions = (id: RequestId | null, cap: number) =>
+  refuse("too-many-sessions", id, `Too Many Requests: this client already holds ${cap} sessions with state (SESSION_MAX_LIVE); end one with DELETE, or wait until one expires`);
