@@ -7,7 +7,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { ErrorCode, invalidParams, type McpError } from "../mcp/errors";
+import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
 import { legacyCapabilities, type Registry } from "../mcp/registry";
@@ -34,10 +34,8 @@ export interface LegacyDeps {
 
 type Stub = ReturnType<typeof sessionStub>;
 
-/** A refusal of session traffic: it answers the request's id when the body held one (the spec's rule for errors). */
-const refuseRequest = (id: RequestId | null, status: number, message: string) => rpcError(id, { code: ErrorCode.InvalidRequest, message }, status);
-
-const notFound = (id: RequestId | null) => refuseRequest(id, SESSION_REFUSAL_STATUS["unknown-session"], SESSION_NOT_FOUND);
+// Refusals of session traffic answer the request's id when the body held one (the spec's rule for errors).
+const notFound = (id: RequestId | null) => refuse(SESSION_REFUSAL_STATUS["unknown-session"], SESSION_NOT_FOUND, undefined, id);
 
 const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
 
@@ -49,7 +47,7 @@ async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | nul
   const sessionId = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
   if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request))) return methodNotAllowed("POST");
-  if (!sessionId) return refuseRequest(id, 400, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
+  if (!sessionId) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)", undefined, id);
   if (isSessionId(sessionId)) return { stub: sessionStub(deps.env, sessionId) };
   const seal = await openSessionId(sessionId, deps.principal, deps.config, deps.config.sessionMaxMs);
   return seal ? { stub: sessionStub(deps.env, sessionId), seal } : notFound(id);
@@ -61,7 +59,7 @@ async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | nul
  */
 function checkVersionHeader(request: Request, id: RequestId | null): Response | null {
   const problem = versionHeaderProblem(versionHeader(request));
-  return problem === undefined ? null : refuseRequest(id, 400, problem);
+  return problem === undefined ? null : refuse(400, problem, undefined, id);
 }
 
 /**
@@ -84,11 +82,10 @@ async function askSession(
   if (bad) return bad;
   const { stub, seal } = session;
   const answered = await ask(stub, { principal: deps.principal, protocolVersion: versionHeader(request), seal });
-  if (answered instanceof Response) return answered;
-  return answer(answered.kind === "refused" && answered.id === null ? { ...answered, id } : answered, stub, deps.env);
+  return answered instanceof Response ? answered : answer(answered, stub, deps.env, id);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, env: Env, id: RequestId | null = null): Promise<Response> {
   switch (result.kind) {
     case "stream":
       return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
@@ -97,7 +94,8 @@ async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Resp
     case "reply":
       return json(result.message);
     case "refused":
-      return rpcError(result.id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
+      // The session's own refusals (404, the negotiated version's 400) name no id: the request's is the one to answer.
+      return rpcError(result.id ?? id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
   }
 }
 

@@ -40,6 +40,13 @@ const PING_TIMEOUT_MS = 30_000;
 // A function, not a constant: nothing runs at start-up that a request can do later.
 const noSession = () => refuse("unknown-session", null, SESSION_NOT_FOUND);
 
+/** A step the session's end overtook (it was awaiting a seat, the hub) is answered as the ended session is: 404. */
+const unlessEnded = (step: Promise<SessionAnswer>) =>
+  step.catch((err) => {
+    if (err instanceof SessionEnded) return noSession();
+    throw err;
+  });
+
 /**
  * A GET stream replaced by a newer one is closed with this `retry:`: its client reconnects (and can
  * resume what it missed with Last-Event-ID while the replay window lasts).
@@ -208,28 +215,20 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   }
 
   handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
-    return this.unlessEnded(async () => {
-      const refused = await this.authorize(args);
-      if (refused) return refused;
-      const { message } = args;
-      if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
-      if (message.kind === "response") return onResponse(this, message.message);
-      return onRequest(this, message.message, args.traceparent);
-    });
+    return unlessEnded(this.serve(args));
   }
 
-  /** A step the session's end overtook (it was awaiting a seat, the hub) is answered as the ended session is: 404. */
-  private async unlessEnded(step: () => Promise<SessionAnswer>): Promise<SessionAnswer> {
-    try {
-      return await step();
-    } catch (err) {
-      if (err instanceof SessionEnded) return noSession();
-      throw err;
-    }
+  private async serve(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+    const refused = await this.authorize(args);
+    if (refused) return refused;
+    const { message } = args;
+    if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
+    if (message.kind === "response") return onResponse(this, message.message);
+    return onRequest(this, message.message, args.traceparent);
   }
 
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
-    return this.unlessEnded(() => this.openStream(args));
+    return unlessEnded(this.openStream(args));
   }
 
   private async openStream(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
