@@ -7,7 +7,7 @@
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveSessionsStub } from "../../src/objects/addresses";
-import { hubShards } from "../helpers/hub";
+import { hubHasSession } from "../helpers/hub";
 import { cancelAllReaders, deleteSession, getStream, request, sessionStub } from "../helpers/legacy";
 import { MCP_URL } from "../helpers/mcp";
 import { initializeHeaders, initializeMessage } from "../wire/index.ts";
@@ -23,17 +23,6 @@ async function openFrom(address: string): Promise<string> {
   return res.headers.get("Mcp-Session-Id")!;
 }
 
-const hubHasSession = async (sessionId: string) => {
-  const found = await Promise.all(
-    hubShards().map((shard) =>
-      runInDurableObject(shard, (_instance, state) => {
-        const tables = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").toArray();
-        return tables.length > 0 && state.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ?", sessionId).toArray().length > 0;
-      }),
-    ),
-  );
-  return found.includes(true);
-};
 
 const liveRows = (address: string) =>
   runInDurableObject(liveSessionsStub(env, `ip:${address}`), async (_instance, state) => {
