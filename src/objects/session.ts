@@ -197,6 +197,12 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       // A sealed session opens only with its whole id, its seal checked at the edge: never by its name part.
       return noSession();
     }
+    const now = Date.now();
+    // A plain id has no seal to expire (the edge refuses a sealed one at this age): its session ends here.
+    if (now >= row.createdAt + this.config.sessionMaxMs) {
+      await this.endSession();
+      return noSession();
+    }
     if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
       return refuse(
         "invalid",
@@ -204,7 +210,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
         `Bad Request: MCP-Protocol-Version "${protocolVersion}" is not this session's negotiated version (${row.protocolVersion}); send that one or none`,
       );
     }
-    const now = Date.now();
     // One write a minute at most keeps the idle clock honest without a write per request.
     if (!this.store.ready) row.lastSeenAt = now;
     else if (now - row.lastSeenAt > 60_000) {
