@@ -94,11 +94,12 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   if (host.atStreamLimit()) return tooManyStreams(req.id);
   const call = new Call(host, req, undefined, readTrace(params._meta, traceparent));
   const first = await call.out.settle(track(host, call, {}, undefined));
+  // It had to ask the client something while its client holds SESSION_MAX_LIVE sessions: nothing was stored.
+  if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
   // Cancelled while the POST waited for JSON: the spec says not to answer a cancelled request, but the
   // POST still needs an HTTP answer. 202 with no body is what the transport gives a message that gets
   // no JSON-RPC response, and clients accept it on any POST (the client already gave up on the id); an
   // SSE stream instead would invite a Last-Event-ID resume for an answer that never comes.
-  if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
   if (first && call.abort.signal.aborted) return ACCEPTED;
   if (first) return reply(jsonSafe(first, req.id));
   return { kind: "stream", stream: call.out.stream!, after: -1 };
