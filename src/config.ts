@@ -23,7 +23,8 @@ export interface Vars {
   SESSION_MAX_SECONDS?: string;
   /**
    * 2025 sessions holding state (a stream, a log level, a subscription, a task, a waiting call) that one
-   * client (a principal; anonymous: an address) may have at once; the next one's first stateful step is 429.
+   * client (a principal; anonymous: an address) may have at once; the next one's first stateful step is 429,
+   * or, for a call that would only stream progress or logs, a plain JSON answer without them (docs/sessions.md).
    */
   SESSION_MAX_LIVE?: string;
   /** How long a server-to-client request (elicitation, sampling, roots) may wait for its answer. */

@@ -9,7 +9,7 @@ import type { Config } from "../config";
 import type { Env } from "../env";
 import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
-import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
+import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
 import { legacyCapabilities, type Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
@@ -34,7 +34,8 @@ export interface LegacyDeps {
 
 type Stub = ReturnType<typeof sessionStub>;
 
-const notFound = () => refuse(SESSION_REFUSAL_STATUS["unknown-session"], SESSION_NOT_FOUND);
+// Refusals of session traffic answer the request's id when the body held one (the spec's rule for errors).
+const notFound = (id: RequestId | null) => refuse(SESSION_REFUSAL_STATUS["unknown-session"], SESSION_NOT_FOUND, undefined, id);
 
 const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
 
@@ -42,23 +43,23 @@ const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Ve
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
  * forged, foreign or outlived one is 404 without asking any object.
  */
-async function sessionOf(request: Request, deps: LegacyDeps): Promise<Response | { stub: Stub; seal?: SessionStart }> {
-  const id = request.headers.get("Mcp-Session-Id")?.trim();
+async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | null): Promise<Response | { stub: Stub; seal?: SessionStart }> {
+  const sessionId = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
-  if (!id && request.method !== "POST" && isModernVersion(versionHeader(request))) return methodNotAllowed("POST");
-  if (!id) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
-  if (isSessionId(id)) return { stub: sessionStub(deps.env, id) };
-  const seal = await openSessionId(id, deps.principal, deps.config, deps.config.sessionMaxMs);
-  return seal ? { stub: sessionStub(deps.env, id), seal } : notFound();
+  if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request))) return methodNotAllowed("POST");
+  if (!sessionId) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)", undefined, id);
+  if (isSessionId(sessionId)) return { stub: sessionStub(deps.env, sessionId) };
+  const seal = await openSessionId(sessionId, deps.principal, deps.config, deps.config.sessionMaxMs);
+  return seal ? { stub: sessionStub(deps.env, sessionId), seal } : notFound(id);
 }
 
 /**
  * MCP-Protocol-Version on session traffic: one the revision refuses is 400 here, and the session
  * object refuses (400) a revision other than the one it negotiated, which only it knows.
  */
-function checkVersionHeader(request: Request): Response | null {
+function checkVersionHeader(request: Request, id: RequestId | null): Response | null {
   const problem = versionHeaderProblem(versionHeader(request));
-  return problem === undefined ? null : refuse(400, problem);
+  return problem === undefined ? null : refuse(400, problem, undefined, id);
 }
 
 /**
@@ -70,19 +71,21 @@ async function askSession(
   deps: LegacyDeps,
   versionFirst: boolean,
   ask: (stub: Stub, caller: Caller) => Promise<SessionAnswer | Response>,
+  /** The id of the request POSTed, if it is one: the edge's and the session's refusals answer it. */
+  id: RequestId | null = null,
 ): Promise<Response> {
-  const badVersion = versionFirst && checkVersionHeader(request);
+  const badVersion = versionFirst && checkVersionHeader(request, id);
   if (badVersion) return badVersion;
-  const session = await sessionOf(request, deps);
+  const session = await sessionOf(request, deps, id);
   if (session instanceof Response) return session;
-  const bad = !versionFirst && checkVersionHeader(request);
+  const bad = !versionFirst && checkVersionHeader(request, id);
   if (bad) return bad;
   const { stub, seal } = session;
   const answered = await ask(stub, { principal: deps.principal, protocolVersion: versionHeader(request), seal });
-  return answered instanceof Response ? answered : answer(answered, stub, deps.env);
+  return answered instanceof Response ? answered : answer(answered, stub, deps.env, id);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, env: Env, id: RequestId | null = null): Promise<Response> {
   switch (result.kind) {
     case "stream":
       return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
@@ -91,7 +94,8 @@ async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Resp
     case "reply":
       return json(result.message);
     case "refused":
-      return rpcError(result.id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
+      // The session's own refusals (404, the negotiated version's 400) name no id: the request's is the one to answer.
+      return rpcError(result.id ?? id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
   }
 }
 
@@ -107,7 +111,8 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
     }
   }
   const traceparent = request.headers.get("traceparent") ?? undefined;
-  return askSession(request, deps, true, (stub, caller) => stub.handle({ ...caller, message: msg, traceparent, maxLive: deps.config.sessionMaxLive }));
+  const id = msg.kind === "request" ? msg.message.id : null;
+  return askSession(request, deps, true, (stub, caller) => stub.handle({ ...caller, message: msg, traceparent, maxLive: deps.config.sessionMaxLive }), id);
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {

@@ -15,8 +15,8 @@ export const rpcError = (id: RequestId | null, error: JsonRpcErrorObject, status
 export const reject = (status: number, code: number, message: string, headers?: HeadersInit) =>
   rpcError(null, { code, message }, status, headers);
 
-/** A request refused as such, before or without any protocol work: -32600 (Invalid Request). */
-export const refuse = (status: number, message: string, headers?: HeadersInit) => reject(status, ErrorCode.InvalidRequest, message, headers);
+/** A request refused as such, before or without any protocol work: -32600 (Invalid Request), with the request's id when one was read. */
+export const refuse = (status: number, message: string, headers?: HeadersInit, id: RequestId | null = null) => rpcError(id, { code: ErrorCode.InvalidRequest, message }, status, headers);
 
 export const accepted = () => new Response(null, { status: 202 });
 

@@ -65,6 +65,8 @@ interface Keyring {
   /** Four base64url characters that name the secret in every seal it makes. */
   kid: string;
   keys: Record<Purpose, CryptoKey>;
+  /** AES-CTR: what a session id carries is encrypted, so that logs that keep ids learn nothing of the client. */
+  record: CryptoKey;
 }
 
 /** Every seal's tail, `.<kid>.<mac>`: 1 + 4 + 1 + 43 characters. */
@@ -85,32 +87,54 @@ async function deriveKeyring(secret: string): Promise<Keyring> {
   const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
   const hkdf = (info: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(`mcp ${info}`) });
   const derive = (purpose: Purpose) => crypto.subtle.deriveKey(hkdf(purpose), base, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"]);
-  const [id, session, state] = await Promise.all([crypto.subtle.deriveBits(hkdf("key id"), base, 24), derive("session-id"), derive("request-state")]);
-  return { kid: toBase64url(new Uint8Array(id)), keys: { "session-id": session, "request-state": state } };
+  const [id, session, state, record] = await Promise.all([
+    crypto.subtle.deriveBits(hkdf("key id"), base, 24),
+    derive("session-id"),
+    derive("request-state"),
+    crypto.subtle.deriveKey(hkdf("session record"), base, { name: "AES-CTR", length: 256 }, false, ["encrypt", "decrypt"]),
+  ]);
+  return { kid: toBase64url(new Uint8Array(id)), keys: { "session-id": session, "request-state": state }, record };
+}
+
+/** The keyring of the secret `kid` names (the current or the previous one); with no kid, the current one's. */
+async function ringOf(secrets: StateSecrets, kid?: string): Promise<Keyring | undefined> {
+  for (const secret of kid === undefined ? [requireSecret(secrets.stateSecret)] : [secrets.stateSecret, secrets.stateSecretPrevious]) {
+    if (!secret) continue;
+    const ring = await keyringOf(secret);
+    if (kid === undefined || ring.kid === kid) return ring;
+  }
+  return undefined;
+}
+
+/**
+ * Encrypts (or decrypts: AES-CTR is its own inverse) what a session id carries, with the key of the
+ * secret `kid` names (the current one when absent). The counter block is the session's name, 256
+ * random bits of which the first 128 are used, so no two sessions share a keystream; the MAC over
+ * the encrypted text keeps it from being altered. Decrypt only what verified, so the kid is known.
+ */
+export async function cryptRecord(secrets: StateSecrets, kid: string | undefined, name: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const ring = (await ringOf(secrets, kid))!;
+  return new Uint8Array(await crypto.subtle.encrypt({ name: "AES-CTR", counter: name.slice(0, 16), length: 64 }, ring.record, data));
 }
 
 /** Signs with the current secret's key for `purpose`: `.<kid>.<mac>`, what every seal ends with. */
 export async function sign(secrets: StateSecrets, purpose: Purpose, data: Uint8Array): Promise<string> {
-  const ring = await keyringOf(requireSecret(secrets.stateSecret));
+  const ring = (await ringOf(secrets))!;
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", ring.keys[purpose], data));
   return `.${ring.kid}.${toBase64url(mac)}`;
 }
 
 /** Whether `mac` is the MAC of `data` for `purpose` under the secret `kid` names (the current or the previous one). */
 export async function verify(secrets: StateSecrets, purpose: Purpose, kid: string, macPart: string, data: Uint8Array): Promise<boolean> {
-  for (const secret of [secrets.stateSecret, secrets.stateSecretPrevious]) {
-    if (!secret) continue;
-    const ring = await keyringOf(secret);
-    if (ring.kid !== kid) continue;
-    let mac: Uint8Array;
-    try {
-      mac = fromBase64url(macPart);
-    } catch {
-      return false;
-    }
-    return crypto.subtle.verify("HMAC", ring.keys[purpose], mac, data);
+  const ring = await ringOf(secrets, kid);
+  if (!ring) return false;
+  let mac: Uint8Array;
+  try {
+    mac = fromBase64url(macPart);
+  } catch {
+    return false;
   }
-  return false;
+  return crypto.subtle.verify("HMAC", ring.keys[purpose], mac, data);
 }
 
 

@@ -2,7 +2,8 @@
  * Sealed 2025 session ids: `<name>.<record>.<kid>.<mac>`. The name is 256 random
  * bits (the session object's name); the record is what `initialize`
  * negotiated (revision, client capabilities and info, the anonymous client's
- * key, when it was issued); the MAC (HMAC-SHA256 with the session-id key of
+ * key, when it was issued), encrypted (AES-CTR, seal.ts), since ids end up in
+ * proxies' and clients' logs; the MAC (HMAC-SHA256 with the session-id key of
  * the secret the key id names, seal.ts) covers
  * name and record as sent, and the principal, which is never written into the
  * id. So a session needs no storage to exist: its object rebuilds it from the
@@ -14,7 +15,7 @@ import { fromBase64url, toBase64url } from "../mcp/base64url";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { isSessionId, newSessionId } from "../objects/addresses";
 import type { SessionStart } from "../objects/contracts";
-import { SEAL_TAIL_LENGTH, sign, verify, type StateSecrets } from "./seal";
+import { SEAL_TAIL_LENGTH, cryptRecord, sign, verify, type StateSecrets } from "./seal";
 
 /** What the id carries; short keys, since it rides in a header on every request. */
 interface SessionRecord {
@@ -41,9 +42,11 @@ export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secr
   if (!secrets.stateSecret) return undefined;
   // JSON leaves out the members that are undefined (no client info, or no client key).
   const record: SessionRecord = { v: start.protocolVersion, c: start.clientCapabilities, i: start.clientInfo, k: start.clientKey, t: start.createdAt };
-  const body = `${newSessionId()}.${toBase64url(encoder.encode(JSON.stringify(record)))}`;
-  // The key id and MAC add a fixed tail: check before signing anything.
-  if (body.length + SEAL_TAIL_LENGTH > MAX_SEALED_ID_LENGTH) return undefined;
+  const plain = encoder.encode(JSON.stringify(record));
+  // Encrypting keeps the length; the name, the dot and the key id and MAC are fixed: check before any work.
+  if (44 + Math.ceil((plain.length * 4) / 3) + SEAL_TAIL_LENGTH > MAX_SEALED_ID_LENGTH) return undefined;
+  const name = newSessionId();
+  const body = `${name}.${toBase64url(await cryptRecord(secrets, undefined, fromBase64url(name), plain))}`;
   return `${body}${await sign(secrets, "session-id", signed(body, start.principal))}`;
 }
 
@@ -81,7 +84,7 @@ async function verifiedStart(id: string, principal: string, secrets: StateSecret
   if (!name || !recordPart || !kid || !macPart || extra !== undefined || !isSessionId(name)) return undefined;
   // The MAC covers the text as sent, so only the spelling we issued opens; an unknown key id opens nothing.
   if (!(await verify(secrets, "session-id", kid, macPart, signed(`${name}.${recordPart}`, principal)))) return undefined;
-  const record = JSON.parse(decoder.decode(fromBase64url(recordPart))) as SessionRecord;
+  const record = JSON.parse(decoder.decode(await cryptRecord(secrets, kid, fromBase64url(name), fromBase64url(recordPart)))) as SessionRecord;
   return {
     sessionId: id,
     principal,

@@ -176,6 +176,8 @@ export interface Extension {
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
   /** The tools (as listed) for a client that did not declare this extension. */
   toolsWithout?: (tools: Record<string, unknown>[]) => Record<string, unknown>[];
+  /** Whether the settings a client declared make it a client of this extension (default: declaring it does). */
+  clientOf?: (settings: Record<string, unknown>) => boolean;
   /**
    * Serves the app's extensions from its compiled registry: `defineExtension` sets the extension
    * host (src/mcp/ext/host.ts) here, so only an app with an extension has that code. The registry is

@@ -73,7 +73,8 @@ export class ResourceNotFound extends McpError {
 export const missingClientCapability = (requiredCapabilities: Record<string, object>) =>
   new McpError(
     ErrorCode.MissingRequiredClientCapability,
-    `This request needs the client capability ${Object.keys(requiredCapabilities).join(", ")}, which the client did not declare`,
+    // The capability as it would be declared, which names an extension (io.modelcontextprotocol/tasks) as well as sampling.context.
+    `This request needs the client capability ${JSON.stringify(requiredCapabilities)}, which the client did not declare`,
     { requiredCapabilities },
   );
 

@@ -61,6 +61,8 @@ export interface ExtensionHooks {
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
   /** The tools this client gets in place of `all` (a revision's list) when an extension changes them (MCP Apps); undefined for `all`. */
   tools?: (ctx: HandlerContext<any>, all: Record<string, unknown>[]) => Record<string, unknown>[] | undefined;
+  /** Whether this client may not call the tool named, which its list leaves out (MCP Apps: only a view calls it). */
+  hidden?: (ctx: HandlerContext<any>, name: string) => boolean;
   /** Cacheable methods whose 2026 result depends on what the client declared: never reused. */
   perClient: Set<string>;
 }
@@ -137,7 +139,8 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
     ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
     : def.input
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
-      : { type: "object", properties: {} };
+      : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
+        { type: "object", properties: {}, additionalProperties: false };
   const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view"]);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);

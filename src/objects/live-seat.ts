@@ -6,7 +6,7 @@
 import type { Config } from "../config";
 import type { Env } from "../env";
 import { liveSessionsStub, principalClientKey, sessionName } from "./addresses";
-import type { SessionState } from "./session-state";
+import { SessionEnded, type SessionState } from "./session-state";
 
 export class LiveSeat {
   /** SESSION_MAX_LIVE as the last request's Worker read it. */
@@ -43,19 +43,28 @@ export class LiveSeat {
    * goes on serving plain calls. Only this first step pays the index's round trip.
    */
   async admit(): Promise<boolean> {
+    if (this.counted()) return true;
     const s = this.state.session;
-    if (this.state.store.ready || s.liveKey !== undefined) return true;
-    const key = this.key();
-    if (key === undefined) return true;
+    const key = this.key()!;
     if (!(await this.take(key, false))) return false;
     s.liveKey = key;
+    // Ended while the index counted it: the end's release came too early, so the place is freed here.
+    if (this.state.ended) {
+      await this.release();
+      throw new SessionEnded();
+    }
     return true;
   }
 
+  /** Whether the session may hold state without asking its client's index: it is counted, or counts for nobody. */
+  counted(): boolean {
+    return this.state.store.ready || this.state.session.liveKey !== undefined || this.key() === undefined;
+  }
+
   /**
-   * The session is about to hold state without having been admitted: a running call (its first
-   * progress, its first question to the client) cannot be refused without losing it, so it is counted
-   * even past the cap, and the client's next stateful step waits.
+   * The session is about to hold state without having been admitted. Every step that makes a session
+   * hold state admits it first (a call's first stream waits for its seat: session-calls.ts), so this
+   * is a safety net: a step that forgot is counted rather than left out of the count.
    */
   force(): void {
     const s = this.state.session;

@@ -21,6 +21,7 @@ import type { Json } from "../mcp/types";
 import type { TraceContext } from "../mcp/telemetry";
 import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
+import type { LiveSeat } from "./live-seat";
 import type { SessionState } from "./session-state";
 
 /** What the rules of a session's calls work on: its state (row, store, log; session-state.ts) and its app. */
@@ -28,15 +29,25 @@ export interface CallHost extends Pick<SessionState, "store" | "log" | "session"
   reg: Registry;
   bindings: Env;
   config: Config;
+  /** Its place among its client's live sessions: `admit` before the first state the client asks for. */
+  readonly seat: Pick<LiveSeat, "admit" | "cap" | "counted">;
 }
 
 /** A request running in this instance: what cancels it, and its stream, opened on first use. */
 export class Call {
   readonly abort = new AbortController();
   readonly out: LazyStream<string>;
+  /**
+   * A stream makes the session hold state, so in a session not yet counted (SESSION_MAX_LIVE) the
+   * first one waits for the session's seat. What needs the stream meanwhile is chained on the seat,
+   * to run in order once it is taken, or never: a call over the cap answers without its messages.
+   */
+  seat?: Promise<boolean>;
+  /** Set when the call had to ask the client something over the cap: it ends with no answer, and its request gets that refusal. */
+  askedOverCap = false;
 
   constructor(
-    host: CallHost,
+    private readonly host: CallHost,
     readonly request: JsonRpcRequest,
     stream?: string,
     /** The client's trace context: on the call's log line and on the requests the call sends the client. */
@@ -49,6 +60,23 @@ export class Call {
       stream,
     );
   }
+
+  /** Whether the session may hold this call's stream (false over the cap); asks its client's index once, if it must. */
+  admit(): Promise<boolean> {
+    // A failure to ask (or the session ending meanwhile) sends nothing, as a refusal does.
+    return (this.seat ??= this.out.stream !== undefined || this.host.seat.counted() ? Promise.resolve(true) : this.host.seat.admit().catch(() => false));
+  }
+
+  /** Runs a step that needs the call's stream, once the session may hold it (dropped if it may not). */
+  private withStream(step: () => void): void {
+    if (!this.seat && (this.out.stream !== undefined || this.host.seat.counted())) return step();
+    this.seat = this.admit().then((ok) => (ok && step(), ok));
+  }
+
+  readonly emit = (message: object): void => this.withStream(() => this.out.emit(message));
+
+  /** Closes the call's stream (the client polls with Last-Event-ID); a call without one has nothing to close. */
+  readonly closeStream = (retryMs: number): void => this.withStream(() => this.host.log.disconnect(this.out.ensure(), retryMs));
 }
 
 /** Runs the handler once; returns the JSON-RPC response, or undefined while it waits for client input. */
@@ -68,24 +96,31 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     answers,
     state,
     signal: call.abort.signal,
-    emit: call.out.emit,
+    emit: call.emit,
     notify: createNotifier(host.bindings),
     env: host.bindings,
     principal: session.principal || undefined,
-    closeStream: (retryMs = 1000) => host.log.disconnect(call.out.ensure(), retryMs),
+    closeStream: (retryMs = 1000) => call.closeStream(retryMs),
     reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
     completeElicitation: (elicitationId) => {
       const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });
       const stream = host.store.latestGetStream();
       if (stream) host.log.append(stream, message);
-      else call.out.emit(message);
+      else call.emit(message);
     },
   });
+  // What the call sent while its session's seat was asked for goes out (or is dropped) before its answer.
+  await call.seat;
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, LEGACY.encodeError(outcome.error));
   // A session call never may become a task (canStartTask is not set): task calls go to session-tasks.ts.
   if (outcome.kind === "task") return errorResponse(request.id, { code: ErrorCode.InternalError, message: "This call cannot become a task here" });
+  // Asking the client needs the session to hold state: over SESSION_MAX_LIVE the call is refused instead.
+  if (!(await call.admit())) {
+    call.askedOverCap = true;
+    return undefined;
+  }
   const count = Object.keys(outcome.required.requests).length;
   if (host.store.pendingCount() + count > host.config.maxPendingPerSession) {
     return errorResponse(request.id, { code: ErrorCode.InternalError, message: "Too many server requests are waiting for answers in this session (MAX_PENDING_PER_SESSION)" });

@@ -14,7 +14,6 @@ import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { SessionAnswer } from "./contracts";
 import { refuse, tooManySessions, tooManyStreams } from "./session-refusals";
-import type { LiveSeat } from "./live-seat";
 import { Call, endCall, runCall, type CallHost } from "./session-calls";
 import type { SessionTasks } from "./session-tasks";
 
@@ -23,10 +22,10 @@ export interface SessionHost extends CallHost {
   running: Map<string, Call>;
   /** Whether the session already holds MAX_STREAMS_PER_SESSION open streams. */
   atStreamLimit(): boolean;
-  /** Its place among its client's live sessions: `admit` before the first state the client asks for. */
-  readonly seat: Pick<LiveSeat, "admit" | "cap">;
   /** The session's side of tasks; only an app with task tools has it. */
   readonly tasks?: SessionTasks;
+  /** Whether the session ended (DELETE, expiry) while this step ran. */
+  readonly ended: boolean;
 }
 
 const ACCEPTED: SessionAnswer = { kind: "accepted" };
@@ -95,6 +94,8 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   if (host.atStreamLimit()) return tooManyStreams(req.id);
   const call = new Call(host, req, undefined, readTrace(params._meta, traceparent));
   const first = await call.out.settle(track(host, call, {}, undefined));
+  // It had to ask the client something while its client holds SESSION_MAX_LIVE sessions: nothing was stored.
+  if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
   // Cancelled while the POST waited for JSON: the spec says not to answer a cancelled request, but the
   // POST still needs an HTTP answer. 202 with no body is what the transport gives a message that gets
   // no JSON-RPC response, and clients accept it on any POST (the client already gave up on the id); an
@@ -122,7 +123,10 @@ async function saveSubscriptions(host: SessionHost, subscriptions: string[]): Pr
   host.session.subscriptions = subscriptions;
   host.session.registered = true;
   await host.save();
-  await hubStub(host.bindings, host.session.hubShard).register(host.session.id, host.session.subscriptions);
+  const hub = hubStub(host.bindings, host.session.hubShard);
+  await hub.register(host.session.id, host.session.subscriptions);
+  // Ended meanwhile: its end may have unregistered it before this registration arrived.
+  if (host.ended) await hub.unregister(host.session.id);
 }
 
 export async function onNotification(host: SessionHost, method: string, params: Record<string, unknown>): Promise<SessionAnswer> {

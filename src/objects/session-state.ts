@@ -16,6 +16,11 @@ export class SessionState {
   readonly alarm: SessionAlarm;
   /** The session's row; stored only once the session holds state. */
   session!: SessionRow;
+  /**
+   * Set when the session ends (DELETE, expiry), before anything is awaited: a step that was awaiting
+   * something meanwhile (a live seat, the hub) then stores nothing, so what ended stays ended.
+   */
+  ended = false;
 
   constructor(
     storage: DurableObjectStorage,
@@ -55,9 +60,13 @@ export class SessionState {
    * its alarm. Synchronous, so the writes are issued before the request that caused them is answered.
    */
   materialize(): void {
+    if (this.ended) throw new SessionEnded();
     if (this.store.ready) return;
     this.holdingState();
     this.store.createSchema();
     void this.store.putSession(this.session);
   }
 }
+
+/** A step of a session that ended while it ran: the step is refused as an unknown session is. */
+export class SessionEnded extends Error {}

@@ -19,7 +19,7 @@ import { readTrace } from "../mcp/telemetry";
 import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
-import { tooManyStreams } from "./session-refusals";
+import { tooManySessions, tooManyStreams } from "./session-refusals";
 import { createTask, type TaskCall } from "./task-create";
 
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
@@ -47,6 +47,8 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
     return reply(errorResponse(req.id, LEGACY.encodeError(err as McpError)));
   }
   if (decision !== "task") return undefined;
+  // An anonymous session keeps its tasks' ids, which makes it hold state: over SESSION_MAX_LIVE no task is made.
+  if (!host.session.principal && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
   const meta = isObject(params._meta) ? params._meta : {};
   const trace = readTrace(meta);
   const report = { protocolVersion: host.session.protocolVersion, revision: LEGACY, principal: host.session.principal || undefined };
@@ -80,7 +82,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */
-async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => SessionAnswer | string): Promise<SessionAnswer> {
+async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => Promise<SessionAnswer | string>): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
   if (!host.reg.hasTasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
@@ -108,7 +110,7 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
   if (req.method === "tasks/get") return reply(resultResponse(req.id, LEGACY_TASKS.taskDetail(task)));
   // tasks/result: now when the task has ended, otherwise on a stream once it does.
   if (isTerminal(task.status)) return reply(taskResult(req.id, task));
-  const stream = openStream();
+  const stream = await openStream();
   if (typeof stream !== "string") return stream;
   host.store.putCall({ stream, request: JSON.stringify(req), answers: {}, state: undefined });
   // Now that the wait is stored, the task tells this session of its changes (it may not be the one
@@ -198,7 +200,12 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
  */
 function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
-    return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
+    // The wait's stream makes the session hold state: admitted first, then no await before it opens.
+    const open = async () => {
+      if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
+      return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
+    };
+    return onTaskRequest(host, req, reply, open);
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply);
   return undefined;

@@ -20,7 +20,7 @@ import { ErrorCode } from "../mcp/errors";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams } from "../mcp/revisions/2025-11-25";
-import { hubStub, sessionShard } from "./addresses";
+import { hubStub, sessionName, sessionShard } from "./addresses";
 import { SESSION_NOT_FOUND, type Caller, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, type SessionHost } from "./session-messages";
@@ -31,7 +31,7 @@ import { LiveSessionsStore } from "./live-sessions-store";
 import { parseEventId, type SessionRow, type SessionStore } from "./session-store";
 import { acceptSocket, closeFromPeer } from "./sockets";
 import { endFrame, eventFrame, sendFrame, type StreamLog } from "./stream-log";
-import { SessionState } from "./session-state";
+import { SessionEnded, SessionState } from "./session-state";
 import { LiveSeat } from "./live-seat";
 
 /** How long a client has to answer the server's ping; answering is immediate for a live client. */
@@ -39,6 +39,13 @@ const PING_TIMEOUT_MS = 30_000;
 
 // A function, not a constant: nothing runs at start-up that a request can do later.
 const noSession = () => refuse("unknown-session", null, SESSION_NOT_FOUND);
+
+/** A step the session's end overtook (it was awaiting a seat, the hub) is answered as the ended session is: 404. */
+const unlessEnded = (step: Promise<SessionAnswer>) =>
+  step.catch((err) => {
+    if (err instanceof SessionEnded) return noSession();
+    throw err;
+  });
 
 /**
  * A GET stream replaced by a newer one is closed with this `retry:`: its client reconnects (and can
@@ -101,10 +108,20 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     this.loaded = Promise.resolve(this.session);
   }
 
+  get ended(): boolean {
+    return this.state.ended;
+  }
+
   /** The hub learns of the session when it can first receive a notification: its first GET stream. */
   private async register(): Promise<void> {
     if (this.session.registered !== false) return;
-    await hubStub(this.env, this.session.hubShard).register(this.session.id, this.session.subscriptions);
+    const hub = hubStub(this.env, this.session.hubShard);
+    await hub.register(this.session.id, this.session.subscriptions);
+    // Ended while the hub took it: the end found nothing registered yet, so the row is taken back here.
+    if (this.ended) {
+      await hub.unregister(this.session.id);
+      throw new SessionEnded();
+    }
     this.session.registered = true;
     await this.store.putSession(this.session);
   }
@@ -169,12 +186,23 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   private async authorize({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
     this.seat.maxLive = maxLive;
     let row = await this.load();
+    // The end mark wins over a row a step racing the end may have stored.
+    if (this.endedUntil !== undefined || this.ended) return noSession();
     if (!row) {
       // Nothing stored: the session is what its sealed id says, unless it has ended.
-      if (!seal || this.endedUntil !== undefined) return noSession();
+      if (!seal) return noSession();
       if (this.session?.id !== seal.sessionId) this.session = this.rowOf(seal);
       row = this.session;
-    } else if (row.principal !== principal) return noSession();
+    } else if (row.principal !== principal || (seal?.sessionId ?? sessionName(row.id)) !== row.id) {
+      // A sealed session opens only with its whole id, its seal checked at the edge: never by its name part.
+      return noSession();
+    }
+    const now = Date.now();
+    // A plain id has no seal to expire (the edge refuses a sealed one at this age): its session ends here.
+    if (now >= row.createdAt + this.config.sessionMaxMs) {
+      await this.endSession();
+      return noSession();
+    }
     if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
       return refuse(
         "invalid",
@@ -182,7 +210,6 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
         `Bad Request: MCP-Protocol-Version "${protocolVersion}" is not this session's negotiated version (${row.protocolVersion}); send that one or none`,
       );
     }
-    const now = Date.now();
     // One write a minute at most keeps the idle clock honest without a write per request.
     if (!this.store.ready) row.lastSeenAt = now;
     else if (now - row.lastSeenAt > 60_000) {
@@ -192,7 +219,11 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     return null;
   }
 
-  async handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+  handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+    return unlessEnded(this.serve(args));
+  }
+
+  private async serve(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
     const refused = await this.authorize(args);
     if (refused) return refused;
     const { message } = args;
@@ -201,7 +232,11 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     return onRequest(this, message.message, args.traceparent);
   }
 
-  async openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+  openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+    return unlessEnded(this.openStream(args));
+  }
+
+  private async openStream(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
     const refused = await this.authorize(args);
     if (refused) return refused;
     if (args.lastEventId === undefined) {
@@ -331,6 +366,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   }
 
   private async endSession(): Promise<void> {
+    this.state.ended = true;
     for (const call of this.running.values()) call.abort.abort();
     sendFrame(this.ctx.getWebSockets(), endFrame(), "session ended");
     await this.seat.release();

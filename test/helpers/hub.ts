@@ -1,5 +1,5 @@
 /** The notification hub as the tests see it: every shard, publishing as `notify` does, evicting them. */
-import { env, evictDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { hubShardCount, hubStub, listenerPlace, publishTaskNotification, publishToHub } from "../../src/objects/addresses";
 import { TASK_NOTIFICATION, type HubNotification } from "../../src/objects/contracts";
 
@@ -9,6 +9,19 @@ export const publish = (n: HubNotification) =>
 
 /** Every hub shard (HUB_SHARDS in the test app's wrangler.toml). */
 export const hubShards = () => Array.from({ length: hubShardCount(env) }, (_, i) => hubStub(env, i));
+
+/** Whether any hub shard has the 2025 session registered (it gets the notifications it subscribed to). */
+export async function hubHasSession(sessionId: string): Promise<boolean> {
+  const found = await Promise.all(
+    hubShards().map((shard) =>
+      runInDurableObject(shard, (_instance, state) => {
+        const tables = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").toArray();
+        return tables.length > 0 && state.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ?", sessionId).toArray().length > 0;
+      }),
+    ),
+  );
+  return found.includes(true);
+}
 
 /** Evicts every shard: "hibernate" keeps the listeners' sockets, "close" drops them. */
 export const evictHub = (webSockets: "hibernate" | "close") => Promise.all(hubShards().map((s) => evictDurableObject(s, { webSockets })));

@@ -134,6 +134,28 @@ describe("the app check", () => {
   });
 });
 
+describe("the schemas tools/list publishes", () => {
+  it("a tool without arguments is a closed empty object, a strict object is closed at every level, a plain one stays open", async () => {
+    const app = defineApp({
+      info,
+      tools: [
+        defineTool({ name: "none", handler: ok }),
+        defineTool({ name: "strict", input: v.strictObject({ a: v.string(), inner: v.strictObject({ b: v.number() }) }), handler: ok }),
+        defineTool({ name: "plain", input: v.object({ a: v.string() }), handler: ok }),
+      ],
+    });
+    const { message, headers } = buildModernRequest("tools/list", {}, { id: "schemas" });
+    const ctx = createExecutionContext();
+    const res = await createMcpWorker(app).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    const tools = Object.fromEntries(((await res.json()) as any).result.tools.map((t: any) => [t.name, t.inputSchema]));
+    expect(tools.none).toEqual({ type: "object", properties: {}, additionalProperties: false });
+    expect(tools.strict.additionalProperties).toBe(false);
+    expect(tools.strict.properties.inner.additionalProperties).toBe(false);
+    expect(tools.plain).not.toHaveProperty("additionalProperties");
+  });
+});
+
 describe("a task tool", () => {
   // A plain value, as JS (or a cast) lets an app write it: the task runtime comes only with durableTask.
   const plain = (task: unknown) => defineTool({ name: "slow", task: task as never, handler: ok });

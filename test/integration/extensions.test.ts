@@ -144,6 +144,9 @@ describe("Skills", () => {
     const read = await rpc(staleWorker, "resources/read", { uri: "skill://unit-conversion/references/FORMULAS.md" });
     expect(read.error?.code).toBe(-32603);
     expect(read.error?.message).toMatch(/changed since the build/);
+    // The fix it names is one that exists: the build step wrangler runs (there is no build:assets script).
+    expect(read.error?.message).toContain("node scripts/build-skills.mjs");
+    expect(read.error?.message).not.toContain("build:assets");
   });
 });
 
@@ -160,6 +163,28 @@ describe("MCP Apps views", () => {
     const { tools } = await result(worker, "tools/list");
     expect(tools.map((t: { name: string }) => t.name)).toEqual(["measure", "plain"]);
     for (const t of tools) expect(t._meta).toBeUndefined();
+  });
+
+  it("a client is an Apps host only if the extension's mimeTypes include text/html;profile=mcp-app: any other declaration gets text-only tools", async () => {
+    const others = [{}, { mimeTypes: [] }, { mimeTypes: ["text/uri-list"] }, { mimeTypes: VIEW_MIME_TYPE }, { mimeTypes: ["text/html"] }];
+    for (const settings of others) {
+      const { tools } = await result(worker, "tools/list", {}, { extensions: { [UI_EXTENSION]: settings } });
+      expect(tools.map((t: { name: string }) => t.name), JSON.stringify(settings)).toEqual(["measure", "plain"]);
+      for (const t of tools) expect(t._meta).toBeUndefined();
+    }
+    const host = await result(worker, "tools/list", {}, { extensions: { [UI_EXTENSION]: { mimeTypes: ["text/uri-list", VIEW_MIME_TYPE] } } });
+    expect(host.tools.map((t: { name: string }) => t.name)).toEqual(["measure", "refresh", "plain"]);
+  });
+
+  it("a tool only a view may call (visibility [\"app\"]) is refused (-32602) to a client that is not an Apps host, and served to one that is", async () => {
+    for (const capabilities of [{}, { extensions: { [UI_EXTENSION]: {} } }]) {
+      const refused = await rpc(worker, "tools/call", { name: "refresh" }, capabilities);
+      expect(refused.error?.code, JSON.stringify(capabilities)).toBe(-32602);
+      expect(refused.error?.message).toBe("Unknown tool: refresh");
+    }
+    expect((await result(worker, "tools/call", { name: "refresh" }, UI_HOST)).content).toEqual([{ type: "text", text: "refreshed" }]);
+    // A tool the model may call is served to every client.
+    expect((await result(worker, "tools/call", { name: "measure", arguments: { celsius: 0 } })).structuredContent).toEqual({ celsius: 0, kelvin: 273.15 });
   });
 
   it("lists tools for no cache to reuse: each host's list is private and immediately stale, so no cache hands one host's shape to another", async () => {

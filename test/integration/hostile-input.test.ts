@@ -428,7 +428,8 @@ describe("2025-11-25 lane: session ids", () => {
 
   it("2025-11-25: a request without Mcp-Session-Id is 400", async () => {
     const p = await sessionWithPendingGreet();
-    await expectRpcError(await send(sessionHeaders(p.id, { "Mcp-Session-Id": null }), JSON.stringify(legacyBody())), 400, InvalidRequest, null);
+    // The body was read: the refusal answers its id (7).
+    await expectRpcError(await send(sessionHeaders(p.id, { "Mcp-Session-Id": null }), JSON.stringify(legacyBody())), 400, InvalidRequest, 7);
     await expectSessionHealthy(p);
   });
 
@@ -439,7 +440,7 @@ describe("2025-11-25 lane: session ids", () => {
     ["with non-id characters", `${"A".repeat(42)}=`],
   ])("2025-11-25: a session id that is %s is 404 on POST, GET and DELETE", async (_what, sid) => {
     const p = await sessionWithPendingGreet();
-    await expectRpcError(await send(sessionHeaders(sid), JSON.stringify(legacyBody())), 404, InvalidRequest, null);
+    await expectRpcError(await send(sessionHeaders(sid), JSON.stringify(legacyBody())), 404, InvalidRequest, 7);
     await expectRpcError(await getStream(sid), 404, InvalidRequest, null);
     await expectRpcError(await deleteSession(sid), 404, InvalidRequest, null);
     await expectSessionHealthy(p);
@@ -448,7 +449,7 @@ describe("2025-11-25 lane: session ids", () => {
   it("2025-11-25: a terminated session's id is 404, and terminating it did not touch another session", async () => {
     const [p, gone] = await Promise.all([sessionWithPendingGreet(), openSession()]);
     expect((await deleteSession(gone.id)).status).toBe(200);
-    await expectRpcError(await request(gone.id, "ping"), 404, InvalidRequest, null);
+    await expectRpcError(await request(gone.id, "ping", {}, { id: "gone" }), 404, InvalidRequest, "gone");
     await expectRpcError(await deleteSession(gone.id), 404, InvalidRequest, null);
     await expectSessionHealthy(p);
   });
@@ -461,7 +462,7 @@ describe("2025-11-25 lane: session ids", () => {
 
   it("2025-11-25: an unsupported MCP-Protocol-Version on session traffic is 400", async () => {
     const p = await sessionWithPendingGreet();
-    await expectRpcError(await send(sessionHeaders(p.id, { "MCP-Protocol-Version": "1999-01-01" }), JSON.stringify(legacyBody())), 400, InvalidRequest, null);
+    await expectRpcError(await send(sessionHeaders(p.id, { "MCP-Protocol-Version": "1999-01-01" }), JSON.stringify(legacyBody())), 400, InvalidRequest, 7);
     await expectSessionHealthy(p);
   });
 

@@ -201,6 +201,25 @@ describe("ids that cannot be sealed", () => {
     expect(await result(id, "ping")).toEqual({});
   });
 
+  it("2025-11-25: a plain id ends SESSION_MAX_SECONDS after initialize like a sealed one, however busy, leaving no storage", async () => {
+    const res = await postInitialize({ capabilities: { experimental: { big: { note: "x".repeat(2000) } } } });
+    await res.body?.cancel();
+    const id = res.headers.get("Mcp-Session-Id")!;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await result(id, "ping")).toEqual({});
+    const week = 7 * 86_400_000; // SESSION_MAX_SECONDS's default
+    await runInDurableObject(sessionStub(id), async (_i, state) => {
+      const row = (await state.storage.get<{ createdAt: number }>("session"))!;
+      row.createdAt -= week;
+      await state.storage.put("session", row);
+    });
+    await evictDurableObject(sessionStub(id));
+    const late = await request(id, "ping");
+    expect(late.status).toBe(404);
+    await late.body?.cancel();
+    expect(await storage(sessionStub(id))).toEqual(await EMPTY());
+  });
+
   it("2025-11-25: without MCP_STATE_SECRET a session gets a plain id and is stored from the start", async () => {
     const worker = createMcpWorker(app);
     const noSecret = { ...env, MCP_STATE_SECRET: undefined };

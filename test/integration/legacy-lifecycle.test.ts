@@ -7,7 +7,7 @@
  */
 import { SELF, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { hubShards } from "../helpers/hub";
+import { hubHasSession } from "../helpers/hub";
 import { expectRpcError } from "../helpers/mcp";
 import {
   cancelAllReaders,
@@ -64,19 +64,6 @@ async function storedState(stub: Stub) {
     return { keys, rows, alarm: await state.storage.getAlarm(), session: await state.storage.get("session") };
   });
 }
-
-/** Whether any hub shard has the session registered. */
-const hubHasSession = async (sessionId: string) => {
-  const found = await Promise.all(
-    hubShards().map((shard) =>
-      runInDurableObject(shard, (_instance, state) => {
-        const tables = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").toArray();
-        return tables.length > 0 && state.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ?", sessionId).toArray().length > 0;
-      }),
-    ),
-  );
-  return found.includes(true);
-};
 
 const IDLE_MS = 3600 * 1000; // SESSION_IDLE_SECONDS in wrangler.toml
 

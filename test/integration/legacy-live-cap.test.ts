@@ -88,14 +88,53 @@ describe("SESSION_MAX_LIVE", () => {
     expect((await setLevel(await openFrom("198.51.100.2"))).status).toBe(200);
   });
 
-  it("2025-11-25: a call already running is never refused: its first progress counts its session past the cap", async () => {
+  it("2025-11-25: past the cap, a call that would stream (progress, logs) still runs, answered as plain JSON without them: the session stores nothing and the count holds", async () => {
     const address = "198.51.100.3";
     await fill(address);
     const over = await openFrom(address);
-    const events = await sse(await request(over, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, "c")).rest();
+    const res = await request(over, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, "c");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ id: "c", result: { content: [{ type: "text", text: "Liftoff!" }] } });
+    expect(await storedKeys(over)).toEqual([]);
+    expect((await indexOf(address)).rows).toBe(CAP);
+  });
+
+  it("2025-11-25: past the cap, a call that must ask the client (elicitation) is 429 naming the setting, and stores nothing", async () => {
+    const address = "198.51.100.8";
+    await fill(address);
+    const res = await send("POST", initializeHeaders({ "CF-Connecting-IP": address }), initializeMessage({ capabilities: { elicitation: {} } }));
+    const over = res.headers.get("Mcp-Session-Id")!;
+    await res.body?.cancel();
+    const greet = await request(over, "tools/call", { name: "greet", arguments: {} }, "g");
+    expectCapRefusal({ status: greet.status, body: await greet.json() }, "g");
+    expect(await storedKeys(over)).toEqual([]);
+    expect((await indexOf(address)).rows).toBe(CAP);
+  });
+
+  it("2025-11-25: past the cap, an anonymous client's task is refused before it is created (429); within the cap it is created and counts its session", async () => {
+    const address = "198.51.100.9";
+    const ids = await fill(address, CAP - 1);
+    const within = await openFrom(address);
+    const created = await result(within, "tools/call", { name: "quick_task", arguments: { n: 1 }, task: {} });
+    expect(created.task?.taskId).toBeDefined();
+    expect((await indexOf(address)).rows).toBe(CAP);
+    const over = await openFrom(address);
+    const refused = await request(over, "tools/call", { name: "quick_task", arguments: { n: 2 }, task: {} }, "t");
+    expectCapRefusal({ status: refused.status, body: await refused.json() }, "t");
+    expect(await storedKeys(over)).toEqual([]);
+    expect((await indexOf(address)).rows).toBe(CAP);
+    expect(ids).toHaveLength(CAP - 1);
+  });
+
+  it("2025-11-25: within the cap, a call's first progress streams and counts its session", async () => {
+    const address = "198.51.100.10";
+    await fill(address, CAP - 1);
+    const under = await openFrom(address);
+    const events = await sse(await request(under, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, "c")).rest();
     expect(events.some((e) => e.message?.method === "notifications/progress")).toBe(true);
     expect(events.at(-1)?.message?.result).toBeDefined();
-    expect((await indexOf(address)).rows).toBe(CAP + 1);
+    expect((await indexOf(address)).rows).toBe(CAP);
   });
 
   it("2025-11-25: DELETE frees a place at once, and the index holds nothing once the client's last session ends", async () => {

@@ -69,6 +69,22 @@ describe("initialize", () => {
     expect(ids.size).toBe(3);
   });
 
+  it("2025-11-25: a sealed id reveals nothing the client sent (clientInfo, capabilities) nor its address, in any part", async () => {
+    const marker = "zq-distinctive-marker";
+    const res = await postInitialize(
+      { capabilities: { experimental: { [marker]: {} } }, clientInfo: { name: `${marker}-client`, version: "9.8.7" } },
+      { headers: { "CF-Connecting-IP": "203.0.113.231" } },
+    );
+    const id = res.headers.get("Mcp-Session-Id")!;
+    await res.body?.cancel();
+    const parts = id.split(".");
+    expect(parts.length).toBeGreaterThan(1);
+    const readable = parts.map((part) => new TextDecoder().decode(Uint8Array.from(atob(part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=")), (c) => c.charCodeAt(0)))).join("\n");
+    for (const secret of [marker, "9.8.7", "203.0.113.231", "experimental"]) expect(readable).not.toContain(secret);
+    // The session still knows what it negotiated.
+    expect(await result(id, "ping")).toEqual({});
+  });
+
   it("2025-11-25: only the initialize answer carries Mcp-Session-Id, not later answers in the session", async () => {
     const s = await openSession();
     const res = await request(s.id, "ping");
@@ -119,10 +135,25 @@ describe("session header and status codes", () => {
     await expectRpcError(res, 400, InvalidRequest);
   });
 
-  it("2025-11-25: a well-formed but never issued session id is 404", async () => {
-    const res = await request(NEVER_ISSUED, "ping");
-    expect(res.status).toBe(404);
-    await res.body?.cancel();
+  it("2025-11-25: a well-formed but never issued session id is 404, answering the request's id", async () => {
+    const res = await request(NEVER_ISSUED, "ping", {}, { id: 404 });
+    await expectRpcError(res, 404, InvalidRequest, 404);
+  });
+
+  it("2025-11-25: the name part of a sealed id opens nothing, even once the session holds state: only the whole sealed id does", async () => {
+    const s = await openSession();
+    expect(await result(s.id, "logging/setLevel", { level: "info" })).toEqual({});
+    const name = s.id.split(".", 1)[0]!;
+    expect(name).toHaveLength(43);
+    await expectRpcError(await request(name, "ping", {}, { id: "by-name" }), 404, InvalidRequest, "by-name");
+    const get = await getStream(name);
+    expect(get.status).toBe(404);
+    await get.body?.cancel();
+    const del = await deleteSession(name);
+    expect(del.status).toBe(404);
+    await del.body?.cancel();
+    // The session itself goes on.
+    expect(await result(s.id, "ping")).toEqual({});
   });
 
   it("2025-11-25: a malformed session id is 404", async () => {
@@ -131,11 +162,10 @@ describe("session header and status codes", () => {
     await res.body?.cancel();
   });
 
-  it.each(["2024-01-01", "2026-07-28", "garbage"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400", async (version) => {
+  it.each(["2024-01-01", "2026-07-28", "garbage", "2025-06-18"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400, answering the request's id", async (version) => {
     const s = await openSession();
-    const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version } });
-    expect(res.status).toBe(400);
-    await res.body?.cancel();
+    const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version }, id: "v-1" });
+    await expectRpcError(res, 400, InvalidRequest, "v-1");
     const get = await getStream(s.id, undefined, { "MCP-Protocol-Version": version });
     expect(get.status).toBe(400);
     await get.body?.cancel();
@@ -176,9 +206,8 @@ describe("DELETE", () => {
     expect(del.status).toBe(200);
     await del.body?.cancel();
 
-    const post = await request(s.id, "ping");
-    expect(post.status).toBe(404);
-    await post.body?.cancel();
+    const post = await request(s.id, "ping", {}, { id: "after-delete" });
+    await expectRpcError(post, 404, InvalidRequest, "after-delete");
     const get = await getStream(s.id);
     expect(get.status).toBe(404);
     await get.body?.cancel();

@@ -99,6 +99,8 @@ describe("the taskIds filter", () => {
     const res = await modernPost("subscriptions/listen", { notifications: { taskIds: ["t-1"] } }, { id: "tasks-no-cap" });
     const error = await expectRpcError(res, 400, -32021, "tasks-no-cap");
     expect(error.data).toEqual({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    // The message names the extension itself, not just "extensions".
+    expect(error.message).toContain(TASKS_EXTENSION);
   });
 
   it("2026-07-28: over HTTP, a malformed taskIds is 400 -32602", async () => {

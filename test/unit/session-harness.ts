@@ -76,7 +76,10 @@ export function sessionHarness(vars: Record<string, string> = {}) {
     config,
     running: new Map<string, Call>(),
     atStreamLimit: () => false,
-    seat: { admit: async () => true, cap: config.sessionMaxLive },
+    seat: { admit: async () => true, cap: config.sessionMaxLive, counted: () => true },
+    get ended() {
+      return state.ended;
+    },
   };
   const { store, log } = state;
   /** Connects a pipe to a stream, as the Worker does when it answers with SSE. */

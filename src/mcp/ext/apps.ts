@@ -58,6 +58,8 @@ export interface ViewOptions {
 const extension = /* @__PURE__ */ defineExtension({
   id: UI_EXTENSION,
   settings: {},
+  // The extension makes mimeTypes required: a client that cannot render this type is no host of views.
+  clientOf: (settings) => Array.isArray(settings.mimeTypes) && settings.mimeTypes.includes(VIEW_MIME_TYPE),
   toolsWithout: (tools) =>
     tools.flatMap((tool) => {
       const { ui, "ui/resourceUri": _flat, ...meta } = (tool._meta ?? {}) as { ui?: { visibility?: string[] }; [key: string]: unknown };

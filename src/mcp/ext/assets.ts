@@ -37,7 +37,7 @@ async function sha256Digest(bytes: Uint8Array): Promise<string> {
 export async function readRecorded(env: unknown, binding: string, path: string, uri: string, file: AssetFile): Promise<ResourceContents> {
   const bytes = await fetchAsset(env, binding, path);
   if (bytes.byteLength !== file.size || (await sha256Digest(bytes)) !== file.digest)
-    throw failure(`${uri} changed since the build recorded it; build again (npm run build:assets)`);
+    throw failure(`${uri} changed since the build recorded it; write the manifest again (\`node scripts/build-skills.mjs\`, the [build] command in wrangler.toml) and deploy`);
   let text: string | undefined;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -59,8 +59,14 @@ function installExtensions(reg: Registry, app: AppDefinition<any>, found: Extens
   if (changer) {
     // Each revision's list has its text-only twin, made once.
     const textOnly = new Map([reg.toolList, reg.legacyToolList].map((all) => [all, changer.toolsWithout!(all)]));
+    const isClient = (ctx: HandlerContext<any>) => {
+      const settings = clientDeclares(ctx, changer.id);
+      return settings !== undefined && (changer.clientOf?.(settings as Record<string, unknown>) ?? true);
+    };
     // A host that did not declare the extension gets the text-only tools (negotiated per session or per request).
-    hooks.tools = (ctx, all) => (clientDeclares(ctx, changer.id) ? undefined : textOnly.get(all));
+    hooks.tools = (ctx, all) => (isClient(ctx) ? undefined : textOnly.get(all));
+    const kept = new Set(textOnly.get(reg.toolList)!.map((t) => t.name));
+    hooks.hidden = (ctx, name) => !kept.has(name) && !isClient(ctx);
     // tools/list now depends on the client's declared capabilities, which travel in `_meta` and are
     // not part of a cache's key (the method and the params that shape the result: cursor, uri). The
     // revision's rule for results that depend on inputs outside the key is that they are not reused,

@@ -36,7 +36,8 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
   const tool = reg.tools.get(name);
-  if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  // A tool left out of this client's list (MCP Apps: one only a view calls, and this client shows none) is unknown to it.
+  if (!tool || reg.ext?.hidden?.(ctx, name)) throw invalidParams(`Unknown tool: ${name}`);
   if (!isObject(args)) throw invalidParams("params.arguments must be an object");
 
   let input: unknown = args;
