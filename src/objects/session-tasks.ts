@@ -50,7 +50,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
   const meta = isObject(params._meta) ? params._meta : {};
   const trace = readTrace(meta);
   const report = { protocolVersion: host.session.protocolVersion, revision: LEGACY, principal: host.session.principal || undefined };
-  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id) }, async () => {
+  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id, req.id) }, async () => {
     let made: TaskMade;
     try {
       made = await createTask(
