@@ -26,4 +26,4 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
 
 /** What a 2025 initialize's span says, the Worker answering it without the executor: its version and new session (hashed). */
 export const tagInitialize = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string, config: Config) =>
-  span.setAttributes({ ...operationAttributes("initialize", undefined, protocolVersion, readTrace(req.params?._meta), req.id), "mcp.session.id": await pseudonym(sessionId, config.stateSecret) });
+  span.setAttributes({ ...operationAttributes("initialize", undefined, protocolVersion, readTrace(req.params?._meta).traceparent, req.id), "mcp.session.id": await pseudonym(sessionId, config.stateSecret) });

@@ -84,7 +84,7 @@ export async function reported(
   const name = target === undefined ? undefined : loggedName(method, target);
   // The span's name holds the app's name for the target, never one a client made up: names stay few.
   return inSpan(reporting.tracer, registered === undefined ? method : `${method} ${registered}`, async (span) => {
-    span?.setAttributes(operationAttributes(method, name, options.protocolVersion, reporting.trace, reporting.requestId));
+    span?.setAttributes(operationAttributes(method, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId));
     const started = Date.now();
     const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
     runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);

@@ -6,8 +6,6 @@
  * Like the log line, a span carries names and outcomes, never argument or result values, and the
  * session only as a hash. Small on purpose: it is in every bundle (test/e2e/bundle.mjs).
  */
-import type { TraceContext } from "./telemetry";
-
 type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** The part of a Workers span the engine writes to. */
@@ -27,7 +25,7 @@ export function inSpan<T>(tracer: Tracer | undefined, name: string, work: (span?
 }
 
 /** The attributes of the OTel MCP conventions an operation's span starts with. */
-export function operationAttributes(method: string, name: string | undefined, protocolVersion: string, trace: TraceContext, requestId?: string | number): Attributes {
+export function operationAttributes(method: string, name: string | undefined, protocolVersion: string, traceparent: string | undefined, requestId?: string | number): Attributes {
   return {
     "mcp.method.name": method,
     "mcp.protocol.version": protocolVersion,
@@ -35,7 +33,7 @@ export function operationAttributes(method: string, name: string | undefined, pr
     [method === "tools/call" ? "gen_ai.tool.name" : method === "prompts/get" ? "gen_ai.prompt.name" : "mcp.resource.uri"]: name,
     // The caller's trace cannot become the span's parent (the platform starts the trace), so its id
     // is kept beside it: the same id as the request's log line's traceId.
-    "mcp.caller.trace_id": trace.traceparent?.slice(3, 35),
+    "mcp.caller.trace_id": traceparent?.slice(3, 35),
   };
 }
 
