@@ -28,5 +28,5 @@ ${table(
   ops.map((o) => [o.label, usd(o.bill.workerRequests), usd(o.bill.workerCpu), usd(o.bill.doRequests), usd(o.bill.doDuration), usd(o.bill.rowsWritten), usd(o.bill.analytics), usd(o.bill.logs), `**${usd(o.bill.total)}**`]),
 )}
 
-Spans (docs/tracing.md): a 2026-07-28 \`tools/call\` used ${fmt.us(cost.spans.on)} µs of workerd CPU with spans on and ${fmt.us(cost.spans.off)} µs with \`TRACING=off\`, in the same rounds (${fmt.ratio(cost.spans.on, cost.spans.off)}).`;
+Spans (docs/tracing.md), a 2026-07-28 \`tools/call\` in the same rounds, each on a server of its own: traced (every span recorded by the local trace collector, whose CPU is in the figure), ${fmt.us(cost.spans.on)} µs of workerd CPU with spans against ${fmt.us(cost.spans.off)} µs with \`TRACING=off\` (${fmt.ratio(cost.spans.on, cost.spans.off)}); a second server with \`TRACING=off\`, ${fmt.us(cost.spans.control)} µs (${fmt.ratio(cost.spans.control, cost.spans.off)}: the noise of this run). Untraced (sampled out: the engine makes no span, only checks), ${fmt.us(cost.spans.untracedOn)} µs against ${fmt.us(cost.spans.untracedOff)} µs (${fmt.ratio(cost.spans.untracedOn, cost.spans.untracedOff)}).`;
 }

@@ -126,11 +126,19 @@ async function cpuPerOp(ops, { tmpDir, rounds, perRound, warmup }, onProgress) {
   const unlimited = { ratelimits: {}, assets: undefined, vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } };
   // The 2026 call on servers of its own, with spans and without, alike but for TRACING: the engine
   // that serves the sessions, the tasks and the open listen streams costs more per call (here about
-  // a third more), which would be booked to the spans.
+  // a third more), which would be booked to the spans. Twice: untraced (no trace collector, as a
+  // request that [observability.traces] samples out), and traced, each span recorded by the local
+  // trace collector, whose CPU in the same process is booked to the spans too (on Cloudflare the
+  // platform records them); with a second server without spans, whose difference from the first is
+  // the noise of this run.
+  const noSpans = { ...unlimited, vars: { ...unlimited.vars, TRACING: "off" } };
   const configs = {
     engine: [SERVERS.engine.config, unlimited],
     engineCall: [SERVERS.engine.config, unlimited],
-    engineNoSpans: [SERVERS.engine.config, { ...unlimited, vars: { ...unlimited.vars, TRACING: "off" } }],
+    engineNoSpans: [SERVERS.engine.config, noSpans],
+    engineTraced: [SERVERS.engine.config, { ...unlimited, unsafeObservability: true }],
+    engineTracedNoSpans: [SERVERS.engine.config, { ...noSpans, unsafeObservability: true }],
+    engineTracedNoSpans2: [SERVERS.engine.config, { ...noSpans, unsafeObservability: true }],
     official: [SERVERS.official.config, {}],
     agents: [SERVERS.agents.config, {}],
   };
@@ -146,7 +154,7 @@ async function cpuPerOp(ops, { tmpDir, rounds, perRound, warmup }, onProgress) {
     listeners = await openListeners(servers.engine.url);
     const serverOf = (key, o) => (key === "modernCall" ? "engineCall" : o.server);
     const rowOps = Object.fromEntries(Object.entries(ops).map(([k, o]) => [k, { server: serverOf(k, o), op: (i) => o.op(clients[serverOf(k, o)], i, sessions) }]));
-    rowOps.modernCallNoSpans = { server: "engineNoSpans", op: convertOn(clients.engineNoSpans) };
+    for (const [key, server] of [["modernCallNoSpans", "engineNoSpans"], ["tracedCall", "engineTraced"], ["tracedNoSpans", "engineTracedNoSpans"], ["tracedNoSpans2", "engineTracedNoSpans2"]]) rowOps[key] = { server, op: convertOn(clients[server]) };
     // The task and the publish are slower per op: fewer of them, at a lower concurrency.
     const heavy = new Set(["task", "delivery"]);
     for (const [k, o] of Object.entries(rowOps)) await runLoad({ name: "warm-up", total: heavy.has(k) ? 8 : warmup, concurrency: 8, maxMs: 30_000, op: o.op });
@@ -193,5 +201,5 @@ export async function costPhase({ tmpDir, rounds = 3, perRound = 300, warmup = 1
     const cpuUs = rows[key].cpuUs.worker / (o.per ?? 1);
     ops[key] = { label: o.label, counts: counts[key], cpuUs, bill: billOf(counts[key], cpuUs) };
   }
-  return { pricesAsOf: PRICES_AS_OF, prices: PRICES, ops, spans: { on: rows.modernCall.cpuUs.worker, off: rows.modernCallNoSpans.cpuUs.worker, rounds, perRound }, errors };
+  return { pricesAsOf: PRICES_AS_OF, prices: PRICES, ops, spans: { on: rows.tracedCall.cpuUs.worker, off: rows.tracedNoSpans.cpuUs.worker, control: rows.tracedNoSpans2.cpuUs.worker, untracedOn: rows.modernCall.cpuUs.worker, untracedOff: rows.modernCallNoSpans.cpuUs.worker, rounds, perRound }, errors };
 }

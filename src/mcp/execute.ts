@@ -84,7 +84,6 @@ export async function reported(
   const name = target === undefined ? undefined : loggedName(method, target);
   // The span's name holds the app's name for the target, never one a client made up: names stay few.
   return inSpan(reporting.tracer, registered === undefined ? method : `${method} ${registered}`, async (span) => {
-    span?.setAttributes(operationAttributes(method, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId));
     const started = Date.now();
     const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
     runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
@@ -95,7 +94,7 @@ export async function reported(
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
-    if (span) endAttributes(span, record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    if (span) endAttributes(span, operationAttributes(method, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
     return outcome;
   });
 }

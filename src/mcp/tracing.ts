@@ -17,11 +17,16 @@ export interface SpanLike {
 /** `tracing` from "cloudflare:workers" (or `ctx.tracing`), as far as the engine uses it. */
 export interface Tracer {
   enterSpan<T>(name: string, callback: (span: SpanLike) => T): T;
+  getActiveSpan(): { readonly isTraced: boolean } | undefined;
 }
 
-/** Runs `work` inside a span named `name`; without a tracer (TRACING=off), just runs it. */
+/**
+ * Runs `work` inside a span named `name`. Only when the invocation is traced (sampled in by
+ * [observability.traces]): making a span costs the runtime tens of µs even when nothing records
+ * it, and an untraced request pays only this check. Without a tracer (TRACING=off), just runs it.
+ */
 export function inSpan<T>(tracer: Tracer | undefined, name: string, work: (span?: SpanLike) => Promise<T>): Promise<T> {
-  return tracer ? tracer.enterSpan(name, work) : work();
+  return tracer?.getActiveSpan()?.isTraced ? tracer.enterSpan(name, work) : work();
 }
 
 /** The attributes of the OTel MCP conventions an operation's span starts with. */
@@ -31,19 +36,20 @@ export function operationAttributes(method: string, name: string | undefined, pr
     "mcp.protocol.version": protocolVersion,
     "jsonrpc.request.id": requestId?.toString(),
     [method === "tools/call" ? "gen_ai.tool.name" : method === "prompts/get" ? "gen_ai.prompt.name" : "mcp.resource.uri"]: name,
-    // The caller's trace cannot become the span's parent (the platform starts the trace), so its id
-    // is kept beside it: the same id as the request's log line's traceId.
-    "mcp.caller.trace_id": traceparent?.slice(3, 35),
+    // The caller's span cannot become this one's parent (the platform starts the trace), so it is
+    // kept beside it; its trace id is the request's log line's traceId.
+    "mcp.caller.traceparent": traceparent,
   };
 }
 
 /**
- * What the operation ended with: `error.type` (the JSON-RPC code, or `tool_error` for a tool result
+ * The span's attributes, written once when the operation ends: those it started with, and what it
+ * ended with: `error.type` (the JSON-RPC code, or `tool_error` for a tool result
  * with isError, as the conventions name them) and an error status; the hashed session; the task it
  * made, ran or was asked about, and how many runs before this one died with their isolate.
  */
-export function endAttributes(span: SpanLike, outcome: { outcome: string; errorCode?: number; session?: string }, taskId: unknown, cutShort?: number): void {
+export function endAttributes(span: SpanLike, start: Attributes, outcome: { outcome: string; errorCode?: number; session?: string }, taskId: unknown, cutShort?: number): void {
   const failed = outcome.outcome === "error" ? String(outcome.errorCode) : outcome.outcome === "tool_error" ? outcome.outcome : undefined;
-  span.setAttributes({ "mcp.session.id": outcome.session, "error.type": failed, "mcp.task.id": taskId as string | undefined, "mcp.task.runs_cut_short": cutShort });
+  span.setAttributes({ ...start, "mcp.session.id": outcome.session, "error.type": failed, "mcp.task.id": taskId as string | undefined, "mcp.task.cut_short": cutShort });
   if (failed) span.setStatus({ code: "error", message: failed });
 }

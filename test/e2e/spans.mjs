@@ -96,7 +96,7 @@ export function runSpans() {
       assert(span, "no span with this request's id");
       checkOperation(span, "tools/call", "2026-07-28", ["451", "232.78"]);
       assertEqual(span.attributes["gen_ai.tool.name"], "convert_temperature", "gen_ai.tool.name");
-      assertEqual(span.attributes["mcp.caller.trace_id"], TRACE_ID, "mcp.caller.trace_id");
+      assertEqual(span.attributes["mcp.caller.traceparent"], TRACEPARENT, "mcp.caller.traceparent");
       assert(span.attributes["error.type"] === undefined && span.outcome === "ok", `a good call has no error.type: ${JSON.stringify(span)}`);
       const chain = await ancestry(url(), span);
       assertEqual(chain.at(-1).name, "POST", "the root of the span's trace");
@@ -192,8 +192,8 @@ export function runSpans() {
       const [created, ...runs] = spans;
       assertEqual((await ancestry(url(), created)).at(-1).name, "POST", "the creating call's root");
       assert(runs.length >= 2, `runs after the restart: ${runs.length}`);
-      assertEqual(runs[0].attributes["mcp.task.runs_cut_short"], 1, "the first run after the restart counts the run that died");
-      for (const run of runs) assertEqual(run.attributes["mcp.caller.trace_id"], TRACE_ID, "each run carries the trace id of the request that made the task");
+      assertEqual(runs[0].attributes["mcp.task.cut_short"], 1, "the first run after the restart counts the run that died");
+      for (const run of runs) assertEqual(run.attributes["mcp.caller.traceparent"], TRACEPARENT, "each run carries the traceparent of the request that made the task");
       assertEqual((await ancestry(url(), runs[0])).at(-1).name, "alarm", "the lease's run is an alarm's");
     }, 60_000);
   });
