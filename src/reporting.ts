@@ -4,8 +4,8 @@ import type { Config } from "./config";
 import type { Env } from "./env";
 import { registeredTarget, type Registry } from "./mcp/registry";
 import type { JsonRpcRequest } from "./mcp/jsonrpc";
-import { pseudonym, readTrace, type Reporting, type TraceContext } from "./mcp/telemetry";
-import { operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
+import { pseudonym, type Reporting, type TraceContext } from "./mcp/telemetry";
+import { inSpan, operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
 
 /** The platform's tracer, unless TRACING=off. */
 export const tracerFor = (config: Config): Tracer | undefined => (config.tracing ? tracing : undefined);
@@ -24,6 +24,25 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
   };
 }
 
-/** What a 2025 initialize's span says, the Worker answering it without the executor: its version and new session (hashed). */
-export const tagInitialize = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string, config: Config) =>
-  span.setAttributes({ ...operationAttributes("initialize", undefined, protocolVersion, readTrace(req.params?._meta).traceparent, req.id), "mcp.session.id": await pseudonym(sessionId, config.stateSecret) });
+/**
+ * The span of a 2025 request served without the executor (initialize in the Worker; tasks/get,
+ * tasks/list, tasks/cancel, tasks/result in the session): the method's attributes, the session
+ * (hashed), the task asked about, and the code of the JSON-RPC error it ended with.
+ */
+export const tagServed = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string, config: Config, error?: { code: number }) =>
+  span.setAttributes({
+    ...operationAttributes(req.method, undefined, protocolVersion, undefined, req.id),
+    "mcp.session.id": await pseudonym(sessionId, config.stateSecret),
+    "mcp.task.id": req.params?.taskId as string | undefined,
+    "error.type": error && String(error.code),
+  });
+
+/** tasks/* as a 2025 session serves them, in their span (tagServed). */
+export const servedInSpan = <T>(config: Config, req: JsonRpcRequest, protocolVersion: string, sessionId: string, work: () => Promise<T>): Promise<T> =>
+  inSpan(tracerFor(config), req.method, async (span) => {
+    const answer = await work();
+    // A reply's JSON-RPC error, or a refusal's.
+    const a = answer as { message?: { error?: { code: number } }; error?: { code: number } };
+    if (span) await tagServed(span, req, protocolVersion, sessionId, config, a.message?.error ?? a.error);
+    return answer;
+  });

@@ -17,7 +17,7 @@ import { isModernVersion } from "../mcp/versions";
 import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addresses";
 import { SESSION_NOT_FOUND, type Caller, type SessionAnswer, type SessionStart } from "../objects/contracts";
 import { inSpan, type SpanLike } from "../mcp/tracing";
-import { tagInitialize, tracerFor } from "../reporting";
+import { tagServed, tracerFor } from "../reporting";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -134,7 +134,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike
     const started = (await stub.initialize({ sessionId, ...start }, deps.config.sessionMaxLive)) as SessionAnswer;
     if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps.env);
   }
-  if (span) await tagInitialize(span, req, protocolVersion, sessionId, deps.config);
+  if (span) await tagServed(span, req, protocolVersion, sessionId, deps.config);
   const { reg } = deps;
   const result = {
     protocolVersion,

@@ -296,7 +296,7 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     // The span of this shard's part of a notification: how many streams it goes to.
     return inSpan(tracerFor(readConfig(this.env)), n.method, async (span) => {
       const deliveries = this.accept(n);
-      span?.setAttributes({ "mcp.method.name": n.method, "mcp.hub.deliveries": deliveries });
+      span?.setAttributes({ "mcp.hub.deliveries": deliveries });
       return deliveries;
     });
   }

@@ -9,7 +9,7 @@
  */
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { reported } from "../mcp/execute";
-import { reportingFor } from "../reporting";
+import { reportingFor, servedInSpan } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
@@ -198,7 +198,8 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
  */
 function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
-    return onTaskRequest(host, req, reply, () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id)));
+    const open = () => (host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id));
+    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open));
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply);
   return undefined;

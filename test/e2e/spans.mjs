@@ -144,6 +144,23 @@ export function runSpans() {
       assertEqual(call.attributes["jsonrpc.request.id"], String(msg.id), "jsonrpc.request.id");
       assert(!JSON.stringify(await query(url(), "SELECT json(attributes) AS attributes FROM spans")).includes(sessionId), "the raw session id is in the trace store");
       assertEqual((await ancestry(url(), call)).at(-1).name, "POST", "the root of the session call's trace");
+      s.sessionHash = hash;
+    });
+
+    await check("2025-11-25: a session's task: the tools/call that makes it and tasks/get (served by the session itself) have spans naming the task and the session", async () => {
+      const post = async (method, params) => {
+        const msg = requestMessage(method, params);
+        return (await answerOf(await fetch(url(), { method: "POST", headers: legacyHeaders(s.sessionId), body: JSON.stringify(msg) }), msg.id)).result;
+      };
+      const taskId = (await post("tools/call", { name: "quick_task", arguments: { n: 7 }, task: {} }))?.task?.taskId;
+      assert(typeof taskId === "string", "no task");
+      await post("tasks/get", { taskId });
+      const task = `AND json_extract(attributes, '$."mcp.task.id"') = '${taskId}'`;
+      const [created] = await spansNamed(url(), "tools/call quick_task", 1, task);
+      checkOperation(created, "tools/call", "2025-11-25");
+      const [get] = await spansNamed(url(), "tasks/get", 1, task);
+      checkOperation(get, "tasks/get", "2025-11-25");
+      assertEqual(get.attributes["mcp.session.id"], s.sessionHash, "the session's hash on tasks/get");
     });
 
     await check("the hub: a notification's publish has a span per shard, saying how many streams it goes to", async () => {
