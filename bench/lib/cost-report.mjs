@@ -10,11 +10,11 @@ export function costSection(cost) {
   const ops = Object.values(cost.ops);
   const p = cost.prices;
   const per = (x) => `$${(x * 1e6).toFixed(2)}`;
-  return `## What a million calls cost, all in (Cloudflare list prices, ${cost.pricesAsOf})
+  return `## What a million calls cost, all in (Cloudflare list prices as of ${cost.pricesAsOf})
 
 Prices (bench/lib/prices.mjs), per million beyond the Workers Paid plan's included amounts: Worker requests ${per(p.workerRequest)}, Worker CPU ${per(p.workerCpuMs)} per million ms, Durable Object requests ${per(p.doRequest)} (${p.doWebSocketMessagesPerRequest} incoming WebSocket messages count as one), Durable Object duration ${per(p.doGbSecond)} per million GB-s at ${p.doMemoryGb} GB, SQLite rows written ${per(p.sqliteRowWritten)}, Analytics Engine data points ${per(p.analyticsDataPoint)}, Workers Logs events ${per(p.logEvent)}.
 
-What one operation makes the platform do, counted from \`wrangler dev\`'s local trace store (the spans the runtime records for every invocation and SQL statement; each operation run 10 times after one to warm, one after another), and the workerd CPU per operation served straight from workerd (Miniflare, no trace collector, ${cost.spans.rounds} interleaved rounds). Durable Object time is the wall time of its invocations, each counted as at least 1 ms. The CPU includes the Durable Objects' (billed as duration, not CPU), so the Worker CPU line is an upper bound. Log events are the console lines (the engine's one request line among them, also one Analytics Engine point each with MCP_METRICS bound) plus one invocation record per Worker or object invocation.
+What one operation makes the platform do, counted from \`wrangler dev\`'s local trace store (the spans the runtime records for every invocation and SQL statement; each operation run 10 times after one to warm, one after another), and the workerd CPU per operation served straight from workerd (Miniflare, ${cost.spans.rounds} interleaved rounds; no trace collector but for the spans' traced pair below). Durable Object time is the wall time of its invocations, each counted as at least 1 ms. The CPU includes the Durable Objects' (billed as duration, not CPU), so the Worker CPU line is an upper bound. Log events are the console lines (the engine's one request line among them, also one Analytics Engine point each with MCP_METRICS bound) plus one invocation record per Worker or object invocation.
 
 ${table(
   ["operation", "Worker requests", "DO requests", "WS messages into DOs", "DO wall ms", "SQLite rows written", "console lines", "AE points", "invocations", "MCP spans", "workerd CPU µs"],

@@ -14,7 +14,7 @@
 //     https://developers.cloudflare.com/workers/observability/logs/workers-logs/#pricing
 // As of PRICES_AS_OF, from those pages as last read by the author; this machine has no network to
 // read them again, so check them before quoting a figure.
-export const PRICES_AS_OF = "2025-11 (Workers Paid plan list prices)";
+export const PRICES_AS_OF = "2025-11, Workers Paid plan";
 
 export const PRICES = {
   workerRequest: 0.3 / 1e6,
