@@ -18,6 +18,8 @@
 //   npm run bench -- --quick        # smaller counts (about 2 minutes), every target row still printed
 //   npm run bench -- --churn        # the session-churn drill alone; with --write it replaces
 //                                   # only that section of bench/RESULTS.md
+//   npm run bench -- --cost         # what a million calls cost (and the spans' CPU) alone; with
+//                                   # --write it replaces only that section of bench/RESULTS.md
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,6 +28,8 @@ import { replay, sizeAndStartup, throughput } from "../bench/lib/phases.mjs";
 import { fanout } from "../bench/lib/fanout.mjs";
 import { benchReport, churnSection } from "../bench/lib/report.mjs";
 import { churnPhase } from "../bench/lib/churn.mjs";
+import { costPhase } from "../bench/lib/cost.mjs";
+import { costSection } from "../bench/lib/cost-report.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 import { tasksPhase } from "../bench/lib/tasks.mjs";
@@ -41,6 +45,7 @@ const { values: opt } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     churn: { type: "boolean", default: false },
+    cost: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -75,21 +80,41 @@ const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
 const clock = phaseClock(progress);
 const loadAtStart = loadavg();
 
+/** Replaces the section that starts with `heading` in bench/RESULTS.md (or adds it before the targets). */
+function writeSection(heading, section) {
+  const file = path.join(ROOT, "bench", "RESULTS.md");
+  const old = readFileSync(file, "utf8");
+  const at = old.indexOf(heading);
+  const end = at === -1 ? old.indexOf("## Targets") : old.indexOf("\n## ", at + 1) + 1;
+  writeFileSync(file, `${old.slice(0, at === -1 ? end : at)}${section}\n\n${old.slice(end)}`);
+}
+
 if (opt.churn) {
   const churn = await churnPhase(settings.churn, progress);
   const meta = { date: new Date().toISOString().slice(0, 16).replace("T", " "), loadAtStart, loadAtEnd: loadavg(), churnOnly: true };
   const section = churnSection({ churn, meta });
   console.log(section);
-  if (opt.write) {
-    // Only this section changes: the rest of the file stays the full run it came from.
-    const file = path.join(ROOT, "bench", "RESULTS.md");
-    const old = readFileSync(file, "utf8");
-    const at = old.indexOf("## 2025-11-25 session churn");
-    const end = at === -1 ? old.indexOf("## Targets") : old.indexOf("\n## ", at + 1) + 1;
-    writeFileSync(file, `${old.slice(0, at === -1 ? end : at)}${section}\n\n${old.slice(end)}`);
-  }
+  // Only this section changes: the rest of the file stays the full run it came from.
+  if (opt.write) writeSection("## 2025-11-25 session churn", section);
   progress(`churn: ${churn.errors.length} errors${opt.write ? "; wrote its section of bench/RESULTS.md" : ""}`);
   process.exit(churn.errors.length ? 1 : 0);
+}
+
+const COST_HEADING = "## What a million calls cost";
+const costSettings = { rounds: quick ? 2 : 3, perRound: quick ? 100 : 300, warmup: quick ? 30 : 100, countEach: 10 };
+
+if (opt.cost) {
+  await installPeers(progress);
+  const tmp = tempDir("mcp-bench-cost-");
+  const cost = await costPhase({ tmpDir: tmp.dir, ...costSettings }, progress);
+  tmp.remove();
+  const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const section = `${costSection(cost)}\n\nMeasured by \`npm run bench -- --cost\` on ${date} UTC (load average ${loadAtStart} at the start, ${loadavg()} at the end).`;
+  console.log(section);
+  if (opt.write) writeSection(COST_HEADING, section);
+  progress(`cost: ${cost.errors.length} errors${opt.write ? "; wrote its section of bench/RESULTS.md" : ""}`);
+  if (cost.errors.length) console.error(cost.errors.join("\n"));
+  process.exit(cost.errors.length ? 1 : 0);
 }
 
 const versions = await clock.time("peers installed", () => installPeers(progress));
@@ -118,6 +143,9 @@ const replayed = await clock.time("Last-Event-ID replay", () => replay({ logSize
 const fannedOut = await clock.time("notification fan-out", () => fanout({ ...settings.fanout, servers: dev.fanout, sessionServers: dev.fanoutSessions, floorServers: dev.fanoutFloor }, progress));
 const tasks = await clock.time("tasks", () => tasksPhase({ quick, ...settings, server: dev.tasks, floorServer: dev.taskFloor }, progress));
 const churn = await clock.time("session churn", () => churnPhase({ ...settings.churn, servers: dev.churn }, progress));
+const costTmp = tempDir("mcp-bench-cost-");
+const cost = await clock.time("what a million calls cost", () => costPhase({ tmpDir: costTmp.dir, ...costSettings }, progress));
+costTmp.remove();
 
 const errors = [
   ...[...Object.values(rows), ...Object.values(direct)].filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
@@ -126,6 +154,7 @@ const errors = [
   ...tasks.errors,
   ...extensions.errors,
   ...churn.errors,
+  ...cost.errors,
 ];
 const meta = {
   ...settings,
@@ -140,8 +169,9 @@ const meta = {
   seconds: clock.seconds(),
   phases: clock.phases,
 };
-const data = { meta, versions, stat, sameTool, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, errors };
-const md = benchReport(data);
+const data = { meta, versions, stat, sameTool, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, cost, errors };
+// The cost section goes before the targets, as --cost --write places it.
+const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n## Targets`);
 
 console.log(md);
 const results = path.join(ROOT, "bench", "results");

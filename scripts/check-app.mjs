@@ -19,6 +19,7 @@ export class WorkflowEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.e
 export class RpcTarget {}
 export const env = {};
 export function waitUntil() {}
+export const tracing = undefined;
 `;
 
 /** @returns {Promise<{ loaded: boolean, problems: string[], why?: string }>} */

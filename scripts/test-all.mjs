@@ -16,6 +16,7 @@ import { runClientOwn } from "../test/e2e/client-own.mjs";
 import { runConformance } from "../test/e2e/conformance.mjs";
 import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
 import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
+import { runSpans, runSpansOff } from "../test/e2e/spans.mjs";
 import { runNotifyRestart } from "../test/e2e/notify-restart.mjs";
 import { runForkDrill } from "../test/e2e/fork-drill.mjs";
 import { runExtensions } from "../test/e2e/extensions.mjs";
@@ -94,6 +95,12 @@ await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)
 // Tasks outlive their server: a task on each revision is killed mid-step with the whole
 // `wrangler dev`, and a new server on the same persisted state runs it to its result.
 await step("e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", e2eStep(runTasksRestart));
+// docs/tracing.md: the spans of real requests, read from wrangler dev's local trace store.
+await step("e2e: one span per MCP operation, both revisions, hub and task runs across a restart; TRACING=off (wrangler dev trace store)", e2eStep(async () => {
+  const on = await runSpans();
+  const off = await runSpansOff();
+  return { passed: on.passed + off.passed, failed: on.failed + off.failed };
+}));
 
 // 2025 notifications outlive their server: published while a session's GET stream is down across a
 // restart of the whole `wrangler dev`, they come back with Last-Event-ID from the hub shard's log.

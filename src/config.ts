@@ -60,6 +60,8 @@ export interface Vars {
   MAX_PENDING_PER_SESSION?: string;
   /** One JSON log line per request: "all" (default), "errors" (failed requests only) or "off". */
   LOG_REQUESTS?: string;
+  /** One OpenTelemetry span per MCP operation (docs/tracing.md): on unless "off". */
+  TRACING?: string;
   MAX_SUBSCRIPTIONS_PER_SESSION?: string;
   /** Tasks: how long a task and its result are kept when the tool names no ttl, and the most any may ask. */
   TASK_TTL_SECONDS?: string;
@@ -111,6 +113,7 @@ export interface Config {
   maxStreamsPerSession: number;
   maxPendingPerSession: number;
   logRequests: "off" | "errors" | "all";
+  tracing: boolean;
   maxSubscriptionsPerSession: number;
   taskTtlMs: number;
   taskMaxTtlMs: number;
@@ -216,6 +219,7 @@ export function readConfig(env: Vars): Config {
     maxStreamsPerSession: positiveInt(env, "MAX_STREAMS_PER_SESSION", 16),
     maxPendingPerSession: positiveInt(env, "MAX_PENDING_PER_SESSION", 32),
     logRequests: logVolume(env.LOG_REQUESTS),
+    tracing: env.TRACING?.trim().toLowerCase() !== "off",
     maxSubscriptionsPerSession: positiveInt(env, "MAX_SUBSCRIPTIONS_PER_SESSION", 256),
     taskTtlMs: positiveInt(env, "TASK_TTL_SECONDS", 3600) * 1000,
     taskMaxTtlMs: positiveInt(env, "TASK_MAX_TTL_SECONDS", 86_400) * 1000,

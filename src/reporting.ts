@@ -1,10 +1,16 @@
 /** How a lane asks the executor to report a request: the settings, the metrics binding, the app's hooks. */
+import { tracing } from "cloudflare:workers";
 import type { Config } from "./config";
 import type { Env } from "./env";
 import { registeredTarget, type Registry } from "./mcp/registry";
-import type { Reporting, TraceContext } from "./mcp/telemetry";
+import type { JsonRpcRequest } from "./mcp/jsonrpc";
+import { pseudonym, type Reporting, type TraceContext } from "./mcp/telemetry";
+import { inSpan, operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
 
-export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg: Registry, trace: TraceContext, sessionId?: string): Reporting {
+/** The platform's tracer, unless TRACING=off. */
+export const tracerFor = (config: Config): Tracer | undefined => (config.tracing ? tracing : undefined);
+
+export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg: Registry, trace: TraceContext, sessionId?: string, requestId?: string | number): Reporting {
   return {
     volume: config.logRequests,
     metrics: env.MCP_METRICS,
@@ -13,5 +19,30 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
     sessionId,
     salt: config.stateSecret,
     registered: (method, target) => registeredTarget(reg, method, target),
+    tracer: tracerFor(config),
+    requestId,
   };
 }
+
+/**
+ * The span of a 2025 request served without the executor (initialize in the Worker; tasks/get,
+ * tasks/list, tasks/cancel, tasks/result in the session): the method's attributes, the session
+ * (hashed), the task asked about, and the code of the JSON-RPC error it ended with.
+ */
+export const tagServed = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string, config: Config, error?: { code: number }) =>
+  span.setAttributes({
+    ...operationAttributes(req.method, undefined, protocolVersion, undefined, req.id),
+    "mcp.session.id": await pseudonym(sessionId, config.stateSecret),
+    "mcp.task.id": req.params?.taskId as string | undefined,
+    "error.type": error && String(error.code),
+  });
+
+/** tasks/* as a 2025 session serves them, in their span (tagServed). */
+export const servedInSpan = <T>(config: Config, req: JsonRpcRequest, protocolVersion: string, sessionId: string, work: () => Promise<T>): Promise<T> =>
+  inSpan(tracerFor(config), req.method, async (span) => {
+    const answer = await work();
+    // A reply's JSON-RPC error, or a refusal's.
+    const a = answer as { message?: { error?: { code: number } }; error?: { code: number } };
+    if (span) await tagServed(span, req, protocolVersion, sessionId, config, a.message?.error ?? a.error);
+    return answer;
+  });

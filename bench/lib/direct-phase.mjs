@@ -3,7 +3,8 @@
 // plus the session-lane floor (bench/floor-do: Worker → Durable Object → Worker, fixed answer),
 // the yardstick for the 2025-11-25 row's Worker CPU, and both floors again writing the one request
 // log line the engine writes by default (bench/floor-log, bench/floor-do-log), so each lane's CPU
-// also reads against a Worker that logs as much. Same interleaved, rotating rounds.
+// also reads against a Worker that logs as much; and the engine with TRACING=off, beside which the
+// call's spans are priced (docs/tracing.md). Same interleaved, rotating rounds.
 import path from "node:path";
 import { Client } from "./http.mjs";
 import { LegacySession, modernRequest } from "./mcp.mjs";
@@ -43,6 +44,7 @@ export async function directThroughput({ tmpDir, built = {}, requests, rounds, c
       engine: [SERVERS.engine.config, unlimited, built.engine?.min],
       engineLimited: [SERVERS.engine.config, {}, built.engine?.min],
       engineQuiet: [SERVERS.engine.config, { ...unlimited, vars: { LOG_REQUESTS: "off" } }, built.engine?.min],
+      engineNoSpans: [SERVERS.engine.config, { ...unlimited, vars: { TRACING: "off" } }, built.engine?.min],
       official: [SERVERS.official.config, {}, built.official?.min],
       agents: [SERVERS.agents.config, {}, built.agents?.min],
     };
@@ -63,6 +65,7 @@ export async function directThroughput({ tmpDir, built = {}, requests, rounds, c
       ...throughputOps(clients, sessions),
       modernCallLimited: { server: "engineLimited", op: convertOn(clients.engineLimited) },
       modernCallQuiet: { server: "engineQuiet", op: convertOn(clients.engineQuiet) },
+      modernCallNoSpans: { server: "engineNoSpans", op: convertOn(clients.engineNoSpans) },
       floorLog: {
         server: "floorLog",
         op: async () => {

@@ -13,16 +13,17 @@ export const BUDGETS = {
   peerCpu: 2 / 3,
   /** Minified and gzip bundle, at most this share of the official SDK handler's. */
   bundleShare: 1 / 4,
-  /** The engine test app's bundle (minified, gzip -9), at most this many KiB. */
-  engineGzipKiB: 34,
-  /** The one-tool app without extensions (test/ext-cost), at most this many KiB gzip. */
-  oneToolGzipKiB: 30,
+  // Bundle size in bytes is held by the CI budgets (test/e2e/bundle.mjs for the engine test app,
+  // test/e2e/ext-cost.mjs for the one-tool app); what is left of it is both lanes' required code.
+  // The targets below compare with servers measured in the same rounds, as ratios.
   /** Start-up (`wrangler check startup` Active), at most this share of the official SDK's. */
   startupShare: 1 / 5,
-  /** Start-up (`wrangler check startup` Active), at most this many ms. */
-  startupMs: 12,
-  /** Start-up, the Worker's own JavaScript in the 50 µs profile, at most this many ms. */
-  startupJsMs: 3,
+  /** Start-up (`wrangler check startup` Active), at most this multiple of the bare Worker's (same rounds). */
+  startupFloor: 1.25,
+  /** Start-up, the Worker's own JavaScript in the 50 µs profile, at most this share of the official SDK's. */
+  startupJsShare: 1 / 5,
+  /** 2026-07-28 tools/call Worker CPU with spans on, at most this multiple of the same call with TRACING=off (same rounds). */
+  spansCpu: 1.03,
   /** 2026-07-28 tools/call Worker CPU (served by workerd directly), at most this multiple of the bare Worker's. */
   floorCpu: 1.15,
   /** 2025-11-25 tools/call Worker CPU (served by workerd directly), at most this multiple of the Worker → Durable Object floor's. */
@@ -48,18 +49,11 @@ const notRun = (text, why = "not run") => ({ met: undefined, text: `${text}: ${w
 
 /** Every goal against one bench result: [{ met (undefined: not run), text }]. */
 export function checkTargets(data) {
-  const { stat, rows, direct, extensions, tasks, meta } = data;
+  const { stat, rows, direct, tasks, meta } = data;
   const x = fmt.ratio;
-  const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
   const out = [];
   const e = stat?.engine;
   const official = stat?.official;
-  // Size.
-  const engineGzip = `engine test app bundle ≤ ${BUDGETS.engineGzipKiB} KiB gzip (minified, gzip -9)`;
-  out.push(e ? { met: e.gzip <= BUDGETS.engineGzipKiB * 1024, text: `${engineGzip}: ${kib(e.gzip)} (${e.gzip.toLocaleString("en-US")} B)` } : notRun(engineGzip));
-  const none = extensions?.rows?.[0];
-  const oneTool = `one-tool app without extensions (test/ext-cost) ≤ ${BUDGETS.oneToolGzipKiB} KiB gzip`;
-  out.push(none ? { met: none.gzip <= BUDGETS.oneToolGzipKiB * 1024, text: `${oneTool}: ${kib(none.gzip)} (${none.gzip.toLocaleString("en-US")} B)` } : notRun(oneTool));
   // The same app on each: the official handler serves one tool, so the engine is sized serving that
   // tool (bench/same-tool); the engine test app, with every feature and its fixtures, is printed beside.
   const { sameTool } = data;
@@ -71,15 +65,17 @@ export function checkTargets(data) {
   );
   // Start-up.
   const startShare = `start-up ≤ ${share(BUDGETS.startupShare)} of the official SDK's (check startup Active)`;
-  const startMs = `start-up ≤ ${BUDGETS.startupMs} ms (check startup Active)`;
-  const startJs = `start-up JS ≤ ${BUDGETS.startupJsMs} ms (50 µs profile, median)`;
+  const startFloor = `start-up ≤ ${BUDGETS.startupFloor}× the bare Worker's (check startup Active, same rounds)`;
+  const startJs = `start-up JS ≤ ${share(BUDGETS.startupJsShare)} of the official SDK's (50 µs profile, median)`;
   if (e && official) {
     out.push(
       { met: e.checkActive <= BUDGETS.startupShare * official.checkActive, text: `${startShare}: ${x(e.checkActive, official.checkActive)} (50 µs JS profile: ${x(e.profJs, official.profJs)})` },
-      { met: e.checkActive <= BUDGETS.startupMs, text: `${startMs}: ${e.checkActive.toFixed(1)} ms (50 µs JS profile: ${e.profJs.toFixed(2)} ms; the bare Worker ${stat.floor ? `${stat.floor.checkActive.toFixed(1)} ms` : "–"})` },
-      { met: e.profJs <= BUDGETS.startupJsMs, text: `${startJs}: ${e.profJs.toFixed(2)} ms` },
+      stat.floor
+        ? { met: e.checkActive <= BUDGETS.startupFloor * stat.floor.checkActive, text: `${startFloor}: ${x(e.checkActive, stat.floor.checkActive)} (${e.checkActive.toFixed(1)} ms against ${stat.floor.checkActive.toFixed(1)} ms)` }
+        : notRun(startFloor),
+      { met: e.profJs <= BUDGETS.startupJsShare * official.profJs, text: `${startJs}: ${x(e.profJs, official.profJs)} (${e.profJs.toFixed(2)} ms against ${official.profJs.toFixed(2)} ms)` },
     );
-  } else out.push(notRun(startShare), notRun(startMs), notRun(startJs));
+  } else out.push(notRun(startShare), notRun(startFloor), notRun(startJs));
   // Throughput under `wrangler dev`.
   const call = rows?.modernCall;
   const devFloor = `2026-07-28 tools/call ≥ ${BUDGETS.floorRps}× the bare Worker's requests/s (wrangler dev)`;
@@ -113,6 +109,10 @@ export function checkTargets(data) {
   out.push(d ? { met: ["official", "agents"].every((peer) => d.cpuUs.worker <= BUDGETS.peerCpu * direct[peer].cpuUs.worker), text: `${directPeerCpu}: ${x(d.cpuUs.worker, direct.official.cpuUs.worker)} official, ${x(d.cpuUs.worker, direct.agents.cpuUs.worker)} agents` } : notRun(directPeerCpu));
   const floorCpu = `2026-07-28 tools/call Worker CPU ≤ ${BUDGETS.floorCpu}× the bare Worker's (workerd direct)`;
   out.push(d ? { met: d.cpuUs.worker <= BUDGETS.floorCpu * direct.floor.cpuUs.worker, text: `${floorCpu}: ${x(d.cpuUs.worker, direct.floor.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(direct.floor.cpuUs.worker)} µs; ${x(direct.modernCallQuiet.cpuUs.worker, direct.floor.cpuUs.worker)} with LOG_REQUESTS=off)` } : notRun(floorCpu));
+  // Spans (docs/tracing.md): the same call with TRACING=off, in the same rounds.
+  const spansCpu = `2026-07-28 tools/call Worker CPU with spans ≤ ${BUDGETS.spansCpu}× the same call with TRACING=off (workerd direct, same rounds)`;
+  const sp = data.cost?.spans ?? (direct?.modernCallNoSpans && { on: d.cpuUs.worker, off: direct.modernCallNoSpans.cpuUs.worker });
+  out.push(sp ? { met: sp.on <= BUDGETS.spansCpu * sp.off, text: `${spansCpu}: ${x(sp.on, sp.off)} (${Math.round(sp.on)} µs against ${Math.round(sp.off)} µs)` } : notRun(spansCpu));
   // The measured floor of that row: the bare Worker writing the one request log line a default app
   // writes (LOG_REQUESTS=all), the same fields and length (bench/floor-log).
   const floorLogCpu = `(its floor) ≤ ${BUDGETS.floorCpu}× the Worker CPU of the bare Worker with the same log line (workerd direct)`;

@@ -16,6 +16,8 @@ import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
 import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addresses";
 import { SESSION_NOT_FOUND, type Caller, type SessionAnswer, type SessionStart } from "../objects/contracts";
+import { inSpan, type SpanLike } from "../mcp/tracing";
+import { tagServed, tracerFor } from "../reporting";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -101,7 +103,7 @@ async function answer(result: SessionAnswer, stub: Stub, env: Env, id: RequestId
 
 export async function serveLegacyPost(request: Request, msg: Message, deps: LegacyDeps): Promise<Response> {
   if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
-    return initialize(msg.message, deps);
+    return inSpan(tracerFor(deps.config), "initialize", (span) => initialize(msg.message, deps, span));
   }
   if (msg.kind === "request") {
     try {
@@ -115,7 +117,7 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   return askSession(request, deps, true, (stub, caller) => stub.handle({ ...caller, message: msg, traceparent, maxLive: deps.config.sessionMaxLive }), id);
 }
 
-async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Response> {
+async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike): Promise<Response> {
   const p = req.params ?? {};
   if (typeof p.protocolVersion !== "string" || !isObject(p.capabilities) || !isObject(p.clientInfo)) {
     return rpcError(req.id, invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo").toJSON(), 400);
@@ -137,6 +139,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
     const started = (await stub.initialize({ sessionId, ...start }, deps.config.sessionMaxLive)) as SessionAnswer;
     if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps.env);
   }
+  if (span) await tagServed(span, req, protocolVersion, sessionId, deps.config);
   const { reg } = deps;
   const result = {
     protocolVersion,

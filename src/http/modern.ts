@@ -124,7 +124,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       notify: deps.notify,
       env,
       principal,
-      reporting: reportingFor(config, env, reg, trace),
+      reporting: reportingFor(config, env, reg, trace, undefined, msg.id),
     };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
     const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {

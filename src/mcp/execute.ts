@@ -16,6 +16,7 @@ import { notification, type JsonRpcNotification } from "./jsonrpc";
 import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
 import { loggedName, pseudonym, report, runHook, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
+import { endAttributes, inSpan, operationAttributes } from "./tracing";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
 interface ExecuteOptions {
@@ -46,7 +47,7 @@ interface ExecuteOptions {
    * Set when the request runs inside a task: its id, and its `ctx.step`, which keeps finished steps
    * (the task runtime brings it, so an app without tasks carries none of it).
    */
-  task?: { id: string; step: HandlerContext["step"] };
+  task?: { id: string; step: HandlerContext["step"]; cutShort?: number };
   /** A request that may become a task: `ctx.startTask()` stops it with the "task" outcome. */
   canStartTask?: boolean;
   /**
@@ -73,23 +74,29 @@ export function execute(method: string, params: Record<string, unknown>, options
 export async function reported(
   method: string,
   params: Record<string, unknown>,
-  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "principal" | "reporting">,
+  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "principal" | "reporting" | "task">,
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { reporting } = options;
   if (!reporting) return work();
-  const started = Date.now();
   const target = targetOf(method, params);
   const registered = target === undefined ? undefined : reporting.registered?.(method, target);
   const name = target === undefined ? undefined : loggedName(method, target);
-  const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
-  runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
-  const outcome = await work();
-  const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
-  if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
-  if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
-  report(record, reporting, registered);
-  return outcome;
+  // The span's name holds the app's name for the target, never one a client made up: names stay few.
+  return inSpan(reporting.tracer, registered === undefined ? method : `${method} ${registered}`, async (span) => {
+    const started = Date.now();
+    const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
+    runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
+    const outcome = await work();
+    const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
+    if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
+    if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
+    report(record, reporting, registered);
+    // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
+    const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
+    if (span) endAttributes(span, operationAttributes(method, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    return outcome;
+  });
 }
 
 async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {

@@ -6,6 +6,7 @@
  */
 import { messageOf } from "./errors";
 import { isObject } from "./guards";
+import type { Tracer } from "./tracing";
 
 /** W3C trace context as a client sends it in `_meta` (or the `traceparent` header). */
 export interface TraceContext {
@@ -59,6 +60,10 @@ export interface Reporting {
    * it matches); undefined for a name the client made up, which never becomes a metrics dimension.
    */
   registered?(method: string, target: string): string | undefined;
+  /** Where the request's span is made (the Workers tracing API); omitted (TRACING=off), none is. */
+  tracer?: Tracer;
+  /** The JSON-RPC id of the request, for its span. */
+  requestId?: string | number;
 }
 
 /**

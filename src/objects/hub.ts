@@ -28,6 +28,8 @@ import { readConfig } from "../config";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
 import { HUB_READY, HUB_SEQ_HEADER, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubSessionFrame, type HubShardRpc, type ListenRefusal } from "./contracts";
+import { inSpan } from "../mcp/tracing";
+import { tracerFor } from "../reporting";
 import { notificationFrame } from "./frames";
 import { HubSessionLog, SESSION_SOCKET_TAG, isSessionSocket, sessionFrameOf, sessionWants, type SessionSocket } from "./hub-sessions";
 import { acceptSocket, closeFromPeer } from "./sockets";
@@ -290,7 +292,16 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
   }
 
   /** Accepts a notification and answers how many listen streams and 2025 GET streams it goes to; the sends follow. */
-  async publish(n: HubNotification): Promise<number> {
+  publish(n: HubNotification): Promise<number> {
+    // The span of this shard's part of a notification: how many streams it goes to.
+    return inSpan(tracerFor(readConfig(this.env)), n.method, async (span) => {
+      const deliveries = this.accept(n);
+      span?.setAttributes({ "mcp.hub.deliveries": deliveries });
+      return deliveries;
+    });
+  }
+
+  private accept(n: HubNotification): number {
     // Who gets it is decided now: every listener acknowledged before this call is among the sockets.
     const listeners: WebSocket[] = [];
     const seats: [WebSocket, SessionSocket][] = [];

@@ -101,7 +101,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     env: host.bindings,
     principal: session.principal || undefined,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
-    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id),
+    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
     completeElicitation: (elicitationId) => {
       const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });

@@ -9,7 +9,7 @@
  */
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { reported } from "../mcp/execute";
-import { reportingFor } from "../reporting";
+import { reportingFor, servedInSpan } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
@@ -52,7 +52,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
   const meta = isObject(params._meta) ? params._meta : {};
   const trace = readTrace(meta);
   const report = { protocolVersion: host.session.protocolVersion, revision: LEGACY, principal: host.session.principal || undefined };
-  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id) }, async () => {
+  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id, req.id) }, async () => {
     let made: TaskMade;
     try {
       made = await createTask(
@@ -205,7 +205,7 @@ function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRe
       if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
     };
-    return onTaskRequest(host, req, reply, open);
+    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open));
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply);
   return undefined;

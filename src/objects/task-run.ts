@@ -57,6 +57,6 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
     env: host.env,
     principal: start.owner.principal || undefined,
     reporting: reportingFor(host.config, host.env, host.reg, start.trace, start.owner.sessionId),
-    task: { id: view.taskId, step: journaled(host.journal) },
+    task: { id: view.taskId, step: journaled(host.journal), cutShort: record.cutShort },
   });
 }
