@@ -7,9 +7,10 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
+import { refusedScopes, type Auth } from "../mcp/auth";
 import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
-import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
+import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
 import { legacyCapabilities, type Registry } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
@@ -28,6 +29,10 @@ export interface LegacyDeps {
   config: Config;
   env: Env;
   principal: string;
+  /** The authenticated caller (ctx.auth in the session's handlers). */
+  auth?: Auth;
+  /** The 403 step-up challenge for a handler that threw InsufficientScope. */
+  scopeChallenge?(id: RequestId | null, scopes: readonly string[]): Response;
   /** Whose budgets an anonymous client spends (its address, as the rate limits key it). */
   rateLimitKey?: string;
 }
@@ -78,18 +83,20 @@ async function askSession(
   const bad = !versionFirst && checkVersionHeader(request);
   if (bad) return bad;
   const { stub, seal } = session;
-  const answered = await ask(stub, { principal: deps.principal, protocolVersion: versionHeader(request), seal });
-  return answered instanceof Response ? answered : answer(answered, stub, deps.env);
+  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion: versionHeader(request), seal });
+  return answered instanceof Response ? answered : answer(answered, stub, deps.env, deps);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, env: Env): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, env: Env, deps?: LegacyDeps): Promise<Response> {
   switch (result.kind) {
     case "stream":
       return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
     case "accepted":
       return accepted();
-    case "reply":
-      return json(result.message);
+    case "reply": {
+      const scopes = deps?.scopeChallenge && refusedScopes((result.message as { error?: { code: number } }).error);
+      return scopes ? deps!.scopeChallenge!((result.message as { id: RequestId }).id, scopes) : json(result.message);
+    }
     case "refused":
       return rpcError(result.id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
   }

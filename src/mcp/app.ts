@@ -3,6 +3,7 @@
  * definitions; the core compiles them once (see registry.ts).
  */
 import type * as v from "valibot";
+import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
@@ -46,6 +47,8 @@ interface ToolBase<Name extends string = string> {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** The scopes a caller's token must hold to call it (docs/authorization.md); needs `defineAuthorization`. */
+  scopes?: readonly string[];
 }
 
 export interface ToolDefinition<
@@ -83,6 +86,8 @@ export interface ToolDefinition<
 }
 
 export interface ResourceDefinition<Env = DefaultEnv> extends Resource {
+  /** The scopes a caller's token must hold to read it (docs/authorization.md). */
+  scopes?: readonly string[];
   /** A string is text with this resource's mimeType; return contents for blobs or several parts. */
   read: (ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
 }
@@ -105,6 +110,8 @@ export interface ResourceTemplateDefinition<Env = DefaultEnv> {
   annotations?: Annotations;
   icons?: Icon[];
   read: (vars: Record<string, string>, uri: string, ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
+  /** The scopes a read needs: a list, or a function of the URI's variables (`({ id }) => [\`notes:${id}\`]`). */
+  scopes?: Scopes<Record<string, string>>;
   /** Completions for template variables, by variable name. */
   complete?: Record<string, Completer<Env>>;
 }
@@ -122,6 +129,8 @@ export interface PromptDefinition<Env = DefaultEnv> {
   description?: string;
   arguments?: PromptArgument[];
   icons?: Icon[];
+  /** The scopes a caller's token must hold to get it (docs/authorization.md). */
+  scopes?: readonly string[];
   get: (
     args: Record<string, string>,
     ctx: HandlerContext<Env>,
@@ -149,6 +158,34 @@ export interface AppDefinition<Env = DefaultEnv> {
   extensions?: Extension[];
   /** Your own telemetry: called around every request on both lanes (README → Observability). */
   telemetry?: TelemetryHooks;
+  /** Checks of the scopes operations declare, and their implications: `defineAuthorization({...})` (docs/authorization.md). */
+  authorization?: Authorization;
+}
+
+/** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */
+export type Scopes<Vars = never> = readonly string[] | ((vars: Vars) => readonly string[]);
+
+export interface AuthorizationOptions {
+  /** What an operation needs when its definition declares no `scopes` (default: nothing). */
+  scopes?: readonly string[];
+  /**
+   * Scope hierarchies, broader → narrower: `{ "notes:admin": ["notes:write"], "notes:write": ["notes:read"] }`
+   * lets a token with `notes:admin` do what needs `notes:read`. Applied wherever a scope is checked.
+   */
+  implies?: Readonly<Record<string, readonly string[]>>;
+  /** The token claims handlers may read in `ctx.auth.claims` (e.g. ["email", "org_id"]); no others are kept. */
+  claims?: readonly string[];
+}
+
+/** Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs. */
+export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth) => void;
+
+/**
+ * What `defineAuthorization` (authorization.ts) gives `defineApp({ authorization })`: the options, and
+ * the check it compiles for the app's registry (`unknown` here because registry.ts builds on this file).
+ */
+export interface Authorization extends AuthorizationOptions {
+  compile(registry: unknown): AuthorizeOperation;
 }
 
 /*

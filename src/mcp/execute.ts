@@ -6,6 +6,7 @@
  * lane to the session's durable stream log. The lanes keep only what differs:
  * validation, routing and storage.
  */
+import type { Auth } from "./auth";
 import type { HandlerContext, Notifier } from "./context";
 import { INPUT_METHODS, dispatch } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
@@ -36,6 +37,8 @@ interface ExecuteOptions {
   notify: Notifier;
   env: unknown;
   principal?: string;
+  /** The authenticated caller (ctx.auth); undefined when authorization is off. */
+  auth?: Auth;
   /** 2025 polling: end the client's connection now; it resumes with Last-Event-ID. */
   closeStream?(retryMs?: number): void;
   /** Where the request is reported (log line, metrics, the app's hooks); omitted, nothing is. */
@@ -143,6 +146,7 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     completeElicitation: o.completeElicitation ?? (() => {}),
     env: o.env,
     principal: o.principal,
+    auth: o.auth,
     trace: o.reporting?.trace ?? {},
     step: o.task?.step ?? (async (_name, fn) => fn()),
     startTask() {

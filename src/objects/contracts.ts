@@ -4,6 +4,7 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it.
  */
+import type { Auth } from "../mcp/auth";
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 
 export type { TaskOwner };
@@ -117,6 +118,8 @@ export interface SessionStart {
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
 export interface Caller {
   principal: string;
+  /** The authenticated caller, for its handlers' ctx.auth (the session is bound to `principal` only). */
+  auth?: Auth;
   /** Absent means the negotiated revision; present, it must be the negotiated one. */
   protocolVersion?: string;
   /**
