@@ -27,7 +27,8 @@ export type { HandlerContext, Notifier } from "./mcp/context";
 export { InsufficientScope, type Auth } from "./mcp/auth";
 // Checks of the scopes operations declare (docs/authorization.md); an app without it carries none of that code.
 export { defineAuthorization } from "./mcp/authorization";
-export type { Authorization, AuthorizationOptions, Scopes } from "./mcp/app";
+export type { Authorization, AuthorizationOptions, Operation, Policy, Scopes } from "./mcp/app";
+export { toolRateLimit, type ToolRateLimitOptions } from "./mcp/tool-rate-limit";
 export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./mcp/errors";
 export {
   elicit,

@@ -11,7 +11,7 @@ import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
 import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
-import { authOf, refusedScopes, type Auth } from "./mcp/auth";
+import { authOf, refusedScopes } from "./mcp/auth";
 import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
@@ -167,8 +167,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const key = rateLimitKey(request, principal);
     const reg = registry();
     // The caller as handlers see it (ctx.auth); a step-up refusal of an operation is the challenge below.
-    const auth = who && authOf(who, reg.claims);
-    const scopeChallenge = (id: RequestId | null, scopes: readonly string[]) =>
+    const auth = who && authOf(who, reg.claimsOf);
+    const scopeChallenge = (id: RequestId, scopes: readonly string[]) =>
       challenge(request, path, 403, "Forbidden: insufficient scope", "insufficient_scope", scopes, hasMetadata(config), id);
     // What either lane needs of this request once it is let in.
     const admitted = { reg, config, env, principal, auth, scopeChallenge, rateLimitKey: key };
@@ -204,8 +204,13 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     // Authorization of the operation the body names, the same on both revisions; a 2025 session never
     // sees a refused request, so it goes on once the client steps up (docs/authorization.md).
     if (auth && reg.authorize && msg.kind === "request") {
-      const refused = operationRefused(reg.authorize, msg.message.id, msg.message.method, msg.message.params ?? {}, auth, admitted.scopeChallenge!);
-      if (refused) return refused;
+      try {
+        reg.authorize(msg.message.method, msg.message.params ?? {}, auth);
+      } catch (err) {
+        const e = toMcpError(err);
+        const scopes = refusedScopes(e);
+        return scopes ? admitted.scopeChallenge(msg.message.id, scopes) : rpcError(id, e.toJSON(), 200);
+      }
     }
     if (classifyEra(msg, request.headers) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
@@ -262,25 +267,6 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   }
 
   return handle;
-}
-
-/** The answer to a request whose caller may not run the operation it names; null when it may. */
-function operationRefused(
-  authorize: NonNullable<LegacyDeps["reg"]["authorize"]>,
-  id: RequestId,
-  method: string,
-  params: Record<string, unknown>,
-  auth: Auth,
-  scopeChallenge: (id: RequestId, scopes: readonly string[]) => Response,
-): Response | null {
-  try {
-    authorize(method, params, auth);
-    return null;
-  } catch (err) {
-    const e = toMcpError(err);
-    const scopes = refusedScopes(e);
-    return scopes ? scopeChallenge(id, scopes) : rpcError(id, e.toJSON(), 200);
-  }
 }
 
 /** A configured path as requests are matched against it: repeated slashes, and a trailing one, dropped. */

@@ -7,6 +7,7 @@
  * that tells the client where to find the authorization server.
  */
 import type { AuthConfig } from "../config";
+import { isScopeToken } from "../mcp/auth";
 import { ErrorCode } from "../mcp/errors";
 import type { RequestId } from "../mcp/jsonrpc";
 import { json, rpcError } from "./responses";
@@ -26,7 +27,6 @@ export interface Principal {
 /** Bounds on what a token may claim, so a hostile one costs a request nothing it can grow. */
 const MAX_SCOPES = 256;
 const MAX_SCOPE_CHARS = 256;
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /**
  * The scopes a token holds, as identity providers send them: a space-separated `scope` string
@@ -41,7 +41,7 @@ export function scopeList(scope: unknown, scp?: unknown): string[] {
   for (const s of raw) {
     if (typeof s !== "string" || s === "") continue;
     if (s.length > MAX_SCOPE_CHARS) throw new AuthFailure("invalid_token", `The access token holds a scope longer than ${MAX_SCOPE_CHARS} characters`);
-    if (SCOPE_TOKEN.test(s)) out.push(s);
+    if (isScopeToken(s)) out.push(s);
   }
   return out;
 }
@@ -125,9 +125,6 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, cfg
   return json(body, 200, { "Cache-Control": "max-age=3600" });
 }
 
-/** A quoted-string of RFC 9110: a quote or backslash inside is escaped (scope tokens have none; this is the guard). */
-const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
-
 /**
  * A 401/403 with the RFC 6750 challenge. With `metadata` it points the client at this resource's
  * RFC 9728 metadata, where it finds the authorization server (and, with `scopes`, what to ask for);
@@ -145,9 +142,10 @@ export function challenge(
   id: RequestId | null = null,
 ): Response {
   const params = [
-    error && `error=${quoted(error)}`,
-    metadata && `resource_metadata=${quoted(resourceUri(request, PRM_PATH + mcpPath))}`,
-    scopes.length > 0 && `scope=${quoted(scopes.join(" "))}`,
+    error && `error="${error}"`,
+    metadata && `resource_metadata="${resourceUri(request, PRM_PATH + mcpPath)}"`,
+    // Scope tokens hold no quote or backslash (isScopeToken): every scope here was checked to be one.
+    scopes.length > 0 && `scope="${scopes.join(" ")}"`,
   ].filter(Boolean);
   const stepUp = error === "insufficient_scope";
   // JSON leaves `data` out when it is undefined.

@@ -32,7 +32,7 @@ export interface LegacyDeps {
   /** The authenticated caller (ctx.auth in the session's handlers). */
   auth?: Auth;
   /** The 403 step-up challenge for a handler that threw InsufficientScope. */
-  scopeChallenge?(id: RequestId | null, scopes: readonly string[]): Response;
+  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
   /** Whose budgets an anonymous client spends (its address, as the rate limits key it). */
   rateLimitKey?: string;
 }
@@ -84,18 +84,21 @@ async function askSession(
   if (bad) return bad;
   const { stub, seal } = session;
   const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion: versionHeader(request), seal });
-  return answered instanceof Response ? answered : answer(answered, stub, deps.env, deps);
+  return answered instanceof Response ? answered : answer(answered, stub, deps);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, env: Env, deps?: LegacyDeps): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, deps: LegacyDeps): Promise<Response> {
+  const { env } = deps;
   switch (result.kind) {
     case "stream":
       return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
     case "accepted":
       return accepted();
     case "reply": {
-      const scopes = deps?.scopeChallenge && refusedScopes((result.message as { error?: { code: number } }).error);
-      return scopes ? deps!.scopeChallenge!((result.message as { id: RequestId }).id, scopes) : json(result.message);
+      // A handler's InsufficientScope: the step-up challenge, as the edge answers a declared scope's.
+      const { id, error } = result.message as { id: RequestId; error?: { code: number } };
+      const scopes = refusedScopes(error);
+      return scopes ? deps.scopeChallenge(id, scopes) : json(result.message);
     }
     case "refused":
       return rpcError(result.id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
@@ -137,7 +140,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps): Promise<Respon
     sessionId = newSessionId();
     const stub = sessionStub(deps.env, sessionId);
     const started = (await stub.initialize({ sessionId, ...start }, deps.config.sessionMaxLive)) as SessionAnswer;
-    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps.env);
+    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps);
   }
   const { reg } = deps;
   const result = {

@@ -41,7 +41,7 @@ interface LaneDeps {
   /** The authenticated caller (ctx.auth). */
   auth?: Auth;
   /** The 403 step-up challenge for a handler that threw InsufficientScope. */
-  scopeChallenge?(id: RequestId, scopes: readonly string[]): Response;
+  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
   /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
   anonymousKey: string;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
@@ -93,7 +93,7 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
   const work = respond(msg, envelope, { ...deps, trace }, abort.signal, out.emit);
   const first = await out.settle(work);
-  if (first?.scopes && deps.scopeChallenge) return deps.scopeChallenge(msg.id, first.scopes);
+  if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
   if (first) return json(first.body, first.status);
   const sse = out.stream!;
   deps.waitUntil(

@@ -175,7 +175,28 @@ export interface AuthorizationOptions {
   implies?: Readonly<Record<string, readonly string[]>>;
   /** The token claims handlers may read in `ctx.auth.claims` (e.g. ["email", "org_id"]); no others are kept. */
   claims?: readonly string[];
+  /**
+   * Runs around every operation on both revisions, after its scopes were checked: let it pass
+   * (`return next()`), refuse it (throw a ToolError for a tool result the model reads, an McpError for a
+   * JSON-RPC error, InsufficientScope for a step-up challenge), or observe what `next()` returned.
+   */
+  policy?: Policy;
 }
+
+/** An operation as the policy sees it. */
+export interface Operation {
+  method: string;
+  /** The tool or prompt named, or the resource URI read; undefined for lists and the like. */
+  name?: string;
+  /** The tool's or prompt's arguments as sent (before validation); the params for other methods. */
+  arguments: Record<string, unknown>;
+  /** The caller (ctx.auth); undefined when authorization is off. */
+  auth?: Auth;
+  ctx: HandlerContext<any>;
+}
+
+/** The policy seam: `next()` runs the operation (and any inner policy) and gives its result. */
+export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
 
 /** Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs. */
 export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth) => void;

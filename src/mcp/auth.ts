@@ -18,14 +18,26 @@ export interface Auth {
 }
 
 /**
+ * A scope as RFC 6749 writes one: printable ASCII without space, `"` or `\`, at most 256 characters.
+ * Only such scopes are declared, kept from a token or named in a challenge, so a challenge's quoted
+ * `scope="…"` never needs escaping and no token can write into the header.
+ */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
+export const isScopeToken = (s: unknown): s is string => typeof s === "string" && SCOPE_TOKEN.test(s);
+
+/**
  * Thrown for a caller that lacks scopes: by the check of what an operation declares, or by a handler
  * whose authorization depends on its arguments (`throw new InsufficientScope(["notes:write"])`).
  * Both revisions answer HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` naming
  * every scope in `scopes`, so the client can ask the user for them and retry (step-up).
  */
 export class InsufficientScope extends McpError {
-  constructor(readonly scopes: readonly string[], message = `Forbidden: this operation needs the scope(s) ${scopes.join(" ")}`) {
-    super(ErrorCode.InsufficientScope, message, { scopes: [...scopes] });
+  readonly scopes: string[];
+  constructor(scopes: readonly string[], message = "Forbidden: insufficient scope") {
+    // What is not a scope token (a handler's typo, a quote) is left out of the challenge.
+    const named = scopes.filter(isScopeToken);
+    super(ErrorCode.InsufficientScope, message, { scopes: named });
+    this.scopes = named;
     this.name = "InsufficientScope";
   }
 }
@@ -37,9 +49,8 @@ export class InsufficientScope extends McpError {
 export const refusedScopes = (error: { code: number; data?: unknown } | undefined): string[] | undefined =>
   error?.code === ErrorCode.InsufficientScope ? (error.data as { scopes: string[] }).scopes : undefined;
 
-/** The caller as handlers see it (ctx.auth): only the claims the app named. */
-export function authOf(who: { id: string; scopes: readonly string[]; clientId?: string; claims?: Readonly<Record<string, unknown>> }, claimNames: readonly string[] | undefined): Auth {
-  const claims: Record<string, unknown> = {};
-  if (who.claims && claimNames) for (const name of claimNames) if (Object.hasOwn(who.claims, name)) claims[name] = who.claims[name];
-  return { principal: who.id, scopes: who.scopes, clientId: who.clientId, claims };
-}
+/** The caller as handlers see it (ctx.auth): only the claims the app named (authorization.ts picks them). */
+export const authOf = (
+  who: { id: string; scopes: readonly string[]; clientId?: string; claims?: Readonly<Record<string, unknown>> },
+  claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>,
+): Auth => ({ principal: who.id, scopes: who.scopes, clientId: who.clientId, claims: claimsOf?.(who.claims) ?? {} });

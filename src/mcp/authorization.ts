@@ -4,17 +4,10 @@
  * with `defineAuthorization` (its `authorization`), which brings this code: an app that declares no
  * scopes carries none of it, and one that declares scopes without it is refused at start-up.
  */
-import type { Authorization, AuthorizationOptions, AuthorizeOperation, Scopes } from "./app";
-import { InsufficientScope } from "./auth";
-import { ErrorCode, McpError } from "./errors";
+import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
+import { InsufficientScope, isScopeToken } from "./auth";
+import { ErrorCode, McpError, ToolError } from "./errors";
 import type { Registry } from "./registry";
-
-/**
- * A scope as RFC 6749 writes one: printable ASCII without space, `"` or `\` (so it is quoted safely in
- * a challenge), bounded in length. Declared scopes must be such; granted ones that are not are dropped.
- */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
-const isScopeToken = (s: unknown): s is string => typeof s === "string" && SCOPE_TOKEN.test(s);
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
 export const defineAuthorization = (options: AuthorizationOptions = {}): Authorization => ({ ...options, compile: (reg) => compileChecks(reg as Registry, options) });
@@ -33,6 +26,13 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
   reg.scopesSupported = [...declared];
+  if (options.policy) reg.policy = runPolicy(options.policy);
+  const names = options.claims ?? [];
+  reg.claimsOf = (claims) => {
+    const picked: Record<string, unknown> = {};
+    if (claims) for (const name of names) if (Object.hasOwn(claims, name)) picked[name] = claims[name];
+    return picked;
+  };
   const implied = closure(options.implies ?? {});
   const holds = (granted: readonly string[], scope: string) => granted.includes(scope) || granted.some((g) => implied.get(g)?.has(scope));
 
@@ -92,3 +92,20 @@ function closure(implies: Readonly<Record<string, readonly string[]>>): Map<stri
   }
   return out;
 }
+
+/**
+ * Runs the app's policy around an operation: the operation as it sees it, and a ToolError it throws
+ * on a tools/call as a tool result with `isError` (the model reads it), as a handler's is.
+ */
+const runPolicy =
+  (policy: Policy): Registry["policy"] =>
+  async (method, params, ctx, next) => {
+    const target = params.name ?? params.uri;
+    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, ctx };
+    try {
+      return await policy(op, next);
+    } catch (err) {
+      if (method === "tools/call" && err instanceof ToolError) return { content: [{ type: "text", text: err.message }], isError: true };
+      throw err;
+    }
+  };

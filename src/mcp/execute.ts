@@ -97,7 +97,10 @@ export async function reported(
 
 async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
-    return { kind: "result", result: await dispatch(options.revision.methods, options.reg, method, params, handlerContext(options)) };
+    const ctx = handlerContext(options);
+    const next = () => dispatch(options.revision.methods, options.reg, method, params, ctx);
+    // The app's policy runs around every operation (docs/authorization.md); most apps have none.
+    return { kind: "result", result: await (options.reg.policy ? options.reg.policy(method, params, ctx, next) : next()) };
   } catch (thrown) {
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };

@@ -53,8 +53,10 @@ export interface Registry {
   methods: Record<string, MethodEntry | undefined>;
   /** The check of declared scopes (authorization.ts); absent for an app without `authorization`. */
   authorize?: AuthorizeOperation;
-  /** The token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
-  claims?: readonly string[];
+  /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
+  claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
+  /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
+  policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
   /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
   scopesSupported?: readonly string[];
 }
@@ -249,8 +251,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
-    reg.claims = app.authorization.claims;
-  } else if (scoped) throw new Error("Declared scopes need `authorization: defineAuthorization()`");
+  } else if (scoped) throw new Error("scopes need defineAuthorization()");
   // Views come with their tools. Every extension carries the same installer (src/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

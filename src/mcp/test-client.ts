@@ -114,7 +114,7 @@ async function runToEnd(
 ): Promise<any> {
   const answers: Record<string, unknown> = {};
   let state: Json | undefined;
-  const auth = client.scopes || client.claims ? authOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, reg.claims) : undefined;
+  const auth = client.scopes || client.claims ? authOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, reg.claimsOf) : undefined;
   if (auth) reg.authorize?.(method, params, auth);
   // A task tool runs as its task would: a step finished in one round is kept for the next.
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;

@@ -256,6 +256,10 @@ describe("ctx.auth, implications, InsufficientScope from a handler, bad claims (
     expect(bad.headers.get("WWW-Authenticate")).toBe(challengeOf(["notes:read"]));
   });
 
+  it("a handler's InsufficientScope names only scope tokens: a quote cannot reach the header", () => {
+    expect(new InsufficientScope(['a"b', "c\\d", "ok"]).scopes).toEqual(["ok"]);
+  });
+
   it("a token with too many or too long scopes, or scopes of the wrong type, is refused or read safely", async () => {
     const many = await call("tools/call", { name: "whoami", arguments: {} }, { scope: Array.from({ length: 300 }, (_, i) => `s${i}`).join(" ") });
     expect(many.status).toBe(401);
