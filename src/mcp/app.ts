@@ -176,6 +176,12 @@ export interface AuthorizationOptions {
   /** The token claims handlers may read in `ctx.auth.claims` (e.g. ["email", "org_id"]); no others are kept. */
   claims?: readonly string[];
   /**
+   * Leave out of tools/list, resources/list and prompts/list what the caller lacks the scopes for.
+   * Off by default: a client that never sees a tool never asks the user for its scopes (step-up).
+   * Such lists differ by caller; an authenticated caller's are `cacheScope: "private"` either way.
+   */
+  hideUnauthorized?: boolean;
+  /**
    * Runs around every operation on both revisions, after its scopes were checked: let it pass
    * (`return next()`), refuse it (throw a ToolError for a tool result the model reads, an McpError for a
    * JSON-RPC error, InsufficientScope for a step-up challenge), or observe what `next()` returned.

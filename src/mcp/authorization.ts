@@ -5,7 +5,7 @@
  * scopes carries none of it, and one that declares scopes without it is refused at start-up.
  */
 import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
-import { InsufficientScope, isScopeToken } from "./auth";
+import { InsufficientScope, isScopeToken, type Auth } from "./auth";
 import { ErrorCode, McpError, ToolError } from "./errors";
 import type { Registry } from "./registry";
 
@@ -26,7 +26,6 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
   reg.scopesSupported = [...declared];
-  if (options.policy) reg.policy = runPolicy(options.policy);
   const names = options.claims ?? [];
   reg.claimsOf = (claims) => {
     const picked: Record<string, unknown> = {};
@@ -56,9 +55,34 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     return reg.ext?.resource?.(params.uri) ? fallback : undefined;
   }
 
-  return (method, params, auth) => {
+  const allowed = (method: string, params: Record<string, unknown>, auth: Auth) => {
     const scopes = needed(method, params);
-    if (scopes && !scopes.every((s) => holds(auth.scopes, s))) throw new InsufficientScope(scopes);
+    return !scopes || scopes.every((s) => holds(auth.scopes, s));
+  };
+  const policy = options.policy && runPolicy(options.policy);
+  if (options.hideUnauthorized) reg.policy = hidingLists(policy, allowed);
+  else reg.policy = policy;
+  return (method, params, auth) => {
+    if (!allowed(method, params, auth)) throw new InsufficientScope(needed(method, params)!);
+  };
+}
+
+/** What each list holds, and the operation an entry of it names. */
+const LISTS: Record<string, [key: string, method: string, param: string, field: string]> = {
+  "tools/list": ["tools", "tools/call", "name", "name"],
+  "prompts/list": ["prompts", "prompts/get", "name", "name"],
+  "resources/list": ["resources", "resources/read", "uri", "uri"],
+};
+
+/** Lists without the entries the caller may not use (`hideUnauthorized`), around the app's policy if any. */
+function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth) => boolean): Registry["policy"] {
+  return async (method, params, ctx, next) => {
+    const result = await (policy ? policy(method, params, ctx, next) : next());
+    const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;
+    const { auth } = ctx;
+    if (!list || !auth || !Array.isArray(result[list[0]])) return result;
+    const [key, op, param, field] = list;
+    return { ...result, [key]: (result[key] as Record<string, unknown>[]).filter((entry) => allowed(op, { [param]: entry[field] }, auth)) };
   };
 }
 

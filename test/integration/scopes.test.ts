@@ -283,6 +283,29 @@ describe("ctx.auth, implications, InsufficientScope from a handler, bad claims (
   });
 });
 
+describe("lists (2026-07-28 over /mcp)", () => {
+  const verifyToken: TokenVerifier = async (token) => ({ id: "lister", scopes: token === "full" ? ["notes:write"] : ["notes:read"] });
+  const hidden = defineApp({ ...scopedApp, authorization: defineAuthorization({ scopes: ["notes:read"], implies: { "notes:write": ["notes:read"] }, hideUnauthorized: true }) });
+  const list = async (app: typeof scopedApp, method: string, token: string) => {
+    const res = await send(createMcpWorker(app, { verifyToken }), modern(method, {}, token));
+    return ((await res.json()) as RpcMessage).result;
+  };
+  const names = (entries: { name: string }[]) => entries.map((e) => e.name);
+
+  it("by default an entry the caller cannot use stays listed (so the client can step up for it)", async () => {
+    expect(names((await list(scopedApp, "tools/list", "low")).tools)).toEqual(["whoami", "delete_note"]);
+  });
+
+  it("hideUnauthorized leaves it out for a caller without its scopes, and the list goes out private", async () => {
+    const low = await list(hidden, "tools/list", "low");
+    expect(names(low.tools)).toEqual(["whoami"]);
+    expect(low.cacheScope).toBe("private");
+    expect(names((await list(hidden, "tools/list", "full")).tools)).toEqual(["whoami", "delete_note"]);
+    expect(names((await list(hidden, "resources/list", "low")).resources)).toEqual(["index"]);
+    expect(names((await list(hidden, "prompts/list", "low")).prompts)).toEqual(["summary"]);
+  });
+});
+
 describe("declaring scopes", () => {
   it("scopes without defineAuthorization are refused at start-up, not left unchecked", () => {
     const app = defineApp({ info: { name: "x", version: "0" }, tools: [defineTool({ name: "t", scopes: ["a"], handler: () => "" })] });
