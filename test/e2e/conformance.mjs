@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT, run } from "./procs.mjs";
-import { scopeChallengeChecks } from "./scope-challenge.mjs";
+import { runScopedApp, scopeChallengeChecks } from "./scope-challenge.mjs";
 import { startWrangler } from "./server.mjs";
 
 export const CONFORMANCE_CONFIG = process.env.CONFORMANCE_CONFIG ?? "test/conformance/wrangler.toml";
@@ -114,6 +114,10 @@ export async function runConformance() {
   } finally {
     await server.stop();
   }
+  // Authorization per operation in a 2025 session's own object, on a fixture app of its own.
+  const scopedApp = await runScopedApp();
+  passed += scopedApp.passed;
+  failed += scopedApp.failed;
   console.log(`  conformance results and logs: ${outDir}`);
   return { passed, failed, skipped: false, outDir };
 }

@@ -78,6 +78,68 @@ export async function scopeChallengeChecks(url) {
   return counts();
 }
 
+/**
+ * The scoped fixture app (test/scoped-app) under its own `wrangler dev`: in a 2025-11-25 session, whose
+ * object runs the handlers, ctx.auth, a handler's InsufficientScope, hidden lists and the per-tool
+ * rate limit of the policy; and ctx.auth on 2026-07-28. Returns e2e counts.
+ */
+export async function runScopedApp() {
+  const { check, counts } = createChecks("scoped app");
+  let server;
+  try {
+    server = await startWrangler({ config: "test/scoped-app/wrangler.toml" });
+  } catch (err) {
+    console.log(`  ✗ scoped app: could not start: ${err.message}`);
+    return { passed: 0, failed: 1 };
+  }
+  const { url } = server;
+  const post = (headers, body) => fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
+  try {
+    let sessionId;
+    const inSession = async (token, method, params) => {
+      const msg = requestMessage(method, params);
+      const res = await post({ ...legacyHeaders(sessionId), ...bearer(token) }, msg);
+      return { msg, res, body: res.status === 200 ? await res.json() : undefined };
+    };
+    await check("2025-11-25: the session's handlers see ctx.auth (the claims the app names, never the token); lists hide what the caller cannot use", async () => {
+      const init = await post({ ...initializeHeaders(), ...bearer("reader") }, initializeMessage());
+      sessionId = init.headers.get("Mcp-Session-Id");
+      assert(init.status === 200 && sessionId, `initialize: ${init.status}`);
+      const who = await inSession("reader", "tools/call", { name: "whoami", arguments: {} });
+      assertEqual(JSON.parse(who.body.result.content[0].text), { principal: "alice", scopes: ["notes:read"], claims: { email: "alice@example.test" } }, "ctx.auth");
+      assertEqual((await inSession("reader", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "search"], "the reader's tools");
+      assertEqual((await inSession("writer", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "delete_note", "search"], "the writer's tools");
+    });
+    await check("2025-11-25: a declared scope and a handler's InsufficientScope are both the 403 challenge; the session goes on after each step-up", async () => {
+      const refused = await inSession("reader", "tools/call", { name: "delete_note", arguments: { id: "n1" } });
+      await assertChallenge(refused.res, ["notes:write"], refused.msg.id, url, "reader");
+      assertEqual((await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "n1" } })).body.result.content[0].text, "deleted n1", "writer");
+      const archived = await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } });
+      await assertChallenge(archived.res, ["notes:write", "notes:admin"], archived.msg.id, url, "writer on an archived note");
+      assertEqual((await inSession("admin", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } })).body.result.content[0].text, "deleted archived-1", "admin");
+    });
+    await check("2025-11-25: over the per-tool limit a call is a tool result with isError and the retry time, not a 429", async () => {
+      for (let i = 0; i < 3; i++) assert(!(await inSession("reader", "tools/call", { name: "search", arguments: { q: `q${i}` } })).body.result.isError, `call ${i}`);
+      const limited = await inSession("reader", "tools/call", { name: "search", arguments: { q: "q4" } });
+      assertEqual(limited.res.status, 200, "status");
+      assert(limited.body.result.isError === true && /try again in 60 seconds/.test(limited.body.result.content[0].text), JSON.stringify(limited.body.result));
+    });
+    await check("2026-07-28: ctx.auth, and the handler's InsufficientScope as the 403 challenge", async () => {
+      const call = async (token, name, args) => {
+        const { message, headers } = buildModernRequest("tools/call", { name, arguments: args });
+        return { id: message.id, res: await post({ ...headers, ...bearer(token) }, message) };
+      };
+      const who = await call("admin", "whoami", {});
+      assertEqual(JSON.parse((await who.res.json()).result.content[0].text).scopes, ["notes:admin"], "ctx.auth.scopes");
+      const archived = await call("writer", "delete_note", { id: "archived-2" });
+      await assertChallenge(archived.res, ["notes:write", "notes:admin"], archived.id, url, "writer on an archived note");
+    });
+  } finally {
+    await server.stop();
+  }
+  return counts();
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = await startWrangler({ config: "test/conformance/wrangler.toml" });
   let r;
@@ -86,6 +148,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   } finally {
     await server.stop();
   }
-  console.log(`scope challenge: ${r.passed} passed, ${r.failed} failed`);
-  process.exit(r.failed ? 1 : 0);
+  const app = await runScopedApp();
+  console.log(`scope challenge: ${r.passed + app.passed} passed, ${r.failed + app.failed} failed`);
+  process.exit(r.failed + app.failed ? 1 : 0);
 }
