@@ -169,7 +169,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     // The caller as handlers see it (ctx.auth); a step-up refusal of an operation is the challenge below.
     const auth = who && authOf(who, reg.claimsOf);
     const scopeChallenge = (id: RequestId, scopes: readonly string[]) =>
-      challenge(request, path, 403, "Forbidden: insufficient scope", "insufficient_scope", scopes, hasMetadata(config), id);
+      // Whoever authenticated for this Worker (the OAuth entry) serves the metadata, as for its 401.
+      challenge(request, path, 403, "Insufficient scope", "insufficient_scope", scopes, !!options.principal || hasMetadata(config), id);
     // What either lane needs of this request once it is let in.
     const admitted = { reg, config, env, principal, auth, scopeChallenge, rateLimitKey: key };
     // A POST spends its budget once its id is read, so that a 429 answers the request it refuses.

@@ -33,7 +33,7 @@ export const isScopeToken = (s: unknown): s is string => typeof s === "string" &
  */
 export class InsufficientScope extends McpError {
   readonly scopes: string[];
-  constructor(scopes: readonly string[], message = "Forbidden: insufficient scope") {
+  constructor(scopes: readonly string[], message = "Insufficient scope") {
     // What is not a scope token (a handler's typo, a quote) is left out of the challenge.
     const named = scopes.filter(isScopeToken);
     super(ErrorCode.InsufficientScope, message, { scopes: named });

@@ -306,6 +306,19 @@ describe("lists (2026-07-28 over /mcp)", () => {
   });
 });
 
+describe("an externally authenticated principal (the OAuth entry's way) carries its grant's scopes", () => {
+  const worker = (scopes?: string[]) => createMcpWorker(scopedApp, { principal: () => (scopes ? { id: "grant-user", scopes, clientId: "c1" } : "grant-user") });
+  const deleteNote = () => modern("tools/call", { name: "delete_note", arguments: { id: "n3" } });
+
+  it("a grant with the scopes is served, one without is challenged, and a bare id holds no scopes", async () => {
+    expect((await send(worker(["notes:write"]), deleteNote())).status).toBe(200);
+    const low = await send(worker(["notes:read"]), deleteNote());
+    expect(low.status).toBe(403);
+    expect(low.headers.get("WWW-Authenticate")).toBe(`Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="notes:write"`);
+    expect((await send(worker(), deleteNote())).status).toBe(403);
+  });
+});
+
 describe("declaring scopes", () => {
   it("scopes without defineAuthorization are refused at start-up, not left unchecked", () => {
     const app = defineApp({ info: { name: "x", version: "0" }, tools: [defineTool({ name: "t", scopes: ["a"], handler: () => "" })] });
