@@ -119,7 +119,7 @@ describe("the conformance fixture's scope-challenge contract, 2026-07-28", () =>
 describe("2025-11-25: a session outlives a step-up", () => {
   const scoped = defineApp({
     ...engineApp,
-    tools: engineApp.tools!.map((t) => (t.name === "roll_dice" ? { ...t, scopes: ["dice:roll"] } : t)),
+    tools: engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)),
     authorization: defineAuthorization(),
   });
   const tokens: Record<string, string[]> = { low: [], full: ["dice:roll"] };
@@ -153,6 +153,19 @@ describe("2025-11-25: a session outlives a step-up", () => {
     const body = (await stepped.json()) as RpcMessage;
     expect(body.id).toBe(9);
     expect(body.result.content[0].text).toMatch(/^Rolled 1d6/);
+  });
+
+  it("2026-07-28: a task tool is checked before its task is made", async () => {
+    const caps = { capabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } };
+    const report = (token: string) => {
+      const { message, headers } = buildModernRequest("tools/call", { name: "prepare_report", arguments: { topic: "scopes" } }, caps);
+      return send(worker, { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+    };
+    const refused = await report("low");
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("WWW-Authenticate")).toBe(challengeOf(["dice:roll"]));
+    const made = (await (await report("full")).json()) as RpcMessage;
+    expect(made.result.resultType).toBe("task");
   });
 });
 
