@@ -147,7 +147,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       if (outcome.kind === "error") throw outcome.error;
       return reply((outcome as { result: Record<string, unknown> }).result);
     };
-    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? ""));
+    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? "", reg, deps.auth));
     const asTask = method === "tools/call" ? MODERN.asTask(reg, params, envelope.clientCapabilities) : "plain";
     const startTask = (answers: Readonly<Record<string, unknown>>) =>
       deps.tasks!.startModernTask(

@@ -190,6 +190,8 @@ export interface TaskMethods {
   create(start: TaskStart): Promise<TaskCreated>;
   /** null: no such task for this caller (never created, expired, or someone else's). */
   get(caller: TaskOwner): Promise<TaskView | null>;
+  /** The tool the task runs, for its owner (whose scopes for it are checked again when it reaches the task). */
+  toolOf(caller: TaskOwner): Promise<string | null>;
   /**
    * 2025 tasks/result: the task as get() gives it, and from now on `sessionId` is told of its changes
    * and its expiry (any session of the owner may wait on it); an error when too many already are.

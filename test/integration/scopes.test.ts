@@ -155,7 +155,7 @@ describe("2025-11-25: a session outlives a step-up", () => {
     expect(body.result.content[0].text).toMatch(/^Rolled 1d6/);
   });
 
-  it("2026-07-28: a task tool is checked before its task is made", async () => {
+  it("2026-07-28: a task tool is checked before its task is made, and when its owner reaches it", async () => {
     const caps = { capabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } };
     const report = (token: string) => {
       const { message, headers } = buildModernRequest("tools/call", { name: "prepare_report", arguments: { topic: "scopes" } }, caps);
@@ -166,6 +166,17 @@ describe("2025-11-25: a session outlives a step-up", () => {
     expect(refused.headers.get("WWW-Authenticate")).toBe(challengeOf(["dice:roll"]));
     const made = (await (await report("full")).json()) as RpcMessage;
     expect(made.result.resultType).toBe("task");
+    // The owner reaching the task later is checked with the token it holds then.
+    const get = (token: string) => {
+      const { message, headers } = buildModernRequest("tasks/get", { taskId: made.result.taskId }, caps);
+      return send(worker, { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+    };
+    const downscoped = await get("low");
+    expect(downscoped.status).toBe(403);
+    expect(downscoped.headers.get("WWW-Authenticate")).toBe(challengeOf(["dice:roll"]));
+    const owner = await get("full");
+    expect(owner.status).toBe(200);
+    expect(((await owner.json()) as RpcMessage).result.taskId).toBe(made.result.taskId);
   });
 });
 
