@@ -32,13 +32,9 @@ export async function serveModernTaskMethod(
   if (!isTaskId(taskId)) throw notFound();
   const stub = taskStub(env, taskId);
   const caller: TaskOwner = { era: MODERN.era, principal };
-  if (auth && reg.authorize) {
-    // With declared scopes, the owner's token now, not the one that made the task, must hold its tool's
-    // (InsufficientScope: the step-up challenge).
-    const tool = await stub.toolOf(caller);
-    if (tool === null) throw notFound();
-    reg.authorize("tools/call", { name: tool }, auth);
-  }
+  // With declared scopes, the owner's token now, not the one that made the task, must hold its tool's
+  // (InsufficientScope: the step-up challenge). Anyone else learns nothing here: "" names no tool.
+  if (auth && reg.authorize) reg.authorize("tools/call", { name: await stub.toolOf(caller) }, auth);
   if (method === "tasks/get") {
     const task = await stub.get(caller);
     if (!task) throw notFound();

@@ -207,11 +207,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // The methods each definition brought (define.ts), then the templates, compiled by what they brought.
   // No prototype: a method name a client made up ("constructor", "__proto__") finds nothing here.
   const methods: Record<string, MethodEntry | undefined> = Object.create(null);
-  let scoped = [...tools.values()].some((t) => t.def.scopes);
-  for (const def of [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()]) {
-    scoped ||= def.scopes !== undefined;
-    for (const table of carriedBy(def).tables) Object.assign(methods, table);
-  }
+  const defs = [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()];
+  for (const def of defs) for (const table of carriedBy(def).tables) Object.assign(methods, table);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete", "scopes"]),
@@ -251,7 +248,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
-  } else if (scoped) throw new Error("scopes need defineAuthorization()");
+  } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
   // Views come with their tools. Every extension carries the same installer (src/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

@@ -101,8 +101,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return (await this.owned(caller))?.view ?? null;
   }
 
-  async toolOf(caller: TaskOwner): Promise<string | null> {
-    return ((await this.owned(caller))?.start.params.name as string | undefined) ?? null;
+  async toolOf(caller: TaskOwner): Promise<string> {
+    return (await this.owned(caller))?.start.tool ?? "";
   }
 
   async watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null> {

@@ -108,7 +108,7 @@ export async function runScopedApp() {
       const who = await inSession("reader", "tools/call", { name: "whoami", arguments: {} });
       assertEqual(JSON.parse(who.body.result.content[0].text), { principal: "alice", scopes: ["notes:read"], claims: { email: "alice@example.test" } }, "ctx.auth");
       assertEqual((await inSession("reader", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "search"], "the reader's tools");
-      assertEqual((await inSession("writer", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "delete_note", "search"], "the writer's tools");
+      assertEqual((await inSession("writer", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "delete_note", "export_notes", "search"], "the writer's tools");
     });
     await check("2025-11-25: a declared scope and a handler's InsufficientScope are both the 403 challenge; the session goes on after each step-up", async () => {
       const refused = await inSession("reader", "tools/call", { name: "delete_note", arguments: { id: "n1" } });
@@ -117,6 +117,13 @@ export async function runScopedApp() {
       const archived = await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } });
       await assertChallenge(archived.res, ["notes:write", "notes:admin"], archived.msg.id, url, "writer on an archived note");
       assertEqual((await inSession("admin", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } })).body.result.content[0].text, "deleted archived-1", "admin");
+    });
+    await check("2025-11-25: a task tool is checked before its task is made", async () => {
+      const made = await inSession("reader", "tools/call", { name: "export_notes", arguments: {}, task: { ttl: 60_000 } });
+      await assertChallenge(made.res, ["notes:write"], made.msg.id, url, "reader making the task");
+      const task = (await inSession("writer", "tools/call", { name: "export_notes", arguments: {}, task: { ttl: 60_000 } })).body.result.task;
+      assert(task?.taskId, "the writer made a task");
+      assertEqual((await inSession("writer", "tasks/get", { taskId: task.taskId })).body.result.taskId, task.taskId, "the writer reaches it");
     });
     await check("2025-11-25: over the per-tool limit a call is a tool result with isError and the retry time, not a 429", async () => {
       for (let i = 0; i < 3; i++) assert(!(await inSession("reader", "tools/call", { name: "search", arguments: { q: `q${i}` } })).body.result.isError, `call ${i}`);

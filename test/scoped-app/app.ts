@@ -4,7 +4,7 @@
  * InsufficientScope, the policy with a per-tool rate limit, and hidden lists. Never deployed.
  */
 import * as v from "valibot";
-import { InsufficientScope, defineApp, defineAuthorization, defineResource, defineTool, toolRateLimit } from "../../src/mcp";
+import { InsufficientScope, defineApp, defineAuthorization, defineResource, defineTool, durableTask, toolRateLimit } from "../../src/mcp";
 
 const perTool = toolRateLimit((env: { TOOL_RATE_LIMIT?: RateLimit }) => env.TOOL_RATE_LIMIT, { tools: ["search"] });
 
@@ -22,6 +22,7 @@ export default defineApp({
         return `deleted ${id}`;
       },
     }),
+    defineTool({ name: "export_notes", description: "A task that needs notes:write.", scopes: ["notes:write"], task: durableTask("optional"), handler: () => "exported" }),
     defineTool({ name: "search", description: "Rate limited per caller.", input: v.object({ q: v.string() }), handler: ({ q }) => `found ${q}` }),
   ],
   resources: [defineResource({ uri: "notes://index", name: "index", scopes: ["notes:read"], read: () => "[]" })],
