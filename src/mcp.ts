@@ -24,6 +24,11 @@ export {
 } from "./mcp/app";
 export { audio, base64, embedded, image, resourceLink, text } from "./mcp/content";
 export type { HandlerContext, Notifier } from "./mcp/context";
+export { InsufficientScope, type Auth } from "./mcp/auth";
+// Checks of the scopes operations declare (docs/authorization.md); an app without it carries none of that code.
+export { defineAuthorization } from "./mcp/authorization";
+export type { Authorization, AuthorizationOptions, Operation, Policy, Scopes } from "./mcp/app";
+export { toolRateLimit, type ToolRateLimitOptions } from "./mcp/tool-rate-limit";
 export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./mcp/errors";
 export {
   elicit,
@@ -54,6 +59,7 @@ export { defineExtension } from "./mcp/ext/host";
 export { definePrompt, defineResource, defineResourceTemplate } from "./mcp/define";
 export { UrlElicitationRequired, urlElicitationRequired } from "./mcp/url-elicitation";
 export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./worker";
+export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./http/auth";
 // Declares a tool's task and brings the task runtime with it: an app without task tools carries none.
 export { durableTask } from "./tasks";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.

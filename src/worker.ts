@@ -10,7 +10,9 @@ import type { AppDefinition } from "./mcp/app";
 import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
-import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type TokenVerifier } from "./http/auth";
+import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
+import { authOf, refusedScopes } from "./mcp/auth";
+import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
 import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
@@ -54,9 +56,16 @@ export interface WorkerOptions {
   /**
    * Who is calling, when something in front of this Worker has already authenticated the request
    * (src/oauth/: the OAuth provider's `ctx.props`). Used instead of any token check; sessions,
-   * requestState and subscriptions are bound to it. Returning undefined answers 401.
+   * requestState and subscriptions are bound to it. Returning undefined answers 401. Return a
+   * Principal (`{ id, scopes, clientId, claims }`) for the operations' scopes to be checked against
+   * what the grant holds; a bare id holds no scopes.
    */
-  principal?: (request: Request, env: Env, ctx: WorkerContext) => string | undefined;
+  principal?: (request: Request, env: Env, ctx: WorkerContext) => string | Principal | undefined;
+  /**
+   * With `verifyToken`: the authorization servers its tokens come from. Named, they make the RFC 9728
+   * metadata served and every 401/403 challenge point at it, as AUTH_MODE=jwt does with AUTH_ISSUER.
+   */
+  authorizationServers?: string[];
 }
 
 /** What `createMcpWorker` gives: the handlers, and the Durable Object classes to export by these names. */
@@ -142,20 +151,28 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   async function handleAuthorized(request: Request, env: Env, ctx: WorkerContext, config: Config): Promise<Response> {
     const tooLarge = checkHeaderSizes(request, config.maxHeaderBytes);
     if (tooLarge) return tooLarge;
-    let principal = "";
+    let who: Principal | undefined;
     const verify = verifierOf(config);
     if (options.principal) {
-      principal = options.principal(request, env, ctx) ?? "";
-      if (!principal) return challenge(request, path, 401, "Unauthorized");
+      const said = options.principal(request, env, ctx);
+      who = typeof said === "string" ? { id: said, scopes: [] } : said;
+      if (!who?.id) return challenge(request, path, 401, "Unauthorized");
     } else if (verify) {
       const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
-      const who = await authenticate(request, verify, path, scopes, hasMetadata(config));
-      if (who instanceof Response) return who;
-      principal = who.id;
+      const verified = await authenticate(request, verify, path, scopes, hasMetadata(config));
+      if (verified instanceof Response) return verified;
+      who = verified;
     }
+    const principal = who?.id ?? "";
     const key = rateLimitKey(request, principal);
+    const reg = registry();
+    // The caller as handlers see it (ctx.auth); a step-up refusal of an operation is the challenge below.
+    const auth = who && authOf(who, reg.claimsOf);
+    const scopeChallenge = (id: RequestId, scopes: readonly string[]) =>
+      // Whoever authenticated for this Worker (the OAuth entry) serves the metadata, as for its 401.
+      challenge(request, path, 403, "Insufficient scope", "insufficient_scope", scopes, !!options.principal || hasMetadata(config), id);
     // What either lane needs of this request once it is let in.
-    const admitted = { reg: registry(), config, env, principal, rateLimitKey: key };
+    const admitted = { reg, config, env, principal, auth, scopeChallenge, rateLimitKey: key };
     // A POST spends its budget once its id is read, so that a 429 answers the request it refuses.
     if (request.method === "POST") return handlePost(request, env, ctx, admitted);
     const limited = await overLimit(env.MCP_RATE_LIMIT, key, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT");
@@ -167,7 +184,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   }
 
   async function handlePost(request: Request, env: Env, ctx: WorkerContext, admitted: LegacyDeps & { rateLimitKey: string }): Promise<Response> {
-    const { reg, config, principal } = admitted;
+    const { reg, config, principal, auth } = admitted;
     const media = checkPostMediaTypes(request);
     if (media) return media;
     const body = await readBody(request, config.maxBodyBytes);
@@ -185,6 +202,17 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const limited = await overLimit(env.MCP_RATE_LIMIT, admitted.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
     if (limited) return limited;
     if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
+    // Authorization of the operation the body names, the same on both revisions; a 2025 session never
+    // sees a refused request, so it goes on once the client steps up (docs/authorization.md).
+    if (auth && reg.authorize && msg.kind === "request") {
+      try {
+        reg.authorize(msg.message.method, msg.message.params ?? {}, auth);
+      } catch (err) {
+        const e = toMcpError(err);
+        const scopes = refusedScopes(e);
+        return scopes ? admitted.scopeChallenge(msg.message.id, scopes) : rpcError(id, e.toJSON(), 200);
+      }
+    }
     if (classifyEra(msg, request.headers) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.
@@ -201,6 +229,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       env,
       notify: createNotifier(env),
       principal: principal || undefined,
+      auth,
+      scopeChallenge: admitted.scopeChallenge,
       anonymousKey: admitted.rateLimitKey,
       tasks,
       waitUntil: (p) => ctx.waitUntil(p),
@@ -209,13 +239,14 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   }
 
   /** Whether this server has RFC 9728 metadata to serve: authorization on, with an authorization server to name. */
-  const hasMetadata = (config: Config) => verifierOf(config) !== undefined && authorizationServers(config.auth).length > 0;
+  const serversOf = (config: Config) => authorizationServers(config.auth, options.authorizationServers);
+  const hasMetadata = (config: Config) => verifierOf(config) !== undefined && serversOf(config).length > 0;
 
   /** RFC 9728 metadata, at the path-suffixed and the root form; 404 while there is none (see hasMetadata). */
   function handleMetadata(request: Request, env: Env): Response {
     const config = readConfig(env);
     if (!hasMetadata(config)) return reject(404, ErrorCode.MethodNotFound, "This server has no OAuth protected-resource metadata (authorization is off, or uses a static token)");
-    return protectedResourceMetadata(request, path, config.auth);
+    return protectedResourceMetadata(request, path, config.auth, serversOf(config), registry().scopesSupported);
   }
 
   // Three fixed paths: a comparison each, not a router, which measured about 20 µs of CPU per

@@ -7,13 +7,45 @@
  * that tells the client where to find the authorization server.
  */
 import type { AuthConfig } from "../config";
-import { json, refuse } from "./responses";
+import { isScopeToken } from "../mcp/auth";
+import { ErrorCode } from "../mcp/errors";
+import type { RequestId } from "../mcp/jsonrpc";
+import { json, rpcError } from "./responses";
 
-interface Principal {
+/** What a verifier (or the `principal` hook) says of a caller. */
+export interface Principal {
   /** Stable identity: sessions, requestState and subscriptions are bound to it. */
   id: string;
-  scopes: string[];
+  /** The scopes the token holds (`scopeList` reads them from a `scope` string or an `scp` array). */
+  scopes: readonly string[];
+  /** The OAuth client the token was issued to. */
+  clientId?: string;
+  /** The token's claims; the app's `defineAuthorization({ claims })` picks which handlers see. */
+  claims?: Readonly<Record<string, unknown>>;
 }
+
+/** Bounds on what a token may claim, so a hostile one costs a request nothing it can grow. */
+const MAX_SCOPES = 256;
+const MAX_SCOPE_CHARS = 256;
+
+/**
+ * The scopes a token holds, as identity providers send them: a space-separated `scope` string
+ * (RFC 8693, Auth0, Keycloak) or an `scp` array (Okta, Entra ID). Over 256 scopes or a scope over
+ * 256 characters is a malformed token (401); a scope outside RFC 6749's characters (a quote, a
+ * backslash) can match no declared scope and is dropped, so nothing unsafe reaches a challenge.
+ */
+export function scopeList(scope: unknown, scp?: unknown): string[] {
+  const raw = typeof scope === "string" ? scope.split(" ") : Array.isArray(scp) ? scp : typeof scp === "string" ? scp.split(" ") : [];
+  if (raw.length > MAX_SCOPES) throw new AuthFailure("invalid_token", `The access token holds more than ${MAX_SCOPES} scopes`);
+  const out: string[] = [];
+  for (const s of raw) {
+    if (typeof s !== "string" || s === "") continue;
+    if (s.length > MAX_SCOPE_CHARS) throw new AuthFailure("invalid_token", `The access token holds a scope longer than ${MAX_SCOPE_CHARS} characters`);
+    if (isScopeToken(s)) out.push(s);
+  }
+  return out;
+}
+
 
 /** Thrown by a verifier: a bad token (401) or a good token without the needed scopes (403). */
 export class AuthFailure extends Error {
@@ -77,14 +109,17 @@ export function verifierFor(cfg: AuthConfig, jwtAuth: JwtAuth | undefined): Toke
  * discover and no protected-resource metadata to serve, since RFC 9728 and MCP require at least one
  * authorization server in it.
  */
-export const authorizationServers = (cfg: AuthConfig): string[] => (cfg.mode === "jwt" ? [cfg.issuer] : []);
+export const authorizationServers = (cfg: AuthConfig, named: readonly string[] = []): string[] => (cfg.mode === "jwt" ? [cfg.issuer, ...named] : [...named]);
 
-/** RFC 9728 protected-resource metadata; only served when there is an authorization server to name. */
-export function protectedResourceMetadata(request: Request, mcpPath: string, cfg: AuthConfig): Response {
+/**
+ * RFC 9728 protected-resource metadata; only served when there is an authorization server to name.
+ * `scopes_supported` lists AUTH_SCOPES and every scope the app's operations declare.
+ */
+export function protectedResourceMetadata(request: Request, mcpPath: string, cfg: AuthConfig, servers: string[], declared: readonly string[] = []): Response {
   const body = {
     resource: resourceUri(request, mcpPath),
-    authorization_servers: authorizationServers(cfg),
-    scopes_supported: cfg.mode === "none" ? [] : cfg.scopes,
+    authorization_servers: servers,
+    scopes_supported: [...new Set([...(cfg.mode === "none" ? [] : cfg.scopes), ...declared])],
     bearer_methods_supported: ["header"],
   };
   return json(body, 200, { "Cache-Control": "max-age=3600" });
@@ -93,7 +128,8 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, cfg
 /**
  * A 401/403 with the RFC 6750 challenge. With `metadata` it points the client at this resource's
  * RFC 9728 metadata, where it finds the authorization server (and, with `scopes`, what to ask for);
- * without one (a static token) it names no metadata URL that would only answer 404.
+ * without one (a static token) it names no metadata URL that would only answer 404. The JSON-RPC
+ * error carries the request's id when there is one (a step-up refusal of a named operation).
  */
 export function challenge(
   request: Request,
@@ -101,15 +137,20 @@ export function challenge(
   status: 401 | 403,
   message: string,
   error?: string,
-  scopes: string[] = [],
+  scopes: readonly string[] = [],
   metadata = true,
+  id: RequestId | null = null,
 ): Response {
   const params = [
     error && `error="${error}"`,
     metadata && `resource_metadata="${resourceUri(request, PRM_PATH + mcpPath)}"`,
+    // Scope tokens hold no quote or backslash (isScopeToken): every scope here was checked to be one.
     scopes.length > 0 && `scope="${scopes.join(" ")}"`,
   ].filter(Boolean);
-  return refuse(status, message, { "WWW-Authenticate": params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer" });
+  const stepUp = error === "insufficient_scope";
+  // JSON leaves `data` out when it is undefined.
+  const body = { code: stepUp ? ErrorCode.InsufficientScope : ErrorCode.InvalidRequest, message, data: stepUp ? { scopes } : undefined };
+  return rpcError(id, body, status, { "WWW-Authenticate": params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer" });
 }
 
 /** Runs the verifier on the request's bearer token; a Response is the 401/403 to send. */

@@ -3,10 +3,10 @@
  * it carries `jose` (about 6.6 KiB gzip) and this verifier, and even there jose is evaluated on the
  * first token, not at start-up.
  */
-import { AuthFailure, type JwtAuth } from "./auth";
+import { AuthFailure, scopeList, type JwtAuth } from "./auth";
 import type { JwtClaims } from "./jwt";
 
-function requireScopes(granted: string[], needed: string[]): void {
+function requireScopes(granted: readonly string[], needed: string[]): void {
   const missing = needed.filter((s) => !granted.includes(s));
   if (missing.length > 0) throw new AuthFailure("insufficient_scope", `The token lacks the scope(s): ${missing.join(" ")}`);
 }
@@ -24,8 +24,10 @@ export const jwtAuth: JwtAuth = (cfg) => {
       throw new AuthFailure("invalid_token", `The access token is not valid: ${(err as Error).message}`);
     }
     if (typeof payload.sub !== "string" || payload.sub === "") throw new AuthFailure("invalid_token", "The access token has no subject");
-    const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
+    const scopes = scopeList(payload.scope, payload.scp);
     requireScopes(scopes, cfg.scopes);
-    return { id: `${cfg.issuer}#${payload.sub}`, scopes };
+    // RFC 9068 names the client `client_id`; OpenID providers (Entra ID, Google) write `azp`.
+    const client = payload.client_id ?? payload.azp;
+    return { id: `${cfg.issuer}#${payload.sub}`, scopes, ...(typeof client === "string" ? { clientId: client } : {}), claims: payload };
   };
 };

@@ -10,6 +10,11 @@ import type { AuthConfig } from "../config";
 export interface JwtClaims {
   sub?: string;
   scope?: unknown;
+  /** Okta and Entra ID send scopes as an array here. */
+  scp?: unknown;
+  client_id?: unknown;
+  azp?: unknown;
+  [claim: string]: unknown;
 }
 
 export function jwtChecker(cfg: Extract<AuthConfig, { mode: "jwt" }>) {

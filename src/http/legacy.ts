@@ -7,6 +7,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
+import { refusedScopes, type Auth } from "../mcp/auth";
 import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
@@ -30,6 +31,10 @@ export interface LegacyDeps {
   config: Config;
   env: Env;
   principal: string;
+  /** The authenticated caller (ctx.auth in the session's handlers). */
+  auth?: Auth;
+  /** The 403 step-up challenge for a handler that threw InsufficientScope. */
+  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
   /** Whose budgets an anonymous client spends (its address, as the rate limits key it). */
   rateLimitKey?: string;
 }
@@ -83,18 +88,23 @@ async function askSession(
   const bad = !versionFirst && checkVersionHeader(request, id);
   if (bad) return bad;
   const { stub, seal } = session;
-  const answered = await ask(stub, { principal: deps.principal, protocolVersion: versionHeader(request), seal });
-  return answered instanceof Response ? answered : answer(answered, stub, deps.env, id);
+  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion: versionHeader(request), seal });
+  return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, env: Env, id: RequestId | null = null): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, deps: LegacyDeps, id: RequestId | null = null): Promise<Response> {
+  const { env } = deps;
   switch (result.kind) {
     case "stream":
       return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
     case "accepted":
       return accepted();
-    case "reply":
-      return json(result.message);
+    case "reply": {
+      // A handler's InsufficientScope: the step-up challenge, as the edge answers a declared scope's.
+      const { id: replyId, error } = result.message as { id: RequestId; error?: { code: number } };
+      const scopes = refusedScopes(error);
+      return scopes ? deps.scopeChallenge(replyId, scopes) : json(result.message);
+    }
     case "refused":
       // The session's own refusals (404, the negotiated version's 400) name no id: the request's is the one to answer.
       return rpcError(result.id ?? id, result.error, SESSION_REFUSAL_STATUS[result.refusal]);
@@ -137,7 +147,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike
     sessionId = newSessionId();
     const stub = sessionStub(deps.env, sessionId);
     const started = (await stub.initialize({ sessionId, ...start }, deps.config.sessionMaxLive)) as SessionAnswer;
-    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps.env);
+    if (started.kind === "refused") return answer({ ...started, id: req.id }, stub, deps);
   }
   if (span) await tagServed(span, req, protocolVersion, sessionId, deps.config);
   const { reg } = deps;

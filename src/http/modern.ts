@@ -6,6 +6,7 @@
  * handler emits a notification first, in which case it becomes SSE.
  */
 import type { Config } from "../config";
+import { refusedScopes, type Auth } from "../mcp/auth";
 import type { Env } from "../env";
 import { reportingFor } from "../reporting";
 import { readTrace, type TraceContext } from "../mcp/telemetry";
@@ -14,7 +15,7 @@ import { INPUT_METHODS, hasMethod } from "../mcp/dispatch";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
 import { methodNotFound, toMcpError } from "../mcp/errors";
 import { execute, reported } from "../mcp/execute";
-import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
+import { errorResponse, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import { MODERN } from "../mcp/revisions";
@@ -37,6 +38,10 @@ interface LaneDeps {
   waitUntil(p: Promise<unknown>): void;
   notify: Notifier;
   principal?: string;
+  /** The authenticated caller (ctx.auth). */
+  auth?: Auth;
+  /** The 403 step-up challenge for a handler that threw InsufficientScope. */
+  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
   /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
   anonymousKey: string;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
@@ -88,6 +93,7 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
   const work = respond(msg, envelope, { ...deps, trace }, abort.signal, out.emit);
   const first = await out.settle(work);
+  if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
   if (first) return json(first.body, first.status);
   const sse = out.stream!;
   deps.waitUntil(
@@ -102,6 +108,8 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
 interface Reply {
   body: object;
   status: number;
+  /** A step-up refusal: the scopes its 403 challenge names. */
+  scopes?: string[];
 }
 
 /** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
@@ -124,6 +132,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       notify: deps.notify,
       env,
       principal,
+      auth: deps.auth,
       reporting: reportingFor(config, env, reg, trace, undefined, msg.id),
     };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
@@ -138,7 +147,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       if (outcome.kind === "error") throw outcome.error;
       return reply((outcome as { result: Record<string, unknown> }).result);
     };
-    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? ""));
+    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? "", reg, deps.auth));
     const asTask = method === "tools/call" ? MODERN.asTask(reg, params, envelope.clientCapabilities) : "plain";
     const startTask = (answers: Readonly<Record<string, unknown>>) =>
       deps.tasks!.startModernTask(
@@ -187,6 +196,6 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
   } catch (err) {
     // Errors of the core, and of opening or sealing requestState.
     const e = toMcpError(err);
-    return { body: errorResponse(msg.id, MODERN.encodeError(e)), status: failedStatus(e.code) };
+    return { body: errorResponse(msg.id, MODERN.encodeError(e)), status: failedStatus(e.code), scopes: refusedScopes(e) };
   }
 }

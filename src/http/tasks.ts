@@ -5,6 +5,8 @@
  * (the lane checks that before it gets here). And the task a tools/call becomes.
  */
 import type { Config } from "../config";
+import type { Auth } from "../mcp/auth";
+import type { Registry } from "../mcp/registry";
 import type { Env } from "../env";
 import { McpError, invalidParams } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
@@ -15,7 +17,14 @@ import type { TaskOwner } from "../objects/contracts";
 import { createTask, type TaskCall } from "../objects/task-create";
 
 /** tasks/get, tasks/update and tasks/cancel; the result before the lane adds its envelope. */
-export async function serveModernTaskMethod(method: string, params: Record<string, unknown>, env: Env, principal: string): Promise<Record<string, unknown>> {
+export async function serveModernTaskMethod(
+  method: string,
+  params: Record<string, unknown>,
+  env: Env,
+  principal: string,
+  reg: Pick<Registry, "authorize">,
+  auth?: Auth,
+): Promise<Record<string, unknown>> {
   const { taskId } = params;
   if (typeof taskId !== "string") throw invalidParams(`${method} needs params.taskId (a string)`);
   const notFound = () => invalidParams(`Unknown task: ${taskId}`);
@@ -23,6 +32,9 @@ export async function serveModernTaskMethod(method: string, params: Record<strin
   if (!isTaskId(taskId)) throw notFound();
   const stub = taskStub(env, taskId);
   const caller: TaskOwner = { era: MODERN.era, principal };
+  // With declared scopes, the owner's token now, not the one that made the task, must hold its tool's
+  // (InsufficientScope: the step-up challenge). Anyone else learns nothing here: "" names no tool.
+  if (auth && reg.authorize) reg.authorize("tools/call", { name: await stub.toolOf(caller) }, auth);
   if (method === "tasks/get") {
     const task = await stub.get(caller);
     if (!task) throw notFound();

@@ -3,6 +3,7 @@
  * definitions; the core compiles them once (see registry.ts).
  */
 import type * as v from "valibot";
+import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
@@ -46,6 +47,8 @@ interface ToolBase<Name extends string = string> {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** The scopes a caller's token must hold to call it (docs/authorization.md); needs `defineAuthorization`. */
+  scopes?: readonly string[];
 }
 
 export interface ToolDefinition<
@@ -83,6 +86,8 @@ export interface ToolDefinition<
 }
 
 export interface ResourceDefinition<Env = DefaultEnv> extends Resource {
+  /** The scopes a caller's token must hold to read it (docs/authorization.md). */
+  scopes?: readonly string[];
   /** A string is text with this resource's mimeType; return contents for blobs or several parts. */
   read: (ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
 }
@@ -105,6 +110,8 @@ export interface ResourceTemplateDefinition<Env = DefaultEnv> {
   annotations?: Annotations;
   icons?: Icon[];
   read: (vars: Record<string, string>, uri: string, ctx: HandlerContext<Env>) => ResourceReturn | Promise<ResourceReturn>;
+  /** The scopes a read needs: a list, or a function of the URI's variables (`({ id }) => [\`notes:${id}\`]`). */
+  scopes?: Scopes<Record<string, string>>;
   /** Completions for template variables, by variable name. */
   complete?: Record<string, Completer<Env>>;
 }
@@ -122,6 +129,8 @@ export interface PromptDefinition<Env = DefaultEnv> {
   description?: string;
   arguments?: PromptArgument[];
   icons?: Icon[];
+  /** The scopes a caller's token must hold to get it (docs/authorization.md). */
+  scopes?: readonly string[];
   get: (
     args: Record<string, string>,
     ctx: HandlerContext<Env>,
@@ -149,6 +158,61 @@ export interface AppDefinition<Env = DefaultEnv> {
   extensions?: Extension[];
   /** Your own telemetry: called around every request on both lanes (README → Observability). */
   telemetry?: TelemetryHooks;
+  /** Checks of the scopes operations declare, and their implications: `defineAuthorization({...})` (docs/authorization.md). */
+  authorization?: Authorization;
+}
+
+/** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */
+export type Scopes<Vars = never> = readonly string[] | ((vars: Vars) => readonly string[]);
+
+export interface AuthorizationOptions {
+  /** What an operation needs when its definition declares no `scopes` (default: nothing). */
+  scopes?: readonly string[];
+  /**
+   * Scope hierarchies, broader → narrower: `{ "notes:admin": ["notes:write"], "notes:write": ["notes:read"] }`
+   * lets a token with `notes:admin` do what needs `notes:read`. Applied wherever a scope is checked.
+   */
+  implies?: Readonly<Record<string, readonly string[]>>;
+  /** The token claims handlers may read in `ctx.auth.claims` (e.g. ["email", "org_id"]); no others are kept. */
+  claims?: readonly string[];
+  /**
+   * Leave out of tools/list, resources/list and prompts/list what the caller lacks the scopes for.
+   * Off by default: a client that never sees a tool never asks the user for its scopes (step-up).
+   * Such lists differ by caller; an authenticated caller's are `cacheScope: "private"` either way.
+   */
+  hideUnauthorized?: boolean;
+  /**
+   * Runs around every operation on both revisions, after its scopes were checked: let it pass
+   * (`return next()`), refuse it (throw a ToolError for a tool result the model reads, an McpError for a
+   * JSON-RPC error, InsufficientScope for a step-up challenge), or observe what `next()` returned.
+   */
+  policy?: Policy;
+}
+
+/** An operation as the policy sees it. */
+export interface Operation {
+  method: string;
+  /** The tool or prompt named, or the resource URI read; undefined for lists and the like. */
+  name?: string;
+  /** The tool's or prompt's arguments as sent (before validation); the params for other methods. */
+  arguments: Record<string, unknown>;
+  /** The caller (ctx.auth); undefined when authorization is off. */
+  auth?: Auth;
+  ctx: HandlerContext<any>;
+}
+
+/** The policy seam: `next()` runs the operation (and any inner policy) and gives its result. */
+export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+
+/** Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs. */
+export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth) => void;
+
+/**
+ * What `defineAuthorization` (authorization.ts) gives `defineApp({ authorization })`: the options, and
+ * the check it compiles for the app's registry (`unknown` here because registry.ts builds on this file).
+ */
+export interface Authorization extends AuthorizationOptions {
+  compile(registry: unknown): AuthorizeOperation;
 }
 
 /*

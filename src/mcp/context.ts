@@ -1,4 +1,5 @@
 /** What every handler (tool, resource, prompt, completion) receives besides its arguments. */
+import type { Auth } from "./auth";
 import type { Input } from "./input";
 import type { TraceContext } from "./telemetry";
 import type { ClientCapabilities, Implementation, LogLevel } from "./types";
@@ -42,6 +43,11 @@ export interface HandlerContext<Env = unknown> {
   env: Env;
   /** Who is calling, when authorization is on. */
   principal?: string;
+  /**
+   * The authenticated caller, when authorization is on: principal, scopes, client id and the claims
+   * the app asked for (docs/authorization.md). Never the raw token.
+   */
+  auth?: Auth;
   /** The caller's W3C trace context (`traceparent`…), to pass on to what the handler calls. */
   trace: TraceContext;
   /**

@@ -20,6 +20,8 @@ export enum ErrorCode {
   HeaderMismatch = -32020,
   MissingRequiredClientCapability = -32021,
   UnsupportedProtocolVersion = -32022,
+  /** The caller's token lacks scopes the operation needs (HTTP 403, a step-up challenge); data.scopes names them. */
+  InsufficientScope = -32003,
 }
 
 export interface JsonRpcErrorObject {

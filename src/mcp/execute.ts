@@ -6,6 +6,7 @@
  * lane to the session's durable stream log. The lanes keep only what differs:
  * validation, routing and storage.
  */
+import type { Auth } from "./auth";
 import type { HandlerContext, Notifier } from "./context";
 import { INPUT_METHODS, dispatch } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
@@ -37,6 +38,8 @@ interface ExecuteOptions {
   notify: Notifier;
   env: unknown;
   principal?: string;
+  /** The authenticated caller (ctx.auth); undefined when authorization is off. */
+  auth?: Auth;
   /** 2025 polling: end the client's connection now; it resumes with Last-Event-ID. */
   closeStream?(retryMs?: number): void;
   /** Where the request is reported (log line, metrics, the app's hooks); omitted, nothing is. */
@@ -101,7 +104,10 @@ export async function reported(
 
 async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
-    return { kind: "result", result: await dispatch(options.revision.methods, options.reg, method, params, handlerContext(options)) };
+    const ctx = handlerContext(options);
+    const next = () => dispatch(options.revision.methods, options.reg, method, params, ctx);
+    // The app's policy runs around every operation (docs/authorization.md); most apps have none.
+    return { kind: "result", result: await (options.reg.policy ? options.reg.policy(method, params, ctx, next) : next()) };
   } catch (thrown) {
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };
@@ -150,6 +156,7 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     completeElicitation: o.completeElicitation ?? (() => {}),
     env: o.env,
     principal: o.principal,
+    auth: o.auth,
     trace: o.reporting?.trace ?? {},
     step: o.task?.step ?? (async (_name, fn) => fn()),
     startTask() {

@@ -3,7 +3,7 @@
  * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, AuthorizeOperation, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
@@ -51,6 +51,14 @@ export interface Registry {
   promptList: Record<string, unknown>[];
   /** The methods the app's definitions brought (prompts/get, resources/read, completion/complete…), by name. */
   methods: Record<string, MethodEntry | undefined>;
+  /** The check of declared scopes (authorization.ts); absent for an app without `authorization`. */
+  authorize?: AuthorizeOperation;
+  /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
+  claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
+  /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
+  policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+  /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
+  scopesSupported?: readonly string[];
 }
 
 /** The lookups the core makes for opt-in extensions; the extension host fills them in. */
@@ -141,7 +149,7 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
         { type: "object", properties: {}, additionalProperties: false };
-  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view"]);
+  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes"]);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
   else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
@@ -202,11 +210,11 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // The methods each definition brought (define.ts), then the templates, compiled by what they brought.
   // No prototype: a method name a client made up ("constructor", "__proto__") finds nothing here.
   const methods: Record<string, MethodEntry | undefined> = Object.create(null);
-  for (const def of [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()])
-    for (const table of carriedBy(def).tables) Object.assign(methods, table);
+  const defs = [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()];
+  for (const def of defs) for (const table of carriedBy(def).tables) Object.assign(methods, table);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
-    wire: wireOf(def, ["complete"]),
+    wire: wireOf(def, ["complete", "scopes"]),
     matcher: compilerOf(def)(def.uriTemplate),
   }));
 
@@ -233,13 +241,17 @@ function compileOnce(app: AppDefinition<any>): Registry {
     toolList: [...tools.values()].map((t) => t.wire),
     legacyToolList: legacyToolListOf(tools),
     resources,
-    resourceList: [...resources.values()].map((r) => wireOf(r, [])),
+    resourceList: [...resources.values()].map((r) => wireOf(r, ["scopes"])),
     templates,
     templateList: templates.map((t) => t.wire),
     prompts,
-    promptList: [...prompts.values()].map((p) => wireOf(p, ["complete"])),
+    promptList: [...prompts.values()].map((p) => wireOf(p, ["complete", "scopes"])),
     methods,
   };
+  // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
+  if (app.authorization) {
+    reg.authorize = app.authorization.compile(reg);
+  } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
   // Views come with their tools. Every extension carries the same installer (src/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

@@ -6,6 +6,7 @@
  * log messages) and publishes (notify) is recorded.
  */
 import type { AppDefinition, ToolArgs, ToolDefinition } from "./app";
+import { authOf } from "./auth";
 import type { Notifier } from "./context";
 import { execute } from "./execute";
 import type { InputRequest } from "./input";
@@ -30,6 +31,16 @@ export interface TestClientOptions<Env> {
   env?: Env;
   /** Who is calling, as authorization would have established it. */
   principal?: string;
+  /**
+   * The scopes the caller's token holds: with it (or `claims`) the caller is authenticated, as
+   * `principal` or "test-user", and the scopes operations declare are checked as the Worker checks
+   * them (a refusal rejects with InsufficientScope).
+   */
+  scopes?: readonly string[];
+  /** The caller's token claims; handlers see those the app names in `defineAuthorization({ claims })`. */
+  claims?: Record<string, unknown>;
+  /** The OAuth client id the caller's token names. */
+  clientId?: string;
   /** Client capabilities; by default the client can answer elicitation (form and URL), sampling and roots. */
   capabilities?: ClientCapabilities;
 }
@@ -103,6 +114,8 @@ async function runToEnd(
 ): Promise<any> {
   const answers: Record<string, unknown> = {};
   let state: Json | undefined;
+  const auth = client.scopes || client.claims ? authOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, reg.claimsOf) : undefined;
+  if (auth) reg.authorize?.(method, params, auth);
   // A task tool runs as its task would: a step finished in one round is kept for the next.
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
   const steps = new Map<string, unknown>();
@@ -123,7 +136,8 @@ async function runToEnd(
       emit: (n) => client.record.notifications.push(n),
       notify: client.notify,
       env: client.env ?? {},
-      principal: client.principal,
+      principal: auth?.principal ?? client.principal,
+      auth,
       task,
     });
     if (outcome.kind === "result") return outcome.result;

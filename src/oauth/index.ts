@@ -14,11 +14,20 @@ import { readConfig } from "../config";
 import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
 import { ErrorCode } from "../mcp/errors";
+import { compileApp } from "../mcp/registry";
 import app from "../server";
 import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
 
-const mcp = createMcpWorker(app, { principal: (_request, _env, ctx) => (ctx.props as UserProps | undefined)?.userId });
+// The grant's user is the principal; the scopes and client the provider verified for the token
+// (its `ctx.auth`) are what the operations' declared scopes are checked against (docs/authorization.md).
+const mcp = createMcpWorker(app, {
+  principal: (_request, _env, ctx) => {
+    const userId = (ctx.props as UserProps | undefined)?.userId;
+    const granted = (ctx as { auth?: { scope?: string[]; clientId?: string } }).auth;
+    return userId ? { id: userId, scopes: granted?.scope ?? [], clientId: granted?.clientId } : undefined;
+  },
+});
 export const { McpHub, McpSession, McpTask } = mcp;
 
 /**
@@ -71,7 +80,8 @@ function issuerFor(origin: string, env: OAuthEnv): Issuer {
     clientRegistrationEndpoint: "/oauth/register",
     // CIMD also needs the global_fetch_strictly_public flag (wrangler.oauth.toml) and outbound network.
     clientIdMetadataDocumentEnabled: true,
-    resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name },
+    // scopes_supported: every scope the app's operations declare, which the consent page then lists as asked.
+    resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name, scopes_supported: [...(compileApp(app).scopesSupported ?? [])] },
   });
   const issuer: Issuer = { provider, base: env, env: { ...env } };
   issuers.delete(origin);

@@ -4,6 +4,7 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it.
  */
+import type { Auth } from "../mcp/auth";
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 
 export type { TaskOwner };
@@ -117,6 +118,8 @@ export interface SessionStart {
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
 export interface Caller {
   principal: string;
+  /** The authenticated caller, for its handlers' ctx.auth (the session is bound to `principal` only). */
+  auth?: Auth;
   /** Absent means the negotiated revision; present, it must be the negotiated one. */
   protocolVersion?: string;
   /**
@@ -160,6 +163,8 @@ export interface TaskStart {
   limits: TaskLimits;
   /** The tools/call params, as the client sent them. */
   params: Record<string, unknown>;
+  /** The tool's name, kept with the record when the params are dropped (a finished task's owner is checked for its scopes). */
+  tool?: string;
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
@@ -187,6 +192,8 @@ export interface TaskMethods {
   create(start: TaskStart): Promise<TaskCreated>;
   /** null: no such task for this caller (never created, expired, or someone else's). */
   get(caller: TaskOwner): Promise<TaskView | null>;
+  /** The tool the task runs, for its owner ("" for anyone else): its scopes are checked again when the owner reaches it. */
+  toolOf(caller: TaskOwner): Promise<string>;
   /**
    * 2025 tasks/result: the task as get() gives it, and from now on `sessionId` is told of its changes
    * and its expiry (any session of the owner may wait on it); an error when too many already are.

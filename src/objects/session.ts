@@ -228,8 +228,8 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (refused) return refused;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
-    if (message.kind === "response") return onResponse(this, message.message);
-    return onRequest(this, message.message, args.traceparent);
+    if (message.kind === "response") return onResponse(this, message.message, args.auth);
+    return onRequest(this, message.message, args.traceparent, args.auth);
   }
 
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {

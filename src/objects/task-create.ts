@@ -33,6 +33,7 @@ export async function createTask(call: TaskCall, env: Env, config: Config): Prom
     clientCapabilities: client.clientCapabilities,
     clientInfo: client.clientInfo,
     taskId,
+    tool: tool.def.name,
     indexKey: taskIndexKey(call.owner, anonymousKey),
     limits: taskLimits(config),
     ...taskRulesOf(call.owner.era).taskTimes(tool.task, config, call.params),

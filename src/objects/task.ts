@@ -101,6 +101,10 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return (await this.owned(caller))?.view ?? null;
   }
 
+  async toolOf(caller: TaskOwner): Promise<string> {
+    return (await this.owned(caller))?.start.tool ?? "";
+  }
+
   async watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null> {
     const record = await this.owned(caller);
     if (!record) return null;

@@ -3,7 +3,7 @@
  * calls, for both revisions. Served by test/conformance/index.ts, never part
  * of the example server's bundle.
  */
-import { defineApp, skills } from "../../src/mcp";
+import { defineApp, defineAuthorization, skills } from "../../src/mcp";
 import { prompts, resources, template } from "./catalog";
 import { legacyTools, watchedResource } from "./legacy";
 import { mrtrPrompt, mrtrTools } from "./mrtr";
@@ -21,4 +21,6 @@ export default defineApp({
   prompts: [...prompts, mrtrPrompt],
   // The Skills extension: assets/skills, described by skills.json (the [build] command in wrangler.toml).
   extensions: [skills(skillsManifest)],
+  // Scopes are checked for a caller with a token (scopes.ts); one without is served as before.
+  authorization: defineAuthorization(),
 });

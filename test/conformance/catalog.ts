@@ -1,6 +1,7 @@
 /** Resources, the resource template and the prompts the conformance suite reads. */
 import { definePrompt, defineResource, defineResourceTemplate, embedded, image, text } from "../../src/mcp";
 import { PNG } from "./fixtures";
+import { SCOPE } from "./scopes";
 
 /** The first resource is the one the `caching` scenario reads. */
 export const resources = [
@@ -10,6 +11,7 @@ export const resources = [
     title: "Static Text Resource",
     description: "A static text resource for testing",
     mimeType: "text/plain",
+    scopes: [SCOPE.resourcesRead, SCOPE.staticText],
     read: () => "This is the content of the static text resource.",
   }),
   defineResource({
@@ -28,6 +30,8 @@ export const template = defineResourceTemplate({
   title: "Template Resource",
   description: "A resource template with parameter substitution",
   mimeType: "application/json",
+  // The scope names the id: a token for template 123 reads test://template/123/data and no other.
+  scopes: ({ id }) => [SCOPE.resourcesRead, SCOPE.template(id!)],
   read: ({ id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
 });
 
@@ -35,6 +39,7 @@ export const prompts = [
   definePrompt({
     name: "test_simple_prompt",
     description: "A simple prompt without arguments",
+    scopes: [SCOPE.promptsGet, SCOPE.simplePrompt],
     get: () => [{ role: "user", content: text("This is a simple prompt for testing.") }],
   }),
   definePrompt({

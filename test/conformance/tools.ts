@@ -6,11 +6,13 @@
 import * as v from "valibot";
 import { audio, defineTool, embedded, image, missingClientCapability, text, ToolError } from "../../src/mcp";
 import { PNG, WAV, sleep } from "./fixtures";
+import { SCOPE } from "./scopes";
 
 export const contentTools = [
   defineTool({
     name: "test_simple_text",
     description: "Tests simple text content response",
+    scopes: [SCOPE.toolsCall, SCOPE.simpleText],
     handler: () => "This is a simple text response for testing.",
   }),
   defineTool({

@@ -1,0 +1,37 @@
+/**
+ * Per-tool rate limits as a policy (docs/authorization.md): each caller's calls of each tool counted
+ * on the platform's Rate Limiting binding (counters at Cloudflare's edge: no Durable Object, no
+ * storage). Over the limit, the call is a tool result with `isError` that tells the model when to
+ * retry, not an HTTP 429 that would end the client's turn. Only an app that uses it carries it.
+ */
+import type { Policy } from "./app";
+
+export interface ToolRateLimitOptions {
+  /**
+   * The binding's period in seconds (10 or 60, as its `simple.period` in wrangler.toml): the model is
+   * told to retry after it, since the binding does not say how much of it is left.
+   */
+  periodSeconds?: number;
+  /** Only these tools count; by default every tool does, each with its own budget. */
+  tools?: readonly string[];
+}
+
+/**
+ * A policy that spends `limiter(env)`'s budget per principal and tool. Anonymous callers (no
+ * authorization) share one budget per tool. Without the binding (unbound in a test) calls pass.
+ */
+export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, options: ToolRateLimitOptions = {}): Policy {
+  const period = options.periodSeconds ?? 60;
+  return async (op, next) => {
+    if (op.method !== "tools/call" || (options.tools && !options.tools.includes(op.name!))) return next();
+    const binding = limiter(op.ctx.env);
+    if (!binding) return next();
+    const { success } = await binding.limit({ key: `${op.auth?.principal ?? op.ctx.principal ?? ""}\n${op.name}` });
+    if (success) return next();
+    return {
+      content: [{ type: "text", text: `Rate limit reached for the tool ${op.name}: try again in ${period} seconds.` }],
+      isError: true,
+      _meta: { retryAfterSeconds: period },
+    };
+  };
+}
