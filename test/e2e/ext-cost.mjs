@@ -28,9 +28,10 @@ export const TASK_RUNTIME_MODULES = /^src\/(tasks|objects\/task[-a-z]*|objects\/
 
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this
- * budget was set (31.3 KiB, after the engine's code was trimmed from 32.5 KiB) and about 0.5 KiB to grow.
+ * budget was set (32.8 KiB: 31.3 KiB after the engine's code was trimmed, then 1.5 KiB for the 2026-12
+ * round's authorization per operation, spans and session fixes) and about 0.7 KiB to grow.
  */
-export const ONE_TOOL_GZIP_BUDGET = 31.75 * 1024;
+export const ONE_TOOL_GZIP_BUDGET = 33.5 * 1024;
 
 /** esbuild's options for bundling a Worker as `wrangler deploy` does (ESM, minified, the workerd conditions, no keep_names). */
 export const AS_WRANGLER_DOES = {
