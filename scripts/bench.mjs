@@ -65,7 +65,7 @@ const settings = {
   memoryCount: quick ? 50 : 200,
   memorySettleMs: quick ? 1000 : 3000,
   replayLog: 10_000,
-  // The fan-out phase: a single hub, then the sharded default (README → Scale).
+  // The fan-out phase: a single hub, then the sharded default (docs/scale.md).
   // Each drill well under a minute here (2 cores, shared): 500 connector turns and 2 users' idle
   // window of chat sessions rather than 10,000 and a thousand users; the per-session figures do not
   // depend on the count, since nothing a session leaves is shared with the next.

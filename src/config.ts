@@ -53,7 +53,7 @@ export interface Vars {
   AUTH_AUDIENCE?: string;
   /** Space-separated scopes every request needs. */
   AUTH_SCOPES?: string;
-  /** Limits against hostile input (see the README's Security section). */
+  /** Limits against hostile input (see docs/security.md). */
   MAX_JSON_DEPTH?: string;
   MAX_HEADER_BYTES?: string;
   MAX_STREAMS_PER_SESSION?: string;
@@ -78,7 +78,7 @@ export interface Vars {
   TASK_MAX_RESULT_BYTES?: string;
   /** A task run that has not finished after this many seconds is started again if its isolate died. */
   TASK_LEASE_SECONDS?: string;
-  /** How many hub Durable Objects notifications fan out through (README → Scale). */
+  /** How many hub Durable Objects notifications fan out through (docs/scale.md). */
   HUB_SHARDS?: string;
   /** Open `subscriptions/listen` streams one client (a principal; anonymous: an address) may hold. */
   MAX_LISTEN_STREAMS?: string;

@@ -16,6 +16,6 @@ interface RateLimitBindings {
 export type Env = Vars &
   ObjectBindings &
   RateLimitBindings & {
-    /** Optional Workers Analytics Engine dataset: one data point per request (README → Observability). */
+    /** Optional Workers Analytics Engine dataset: one data point per request (docs/observability.md). */
     MCP_METRICS?: AnalyticsEngineDataset;
   };

@@ -6,7 +6,7 @@ import { IttyRouter } from "itty-router";
 import app from "./server";
 import { createMcpWorker, jwtAuth } from "./mcp";
 
-// `jwt` lets AUTH_MODE=jwt check OAuth access tokens (README → Security). It brings `jose`, about
+// `jwt` lets AUTH_MODE=jwt check OAuth access tokens (docs/security.md). It brings `jose`, about
 // 6.6 KiB gzip: a Worker built without it is that much smaller and refuses AUTH_MODE=jwt.
 const mcp = createMcpWorker(app, { jwt: jwtAuth });
 export const { McpHub, McpSession, McpTask } = mcp;

@@ -1,5 +1,5 @@
 /**
- * The task runtime (README → Tasks): the task objects, the 2026 lane's task methods and the 2025
+ * The task runtime (docs/tasks.md): the task objects, the 2026 lane's task methods and the 2025
  * session's side of tasks. An app reaches it only through `durableTask`, which declares a tool's
  * task, so an app whose tools declare none bundles none of it; `createMcpWorker` finds it there.
  */
@@ -12,7 +12,7 @@ const TASK_RUNTIME = { taskObjectFor, startModernTask, serveModernTaskMethod, se
 export type TaskRuntime = typeof TASK_RUNTIME;
 
 /**
- * A tool's `task` (README → Tasks): `durableTask("optional")` runs the call as a durable task when the
+ * A tool's `task` (docs/tasks.md): `durableTask("optional")` runs the call as a durable task when the
  * client can take one, `durableTask("required")` always; `durableTask({ support, ttlMs, pollIntervalMs,
  * startsInline, immediateMs })` sets its options.
  */

@@ -70,12 +70,12 @@ export interface ToolDefinition<
   /** The structured result's JSON Schema as clients see it, when `output`'s cannot be generated. */
   outputSchema?: Record<string, unknown>;
   /**
-   * Run as a durable task (README → Tasks): `durableTask("optional")` when the client can take one,
+   * Run as a durable task (docs/tasks.md): `durableTask("optional")` when the client can take one,
    * `durableTask("required")` always; the default "forbidden" never. The handler is the same either way.
    */
   task?: "forbidden" | DurableTask;
   /**
-   * An interactive view hosts render for this tool's results (README → MCP Apps), from `defineView`.
+   * An interactive view hosts render for this tool's results (docs/views-and-skills.md), from `defineView`.
    * Hosts without the extension get the tool without it and read the result's text.
    */
   view?: View;
@@ -154,9 +154,9 @@ export interface AppDefinition<Env = DefaultEnv> {
   pageSize?: number;
   /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
   cacheTtlMs?: number;
-  /** Opt-in protocol extensions, e.g. `skills(manifest)` (README → Skills). Views come with their tools. */
+  /** Opt-in protocol extensions, e.g. `skills(manifest)` (docs/views-and-skills.md). Views come with their tools. */
   extensions?: Extension[];
-  /** Your own telemetry: called around every request on both lanes (README → Observability). */
+  /** Your own telemetry: called around every request on both lanes (docs/observability.md). */
   telemetry?: TelemetryHooks;
   /** Checks of the scopes operations declare, and their implications: `defineAuthorization({...})` (docs/authorization.md). */
   authorization?: Authorization;

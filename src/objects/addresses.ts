@@ -111,7 +111,7 @@ export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: s
 }
 
 function taskNamespace(env: Pick<ObjectBindings, "MCP_TASK">) {
-  if (!env.MCP_TASK) throw new Error("This app has task tools, but no MCP_TASK Durable Object is bound (wrangler.toml: README → Tasks)");
+  if (!env.MCP_TASK) throw new Error("This app has task tools, but no MCP_TASK Durable Object is bound (wrangler.toml: docs/tasks.md)");
   return env.MCP_TASK;
 }
 
