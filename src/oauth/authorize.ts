@@ -12,8 +12,9 @@
  */
 import { AuthorizationError, CimdFetchError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
+import type { IdJagEnv } from "./id-jag";
 
-export interface OAuthEnv extends Env {
+export interface OAuthEnv extends Env, IdJagEnv {
   /** Clients, grants and tokens (hashed); `wrangler kv namespace create OAUTH_KV`. */
   OAUTH_KV: KVNamespace;
   /** Set by the provider for its default handler (on the per-origin copy of env, ./index.ts). */

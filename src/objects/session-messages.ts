@@ -86,7 +86,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   }
   if (host.tasks) {
     // tasks/* and a tools/call the task rules decide are the task runtime's; nothing to await for any other.
-    const asTask = host.tasks.onRequest(host, req, reply);
+    const asTask = host.tasks.onRequest(host, req, reply, auth);
     const answer = asTask && (await asTask);
     if (answer) return answer;
   } else if (LEGACY.taskMethods.has(req.method)) return fail(methodNotFound(req.method));

@@ -7,6 +7,7 @@
  * tagged with the task, and their answers go to the task. The wait is a
  * stored call, so it survives the session object being evicted.
  */
+import type { Auth } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { reported } from "../mcp/execute";
 import { reportingFor, servedInSpan } from "../reporting";
@@ -82,7 +83,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */
-async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => Promise<SessionAnswer | string>): Promise<SessionAnswer> {
+async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => Promise<SessionAnswer | string>, auth?: Auth): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
   if (!host.reg.hasTasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
@@ -99,6 +100,13 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
   const notFound = () => fail(ErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   if (!isTaskId(taskId)) return notFound();
   const stub = taskStub(host.bindings, taskId);
+  // With declared scopes, the owner's token now must hold its task tool's, as on 2026-07-28 (the
+  // edge turns the refusal into the step-up challenge); "" names no tool, so a stranger learns nothing.
+  try {
+    if (auth && host.reg.authorize) host.reg.authorize("tools/call", { name: await stub.toolOf(ownerOf(host)) }, auth);
+  } catch (err) {
+    return reply(errorResponse(req.id, (err as McpError).toJSON()));
+  }
   if (req.method === "tasks/cancel") {
     const done = await stub.cancel(ownerOf(host));
     if (!done) return notFound();
@@ -198,14 +206,14 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
  * The requests that are the task runtime's: tasks/get, tasks/list, tasks/cancel and tasks/result, and
  * a tools/call the task rules decide. Undefined for any other, which the core runs.
  */
-function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> | undefined {
+function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply, auth?: Auth): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
     // The wait's stream makes the session hold state: admitted first, then no await before it opens.
     const open = async () => {
       if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
     };
-    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open));
+    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open, auth));
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply);
   return undefined;

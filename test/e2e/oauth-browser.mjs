@@ -6,6 +6,10 @@
 // screenshot) → Allow → the code on the client's redirect URI → token → MCP calls with that
 // token on 2026-07-28 and on a 2025-11-25 session → refresh. The client sends no RFC 8707
 // `resource` anywhere, as Claude Code does: the token must still be for this server's /mcp.
+// Then step-up: the first grant has fewer scopes than delete_note needs, so the call gets the
+// 403 insufficient_scope challenge; the same user authorizes again in the browser for the
+// challenge's scopes (the consent page lists them), and the new token's call succeeds in the same
+// 2025 session. The server is the scoped fixture app behind the OAuth entry (test/scoped-app/).
 //
 // Without Chromium this check cannot run. It then says so in capitals and counts as skipped,
 // not passed; under CI (CI=true, where .ci/run installs Chromium) a missing browser fails.
@@ -18,13 +22,28 @@ import { ROOT } from "./procs.mjs";
 import { freePort, startWrangler } from "./server.mjs";
 import { legacyInit, modernInit, oauthClient, rpcBody } from "./oauth.mjs";
 
-const CONFIG = "wrangler.oauth.toml";
+const CONFIG = "test/scoped-app/wrangler.oauth.toml";
 export const SCREENSHOT = path.join(ROOT, "test", ".tmp", "oauth-consent.png"); // test/.tmp/ is git-ignored
 
 /** The Chromium binary: CHROMIUM_PATH, or the usual system paths (Debian's `chromium` package). */
 export function findChromium() {
   const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
   return candidates.find((p) => p && existsSync(p));
+}
+
+/** The scopes a 403 step-up challenge names (WWW-Authenticate: Bearer error="insufficient_scope", scope="…"). */
+const challengedScope = (res) => {
+  const header = res.headers.get("WWW-Authenticate") ?? "";
+  assert(res.status === 403 && header.includes('error="insufficient_scope"'), `not a step-up challenge: ${res.status} ${header}`);
+  return /scope="([^"]*)"/.exec(header)?.[1];
+};
+
+/** ctx.auth as the whoami tool shows it, on 2026-07-28. */
+async function whoami(url, token) {
+  const res = await fetch(url, modernInit("tools/call", token, { name: "whoami", arguments: {} }));
+  const body = await rpcBody(res);
+  assertEqual(res.status, 200, `whoami (${JSON.stringify(body)})`);
+  return JSON.parse(body.result.content[0].text);
 }
 
 export async function runOAuthBrowser() {
@@ -51,7 +70,7 @@ export async function runOAuthBrowser() {
   console.log(`  OAuth server (demo auto-approve) at ${server.origin}; Chromium ${executablePath}`);
   let browser, callback;
   try {
-    await check("consent in Chromium, no resource sent: register → /authorize → consent page → Allow → code → token → MCP on both revisions → refresh", async () => {
+    await check("consent in Chromium, no resource sent: register → /authorize → consent page → Allow → code → token → MCP on both revisions → refresh → 403 step-up → consent for the challenge's scopes → the call succeeds in the same session", async () => {
       const t0 = Date.now();
       browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] }); // root in CI: no user namespace sandbox
       const launchedMs = Date.now() - t0;
@@ -70,29 +89,37 @@ export async function runOAuthBrowser() {
       const client = oauthClient(server.origin, fetch, REDIRECT);
       await client.discover();
       await client.register({ client_name: "Browser Test Client" });
-      const a = client.authorizeUrl({ login_hint: "erin", prompt: "consent", resource: undefined });
-      assertEqual(a.url.searchParams.get("resource"), null, "resource in the authorization request");
+      /** The user authorizes `scope` in the browser, through the consent page: the token response. */
+      const consent = async (scope, screenshot) => {
+        landed = undefined;
+        const a = client.authorizeUrl({ login_hint: "erin", prompt: "consent", resource: undefined, scope });
+        assertEqual(a.url.searchParams.get("resource"), null, "resource in the authorization request");
+        const shown = await page.goto(a.url.href);
+        assertEqual(shown.status(), 200, "consent page status");
+        const heading = await page.locator("h1").innerText();
+        assert(heading.includes("Browser Test Client") && heading.includes("demo-erin"), `heading: ${heading}`);
+        assert((await page.locator("body").innerText()).includes(`Scopes: ${scope.split(" ").join(", ")}`), `the consent page does not list ${scope}`);
+        assert(await page.getByRole("button", { name: "Allow" }).isVisible(), "no visible Allow button");
+        assert(await page.getByRole("button", { name: "Deny" }).isVisible(), "no visible Deny button");
+        if (screenshot) {
+          mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+          await page.screenshot({ path: SCREENSHOT, fullPage: true });
+          console.log(`    screenshot of the consent page: ${SCREENSHOT}`);
+        }
+        await Promise.all([page.waitForURL(`${REDIRECT}**`), page.getByRole("button", { name: "Allow" }).click()]);
+        assert(landed, "the browser never reached the redirect URI");
+        const code = new URL(landed).searchParams.get("code");
+        assertEqual(new URL(landed).searchParams.get("state"), a.state, "state");
+        assertEqual(new URL(landed).searchParams.get("iss"), server.origin, "iss");
+        assert(code, `no code in ${landed}`);
+        const t = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier });
+        assertEqual(t.status, 200, `token (${JSON.stringify(t.body)})`);
+        assertEqual(t.body.resource, server.url, "the token's resource");
+        return t;
+      };
 
-      const shown = await page.goto(a.url.href);
-      assertEqual(shown.status(), 200, "consent page status");
-      const heading = await page.locator("h1").innerText();
-      assert(heading.includes("Browser Test Client") && heading.includes("demo-erin"), `heading: ${heading}`);
-      assert(await page.getByRole("button", { name: "Allow" }).isVisible(), "no visible Allow button");
-      assert(await page.getByRole("button", { name: "Deny" }).isVisible(), "no visible Deny button");
-      mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
-      console.log(`    screenshot of the consent page: ${SCREENSHOT}`);
-
-      await Promise.all([page.waitForURL(`${REDIRECT}**`), page.getByRole("button", { name: "Allow" }).click()]);
-      assert(landed, "the browser never reached the redirect URI");
-      const code = new URL(landed).searchParams.get("code");
-      assertEqual(new URL(landed).searchParams.get("state"), a.state, "state");
-      assertEqual(new URL(landed).searchParams.get("iss"), server.origin, "iss");
-      assert(code, `no code in ${landed}`);
-
-      const t = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier });
-      assertEqual(t.status, 200, `token (${JSON.stringify(t.body)})`);
-      assertEqual(t.body.resource, server.url, "the token's resource");
+      // First authorization: reading only (the app's default scope).
+      const t = await consent("notes:read", true);
       const token = t.body.access_token;
 
       // 2026-07-28: stateless, headers mirror the body, _meta carries the envelope.
@@ -118,6 +145,25 @@ export async function runOAuthBrowser() {
       const r = await client.token({ grant_type: "refresh_token", refresh_token: t.body.refresh_token });
       assertEqual([r.status, r.body.resource], [200, server.url], `refresh (${JSON.stringify(r.body)})`);
       assertEqual((await fetch(server.url, modernInit("tools/list", r.body.access_token))).status, 200, "2026-07-28 tools/list with the refreshed token");
+
+      // Step-up: delete_note needs notes:write, which the first grant lacks.
+      const before = await whoami(server.url, r.body.access_token);
+      const deleteNote = (id, bearer) => fetch(server.url, legacyInit({ id, method: "tools/call", params: { name: "delete_note", arguments: { id: "n1" } } }, bearer, session));
+      const refused = await deleteNote(3, token);
+      const wanted = challengedScope(refused);
+      assertEqual(wanted, "notes:write", "the challenge's scope");
+      const refusal = await rpcBody(refused);
+      assertEqual([refusal.id, refusal.error?.code], [3, -32003], `the refusal (${JSON.stringify(refusal)})`);
+      challengedScope(await fetch(server.url, modernInit("tools/call", token, { name: "delete_note", arguments: { id: "n1" } })));
+      // The same user authorizes again, through the consent page, for what the challenge named.
+      const stepped = await consent(wanted);
+      assert(stepped.body.scope?.split(" ").includes("notes:write"), `the second grant's scope: ${stepped.body.scope}`);
+      const after = await whoami(server.url, stepped.body.access_token);
+      assertEqual([before.principal, after.principal], ["demo-erin", "demo-erin"], "the principal before and after the step-up");
+      const retried = await deleteNote(4, stepped.body.access_token);
+      const done = await rpcBody(retried);
+      assertEqual(retried.status, 200, `the retry in the same 2025 session (${JSON.stringify(done)})`);
+      assertEqual(done.result?.content?.[0]?.text, "deleted n1", "the retried call's result");
       console.log(`    Chromium launch ${launchedMs} ms; whole flow ${Date.now() - t0} ms`);
     }, 90_000);
   } finally {

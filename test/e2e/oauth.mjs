@@ -128,13 +128,14 @@ async function heapProbe(origin) {
   };
 }
 
-/** A 2026-07-28 request: the headers mirror the body, and `_meta` carries the envelope. */
-export function modernInit(method, token) {
+/** A 2026-07-28 request: the headers mirror the body (Mcp-Name a tool's name), and `_meta` carries the envelope. */
+export function modernInit(method, token, params = {}) {
   const body = {
     jsonrpc: "2.0",
     id: 1,
     method,
     params: {
+      ...params,
       _meta: {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -143,6 +144,7 @@ export function modernInit(method, token) {
     },
   };
   const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": method };
+  if (typeof params.name === "string") headers["Mcp-Name"] = params.name;
   if (token) headers.Authorization = `Bearer ${token}`;
   return { method: "POST", headers, body: JSON.stringify(body) };
 }

@@ -27,7 +27,7 @@ import {
 import conformanceApp from "../conformance/app";
 import conformanceEntry from "../conformance/index";
 import { conformanceTokens } from "../conformance/scopes";
-import engineApp from "../engine-app/app";
+import scoped from "../engine-app/scoped-engine-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 const MCP = "http://localhost/mcp";
@@ -117,24 +117,21 @@ describe("the conformance fixture's scope-challenge contract, 2026-07-28", () =>
  * variant's declarations, the session object runs the engine app (MCP_SESSION is bound to it).
  */
 describe("2025-11-25: a session outlives a step-up", () => {
-  const scoped = defineApp({
-    ...engineApp,
-    tools: engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)),
-    authorization: defineAuthorization(),
-  });
   const tokens: Record<string, string[]> = { low: [], full: ["dice:roll"] };
   const verifyToken: TokenVerifier = async (token) => {
     if (!Object.hasOwn(tokens, token)) throw new AuthFailure("invalid_token", "unknown");
     return { id: "same-user", scopes: tokens[token]! };
   };
   const worker = createMcpWorker(scoped, { verifyToken, authorizationServers: [AS] });
+  // The sessions of the same app, so that a session's own checks are its (the engine app's carry none).
+  const scopedEnv = { MCP_SESSION: (env as unknown as { MCP_SESSION_SCOPED: DurableObjectNamespace }).MCP_SESSION_SCOPED } as never;
   const headers = (token: string, sessionId?: string) => ({
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
     Authorization: `Bearer ${token}`,
     ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
   });
-  const post = (token: string, body: object, sessionId?: string) => send(worker, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) });
+  const post = (token: string, body: object, sessionId?: string) => send(worker, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) }, scopedEnv);
 
   it("the low token is challenged in the session; the same principal with more scopes goes on in the same session", async () => {
     const init = await post("low", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
@@ -153,6 +150,26 @@ describe("2025-11-25: a session outlives a step-up", () => {
     const body = (await stepped.json()) as RpcMessage;
     expect(body.id).toBe(9);
     expect(body.result.content[0].text).toMatch(/^Rolled 1d6/);
+  });
+
+  it("a task's owner reaching it in the session is checked again for the task tool's scopes, with the token it holds then", async () => {
+    const init = await post("full", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const sessionId = init.headers.get("Mcp-Session-Id")!;
+    const made = await post("full", { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "scopes", pauseMs: 30_000 }, task: {} } }, sessionId);
+    expect(made.status).toBe(200);
+    const { taskId } = ((await made.json()) as RpcMessage).result.task;
+    // The same principal, its scopes narrowed since (a new token without dice:roll).
+    for (const [id, method] of [[3, "tasks/get"], [4, "tasks/result"], [5, "tasks/cancel"]] as const) {
+      const refused = await post("low", { jsonrpc: "2.0", id, method, params: { taskId } }, sessionId);
+      expect(refused.status, method).toBe(403);
+      expect(refused.headers.get("WWW-Authenticate")).toBe(challengeOf(["dice:roll"]));
+      expect((await refused.json()) as RpcMessage).toMatchObject({ id, error: { code: -32003, data: { scopes: ["dice:roll"] } } });
+    }
+    // Stepped up again, it reaches the task in the same session (and stops it).
+    const got = (await (await post("full", { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId } }, sessionId)).json()) as RpcMessage;
+    expect(got.result).toMatchObject({ taskId, status: "working" });
+    const cancelled = (await (await post("full", { jsonrpc: "2.0", id: 7, method: "tasks/cancel", params: { taskId } }, sessionId)).json()) as RpcMessage;
+    expect(cancelled.result).toMatchObject({ taskId, status: "cancelled" });
   });
 
   it("2026-07-28: a task tool is checked before its task is made, and when its owner reaches it", async () => {
