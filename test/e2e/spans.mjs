@@ -193,6 +193,17 @@ export function runSpans() {
       checkOperation(get, "tasks/get", "2026-07-28");
     });
 
+    await check("2026-07-28 task: its first run, right after the create answered, has a span naming the task, in the trace of the task's alarm", async () => {
+      const { message } = await modern(url(), "tools/call", { name: "quick_task", arguments: { n: 3 } }, { traceparent: TRACEPARENT });
+      const taskId = message.result?.taskId;
+      assert(typeof taskId === "string", `expected a task: ${JSON.stringify(message).slice(0, 200)}`);
+      const [created, run] = await spansNamed(url(), "tools/call quick_task", 2, `AND json_extract(attributes, '$."mcp.task.id"') = '${taskId}'`);
+      assertEqual((await ancestry(url(), created)).at(-1).name, "POST", "the creating call's root");
+      assertEqual((await ancestry(url(), run)).at(-1).name, "alarm", "the first run's root");
+      assertEqual(run.attributes["mcp.caller.traceparent"], TRACEPARENT, "the run carries the traceparent of the request that made the task");
+      assert(run.attributes["mcp.task.cut_short"] === undefined && run.outcome === "ok", `a first run: ${JSON.stringify(run)}`);
+    });
+
     await check("the server is killed mid-run and a new one starts on the same state", restart, 90_000);
 
     await check("the task runs twice after the restart (the lease, then the answer), each run a span naming the task; the first says a run was cut short", async () => {
