@@ -2,7 +2,7 @@
  * Tasks on 2026-07-28 (the io.modelcontextprotocol/tasks extension) through
  * /mcp, with the engine app's prepare_report: a task in two steps with a
  * question between them. The task lives in its own Durable Object and runs
- * in that object (its alarm the fallback), so the tests also evict it mid-run and between
+ * in that object, started by its alarm, so the tests also evict it mid-run and between
  * every two steps, and check a finished step is never run again.
  */
 import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
