@@ -3,9 +3,9 @@
  * task id. Its handler outlives the client, the isolate and a restart: the
  * alarm is set before each run to a lease, and a run cut short (eviction, a
  * crash, a deploy) is started again when the lease ends (at least once; the
- * step journal keeps finished work). The first run starts in the create call,
- * with an alarm due at once as its fallback, which holds the object for the
- * run when it fires during it (see create()); later runs start from the alarm.
+ * step journal keeps finished work). Runs start from the alarm, the first one
+ * from an alarm the create sets due at once (see create()); only a create that
+ * waits for the result starts it in the call, the alarm holding the object.
  * Input moves the task to input_required; the answers set the alarm again.
  * One alarm also ends the task at its ttl.
  *
@@ -73,20 +73,16 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
     // Stored before the id is returned: a tasks/get right after the create finds it.
     this.store.createTask({ start, view, answers: { ...start.answers } });
-    // The run starts here, not when an alarm is delivered: that wait was most of the time from the
-    // create to the task's end. Unless the create waits for the run, it starts just after the
-    // answer goes out, so the answer does not wait for the handler. Whichever comes first, this or
-    // the alarm set below, starts the one run; the other finds it going (the alarm then holds the
-    // object for it, see alarm()). Should the instance die first, the alarm starts the run in the
-    // next one, as after any run cut short; a failed run leaves the alarm set, which starts it again.
-    const begin = () => {
-      const latest = this.runEnd ? undefined : this.store.getTask();
-      if (latest?.view.status === "working" && !latest.inRun) this.startRun(latest).catch((err) => console.error("task: its run failed", err));
-    };
-    if (start.immediateMs > 0) begin();
+    // The run starts from the alarm set here, due at once: an invocation of its own, so the run has
+    // its span (docs/tracing.md), which work left going after this call answers would not (the
+    // platform ends the call's trace with it). Measured under wrangler dev, the alarm starts the run
+    // 3-4 ms later than a timer in this call did, and the answer no longer shares the object with it.
+    // A create that waits for the result (immediateMs) runs it here, inside this call; the alarm then
+    // finds it going and holds the object for it (see alarm()). Should the instance die first, the
+    // alarm starts the run in the next one, as after any run cut short.
+    if (start.immediateMs > 0) this.startRun(this.store.getTask()!).catch((err) => console.error("task: its run failed", err));
     await this.ctx.storage.setAlarm(now);
-    if (start.immediateMs <= 0) setTimeout(begin, 0);
-    else {
+    if (start.immediateMs > 0) {
       const done = await this.finishedWithin(start.immediateMs);
       if (done && (done.view.status === "completed" || done.view.status === "failed") && done.view.result) {
         // Answered as a plain result: nobody will ever ask for this task, so it goes now.

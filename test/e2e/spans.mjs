@@ -147,7 +147,7 @@ export function runSpans() {
       s.sessionHash = hash;
     });
 
-    await check("2025-11-25: a session's task: the tools/call that makes it and tasks/get (served by the session itself) have spans naming the task and the session", async () => {
+    await check("2025-11-25: a session's task: the tools/call that makes it and tasks/get (served by the session itself) have spans naming the task and the session, and so has its first run", async () => {
       const post = async (method, params) => {
         const msg = requestMessage(method, params);
         return (await answerOf(await fetch(url(), { method: "POST", headers: legacyHeaders(s.sessionId), body: JSON.stringify(msg) }), msg.id)).result;
@@ -156,8 +156,11 @@ export function runSpans() {
       assert(typeof taskId === "string", "no task");
       await post("tasks/get", { taskId });
       const task = `AND json_extract(attributes, '$."mcp.task.id"') = '${taskId}'`;
-      const [created] = await spansNamed(url(), "tools/call quick_task", 1, task);
+      const [created, run] = await spansNamed(url(), "tools/call quick_task", 2, task);
       checkOperation(created, "tools/call", "2025-11-25");
+      checkOperation(run, "tools/call", "2025-11-25");
+      assertEqual(run.attributes["mcp.session.id"], s.sessionHash, "the session's hash on the task's run");
+      assertEqual((await ancestry(url(), run)).at(-1).name, "alarm", "the root of the task's first run");
       const [get] = await spansNamed(url(), "tasks/get", 1, task);
       checkOperation(get, "tasks/get", "2025-11-25");
       assertEqual(get.attributes["mcp.session.id"], s.sessionHash, "the session's hash on tasks/get");
@@ -191,6 +194,17 @@ export function runSpans() {
       await modern(url(), "tasks/get", { taskId: s.taskId });
       const [get] = await spansNamed(url(), "tasks/get", 1, `AND json_extract(attributes, '$."mcp.task.id"') = '${s.taskId}'`);
       checkOperation(get, "tasks/get", "2026-07-28");
+    });
+
+    await check("2026-07-28 task: its first run, right after the create answered, has a span naming the task, in the trace of the task's alarm", async () => {
+      const { message } = await modern(url(), "tools/call", { name: "quick_task", arguments: { n: 3 } }, { traceparent: TRACEPARENT });
+      const taskId = message.result?.taskId;
+      assert(typeof taskId === "string", `expected a task: ${JSON.stringify(message).slice(0, 200)}`);
+      const [created, run] = await spansNamed(url(), "tools/call quick_task", 2, `AND json_extract(attributes, '$."mcp.task.id"') = '${taskId}'`);
+      assertEqual((await ancestry(url(), created)).at(-1).name, "POST", "the creating call's root");
+      assertEqual((await ancestry(url(), run)).at(-1).name, "alarm", "the first run's root");
+      assertEqual(run.attributes["mcp.caller.traceparent"], TRACEPARENT, "the run carries the traceparent of the request that made the task");
+      assert(run.attributes["mcp.task.cut_short"] === undefined && run.outcome === "ok", `a first run: ${JSON.stringify(run)}`);
     });
 
     await check("the server is killed mid-run and a new one starts on the same state", restart, 90_000);

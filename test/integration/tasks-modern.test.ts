@@ -2,12 +2,13 @@
  * Tasks on 2026-07-28 (the io.modelcontextprotocol/tasks extension) through
  * /mcp, with the engine app's prepare_report: a task in two steps with a
  * question between them. The task lives in its own Durable Object and runs
- * in that object (its alarm the fallback), so the tests also evict it mid-run and between
+ * in that object, started by its alarm, so the tests also evict it mid-run and between
  * every two steps, and check a finished step is never run again.
  */
 import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../src/mcp";
+import { taskStub } from "../../src/objects/addresses";
 import app from "../engine-app/app";
 import { SseReader, buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
 
@@ -222,9 +223,15 @@ describe("what a task survives", () => {
     expect(done.result.content[0].text).toBe("Report: an outline of tides, then 30 words on tides (outline ran 1×, write 1×)");
   });
 
-  it("2026-07-28: the run starts in the create call; an alarm during it waits for that run and never starts a second one", async () => {
+  it("2026-07-28: a create that waits for its result (immediateMs) starts the run in the call; an alarm during it waits for that run and never starts a second one", async () => {
     const address = "203.0.113.17";
-    const { taskId } = await startReport(address, { pauseMs: 300 });
+    const taskId = "immediate-then-a-task".padEnd(43, "x");
+    const created = await taskStub(env, taskId).create({
+      taskId, tool: "prepare_report", owner: { era: "modern", principal: "" }, indexKey: `ip:${address}`,
+      params: { name: "prepare_report", arguments: { topic: "tides", pauseMs: 300 } }, protocolVersion: "2026-07-28", clientCapabilities: CAPS,
+      answers: {}, trace: {}, ttlMs: 3_600_000, pollIntervalMs: 1000, immediateMs: 50, limits: { inFlight: 16, retained: 100, retainedBytes: 1_000_000 },
+    });
+    expect(created.kind).toBe("task");
     // The alarm due since the create fires while the run pauses in its outline step, which is not
     // journaled yet: were the alarm to start a run of its own, the step would run twice.
     await runDurableObjectAlarm(taskObject(taskId));
