@@ -47,7 +47,8 @@ export class InsufficientScope extends McpError {
  * session sent back): the edge makes the challenge from them.
  */
 export const refusedScopes = (error: { code: number; data?: unknown } | undefined): string[] | undefined =>
-  error?.code === ErrorCode.InsufficientScope ? (error.data as { scopes: string[] }).scopes : undefined;
+  // An McpError a handler built itself with this code may carry no scopes: answered as the error it is.
+  error?.code === ErrorCode.InsufficientScope ? (error.data as { scopes?: string[] } | undefined)?.scopes : undefined;
 
 /** The caller as handlers see it (ctx.auth): only the claims the app named (authorization.ts picks them). */
 export const authOf = (

@@ -10,7 +10,9 @@ import * as v from "valibot";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   AuthFailure,
+  ErrorCode,
   InsufficientScope,
+  McpError,
   createMcpWorker,
   defineApp,
   defineAuthorization,
@@ -287,6 +289,21 @@ describe("ctx.auth, implications, InsufficientScope from a handler, bad claims (
     expect(res.status).toBe(403);
     expect(res.headers.get("WWW-Authenticate")).toBe(challengeOf(["notes:write", "notes:admin"]));
     expect(((await res.json()) as RpcMessage).id).toBe(JSON.parse(init.body as string).id);
+  });
+
+  it("an McpError a handler builds with the insufficient-scope code but no scopes is answered as that error, not a 500", async () => {
+    const bare = defineTool({
+      name: "bare",
+      handler: () => {
+        throw new McpError(ErrorCode.InsufficientScope, "no scopes named");
+      },
+    });
+    const app = defineApp({ info: { name: "bare", version: "1.0.0" }, tools: [bare] });
+    const w = createMcpWorker(app, { verifyToken: async () => ({ id: "u", scopes: [] }), authorizationServers: [AS] });
+    const res = await send(w, modern("tools/call", { name: "bare", arguments: {} }, "t"));
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers.get("WWW-Authenticate")).toBeNull();
+    expect(((await res.json()) as RpcMessage).error).toMatchObject({ code: ErrorCode.InsufficientScope, message: "no scopes named" });
   });
 
   it("a scope with a quote or a backslash is dropped, so it matches nothing and never reaches the header", async () => {
