@@ -14,7 +14,6 @@ import { reportingFor, servedInSpan } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
-import type { TaskMade } from "../mcp/revisions/revision";
 import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
 import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";

@@ -112,9 +112,12 @@ describe("the policy sees the caller of a task-augmented call", () => {
 
   describe("2026-07-28", () => {
     const caps = { capabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } };
-    const callAsTask = async (token: string) => {
+    const postAsTask = (token: string) => {
       const { message, headers } = buildModernRequest("tools/call", report, caps);
-      const res = await send({ method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+      return send({ method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+    };
+    const callAsTask = async (token: string) => {
+      const res = await postAsTask(token);
       expect(res.status).toBe(200);
       return ((await res.json()) as RpcMessage).result;
     };
@@ -130,6 +133,14 @@ describe("the policy sees the caller of a task-augmented call", () => {
       const allowed = `policy-${crypto.randomUUID()}`;
       expect((await callAsTask(allowed)).resultType).toBe("task");
       expect(await tasksOf(allowed)).toHaveLength(1);
+      // InsufficientScope from the policy: the 403 step-up challenge, and no task.
+      const stepUp = `policy-stepup-${crypto.randomUUID()}`;
+      const challenged = await postAsTask(stepUp);
+      expect(challenged.status).toBe(403);
+      expect(challenged.headers.get("WWW-Authenticate")).toContain('error="insufficient_scope"');
+      expect(challenged.headers.get("WWW-Authenticate")).toContain('scope="report:write"');
+      expect(((await challenged.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["report:write"] } });
+      expect(await tasksOf(stepUp)).toEqual([]);
     });
 
     it("toolRateLimit counts task-augmented calls by principal and tool", async () => {
@@ -165,11 +176,12 @@ describe("the policy sees the caller of a task-augmented call", () => {
       const sessionId = init.headers.get("Mcp-Session-Id")!;
       expect(sessionId).toBeTruthy();
       let id = 0;
-      return async (method: string, params: Record<string, unknown>) => {
+      const rpc = async (method: string, params: Record<string, unknown>) => {
         const res = await post(token, { jsonrpc: "2.0", id: ++id, method, params }, sessionId);
         expect(res.status).toBe(200);
         return (await res.json()) as RpcMessage;
       };
+      return Object.assign(rpc, { sessionId });
     }
 
     it("a refusal of the task tool refuses the create (no task in tasks/list); toolRateLimit counts the task calls", async () => {
@@ -179,6 +191,15 @@ describe("the policy sees the caller of a task-augmented call", () => {
       expect(answer).toMatchObject({ isError: true, content: [{ type: "text", text: "Reports are not for you" }] });
       expect(answer.task).toBeUndefined();
       expect((await refused("tasks/list", {})).result.tasks).toEqual([]);
+
+      // InsufficientScope from the policy: the 403 step-up challenge in the session, and no task.
+      const stepUpToken = `policy-stepup-${crypto.randomUUID()}`;
+      const stepUp = await session(stepUpToken);
+      const challenged = await post(stepUpToken, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { ...report, task: {} } }, stepUp.sessionId);
+      expect(challenged.status).toBe(403);
+      expect(challenged.headers.get("WWW-Authenticate")).toContain('scope="report:write"');
+      expect(((await challenged.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["report:write"] } });
+      expect((await stepUp("tasks/list", {})).result.tasks).toEqual([]);
 
       const alice = await session(`policy-${crypto.randomUUID()}`);
       for (let i = 0; i < 3; i++) expect((await alice("tools/call", { ...report, task: {} })).result.task.taskId).toBeTruthy();
