@@ -166,7 +166,10 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
     if (asTask === "task") {
       // A bad argument is answered now, like any call's, not by a task that fails later.
       const problem = argumentProblem(reg, params);
-      return await served(async () => (problem as Record<string, unknown> | undefined) ?? startTask({}));
+      // The policy runs around the create with the caller's auth, as around a plain call.
+      const made = await execute(method, params, { ...coreOptions, answers: {}, state: undefined, serve: async () => (problem as Record<string, unknown> | undefined) ?? startTask({}) });
+      if (made.kind === "error") throw made.error;
+      return reply((made as { result: Record<string, unknown> }).result);
     }
     const input = INPUT_METHODS.has(method);
     const bind: Binding = {

@@ -58,6 +58,11 @@ interface ExecuteOptions {
    * a handler that asks for input ends with this error, and is reported as the error it is.
    */
   inputUnavailable?: McpError;
+  /**
+   * What the lane serves in place of the handler (a call that becomes a task: its create), so the
+   * app's policy runs around it with the caller's auth as around any call.
+   */
+  serve?: () => Promise<Record<string, unknown>>;
 }
 
 export type Outcome =
@@ -105,7 +110,7 @@ export async function reported(
 async function run(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   try {
     const ctx = handlerContext(options);
-    const next = () => dispatch(options.revision.methods, options.reg, method, params, ctx);
+    const next = options.serve ?? (() => dispatch(options.revision.methods, options.reg, method, params, ctx));
     // The app's policy runs around every operation (docs/authorization.md); most apps have none.
     return { kind: "result", result: await (options.reg.policy ? options.reg.policy(method, params, ctx, next) : next()) };
   } catch (thrown) {

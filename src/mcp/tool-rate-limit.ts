@@ -23,7 +23,8 @@ export interface ToolRateLimitOptions {
 export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, options: ToolRateLimitOptions = {}): Policy {
   const period = options.periodSeconds ?? 60;
   return async (op, next) => {
-    if (op.method !== "tools/call" || (options.tools && !options.tools.includes(op.name!))) return next();
+    // A task's runs were counted once, as the call that made the task (with its caller's auth).
+    if (op.method !== "tools/call" || op.ctx.task || (options.tools && !options.tools.includes(op.name!))) return next();
     const binding = limiter(op.ctx.env);
     if (!binding) return next();
     const { success } = await binding.limit({ key: `${op.auth?.principal ?? op.ctx.principal ?? ""}\n${op.name}` });

@@ -9,15 +9,14 @@
  */
 import type { Auth } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
-import { reported } from "../mcp/execute";
+import { execute } from "../mcp/execute";
 import { reportingFor, servedInSpan } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
-import type { TaskMade } from "../mcp/revisions/revision";
 import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
-import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
+import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, type CallHost } from "./session-calls";
 import { tooManySessions, tooManyStreams } from "./session-refusals";
@@ -39,7 +38,7 @@ type Reply = (message: object) => SessionAnswer;
  * A tools/call the task rules decide: a CreateTaskResult, or the -32601 the revision's tool-level
  * rules give a call that does not match the tool's taskSupport. Undefined: an ordinary call.
  */
-async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): Promise<SessionAnswer | undefined> {
+async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, auth?: Auth): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
   let decision: ReturnType<typeof LEGACY.asTask>;
   try {
@@ -52,11 +51,25 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
   if (!host.session.principal && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
   const meta = isObject(params._meta) ? params._meta : {};
   const trace = readTrace(meta);
-  const report = { protocolVersion: host.session.protocolVersion, revision: LEGACY, principal: host.session.principal || undefined };
-  const outcome = await reported("tools/call", params, { ...report, reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id, req.id) }, async () => {
-    let made: TaskMade;
-    try {
-      made = await createTask(
+  const { session } = host;
+  // The policy runs around the create with the caller's auth, as around a plain call (execute reports it).
+  const outcome = await execute("tools/call", params, {
+    revision: LEGACY,
+    reg: host.reg,
+    protocolVersion: session.protocolVersion,
+    clientCapabilities: session.clientCapabilities,
+    clientInfo: session.clientInfo,
+    answers: {},
+    state: undefined,
+    signal: new AbortController().signal,
+    emit: () => {},
+    notify: createNotifier(host.bindings),
+    env: host.bindings,
+    principal: session.principal || undefined,
+    auth,
+    reporting: reportingFor(host.config, host.bindings, host.reg, trace, session.id, req.id),
+    serve: async () => {
+      const made = await createTask(
         {
           tool: host.reg.tools.get(params.name as string)! as TaskCall["tool"],
           owner: ownerOf(host),
@@ -71,14 +84,11 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply): 
         host.bindings,
         host.config,
       );
-    } catch (err) {
-      if (err instanceof McpError) return { kind: "error", error: err };
-      throw err;
-    }
-    if (made.kind === "task" && !host.session.principal) await keepOpenTask(host, made.task.taskId, true);
-    return { kind: "result", result: LEGACY_TASKS.taskCreated(made) };
+      if (made.kind === "task" && !session.principal) await keepOpenTask(host, made.task.taskId, true);
+      return LEGACY_TASKS.taskCreated(made);
+    },
   });
-  if (outcome.kind === "error") return reply(errorResponse(req.id, outcome.error.toJSON()));
+  if (outcome.kind === "error") return reply(errorResponse(req.id, LEGACY.encodeError(outcome.error)));
   return reply(resultResponse(req.id, (outcome as { result: object }).result));
 }
 
@@ -215,7 +225,7 @@ function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRe
     };
     return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open, auth));
   }
-  if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply);
+  if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply, auth);
   return undefined;
 }
 

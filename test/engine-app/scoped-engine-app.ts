@@ -3,12 +3,27 @@
  * tests of authorization in a 2025 session's own object run (test/integration/scopes.test.ts).
  * Its session class is bound only in the engine tests (vitest-index.ts), so the engine app's
  * bundle, which the budget measures, carries no authorization code.
+ * Its policy acts only for principals named `policy-…` (test/integration/policy.test.ts): those named
+ * `policy-refused-…` may not call prepare_report, `policy-stepup-…` must step up to `report:write`
+ * for it, and each counts 3 calls of it a minute.
  */
-import { defineApp, defineAuthorization } from "../../src/mcp";
+import { InsufficientScope, ToolError, defineApp, defineAuthorization, toolRateLimit } from "../../src/mcp";
 import engineApp from "./app";
+
+const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
 
 export default defineApp({
   ...engineApp,
   tools: engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)),
-  authorization: defineAuthorization(),
+  authorization: defineAuthorization({
+    policy: (op, next) => {
+      const principal = op.auth?.principal ?? "";
+      if (!principal.startsWith("policy-")) return next();
+      return perTool(op, async () => {
+        if (op.name === "prepare_report" && principal.startsWith("policy-refused-")) throw new ToolError("Reports are not for you");
+        if (op.name === "prepare_report" && principal.startsWith("policy-stepup-")) throw new InsufficientScope(["report:write"]);
+        return next();
+      });
+    },
+  }),
 });

@@ -7,6 +7,10 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { AuthFailure, McpError, ToolError, createMcpWorker, defineApp, defineAuthorization, defineTool, toolRateLimit, type Operation, type TokenVerifier } from "../../src/mcp";
+import { taskIndexKey, taskIndexStub } from "../../src/objects/addresses";
+import { MODERN } from "../../src/mcp/revisions";
+import scopedApp from "../engine-app/scoped-engine-app";
+import { inOneLimiterWindow } from "../helpers/limiter-window";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 const seen: { method: string; name?: string; arguments: Record<string, unknown>; principal?: string; outcome?: unknown }[] = [];
@@ -83,5 +87,125 @@ describe("toolRateLimit on the Rate Limiting binding (3 a minute here)", () => {
     // Another principal, and another tool of the same principal, have budgets of their own.
     expect((await call("tools/call", { name: "search", arguments: { q: "y" } }, bob)).body.result.isError).toBeUndefined();
     expect((await call("tools/call", { name: "transfer", arguments: { amount: 1 } }, alice)).body.result.isError).toBeUndefined();
+  });
+});
+
+/**
+ * A tools/call that becomes a task, through the scoped engine app (its policy: principals
+ * `policy-refused-…` may not call prepare_report, and each `policy-…` calls it 3 times a minute).
+ * The policy runs around the create with the caller's auth, as around a plain call.
+ */
+describe("the policy sees the caller of a task-augmented call", () => {
+  const verifyToken: TokenVerifier = async (token) => {
+    if (!token.startsWith("policy-")) throw new AuthFailure("invalid_token", "unknown");
+    return { id: token, scopes: ["dice:roll"] };
+  };
+  const scopedWorker = createMcpWorker(scopedApp, { verifyToken });
+  const report = { name: "prepare_report", arguments: { topic: "policy" } };
+
+  async function send(init: RequestInit, extraEnv: Record<string, unknown> = {}): Promise<Response> {
+    const ctx = createExecutionContext();
+    const res = await scopedWorker.fetch(new Request("http://localhost/mcp", init), { ...env, ...extraEnv } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  }
+
+  describe("2026-07-28", () => {
+    const caps = { capabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } };
+    const postAsTask = (token: string) => {
+      const { message, headers } = buildModernRequest("tools/call", report, caps);
+      return send({ method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+    };
+    const callAsTask = async (token: string) => {
+      const res = await postAsTask(token);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as RpcMessage).result;
+    };
+    const tasksOf = async (principal: string) => (await taskIndexStub(env as never, taskIndexKey({ era: MODERN.era, principal }, "")).list(undefined, 50))!.tasks;
+
+    it("a refusal of the task tool refuses the create: an isError result the model reads, and no task", async () => {
+      const refused = `policy-refused-${crypto.randomUUID()}`;
+      const answer = await callAsTask(refused);
+      expect(answer).toMatchObject({ isError: true, content: [{ type: "text", text: "Reports are not for you" }] });
+      expect(answer.taskId).toBeUndefined();
+      expect(await tasksOf(refused)).toEqual([]);
+      // Another principal's call still becomes its task.
+      const allowed = `policy-${crypto.randomUUID()}`;
+      expect((await callAsTask(allowed)).resultType).toBe("task");
+      expect(await tasksOf(allowed)).toHaveLength(1);
+      // InsufficientScope from the policy: the 403 step-up challenge, and no task.
+      const stepUp = `policy-stepup-${crypto.randomUUID()}`;
+      const challenged = await postAsTask(stepUp);
+      expect(challenged.status).toBe(403);
+      expect(challenged.headers.get("WWW-Authenticate")).toContain('error="insufficient_scope"');
+      expect(challenged.headers.get("WWW-Authenticate")).toContain('scope="report:write"');
+      expect(((await challenged.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["report:write"] } });
+      expect(await tasksOf(stepUp)).toEqual([]);
+    });
+
+    it("toolRateLimit counts task-augmented calls by principal and tool", async () => {
+      await inOneLimiterWindow();
+      const alice = `policy-${crypto.randomUUID()}`;
+      for (let i = 0; i < 3; i++) expect((await callAsTask(alice)).resultType).toBe("task");
+      const limited = await callAsTask(alice);
+      expect(limited).toMatchObject({ isError: true, content: [{ text: "Rate limit reached for the tool prepare_report: try again in 60 seconds." }], _meta: { retryAfterSeconds: 60 } });
+      expect(await tasksOf(alice)).toHaveLength(3);
+      expect((await callAsTask(`policy-${crypto.randomUUID()}`)).resultType).toBe("task");
+    });
+  });
+
+  describe("2025-11-25 (in the session's object)", () => {
+    // The scoped app's own sessions, so that the session's policy is that app's.
+    const scopedEnv = { MCP_SESSION: (env as unknown as { MCP_SESSION_SCOPED: DurableObjectNamespace }).MCP_SESSION_SCOPED };
+    const post = (token: string, body: object, sessionId?: string) =>
+      send(
+        {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+            Authorization: `Bearer ${token}`,
+            ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
+          },
+          body: JSON.stringify(body),
+        },
+        scopedEnv,
+      );
+    async function session(token: string) {
+      const init = await post(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      const sessionId = init.headers.get("Mcp-Session-Id")!;
+      expect(sessionId).toBeTruthy();
+      let id = 0;
+      const rpc = async (method: string, params: Record<string, unknown>) => {
+        const res = await post(token, { jsonrpc: "2.0", id: ++id, method, params }, sessionId);
+        expect(res.status).toBe(200);
+        return (await res.json()) as RpcMessage;
+      };
+      return Object.assign(rpc, { sessionId });
+    }
+
+    it("a refusal of the task tool refuses the create (no task in tasks/list); toolRateLimit counts the task calls", async () => {
+      await inOneLimiterWindow();
+      const refused = await session(`policy-refused-${crypto.randomUUID()}`);
+      const answer = (await refused("tools/call", { ...report, task: {} })).result;
+      expect(answer).toMatchObject({ isError: true, content: [{ type: "text", text: "Reports are not for you" }] });
+      expect(answer.task).toBeUndefined();
+      expect((await refused("tasks/list", {})).result.tasks).toEqual([]);
+
+      // InsufficientScope from the policy: the 403 step-up challenge in the session, and no task.
+      const stepUpToken = `policy-stepup-${crypto.randomUUID()}`;
+      const stepUp = await session(stepUpToken);
+      const challenged = await post(stepUpToken, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { ...report, task: {} } }, stepUp.sessionId);
+      expect(challenged.status).toBe(403);
+      expect(challenged.headers.get("WWW-Authenticate")).toContain('scope="report:write"');
+      expect(((await challenged.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["report:write"] } });
+      expect((await stepUp("tasks/list", {})).result.tasks).toEqual([]);
+
+      const alice = await session(`policy-${crypto.randomUUID()}`);
+      for (let i = 0; i < 3; i++) expect((await alice("tools/call", { ...report, task: {} })).result.task.taskId).toBeTruthy();
+      const limited = (await alice("tools/call", { ...report, task: {} })).result;
+      expect(limited).toMatchObject({ isError: true, content: [{ text: "Rate limit reached for the tool prepare_report: try again in 60 seconds." }], _meta: { retryAfterSeconds: 60 } });
+      expect((await alice("tasks/list", {})).result.tasks).toHaveLength(3);
+    });
   });
 });
