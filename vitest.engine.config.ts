@@ -9,13 +9,16 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./test/engine-app/wrangler.toml" },
-      // The engine app's entry and the session classes only the tests bind (MCP_SESSION_SCOPED below).
+      // The engine app's entry and the classes only the tests bind (MCP_SESSION_SCOPED, MCP_TASK_SCOPED below).
       main: "./test/engine-app/vitest-index.ts",
       // OAUTH_KV: the opt-in OAuth entry (src/oauth/) keeps its clients, grants and tokens there.
       miniflare: {
         bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" },
         kvNamespaces: ["OAUTH_KV"],
-        durableObjects: { MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true } },
+        durableObjects: {
+          MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
+          MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
+        },
       },
     }),
   ],

@@ -159,6 +159,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
           client: envelope,
           answers: { ...answers },
           trace,
+          auth: deps.auth,
         },
         env,
         config,

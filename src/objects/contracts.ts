@@ -176,6 +176,8 @@ export interface TaskStart {
   trace: TraceContext;
   /** 2025: the original request's progressToken, which stays valid for the task's life. */
   progressToken?: string | number;
+  /** The caller when the task was made (never a token), which each run's handler sees as ctx.auth. */
+  auth?: Auth;
 }
 
 export type TaskCreated =

@@ -80,6 +80,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, a
           trace,
           // Admitted by the edge, which checked it: reading it again cannot throw.
           progressToken: checkProgressToken(meta),
+          auth,
         },
         host.bindings,
         host.config,

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
+import type { Auth } from "../mcp/auth";
 import { McpError } from "../mcp/errors";
 import type { CompiledTool } from "../mcp/registry";
 import { taskRulesOf } from "../mcp/revisions";
@@ -15,7 +16,7 @@ import type { TaskStart } from "./contracts";
 import { taskLimits } from "./task-index-store";
 
 /** What a lane knows of the call: the task's start, but for what is decided here. */
-export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" | "progressToken"> & {
+export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" | "progressToken" | "auth"> & {
   tool: CompiledTool & { task: TaskOptions };
   /** What the client said of itself: the session's (2025), or the request's envelope (2026). */
   client: Pick<TaskStart, "protocolVersion" | "clientCapabilities" | "clientInfo">;
@@ -23,12 +24,32 @@ export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" 
   anonymousKey: string;
 };
 
+/** How much of the caller's claims (as JSON, in bytes) a task keeps for its runs' ctx.auth. */
+const KEPT_CLAIMS_BYTES = 8192;
+
+/**
+ * The caller as the task keeps it: principal, scopes and client id as they are (the verifier bounds
+ * scopes at 256 of 256 characters, so at most ~66 KB, as the token they came from), and of the claims
+ * the app selected only those that fit in 8 KiB of JSON, in order: a claim past that is left out of
+ * ctx.auth in the task's runs, so a large claim cannot make the task's stored start unbounded.
+ */
+function keptAuth(auth: Auth): Auth {
+  const claims: Record<string, unknown> = {};
+  let room = KEPT_CLAIMS_BYTES;
+  for (const [name, value] of Object.entries(auth.claims)) {
+    const bytes = new TextEncoder().encode(JSON.stringify([name, value])).length;
+    if (bytes <= room) (claims[name] = value), (room -= bytes);
+  }
+  return { ...auth, claims };
+}
+
 /** Creates the task; throws the McpError of a refusal (the owner is at a limit). */
 export async function createTask(call: TaskCall, env: Env, config: Config): Promise<TaskMade> {
-  const { tool, anonymousKey, client, ...start } = call;
+  const { tool, anonymousKey, client, auth, ...start } = call;
   const taskId = newTaskId();
   const created = await taskStub(env, taskId).create({
     ...start,
+    ...(auth ? { auth: keptAuth(auth) } : {}),
     protocolVersion: client.protocolVersion,
     clientCapabilities: client.clientCapabilities,
     clientInfo: client.clientInfo,

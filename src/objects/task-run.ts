@@ -56,6 +56,8 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
     notify: createNotifier(host.env),
     env: host.env,
     principal: start.owner.principal || undefined,
+    // The caller as it was when the task was made (task-create.ts keeps it, bounded).
+    auth: start.auth,
     reporting: reportingFor(host.config, host.env, host.reg, start.trace, start.owner.sessionId),
     task: { id: view.taskId, step: journaled(host.journal), cutShort: record.cutShort },
   });

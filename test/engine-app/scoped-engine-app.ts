@@ -6,16 +6,28 @@
  * Its policy acts only for principals named `policy-…` (test/integration/policy.test.ts): those named
  * `policy-refused-…` may not call prepare_report, `policy-stepup-…` must step up to `report:write`
  * for it, and each counts 3 calls of it a minute.
+ * caller_task is a task whose runs answer their ctx.auth (test/integration/tasks-auth.test.ts); its
+ * task class too is bound only in the engine tests (MCP_TASK_SCOPED).
  */
-import { InsufficientScope, ToolError, defineApp, defineAuthorization, toolRateLimit } from "../../src/mcp";
+import { InsufficientScope, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit } from "../../src/mcp";
 import engineApp from "./app";
+
+const callerTask = defineTool({
+  name: "caller_task",
+  description: "Answers the caller its run sees (ctx.auth), as JSON.",
+  task: durableTask("optional"),
+  handler: (_args, ctx) => JSON.stringify(ctx.auth ?? null),
+});
 
 const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
 
+const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask];
+
 export default defineApp({
   ...engineApp,
-  tools: engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)),
+  tools,
   authorization: defineAuthorization({
+    claims: ["email", "groups", "padding"],
     policy: (op, next) => {
       const principal = op.auth?.principal ?? "";
       if (!principal.startsWith("policy-")) return next();
