@@ -37,7 +37,12 @@ function keptAuth(auth: Auth): Auth {
   const claims: Record<string, unknown> = {};
   let room = KEPT_CLAIMS_BYTES;
   for (const [name, value] of Object.entries(auth.claims)) {
-    const bytes = new TextEncoder().encode(JSON.stringify([name, value])).length;
+    let bytes: number;
+    try {
+      bytes = new TextEncoder().encode(JSON.stringify([name, value])).length;
+    } catch {
+      continue; // a custom verifier's claim JSON cannot write (a BigInt, a cycle) is not kept
+    }
     if (bytes <= room) (claims[name] = value), (room -= bytes);
   }
   return { ...auth, claims };
