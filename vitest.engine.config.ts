@@ -2,16 +2,16 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 // The engine's own integration tests (`npm run test:all`; one file: `npx vitest run -c
-// vitest.engine.config.ts test/integration/<file>`). They run inside workerd against the engine
+// vitest.engine.config.ts test/engine/integration/<file>`). They run inside workerd against the engine
 // test app's wrangler config, so they exercise the same bindings, Durable Objects and flags as
 // `wrangler dev`, and never the example app a fork replaces.
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: "./test/engine-app/wrangler.toml" },
+      wrangler: { configPath: "./test/engine/app/wrangler.toml" },
       // The engine app's entry and the classes only the tests bind (MCP_SESSION_SCOPED, MCP_TASK_SCOPED below).
-      main: "./test/engine-app/vitest-index.ts",
-      // OAUTH_KV: the opt-in OAuth entry (src/oauth/) keeps its clients, grants and tokens there.
+      main: "./test/engine/app/vitest-index.ts",
+      // OAUTH_KV: the opt-in OAuth entry (src/engine/oauth/) keeps its clients, grants and tokens there.
       miniflare: {
         bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" },
         kvNamespaces: ["OAUTH_KV"],
@@ -23,7 +23,7 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ["test/integration/**/*.test.ts"],
+    include: ["test/engine/integration/**/*.test.ts"],
     retry: 0,
     // A hang guard, not a speed check: the 300-run fuzz properties and the cap tests take seconds on a
     // loaded 2-core machine, and vitest's 5 s default would fail them for the machine's load.

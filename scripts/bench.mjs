@@ -39,7 +39,7 @@ import { memoryPerConnection } from "../bench/lib/memory-phase.mjs";
 import { extensionCostPhase } from "../bench/lib/ext-cost.mjs";
 import { phaseClock } from "../bench/lib/clock.mjs";
 import { startDevServers } from "../bench/lib/dev-servers.mjs";
-import { ROOT } from "../test/e2e/procs.mjs";
+import { ROOT } from "./lib/procs.mjs";
 
 const { values: opt } = parseArgs({
   options: {

@@ -1,11 +1,11 @@
-// Why: the engine has a gzip budget (test/e2e/bundle.mjs), and to keep under it one has to know
+// Why: the engine has a gzip budget (test/engine/e2e/bundle.mjs), and to keep under it one has to know
 // where the bytes go. This bundles an entry as wrangler does (esbuild, ESM, minified, the workerd
 // conditions, no keep_names) and prints, per group of source files: the minified bytes the group puts
 // into the bundle, and how much smaller the gzip gets when the group's bytes are cut out of it (found
 // through the source map; a rough figure, since gzip shares repeats across groups, but one that
 // ranks the groups). Not a check: run it by hand before and after trimming.
 //
-//   node scripts/bundle-map.mjs [entry, default test/engine-app/index.ts] [--files]
+//   node scripts/bundle-map.mjs [entry, default test/engine/app/index.ts] [--files]
 //   (--files: one row per source file instead of per group)
 // The last lines say what the bundle's words weigh: its prose (error messages, log lines,
 // descriptions: string literals with words in them) and its SQL, by the gzip lost when each is
@@ -15,12 +15,12 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import ts from "typescript";
-import { AS_WRANGLER_DOES } from "../test/e2e/ext-cost.mjs";
+import { AS_WRANGLER_DOES } from "../test/engine/e2e/ext-cost.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const perFile = args.includes("--files");
-const entry = args.find((a) => !a.startsWith("--")) ?? "test/engine-app/index.ts";
+const entry = args.find((a) => !a.startsWith("--")) ?? "test/engine/app/index.ts";
 
 /** The group a source file counts under: a package, or a folder of src/. */
 function groupOf(file) {

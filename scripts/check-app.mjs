@@ -32,7 +32,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await build({
       stdin: {
-        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp } from "${posix(path.join(root, "src/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\n`,
+        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\n`,
         resolveDir: root,
         loader: "js",
       },

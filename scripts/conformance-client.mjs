@@ -1,5 +1,5 @@
 // Why: the official conformance suite drives a client by running a command with the server URL
-// appended. This bundles the TypeScript conformance client (test/conformance-client/) with the
+// appended. This bundles the TypeScript conformance client (test/engine/conformance-client/) with the
 // esbuild that wrangler ships, then runs it in this Node process.
 //
 //   npm run --silent conformance-client -- <server-url>     (MCP_CONFORMANCE_SCENARIO set by the suite)
@@ -14,7 +14,7 @@ mkdirSync(outdir, { recursive: true });
 // One bundle per process: the suite runs scenarios in parallel, and each must not read another's half-written file.
 const outfile = path.join(outdir, `main-${process.pid}.mjs`);
 await build({
-  entryPoints: [path.join(root, "test/conformance-client/main.ts")],
+  entryPoints: [path.join(root, "test/engine/conformance-client/main.ts")],
   bundle: true,
   platform: "node",
   format: "esm",

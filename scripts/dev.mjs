@@ -39,7 +39,7 @@ else if (app.problems.length) {
 
 if (!(await applyLocalMigrations(ROOT, configFile, flagValue(args, "--persist-to")))) process.exit(1);
 
-// MCP_DEV: errors carry their details while developing (src/config.ts says which); never deployed.
+// MCP_DEV: errors carry their details while developing (src/engine/config.ts says which); never deployed.
 const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on"], { cwd: ROOT, stdio: "inherit" });
 let stopping = false;
 const stop = (signal) => {

@@ -11,7 +11,7 @@ import { Client } from "../bench/lib/http.mjs";
 import { modernPhase, sessionsPhase } from "../bench/lib/load.mjs";
 import { loadReport } from "../bench/lib/report.mjs";
 import { SERVERS } from "../bench/lib/servers.mjs";
-import { startWrangler } from "../test/e2e/server.mjs";
+import { startWrangler } from "../test/engine/e2e/server.mjs";
 
 const { values: opt } = parseArgs({
   options: {

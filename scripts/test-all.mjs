@@ -5,27 +5,27 @@
 // budget and an extension-free bundle free of the extensions' code, the fork drill, then end-to-end runs against real `wrangler dev` servers (official MCP
 // client on 2026-07-28; SDK 1.32.2 and client 2.4.0 on 2025-11-25 sessions; the README's client
 // snippets and the dev scripts; official conformance suite; tasks across a server restart; the
-// opt-in OAuth entry; `npm run doctor` against each fault class). Helpers live in test/e2e/.
+// opt-in OAuth entry; `npm run doctor` against each fault class). Helpers live in test/engine/e2e/.
 import { CHECKS } from "./checks/index.mjs";
 import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
-import { bundleCheck } from "../test/e2e/bundle.mjs";
-import { extensionCostCheck } from "../test/e2e/ext-cost.mjs";
-import { runClientLegacy } from "../test/e2e/client-legacy.mjs";
-import { runClientModern } from "../test/e2e/client-modern.mjs";
-import { runClientOwn } from "../test/e2e/client-own.mjs";
-import { runConformance } from "../test/e2e/conformance.mjs";
-import { runConformanceClient } from "../test/e2e/conformance-client.mjs";
-import { runTasksRestart } from "../test/e2e/tasks-restart.mjs";
-import { runSpans, runSpansOff } from "../test/e2e/spans.mjs";
-import { runNotifyRestart } from "../test/e2e/notify-restart.mjs";
-import { runForkDrill } from "../test/e2e/fork-drill.mjs";
-import { runExtensions } from "../test/e2e/extensions.mjs";
-import { runConnect } from "../test/e2e/connect.mjs";
-import { runDoctor } from "../test/e2e/doctor.mjs";
-import { runOAuth } from "../test/e2e/oauth.mjs";
-import { runOAuthBrowser } from "../test/e2e/oauth-browser.mjs";
-import { runOAuthConformance } from "../test/e2e/oauth-conformance.mjs";
-import { withEngineApp } from "../test/e2e/server.mjs";
+import { bundleCheck } from "../test/engine/e2e/bundle.mjs";
+import { extensionCostCheck } from "../test/engine/e2e/ext-cost.mjs";
+import { runClientLegacy } from "../test/engine/e2e/client-legacy.mjs";
+import { runClientModern } from "../test/engine/e2e/client-modern.mjs";
+import { runClientOwn } from "../test/engine/e2e/client-own.mjs";
+import { runConformance } from "../test/engine/e2e/conformance.mjs";
+import { runConformanceClient } from "../test/engine/e2e/conformance-client.mjs";
+import { runTasksRestart } from "../test/engine/e2e/tasks-restart.mjs";
+import { runSpans, runSpansOff } from "../test/engine/e2e/spans.mjs";
+import { runNotifyRestart } from "../test/engine/e2e/notify-restart.mjs";
+import { runForkDrill } from "../test/engine/e2e/fork-drill.mjs";
+import { runExtensions } from "../test/engine/e2e/extensions.mjs";
+import { runConnect } from "../test/engine/e2e/connect.mjs";
+import { runDoctor } from "../test/engine/e2e/doctor.mjs";
+import { runOAuth } from "../test/engine/e2e/oauth.mjs";
+import { runOAuthBrowser } from "../test/engine/e2e/oauth-browser.mjs";
+import { runOAuthConformance } from "../test/engine/e2e/oauth-conformance.mjs";
+import { withEngineApp } from "../test/engine/e2e/server.mjs";
 
 const { step, e2eStep, finish, skipped, e2e } = createRunner("npm run test:all");
 
@@ -42,13 +42,13 @@ await step("bundle (wrangler deploy --dry-run, gzip budget)", async () => {
   console.log(`  ${r.message}`);
   return r.ok;
 });
-await step("bundle: an app without extensions carries none of their code, and stays within its gzip budget (test/e2e/ext-cost.mjs, esbuild)", async () => {
+await step("bundle: an app without extensions carries none of their code, and stays within its gzip budget (test/engine/e2e/ext-cost.mjs, esbuild)", async () => {
   const r = await extensionCostCheck();
   console.log(r.message.replace(/^/gm, "  "));
   return r.ok;
 });
 
-// The fork drill (test/e2e/fork-drill.mjs): scratch forks with their own app, test file and binding
+// The fork drill (test/engine/e2e/fork-drill.mjs): scratch forks with their own app, test file and binding
 // must pass `npm test` and the engine's tests and serve on both revisions under `npm run dev` (D1 migrated,
 // stack traces into src/, stopped by SIGTERM to npm); one with definition
 // mistakes must fail `npm test` and `npm run deploy`, naming each mistake.
@@ -62,7 +62,7 @@ await step("e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine t
 // `npm run dev:conformance` with wrangler's --port/--ip after `--`.
 await step("e2e: README and docs/connect.md client snippets + npm dev scripts' port flags (wrangler dev)", e2eStep(runConnect));
 
-// Opt-in OAuth entry (src/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
+// Opt-in OAuth entry (src/engine/oauth/, wrangler.oauth.toml): both bundles, then discovery, DCR,
 // authorization code + PKCE, tokens on both revisions and session binding under `wrangler dev`.
 await step("e2e: OAuth authorization server (workers-oauth-provider), wrangler.oauth.toml (wrangler dev)", e2eStep(runOAuth));
 
@@ -84,7 +84,7 @@ await step("e2e: MCP Apps view of the example app, both revisions + headless Chr
   return r;
 }));
 
-// Conformance hook: test/e2e/conformance.mjs serves test/conformance/wrangler.toml (the
+// Conformance hook: test/engine/e2e/conformance.mjs serves test/engine/conformance/wrangler.toml (the
 // fixture app, also `npm run dev:conformance`) and runs the official suite. Add or change
 // suite invocations in its RUNS list; it skips, without failing, while the fixture is absent.
 await step("e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)", e2eStep(async () => {
@@ -106,9 +106,9 @@ await step("e2e: one span per MCP operation, both revisions, hub and task runs a
 // restart of the whole `wrangler dev`, they come back with Last-Event-ID from the hub shard's log.
 await step("e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)", e2eStep(runNotifyRestart));
 
-// The engine's own client (src/client): both revisions against the engine test app, listen and
-// resumption against the fixture, and a Worker tool (test/client-app) calling the fixture through it.
-await step("e2e: own client (src/client) on both revisions, engine app + fixture + client-app (wrangler dev)", e2eStep(runClientOwn));
+// The engine's own client (src/engine/client): both revisions against the engine test app, listen and
+// resumption against the fixture, and a Worker tool (test/engine/client-app) calling the fixture through it.
+await step("e2e: own client (src/engine/client) on both revisions, engine app + fixture + client-app (wrangler dev)", e2eStep(runClientOwn));
 
 // `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at
 // a time (an edge 403 for Claude-User, a Host not allowed, a redirect, stripped CORS, lost sessions, slow

@@ -3,7 +3,7 @@
 // same files as the fork's. One list, so the two cannot disagree.
 
 /** The engine's folders under test/: its own suites, fixtures and helpers, never a fork's tests. */
-export const ENGINE_TEST_FOLDERS = ["integration", "unit", "engine-app", "conformance", "conformance-client", "client-app", "e2e", "helpers", "wire", "types", ".tmp"];
+export const ENGINE_TEST_FOLDERS = ["engine", ".tmp"];
 
 /** Shipped with the template and run by `npm test` on whatever app src/server.ts defines. */
 export const APP_CHECKS_FOLDER = "app-checks";

@@ -3,7 +3,7 @@
 // skipped repeated at the end so nobody reads a skipped step as passed.
 import { CHECKS, runCheck } from "./checks/index.mjs";
 import { checkAppDefinitions } from "./check-app.mjs";
-import { run } from "../test/e2e/procs.mjs";
+import { run } from "./lib/procs.mjs";
 
 export function createRunner(label) {
   const timings = [];

@@ -21,15 +21,15 @@ export {
   type ToolDefinition,
   type ToolReturn,
   type View,
-} from "./mcp/app";
-export { audio, base64, embedded, image, resourceLink, text } from "./mcp/content";
-export type { HandlerContext, Notifier } from "./mcp/context";
-export { InsufficientScope, type Auth } from "./mcp/auth";
+} from "./engine/mcp/app";
+export { audio, base64, embedded, image, resourceLink, text } from "./engine/mcp/content";
+export type { HandlerContext, Notifier } from "./engine/mcp/context";
+export { InsufficientScope, type Auth } from "./engine/mcp/auth";
 // Checks of the scopes operations declare (docs/authorization.md); an app without it carries none of that code.
-export { defineAuthorization } from "./mcp/authorization";
-export type { Authorization, AuthorizationOptions, Operation, Policy, Scopes } from "./mcp/app";
-export { toolRateLimit, type ToolRateLimitOptions } from "./mcp/tool-rate-limit";
-export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./mcp/errors";
+export { defineAuthorization } from "./engine/mcp/authorization";
+export type { Authorization, AuthorizationOptions, Operation, Policy, Scopes } from "./engine/mcp/app";
+export { toolRateLimit, type ToolRateLimitOptions } from "./engine/mcp/tool-rate-limit";
+export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./engine/mcp/errors";
 export {
   elicit,
   elicitUrl,
@@ -45,23 +45,23 @@ export {
   type RootsResult,
   type SamplingParams,
   type SamplingResult,
-} from "./mcp/input";
-export type * from "./mcp/types";
-export type { DurableTask, TaskOptions, TaskSupport } from "./mcp/tasks";
+} from "./engine/mcp/input";
+export type * from "./engine/mcp/types";
+export type { DurableTask, TaskOptions, TaskSupport } from "./engine/mcp/tasks";
 // Opt-in extensions: code an app does not import is left out of its bundle.
-export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./mcp/ext/skills";
-export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./mcp/ext/apps";
-export { defineExtension } from "./mcp/ext/host";
+export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./engine/mcp/ext/skills";
+export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./engine/mcp/ext/apps";
+export { defineExtension } from "./engine/mcp/ext/host";
 // Each brings the methods that serve its kind: an app without prompts or resources carries none of them.
 // Here, just before the Worker's modules: a bundle lays modules out in import order and gzip shares
 // repeats only within 32 KiB, so prompts/get sits near tools/call, which it resembles (about 200 B
 // less gzip for an app with prompts than with this line last).
-export { definePrompt, defineResource, defineResourceTemplate } from "./mcp/define";
-export { UrlElicitationRequired, urlElicitationRequired } from "./mcp/url-elicitation";
-export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./worker";
-export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./http/auth";
+export { definePrompt, defineResource, defineResourceTemplate } from "./engine/mcp/define";
+export { UrlElicitationRequired, urlElicitationRequired } from "./engine/mcp/url-elicitation";
+export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions } from "./engine/worker";
+export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./engine/http/auth";
 // Declares a tool's task and brings the task runtime with it: an app without task tools carries none.
-export { durableTask } from "./tasks";
+export { durableTask } from "./engine/tasks";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
-export { jwtAuth } from "./http/jwt-auth";
-export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./mcp/test-client";
+export { jwtAuth } from "./engine/http/jwt-auth";
+export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

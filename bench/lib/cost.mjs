@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startWrangler } from "../../test/e2e/server.mjs";
+import { startWrangler } from "../../test/engine/e2e/server.mjs";
 import { Client, expectOk } from "./http.mjs";
 import { LegacySession, checkConvert, clientAddress, convertArgs, modernCall, modernRequest } from "./mcp.mjs";
 import { convertOn, interleavedRows } from "./phases.mjs";

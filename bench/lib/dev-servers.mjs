@@ -5,7 +5,7 @@
 // first of them is measured, and wait idle until their phase: an idle one spends about 10 ms of CPU
 // a second (nearly all in wrangler's Node process), and each phase reads the CPU of its own server
 // only. Each phase stops its servers when done.
-import { startWrangler } from "../../test/e2e/server.mjs";
+import { startWrangler } from "../../test/engine/e2e/server.mjs";
 import { startFreshServer } from "./churn.mjs";
 import { fanoutFloorServer, fanoutServer } from "./fanout.mjs";
 import { REPLAY_SERVER, THROUGHPUT_SERVERS } from "./phases.mjs";

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { ROOT } from "../../test/e2e/procs.mjs";
+import { ROOT } from "../../scripts/lib/procs.mjs";
 import { workerdChildren } from "./procstat.mjs";
 import { build, loadMiniflare } from "./startup.mjs";
 

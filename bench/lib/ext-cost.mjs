@@ -1,11 +1,11 @@
 // Why: the opt-in extensions promise that an app which uses neither pays nothing, and that one which
 // uses an extension pays only for it. This measures, in one run, the same one-tool app alone, with a
-// view and beside Skills (test/ext-cost/, bundled by test/e2e/ext-cost.mjs as wrangler would): gzip
+// view and beside Skills (test/engine/ext-cost/, bundled by test/engine/e2e/ext-cost.mjs as wrangler would): gzip
 // size, and start-up as the 50 µs JS profile and as CPU per isolate (startup.mjs, startup-cpu.mjs),
 // interleaved round by round in rotating order so that load which comes and goes hits every app alike.
 // A start-up difference counts only when every round's paired difference has the same sign.
 import path from "node:path";
-import { extensionCost } from "../../test/e2e/ext-cost.mjs";
+import { extensionCost } from "../../test/engine/e2e/ext-cost.mjs";
 import { median } from "./runner.mjs";
 import { compatibilityOf } from "./servers.mjs";
 import { profileStartup, summarize } from "./startup.mjs";
@@ -22,7 +22,7 @@ function versus(base, other) {
 export async function extensionCostPhase({ tmpDir, rounds = 7, cpuRounds = 3, isolates = 30 }, onProgress = () => {}) {
   const { ok, apps, message } = await extensionCost(path.join(tmpDir, "ext-cost"));
   onProgress(message.split("\n").map((l) => `  ${l.trim()}`).join("\n"));
-  const compat = compatibilityOf("test/engine-app/wrangler.toml");
+  const compat = compatibilityOf("test/engine/app/wrangler.toml");
   const runs = apps.map(() => ({ js: [], cpu: [] }));
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < apps.length; k++) {

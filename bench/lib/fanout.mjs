@@ -6,8 +6,8 @@
 // single hub with the sharded one. Every wait is bounded in count and time.
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { startWrangler } from "../../test/e2e/server.mjs";
-import { openLegacySession, streamHeaders } from "../../test/wire/index.ts";
+import { startWrangler } from "../../test/engine/e2e/server.mjs";
+import { openLegacySession, streamHeaders } from "../../test/engine/wire/index.ts";
 import { Client, expectOk } from "./http.mjs";
 import { clientAddress, modernCall, modernRequest } from "./mcp.mjs";
 import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";

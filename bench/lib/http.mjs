@@ -1,12 +1,12 @@
 // Why: the load and bench scripts need a client that costs little CPU on a machine the
 // servers share, so they speak HTTP/1.1 with node:http keep-alive (no dependency) rather
-// than fetch. The MCP wire on top (builders, SSE) is test/wire, shared with the vitest
+// than fetch. The MCP wire on top (builders, SSE) is test/engine/wire, shared with the vitest
 // helpers; this file only adapts node:http to it.
 //
 // Safety: every request goes to a URL the caller got from startWrangler (127.0.0.1);
 // `assertLoopback` refuses anything else, and every request has its own timeout.
 import http from "node:http";
-import { EventStream, iterableSource } from "../../test/wire/index.ts";
+import { EventStream, iterableSource } from "../../test/engine/wire/index.ts";
 
 export function assertLoopback(url) {
   const host = new URL(url).hostname;
@@ -55,7 +55,7 @@ export class Client {
     return { status: res.statusCode, headers: res.headers, text: await readBody(res, this.timeoutMs) };
   }
 
-  /** This client as the wire's one HTTP exchange (see test/wire `Send`). */
+  /** This client as the wire's one HTTP exchange (see test/engine/wire `Send`). */
   get send() {
     return async ({ method, headers, body }) => {
       const r = await this.request(method, headers, body);

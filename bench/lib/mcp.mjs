@@ -1,5 +1,5 @@
 // Why: the load and bench scripts drive the servers as real MCP clients do, on both lanes,
-// and check every answer. The requests and the SSE reading come from test/wire (the same
+// and check every answer. The requests and the SSE reading come from test/engine/wire (the same
 // code the vitest helpers use); this file sequences them over the node:http client.
 import {
   buildModernRequest,
@@ -10,7 +10,7 @@ import {
   deleteHeaders,
   resultOf,
   streamHeaders,
-} from "../../test/wire/index.ts";
+} from "../../test/engine/wire/index.ts";
 import { eventsOf, expectOk, isSse, readBody, readMessages } from "./http.mjs";
 
 const CLIENT_INFO = { name: "mcp-bench", version: "0.0.0" };

@@ -5,7 +5,7 @@
 // Linux only (/proc/<pid>/status VmRSS).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { sleep } from "../../test/e2e/procs.mjs";
+import { sleep } from "../../scripts/lib/procs.mjs";
 import { Client, eventsOf, expectOk } from "./http.mjs";
 import { LegacySession, clientAddress, modernRequest } from "./mcp.mjs";
 import { SERVERS } from "./servers.mjs";

@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { splitId } from "../../test/wire/index.ts";
-import { ROOT } from "../../test/e2e/procs.mjs";
-import { startWrangler } from "../../test/e2e/server.mjs";
+import { splitId } from "../../test/engine/wire/index.ts";
+import { ROOT } from "../../scripts/lib/procs.mjs";
+import { startWrangler } from "../../test/engine/e2e/server.mjs";
 import { describeRun } from "./report.mjs";
 import { Client, eventsOf } from "./http.mjs";
 import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } from "./mcp.mjs";

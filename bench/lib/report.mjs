@@ -41,7 +41,7 @@ function sizeSection({ stat, sameTool, versions, meta }) {
   const versus = (peer) => [`this / ${peer}`, x(e.raw, stat[peer].raw), x(e.min, stat[peer].min), x(e.gzip, stat[peer].gzip), x(e.checkActive, stat[peer].checkActive), x(e.profJs, stat[peer].profJs)];
   return `## Size and start-up
 
-"This template" is the engine serving its own test app (test/engine-app: eight tools, two of them tasks, a resource, a template, a prompt).
+"This template" is the engine serving its own test app (test/engine/app: eight tools, two of them tasks, a resource, a template, a prompt).
 
 ${table(
   ["", "unminified", "minified", "gzip (minified)", `start-up, \`wrangler check startup\` Active (median of ${meta.startupRuns})`, `start-up JS, 50 µs profile (median of ${meta.profileRuns})`],
@@ -227,7 +227,7 @@ export function extensionSection({ extensions: e }) {
   const diff = (d) => (d ? `${signed(d.median)} (${signed(d.lo)} to ${signed(d.hi)})` : "–");
   const verdict = (r, key, what) =>
     `${what} ${r[key].withinNoise ? "within noise (the rounds' differences straddle zero)" : `${r[key].median > 0 ? "more" : "less"} in every round`}`;
-  return `## What the extensions cost an app (test/ext-cost: one tool alone, with a view, beside Skills; interleaved in one run)
+  return `## What the extensions cost an app (test/engine/ext-cost: one tool alone, with a view, beside Skills; interleaved in one run)
 
 ${table(
   ["app", "minified", "gzip", "gzip vs neither", `start-up JS, 50 µs profile (median of ${e.rounds})`, "every run (ms)", "vs neither, paired by round: median (min to max)", `import CPU per isolate (median of ${e.cpuRounds})`, "every run (ms)", "vs neither, paired by round"],
@@ -235,7 +235,7 @@ ${table(
   e.rows.map((r) => [r.label, fmt.kib(r.raw), `${r.gzip.toLocaleString("en-US")} B`, r === none ? "1.000×" : `${(r.gzip / none.gzip).toFixed(3)}× (+${(r.gzip - none.gzip).toLocaleString("en-US")} B)`, `${r.js.toFixed(2)} ms`, r.jsAll.map((x) => x.toFixed(2)).join(", "), diff(r.jsVsNone), `${r.cpu.toFixed(2)} ms`, r.cpuAll.map((x) => x.toFixed(2)).join(", "), diff(r.cpuVsNone)]),
 )}
 
-The app without extensions carries ${e.ok ? "none of their code (no module of src/mcp/ext/, none of their strings: test/e2e/ext-cost.mjs)" : "some of their code: see Errors"}. Bundled with esbuild as wrangler bundles (minified ESM), gzip level 9; start-up on the minified bundle, CPU across ${e.isolates} isolates per reading (bench/lib/startup-cpu.mjs). Start-up against the app without: ${e.rows.slice(1).map((r) => `${r.label}: ${verdict(r, "jsVsNone", "JS")}, ${verdict(r, "cpuVsNone", "CPU")}`).join("; ")}.`;
+The app without extensions carries ${e.ok ? "none of their code (no module of src/engine/mcp/ext/, none of their strings: test/engine/e2e/ext-cost.mjs)" : "some of their code: see Errors"}. Bundled with esbuild as wrangler bundles (minified ESM), gzip level 9; start-up on the minified bundle, CPU across ${e.isolates} isolates per reading (bench/lib/startup-cpu.mjs). Start-up against the app without: ${e.rows.slice(1).map((r) => `${r.label}: ${verdict(r, "jsVsNone", "JS")}, ${verdict(r, "cpuVsNone", "CPU")}`).join("; ")}.`;
 }
 
 function startupSection({ stat, engineProfile: p }) {

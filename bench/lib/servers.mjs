@@ -3,10 +3,10 @@
 // the example app a fork replaces: "this template" is the engine's own test app.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { ROOT, run } from "../../test/e2e/procs.mjs";
+import { ROOT, run } from "../../scripts/lib/procs.mjs";
 
 export const SERVERS = {
-  engine: { name: "this template (engine test app)", config: "test/engine-app/wrangler.toml" },
+  engine: { name: "this template (engine test app)", config: "test/engine/app/wrangler.toml" },
   floor: { name: "floor (bare Worker, fixed JSON)", config: "bench/floor/wrangler.toml" },
   official: { name: "official SDK v2 `createMcpHandler`", config: "bench/peers/official/wrangler.toml", dir: "bench/peers/official", pkg: "@modelcontextprotocol/server" },
   agents: { name: "agents `createMcpHandler`", config: "bench/peers/agents/wrangler.toml", dir: "bench/peers/agents", pkg: "agents" },

@@ -6,13 +6,13 @@
 // hits every build alike.
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { ROOT, run } from "../../test/e2e/procs.mjs";
+import { ROOT, run } from "../../scripts/lib/procs.mjs";
 import { median } from "./runner.mjs";
 import { compatibilityOf } from "./servers.mjs";
 import { build, buildUploadBundle, checkStartup, profileStartup, summarize } from "./startup.mjs";
 import { startupCpu } from "./startup-cpu.mjs";
 
-const ENGINE = "test/engine-app/wrangler.toml";
+const ENGINE = "test/engine/app/wrangler.toml";
 
 /** The earlier commits `npm run bench` measures beside the working tree: before and at observability. */
 export const BASELINES = [

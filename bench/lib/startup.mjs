@@ -15,7 +15,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { ROOT, atExit, run } from "../../test/e2e/procs.mjs";
+import { ROOT, atExit, run } from "../../scripts/lib/procs.mjs";
 
 export function tempDir(prefix) {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -13,8 +13,8 @@ export const BUDGETS = {
   peerCpu: 2 / 3,
   /** Minified and gzip bundle, at most this share of the official SDK handler's. */
   bundleShare: 1 / 4,
-  // Bundle size in bytes is held by the CI budgets (test/e2e/bundle.mjs for the engine test app,
-  // test/e2e/ext-cost.mjs for the one-tool app); what is left of it is both lanes' required code.
+  // Bundle size in bytes is held by the CI budgets (test/engine/e2e/bundle.mjs for the engine test app,
+  // test/engine/e2e/ext-cost.mjs for the one-tool app); what is left of it is both lanes' required code.
   // The targets below compare with servers measured in the same rounds, as ratios.
   /** Start-up (`wrangler check startup` Active), at most this share of the official SDK's. */
   startupShare: 1 / 5,

@@ -8,7 +8,7 @@
 // rounds, with the workerd CPU of each row; then tasks/get of a finished task and the plain
 // tools/call, in interleaved rounds at the bench's concurrency.
 import { performance } from "node:perf_hooks";
-import { startWrangler } from "../../test/e2e/server.mjs";
+import { startWrangler } from "../../test/engine/e2e/server.mjs";
 import { Client } from "./http.mjs";
 import { checkConvert, convertArgs, modernCall } from "./mcp.mjs";
 import { describeRun } from "./report.mjs";

@@ -4,7 +4,7 @@
  * the CPU the per-operation checks cost reads against the same call (bench/scoped-cpu.mjs).
  */
 import { AuthFailure, defineApp, defineAuthorization, type TokenVerifier } from "../../src/mcp";
-import { convertTemperature } from "../../test/engine-app/app";
+import { convertTemperature } from "../../test/engine/app/app";
 
 export const verifyToken: TokenVerifier = async (token) => {
   if (token !== "bench-token") throw new AuthFailure("invalid_token", "Unknown token");

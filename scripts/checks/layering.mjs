@@ -15,10 +15,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 /** Directories (relative to src/) whose files must not import anything under another one. */
 export const FORBIDDEN = [
-  { from: "objects/", to: "http/", why: "Durable Objects must not depend on the HTTP edge" },
+  { from: "engine/objects/", to: "engine/http/", why: "Durable Objects must not depend on the HTTP edge" },
   // The protocol core takes a message and gives a result; transports and storage build on it.
-  { from: "mcp/", to: "http/", why: "the protocol core must not depend on the HTTP edge" },
-  { from: "mcp/", to: "objects/", why: "the protocol core must not depend on Durable Objects" },
+  { from: "engine/mcp/", to: "engine/http/", why: "the protocol core must not depend on the HTTP edge" },
+  { from: "engine/mcp/", to: "engine/objects/", why: "the protocol core must not depend on Durable Objects" },
 ];
 
 /**
@@ -26,7 +26,7 @@ export const FORBIDDEN = [
  * bundled on its own (the client and the app check load it without the Worker); the public door
  * that adds the Worker, src/mcp.ts, sits beside it, outside.
  */
-export const CONFINED = [{ dir: "mcp/", why: "the protocol core must import nothing outside src/mcp/" }];
+export const CONFINED = [{ dir: "engine/mcp/", why: "the protocol core must import nothing outside src/engine/mcp/" }];
 
 /** @returns {{ ok: boolean, message: string, cycles: string[][], forbidden: string[], unresolved: string[] }} */
 export function checkLayering(root = ROOT) {

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { run } from "../../test/e2e/procs.mjs";
+import { run } from "../lib/procs.mjs";
 import { docBlocks } from "./readme-blocks.mjs";
 import { CHECKED_INFO } from "./readme-snippets.mjs";
 

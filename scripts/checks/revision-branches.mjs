@@ -1,5 +1,5 @@
 // Why: the engine speaks two protocol revisions, and each rule that differs between them belongs in
-// that revision's module (src/mcp/revisions/). A rule written as `if (legacy) … else …` in a lane or
+// that revision's module (src/engine/mcp/revisions/). A rule written as `if (legacy) … else …` in a lane or
 // a Durable Object gets written again, slightly differently, in the next file that needs it. This
 // check counts those branches outside the revision modules and fails when there are more than
 // ALLOWED, so the number can only go down.
@@ -9,17 +9,17 @@
 //   the left side of `&&` / `||` / `??`, or the key of `x[…]`, that mentions a revision marker:
 //     - a string literal that is a revision date ("2025-11-25") or a lane name ("legacy", "modern");
 //     - an identifier or property named `era`, `legacy` or `modern`, or one of the version constants
-//       and predicates of src/mcp/versions.ts (MODERN_VERSION, LEGACY_VERSIONS, PER_REQUEST_VERSIONS,
+//       and predicates of src/engine/mcp/versions.ts (MODERN_VERSION, LEGACY_VERSIONS, PER_REQUEST_VERSIONS,
 //       isModernVersion, isLegacyVersion), or `classifyEra`.
 //   A branch nested in the test of one already counted is the same decision and is not counted again.
-// Not searched: src/mcp/revisions/ (where the rules live), src/mcp/versions.ts (the table of the
-// revisions and the predicates that read it) and src/client/ (the client is its own program with its
+// Not searched: src/engine/mcp/revisions/ (where the rules live), src/engine/mcp/versions.ts (the table of the
+// revisions and the predicates that read it) and src/engine/client/ (the client is its own program with its
 // own lanes).
 //
 // The two that remain route a request to its lane rather than decide a rule of a revision:
-//   - src/worker.ts: the POST goes to the lane the revisions' rule (src/mcp/revisions/lane.ts) names;
+//   - src/engine/worker.ts: the POST goes to the lane the revisions' rule (src/engine/mcp/revisions/lane.ts) names;
 //     choosing which code runs is the one decision the revision modules cannot make for the Worker.
-//   - src/http/legacy.ts: a GET or DELETE without a session from a 2026-07-28 client is 405 (that
+//   - src/engine/http/legacy.ts: a GET or DELETE without a session from a 2026-07-28 client is 405 (that
 //     revision has POST only): the session lane's door saying the request is not for it.
 //
 //   node scripts/checks/revision-branches.mjs [root]     (root defaults to the project)
@@ -34,7 +34,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const ALLOWED = 2;
 
 /** Folders under src/ that are not searched (see above). */
-export const EXEMPT = ["mcp/revisions/", "mcp/versions.ts", "client/"];
+export const EXEMPT = ["engine/mcp/revisions/", "engine/mcp/versions.ts", "engine/client/"];
 
 const MARKER_NAMES = new Set(["era", "legacy", "modern", "MODERN_VERSION", "LEGACY_VERSIONS", "PER_REQUEST_VERSIONS", "isModernVersion", "isLegacyVersion", "classifyEra"]);
 const isMarkerString = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s) || s === "legacy" || s === "modern";
@@ -114,9 +114,9 @@ export function checkRevisionBranches(root = ROOT, allowed = ALLOWED) {
   }
   const count = branches.length;
   const ok = count <= allowed;
-  const lines = [`revision branches outside src/mcp/revisions/ and src/client/: ${count} in ${holding.size} file(s) (allowed: ${allowed})`];
+  const lines = [`revision branches outside src/engine/mcp/revisions/ and src/engine/client/: ${count} in ${holding.size} file(s) (allowed: ${allowed})`];
   lines.push(...branches.map((b) => `    ${b}`));
-  if (!ok) lines.push(`  ${count - allowed} more than allowed: ask the revision module (src/mcp/revisions/) instead of branching on the revision`);
+  if (!ok) lines.push(`  ${count - allowed} more than allowed: ask the revision module (src/engine/mcp/revisions/) instead of branching on the revision`);
   else if (count < allowed) lines.push(`  ${allowed - count} below the allowance: lower ALLOWED in scripts/checks/revision-branches.mjs to ${count}`);
   return { ok, message: lines.join("\n"), count, files: holding.size, branches };
 }

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { run } from "../../test/e2e/procs.mjs";
+import { run } from "../lib/procs.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const DEFAULT_OUTPUT = "worker-configuration.d.ts";

@@ -16,18 +16,18 @@ export const PUBLIC = new Set([
   // Entry points: wrangler and a fork's router import their defaults.
   "src/index.ts: default",
   "src/server.ts: default",
-  "src/oauth/index.ts: default",
+  "src/engine/oauth/index.ts: default",
   // Types an app may name when it writes its own helpers around the app API.
-  "src/mcp/app.ts: DefaultEnv",
-  "src/mcp/app.ts: ObjectSchema",
-  "src/mcp/input.ts: PrimitiveSchema",
-  "src/mcp/input.ts: ElicitFormParams",
+  "src/engine/mcp/app.ts: DefaultEnv",
+  "src/engine/mcp/app.ts: ObjectSchema",
+  "src/engine/mcp/input.ts: PrimitiveSchema",
+  "src/engine/mcp/input.ts: ElicitFormParams",
   // The client's public types and its skills module, imported on their own.
-  "src/client/types.ts: Page",
-  "src/client/types.ts: ResourceTemplate",
-  "src/client/types.ts: Prompt",
-  "src/client/skills.ts: SKILLS_EXTENSION",
-  "src/client/skills.ts: LoadedSkill",
+  "src/engine/client/types.ts: Page",
+  "src/engine/client/types.ts: ResourceTemplate",
+  "src/engine/client/types.ts: Prompt",
+  "src/engine/client/skills.ts: SKILLS_EXTENSION",
+  "src/engine/client/skills.ts: LoadedSkill",
 ]);
 
 /** @returns {{ ok: boolean, message: string, unused: string[] }} */

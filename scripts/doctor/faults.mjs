@@ -110,7 +110,7 @@ export const FAULTS = {
   noRegistration: () => ({
     shows: `Claude/ChatGPT: "This server does not support dynamic client registration" (unless a client id is entered by hand)`,
     why: "the authorization server offers neither a registration_endpoint nor client_id_metadata_document_supported",
-    fix: "enable dynamic client registration or Client ID Metadata Documents on the authorization server (the OAuth entry has both: clientRegistrationEndpoint and clientIdMetadataDocumentEnabled in src/oauth/worker.ts)",
+    fix: "enable dynamic client registration or Client ID Metadata Documents on the authorization server (the OAuth entry has both: clientRegistrationEndpoint and clientIdMetadataDocumentEnabled in src/engine/oauth/worker.ts)",
   }),
   registrationFailed: (answer) => ({
     shows: `"Authorization failed" while adding the connector`,
@@ -120,12 +120,12 @@ export const FAULTS = {
   tokenNeedsResource: (answer) => ({
     shows: `Claude Code and clients that drop resource on refresh: "Authorization failed" / a token that never works`,
     why: `the token endpoint refuses a request without RFC 8707 resource (${answer}) but not the same request with it`,
-    fix: "OAuth entry: keep one resource per provider (src/oauth/worker.ts) so a grant without resource gets it; AUTH_MODE=jwt: make https://<host>/mcp the authorization server's default audience, or list what it writes in AUTH_AUDIENCE",
+    fix: "OAuth entry: keep one resource per provider (src/engine/oauth/worker.ts) so a grant without resource gets it; AUTH_MODE=jwt: make https://<host>/mcp the authorization server's default audience, or list what it writes in AUTH_AUDIENCE",
   }),
   corsMissing: (what) => ({
     shows: "browser-based clients (the MCP Inspector in direct mode, web apps): a CORS error, or no session id to send back",
     why: what,
-    fix: "the Worker sets CORS (src/http/cors.ts); a layer in front removed or replaced it: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. For another origin, add it to ALLOWED_ORIGINS in wrangler.toml [vars]",
+    fix: "the Worker sets CORS (src/engine/http/cors.ts); a layer in front removed or replaced it: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. For another origin, add it to ALLOWED_ORIGINS in wrangler.toml [vars]",
   }),
   viewUnreadable: (uri, answer) => ({
     shows: "MCP Apps hosts (Claude, ChatGPT) show the tool's text but no view",

@@ -1,4 +1,4 @@
-// Why: the doctor speaks MCP through the project's own client (src/client/, TypeScript). Node 22 cannot
+// Why: the doctor speaks MCP through the project's own client (src/engine/client/, TypeScript). Node 22 cannot
 // import it as it is (extensionless imports), so it is bundled once per run with the esbuild that
 // wrangler already installs, into a temporary file that is removed once loaded.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -8,14 +8,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** The client's public API: src/client/index.ts and the skills module (imported on its own by apps). */
+/** The client's public API: src/engine/client/index.ts and the skills module (imported on its own by apps). */
 export async function loadClient() {
   const { build } = await import("esbuild");
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-doctor-"));
   const outfile = path.join(dir, "client.mjs");
   try {
     const entry = path.join(dir, "entry.ts");
-    writeFileSync(entry, [`export * from ${JSON.stringify(path.join(ROOT, "src/client/index.ts"))};`, `export * from ${JSON.stringify(path.join(ROOT, "src/client/skills.ts"))};`].join("\n"));
+    writeFileSync(entry, [`export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/index.ts"))};`, `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`].join("\n"));
     await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });
     return await import(pathToFileURL(outfile).href);
   } finally {

@@ -8,7 +8,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import app from "../../src/server";
-import { checkApp } from "../../src/mcp/check-app";
+import { checkApp } from "../../src/engine/mcp/check-app";
 
 const URL = "http://localhost/mcp";
 const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };

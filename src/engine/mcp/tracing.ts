@@ -1,0 +1,55 @@
+/**
+ * One OpenTelemetry span per MCP operation, named and described as the OTel MCP semantic
+ * conventions say (`tools/call convert_temperature`, `mcp.method.name`, `gen_ai.tool.name`, ...),
+ * through the Workers tracing API, which nests it under the platform's span for the invocation.
+ * The core sees only the calls it makes (Tracer); the edge hands it the platform's (reporting.ts).
+ * Like the log line, a span carries names and outcomes, never argument or result values, and the
+ * session only as a hash. Small on purpose: it is in every bundle (test/engine/e2e/bundle.mjs).
+ */
+type Attributes = Record<string, string | number | boolean | undefined>;
+
+/** The part of a Workers span the engine writes to. */
+export interface SpanLike {
+  setAttributes(attributes: Attributes): unknown;
+  setStatus(status: { code: "error"; message: string }): unknown;
+}
+
+/** `tracing` from "cloudflare:workers" (or `ctx.tracing`), as far as the engine uses it. */
+export interface Tracer {
+  enterSpan<T>(name: string, callback: (span: SpanLike) => T): T;
+  getActiveSpan(): { readonly isTraced: boolean } | undefined;
+}
+
+/**
+ * Runs `work` inside a span named `name`. Only when the invocation is traced (sampled in by
+ * [observability.traces]): making a span costs the runtime tens of µs even when nothing records
+ * it, and an untraced request pays only this check. Without a tracer (TRACING=off), just runs it.
+ */
+export function inSpan<T>(tracer: Tracer | undefined, name: string, work: (span?: SpanLike) => Promise<T>): Promise<T> {
+  return tracer?.getActiveSpan()?.isTraced ? tracer.enterSpan(name, work) : work();
+}
+
+/** The attributes of the OTel MCP conventions an operation's span starts with. */
+export function operationAttributes(method: string, name: string | undefined, protocolVersion: string, traceparent: string | undefined, requestId?: string | number): Attributes {
+  return {
+    "mcp.method.name": method,
+    "mcp.protocol.version": protocolVersion,
+    "jsonrpc.request.id": requestId?.toString(),
+    [method === "tools/call" ? "gen_ai.tool.name" : method === "prompts/get" ? "gen_ai.prompt.name" : "mcp.resource.uri"]: name,
+    // The caller's span cannot become this one's parent (the platform starts the trace), so it is
+    // kept beside it; its trace id is the request's log line's traceId.
+    "mcp.caller.traceparent": traceparent,
+  };
+}
+
+/**
+ * The span's attributes, written once when the operation ends: those it started with, and what it
+ * ended with: `error.type` (the JSON-RPC code, or `tool_error` for a tool result
+ * with isError, as the conventions name them) and an error status; the hashed session; the task it
+ * made, ran or was asked about, and how many runs before this one died with their isolate.
+ */
+export function endAttributes(span: SpanLike, start: Attributes, outcome: { outcome: string; errorCode?: number; session?: string }, taskId: unknown, cutShort?: number): void {
+  const failed = outcome.outcome === "error" ? String(outcome.errorCode) : outcome.outcome === "tool_error" ? outcome.outcome : undefined;
+  span.setAttributes({ ...start, "mcp.session.id": outcome.session, "error.type": failed, "mcp.task.id": taskId as string | undefined, "mcp.task.cut_short": cutShort });
+  if (failed) span.setStatus({ code: "error", message: failed });
+}

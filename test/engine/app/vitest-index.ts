@@ -1,0 +1,27 @@
+/**
+ * The engine tests' Worker entry (vitest.engine.config.ts): the engine test app's, plus session
+ * and task classes only the tests bind, kept out of the entry whose bundle the budget measures.
+ */
+import type { Env } from "../../../src/engine/env";
+import { createMcpWorker } from "../../../src/mcp";
+import scopedApp from "./scoped-engine-app";
+
+export * from "./index";
+export { default } from "./index";
+
+const scoped = createMcpWorker(scopedApp);
+/** The scoped app's objects make and reach their tasks in its own task namespace, not the engine app's. */
+const withScopedTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_SCOPED: Env["MCP_TASK"] }).MCP_TASK_SCOPED });
+
+/** The 2025 session class of the scoped engine app (bound as MCP_SESSION_SCOPED). */
+export class ScopedSession extends scoped.McpSession {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withScopedTasks(env));
+  }
+}
+/** Its task class (bound as MCP_TASK_SCOPED): the runs of the scoped app's task tools, and their owners' indexes. */
+export class ScopedTask extends scoped.McpTask {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withScopedTasks(env));
+  }
+}

@@ -1,0 +1,54 @@
+// Why: Workers have a size budget and this template promises a small one. This builds
+// the engine (its own test app, so a fork's app does not move the figure) exactly as `wrangler deploy` would (--dry-run, no upload), gzips
+// the emitted JS with node:zlib and fails if it exceeds 45 KiB gzip: the engine's size when this
+// budget was set (44.4 KiB; 44.5 with the round's last fixes) and about 0.5 KiB to grow. (It was 40 KiB until durable tasks and the
+// sharded hub came in, 48 then 50 KiB with the bounds on every client-grown store and the
+// extensions' hooks, and came down to 43.75 KiB when `jose` became opt-in; trimming the engine's
+// code then took the engine app from 43.6 to 42.6 KiB, and the 2026-12 round added 1.9 KiB:
+// authorization per operation, a span per operation, and the round-4 session fixes (the end's race,
+// the live cap, encrypted session records). The one-tool app has a budget of its own,
+// test/engine/e2e/ext-cost.mjs. docs/performance.md says where the bytes go, and `node scripts/bundle-map.mjs`
+// measures it.)
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { atExit, run } from "../../../scripts/lib/procs.mjs";
+
+export const GZIP_BUDGET_BYTES = 45 * 1024;
+
+/** @returns {Promise<{ok: boolean, raw: number, gzip: number, files: string[], message: string}>} */
+export async function bundleCheck({ config = "test/engine/app/wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {
+  const outdir = mkdtempSync(path.join(os.tmpdir(), "mcp-bundle-"));
+  const unhook = atExit(() => rmSync(outdir, { recursive: true, force: true }));
+  try {
+    const res = await run("wrangler", ["deploy", "--dry-run", "--config", config, "--outdir", outdir], {
+      timeoutMs: 120_000,
+      capture: true,
+    });
+    if (res.code !== 0) {
+      return { ok: false, raw: 0, gzip: 0, files: [], message: `wrangler deploy --dry-run failed (code ${res.code}${res.timedOut ? ", timed out" : ""}):\n${res.out.slice(-4000)}` };
+    }
+    const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.(m?js)$/.test(f)).sort();
+    if (files.length === 0) return { ok: false, raw: 0, gzip: 0, files, message: `no .js output in ${outdir}` };
+    const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
+    const raw = bytes.length;
+    const gzip = gzipSync(bytes).length;
+    const kib = (n) => `${(n / 1024).toFixed(2)} KiB`;
+    const message = `bundle: ${files.join(", ")} raw ${raw} B (${kib(raw)}), gzip ${gzip} B (${kib(gzip)}), budget ${budget} B (${kib(budget)})`;
+    return { ok: gzip <= budget, raw, gzip, files, message };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+    unhook();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await bundleCheck();
+  console.log(r.message);
+  if (!r.ok) {
+    console.error(r.raw ? "bundle: FAIL, gzip size is over budget" : "bundle: FAIL");
+    process.exit(1);
+  }
+}

@@ -1,7 +1,0 @@
-/** The OAuth entry serving the scoped fixture app (wrangler.oauth.toml here; test/e2e/oauth-browser.mjs steps up in it). */
-import { createOAuthWorker } from "../../src/oauth/worker";
-import app from "./app";
-
-const worker = createOAuthWorker(app);
-export const { McpHub, McpSession, McpTask } = worker;
-export default { fetch: worker.fetch };
