@@ -7,6 +7,8 @@ import { run } from "./lib/procs.mjs";
 
 export function createRunner(label) {
   const timings = [];
+  /** The same times as data: { name, seconds, ok } per step, for test/.tmp/test-all-timings.json. */
+  const times = [];
   const e2e = { passed: 0, failed: 0 };
   const skipped = [];
   const started = Date.now();
@@ -29,7 +31,9 @@ export function createRunner(label) {
     } catch (err) {
       console.error(`  ${err?.stack ?? err}`);
     }
-    timings.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)} s${ok ? "" : " (FAILED)"}`);
+    const seconds = Number(((Date.now() - t0) / 1000).toFixed(1));
+    timings.push(`${name} ${seconds.toFixed(1)} s${ok ? "" : " (FAILED)"}`);
+    times.push({ name, seconds, ok: Boolean(ok) });
     if (!ok) finish(`step "${name}" failed`);
   }
 
@@ -42,7 +46,7 @@ export function createRunner(label) {
     return r.failed === 0;
   };
 
-  return { step, e2eStep, finish, skipped, e2e };
+  return { step, e2eStep, finish, skipped, e2e, timings: times };
 }
 
 /** A command step: non-zero exit or timeout fails it. */

@@ -265,7 +265,6 @@ async function notesFork(check) {
       for (const file of [...Object.keys(NOTES_TESTS), "test/app-checks/app.test.ts"])
         assert(new RegExp(`✓ ${file.replace(/[./]/g, "\\$&")}`).test(r.out), `npm test did not run ${file}:\n${r.out.slice(-3000)}`);
     }, 245_000);
-    await mustPass("the engine's integration tests pass in the fork (vitest -c vitest.engine.config.ts)", "vitest", ["run", "-c", "vitest.engine.config.ts"], 600_000);
 
     await check("npm run deploy -- --dry-run says it would apply the D1 migration remotely before the Worker", async () => {
       const r = await exec("npm", ["run", "deploy", "--", "--dry-run", "--outdir", path.join(dir, "dist")], 120_000);
