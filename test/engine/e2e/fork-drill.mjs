@@ -103,8 +103,8 @@ it("save_note writes to the NOTES namespace of wrangler.toml", async () => {
 `,
   "test/notes/read.test.ts": `import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
-import { testClient } from "../../../src/mcp";
-import app from "../../../src/server";
+import { testClient } from "../../src/mcp";
+import app from "../../src/server";
 
 it("read_note reads what is in the NOTES namespace", async () => {
   await env.NOTES.put("n2", "from the test");

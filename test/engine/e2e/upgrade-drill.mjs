@@ -38,7 +38,7 @@ import { testClient } from "../src/mcp";
 import app, { saveNote } from "../src/server";
 
 it("save_note writes the note to KV", async () => {
-  const result = await testClient(app).callTool(saveNote, { id: "a", text: "kept" });
+  const result = await testClient(app, { env }).callTool(saveNote, { id: "a", text: "kept" });
   expect(result.content).toEqual([{ type: "text", text: "saved a" }]);
   expect(await env.NOTES.get("a")).toBe("kept");
 });
