@@ -5,12 +5,18 @@
 //   before anything slower runs), the typecheck, the layering and generated-types checks, then vitest with vitest.config.ts: every *.test.ts under test/ outside the engine's folders,
 //   inside workerd with the bindings of wrangler.toml, and test/app-checks/, which serves the app on
 //   both revisions.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "./lib/procs.mjs";
 import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 
-const { step, finish } = createRunner("npm test");
+const { step, finish, timings } = createRunner("npm test");
 await step(...appCheck);
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
 await step(...staticCheck("layering"));
 await step(...staticCheck("types"));
 await step("your tests and the app checks (vitest run, workerd, your wrangler.toml's bindings)", command("vitest", ["run"], 300_000));
+// The run's times feed docs/figures.md (`npm run figures`).
+mkdirSync(path.join(ROOT, "test/.tmp"), { recursive: true });
+writeFileSync(path.join(ROOT, "test/.tmp/npm-test-timings.json"), `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`);
 finish();

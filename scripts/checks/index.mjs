@@ -7,6 +7,8 @@
 import { fileURLToPath } from "node:url";
 import { checkDocLinks } from "./doc-links.mjs";
 import { selfTestDocLinks } from "./doc-links.self-test.mjs";
+import { checkFigures } from "./figures.mjs";
+import { selfTestFigures } from "./figures.self-test.mjs";
 import { checkLayering } from "./layering.mjs";
 import { selfTestLayering } from "./layering.self-test.mjs";
 import { checkReadmeEntries } from "./readme-entries.mjs";
@@ -26,6 +28,7 @@ export const CHECKS = [
   { id: "readme", name: "README and docs/*.md ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
   { id: "readme-entries", name: "README and docs/*.md Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
   { id: "doc-links", name: "links between README and docs/*.md (files and #anchors) resolve", selfTest: selfTestDocLinks, check: checkDocLinks },
+  { id: "figures", name: "measured figures the README and docs/ quote match docs/figures.md", selfTest: selfTestFigures, check: checkFigures },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
   { id: "exports", name: "no export under src/ that no other file uses, apart from the public ones", selfTest: selfTestUnusedExports, check: checkUnusedExports },
 ];

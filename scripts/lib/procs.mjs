@@ -31,7 +31,12 @@ function killGroup(child, signal) {
   }
 }
 
-/** Spawns `cmd args` detached (own process group) from ROOT (or opts.cwd) with CHILD_ENV. */
+/**
+ * Spawns `cmd args` detached (own process group) from ROOT (or opts.cwd) with CHILD_ENV.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, stdio?: import("node:child_process").StdioOptions }} [opts]
+ */
 export function spawnGroup(cmd, args, opts = {}) {
   const child = spawn(cmd, args, {
     cwd: opts.cwd ?? ROOT,
@@ -62,6 +67,10 @@ export async function stopGroup(child, graceMs = 5000) {
 /**
  * Runs a command to completion with a hard time limit. Output is streamed to our
  * stdout/stderr (inherit) unless `capture` is set, in which case it is returned.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ timeoutMs?: number, capture?: boolean, cwd?: string }} [options]
+ * @returns {Promise<{ code: number, timedOut: boolean, out: string }>}
  */
 export function run(cmd, args, { timeoutMs, capture = false, cwd } = {}) {
   return new Promise((resolve) => {
