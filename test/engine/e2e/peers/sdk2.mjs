@@ -34,6 +34,6 @@ export function startMcpHandler() {
 export function startTmcp() {
   const server = new TmcpServer({ name: "peer-tmcp", version: "1.0.0", description: "a peer for the doctor's tests" }, { adapter: new ValibotJsonSchemaAdapter(), capabilities: { tools: { listChanged: true } } });
   server.tool({ name: "echo_time", ...TOOL }, now);
-  const transport = new HttpTransport(server, { path: "/mcp" });
+  const transport = new HttpTransport(server, { path: "/mcp", allowedOrigins: true });
   return serveFetch((request) => transport.respond(request));
 }
