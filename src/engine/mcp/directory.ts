@@ -7,10 +7,10 @@
  */
 
 /** A tool as defined in the app or as tools/list lists it: both carry these fields. */
-export type DirectoryTool = { name: string; title?: string; annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean } };
+type DirectoryTool = { name: string; title?: string; annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean } };
 
 /** Claude's directory limit on a tool's name (MCP itself allows 128 characters). */
-export const DIRECTORY_NAME_LIMIT = 64;
+const DIRECTORY_NAME_LIMIT = 64;
 
 const HINTS = [
   ["readOnlyHint", "Claude's and ChatGPT's directories"],
