@@ -2,6 +2,8 @@
 // template with no variable, a schema with no JSON Schema) would otherwise first show as an
 // "Internal error" in a client, after deploy. This loads the app in Node and lists every mistake
 // by name. `npm test`, `npm run dev` (scripts/dev.mjs) and `npm run deploy` refuse to go on while there is one.
+// Tools that Claude's or ChatGPT's connector directory would refuse (src/engine/mcp/directory.ts) are
+// warnings: printed by `npm test` and this script, never a reason to stop.
 //
 //   node scripts/check-app.mjs [--warn] [root]     (--warn: print, exit 0; root: the project)
 import { build } from "esbuild";

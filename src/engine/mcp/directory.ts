@@ -2,7 +2,7 @@
  * What Claude's and ChatGPT's connector directories require of each tool before they list a server:
  * a human title, the safety hints set explicitly (a hint left out is read as its cautious default and
  * the review asks for it), and, for Claude's, a name of at most 64 characters. A server that breaks them
- * works; it is only refused a listing, so these are warnings (`npm test`, `npm run dev`) and faults
+ * works; it is only refused a listing, so these are warnings (`npm test`, `npm run check:app`) and faults
  * only when asked (`npm run doctor -- <url> --directory`, on the live tools/list).
  */
 

@@ -1,5 +1,5 @@
 /**
- * `npm test`, `npm run dev` and `npm run check:app` load the fork's src/server.ts in Node
+ * `npm test` and `npm run check:app` load the fork's src/server.ts in Node
  * (scripts/check-app.mjs): a tool that Claude's or ChatGPT's directory would refuse is a warning that
  * names the tool and the rule, and never a problem (the check passes).
  */
