@@ -220,6 +220,20 @@ export async function runDoctor() {
       assert(/tools\/call convert_temperature.*212/.test(ok), "the tool named with --call was called");
       assert(/connector directory rules.*meet Claude's and ChatGPT's directory rules/.test(ok), `the directory rules were checked (${ok})`);
     }, 150_000);
+
+    // This entry's MCP_SESSION_RATE_LIMIT is the template's (30 new sessions a minute): run after run
+    // within the minute, the doctor must not spend it and then blame the server.
+    await check("six runs within a minute behind OAuth (MCP_SESSION_RATE_LIMIT 30/min): no fault in any", async () => {
+      const client = oauthClient(origin);
+      await client.discover();
+      await client.register();
+      const { access_token } = await client.login("doctor-e2e-repeat");
+      for (let run = 1; run <= 6; run++) {
+        const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token]);
+        assertEqual(idsOf(report).join(","), "", `run ${run}: fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
+        assertEqual(code, 0, `run ${run}: exit status`);
+      }
+    }, 150_000);
   }, { OAUTH_DEMO_AUTO_APPROVE: "true" });
 
   // Skills (the conformance fixture's) are loaded and verified where declared, without a false alarm.
