@@ -113,7 +113,8 @@ await step("e2e: own client (src/engine/client) on both revisions, engine app + 
 // `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at
 // a time (an edge 403 for Claude-User, a Host not allowed, a redirect, stripped CORS, lost sessions, slow
 // discovery, a token endpoint needing `resource`, metadata for another resource): each named with its fix,
-// and no fault on the healthy servers.
+// and no fault on the healthy servers, this template's and third-party ones (SDK 1.x, SDK v2, mcp-handler,
+// tmcp); hostile servers' control sequences and 256 MiB answers never reach the terminal or memory whole.
 await step("e2e: npm run doctor names each fault in front of a deployment, and none on a healthy one (wrangler dev + fault proxy)", e2eStep(runDoctor));
 
 // The official suite judging that client: `npm run conformance-client`, both requirement sets side by side.
