@@ -67,9 +67,11 @@ export const FAULTS = {
     why: `2025-11-25 ${answer}`,
     fix: "see `npx wrangler tail` for the error; check the Durable Object bindings and migrations in wrangler.toml were deployed (`npm run deploy`)",
   }),
-  sessionLost: (answer) => ({
+  sessionLost: (answer, noId = false) => ({
     shows: `tools list and then fail with "Session not found" / the client re-initializes on every call`,
-    why: `a request with the session id that initialize returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
+    why: noId
+      ? `initialize was answered without Mcp-Session-Id, and the next request ${answer}: the server needs a session, and its id did not reach the client (a layer in front dropped the header, or the server did not send it)`
+      : `a request with the session id that initialize returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
     fix: "set MCP_STATE_SECRET once (`npx wrangler secret put MCP_STATE_SECRET`) and do not change it between versions (rotate with MCP_STATE_SECRET_PREVIOUS); remove any Transform Rule or proxy that drops or rewrites the Mcp-Session-Id header (Cloudflare dashboard → Rules → Transform Rules)",
   }),
   sessionlessUnclear: (answer) => ({

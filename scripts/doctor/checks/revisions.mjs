@@ -35,8 +35,9 @@ function recordingFetch(last) {
   };
 }
 
-/** The answer to a request after an initialize that gave no Mcp-Session-Id. */
-const noIdAnswer = (err) => `(initialize answered without Mcp-Session-Id; the next request ${errorText(err)})`;
+
+/** initialize succeeded without Mcp-Session-Id and a later request was refused for want of a session. */
+const lostId = (err, last) => last.initialized && !last.session && [400, 404].includes(err?.status) && /session/i.test(String(err?.message));
 
 /**
  * A 429 is a rate limit, not a broken revision: the edge's (with its signature) or the server's own,
@@ -112,7 +113,7 @@ export async function revisionChecks(ctx, report) {
       // initialize gave a session id and the next request with it (notifications/initialized) got 404.
       if (err?.status === 404 && last.session) return { fault: fault("session-lost", FAULTS.sessionLost(`(notifications/initialized, right after initialize) answered 404: ${err?.message ?? err}`)) };
       // initialize succeeded without an id, and the next request was refused: the id was lost on the way.
-      if (last.initialized && !last.session && [400, 404].includes(err?.status)) return { fault: fault("session-lost", FAULTS.sessionLost(noIdAnswer(err))) };
+      if (lostId(err, last)) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err), true)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`initialize ${errorText(err)}`)) };
     }
   });
@@ -134,7 +135,7 @@ export async function revisionChecks(ctx, report) {
       const limited = rateLimited(err, last);
       if (limited) return limited;
       if (err?.status === 404) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err))) };
-      if (!last.session && err?.status === 400) return { fault: fault("session-lost", FAULTS.sessionLost(noIdAnswer(err))) };
+      if (lostId(err, last)) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err), true)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`tools/list ${errorText(err)}`)) };
     }
   });
