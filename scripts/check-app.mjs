@@ -2,6 +2,8 @@
 // template with no variable, a schema with no JSON Schema) would otherwise first show as an
 // "Internal error" in a client, after deploy. This loads the app in Node and lists every mistake
 // by name. `npm test`, `npm run dev` (scripts/dev.mjs) and `npm run deploy` refuse to go on while there is one.
+// Tools that Claude's or ChatGPT's connector directory would refuse (src/engine/mcp/directory.ts) are
+// warnings: printed by `npm test` and this script, never a reason to stop.
 //
 //   node scripts/check-app.mjs [--warn] [root]     (--warn: print, exit 0; root: the project)
 import { build } from "esbuild";
@@ -22,7 +24,10 @@ export function waitUntil() {}
 export const tracing = undefined;
 `;
 
-/** @returns {Promise<{ loaded: boolean, problems: string[], why?: string }>} */
+/**
+ * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not.
+ * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], why?: string }>}
+ */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");
   rmSync(dir, { recursive: true, force: true });
@@ -32,7 +37,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await build({
       stdin: {
-        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\n`,
+        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\n`,
         resolveDir: root,
         loader: "js",
       },
@@ -53,27 +58,41 @@ export async function checkAppDefinitions(root = ROOT) {
       ],
     });
   } catch (err) {
-    return { loaded: false, problems: [], why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}` };
+    return { loaded: false, problems: [], warnings: [], why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}` };
   }
-  let run;
+  let run, warn;
   try {
-    run = (await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`)).default;
+    ({ default: run, warnings: warn } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
   } catch (err) {
-    return { loaded: false, problems: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
+    return { loaded: false, problems: [], warnings: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
   }
   // The app's own module loaded; from here on what fails is a definition.
+  let warnings = [];
   try {
-    return { loaded: true, problems: run() };
-  } catch (err) {
-    return { loaded: true, problems: [String(err?.message ?? err)] };
+    warnings = warn();
+  } catch {
+    // A definition that breaks the warnings breaks the check below too, which names it.
   }
+  try {
+    return { loaded: true, problems: run(), warnings };
+  } catch (err) {
+    return { loaded: true, problems: [String(err?.message ?? err)], warnings };
+  }
+}
+
+/** Prints the directory warnings (they never fail a check). */
+export function printDirectoryWarnings(warnings, log = console.warn) {
+  if (!warnings?.length) return;
+  log(`app check: ${warnings.length} ${warnings.length === 1 ? "warning" : "warnings"} (the app works; Claude's and ChatGPT's connector directories would not list it):`);
+  for (const w of warnings) log(`  ! ${w}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const warnOnly = args.includes("--warn");
   const root = path.resolve(args.find((a) => !a.startsWith("--")) ?? ROOT);
-  const { loaded, problems, why } = await checkAppDefinitions(root);
+  const { loaded, problems, warnings, why } = await checkAppDefinitions(root);
+  printDirectoryWarnings(warnings);
   if (!loaded) {
     // An app that needs more of the Workers runtime than Node has is checked by `npm test` inside
     // workerd instead (test/app-checks/); this is not a mistake in it.

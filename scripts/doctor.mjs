@@ -5,18 +5,19 @@
 // the fix for each fault. It changes nothing: no tool is called unless asked (--call), the session it
 // opens it deletes, and the one client it may register is named "mcp-worker-template doctor".
 //
-//   npm run doctor -- https://my-worker.example.workers.dev/mcp [--json] [--token …] [--call tool '{…}']
+//   npm run doctor -- https://my-worker.example.workers.dev/mcp [--json] [--token …] [--call tool '{…}'] [--directory]
 import { HOSTED_AGENTS, NEUTRAL_AGENT } from "./doctor/agents.mjs";
 import { USAGE, readArgs } from "./doctor/args.mjs";
 import { agentChecks } from "./doctor/checks/agents.mjs";
 import { authChecks } from "./doctor/checks/auth.mjs";
-import { corsChecks } from "./doctor/checks/cors.mjs";
+import { INSPECTOR_ORIGIN, corsChecks } from "./doctor/checks/cors.mjs";
+import { directoryChecks } from "./doctor/checks/directory.mjs";
 import { extensionChecks } from "./doctor/checks/extensions.mjs";
 import { reachChecks } from "./doctor/checks/reach.mjs";
 import { deleteCheck, revisionChecks } from "./doctor/checks/revisions.mjs";
 import { request } from "./doctor/http.mjs";
 import { loadClient } from "./doctor/load-client.mjs";
-import { createReport } from "./doctor/report.mjs";
+import { clean, createReport } from "./doctor/report.mjs";
 
 let args;
 try {
@@ -37,7 +38,9 @@ const ctx = {
   url: args.url,
   token: args.token,
   call: args.call,
-  browserOrigin: args.origin,
+  browserOrigin: args.origin ?? INSPECTOR_ORIGIN,
+  originNamed: args.origin !== undefined,
+  directory: args.directory,
   budgetMs: args.budgetMs,
   timeoutMs,
   state: {},
@@ -46,11 +49,12 @@ const ctx = {
   send: (spec, { url = args.url, ua, auth } = {}) => request(url, { ...spec, headers: { ...ctx.headers({ ua, auth }), ...spec.headers }, timeoutMs }),
 };
 
-if (!args.json) console.log(`mcp doctor: ${args.url} (budget ${args.budgetMs} ms; agents: ${HOSTED_AGENTS.map((a) => a.name).join(", ")})\n`);
+if (!args.json) console.log(`mcp doctor: ${clean(args.url)} (budget ${args.budgetMs} ms; agents: ${HOSTED_AGENTS.map((a) => a.name).join(", ")})\n`);
 ctx.lib = await loadClient();
 await reachChecks(ctx, report);
 await agentChecks(ctx, report);
 await revisionChecks(ctx, report);
+await directoryChecks(ctx, report);
 await authChecks(ctx, report);
 await corsChecks(ctx, report);
 await extensionChecks(ctx, report);

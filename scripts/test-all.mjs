@@ -123,7 +123,10 @@ const STEPS = [
   { id: "notify-restart", e2e: true, name: "e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)", run: runNotifyRestart },
   // The engine's own client on both revisions, listen and resumption, and a Worker tool calling the fixture through it.
   { id: "client-own", e2e: true, name: "e2e: own client (src/engine/client) on both revisions, engine app + fixture + client-app (wrangler dev)", run: runClientOwn },
-  // `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at a time.
+  // `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at a
+  // time, each named with its fix; no fault on healthy servers, this template's and third-party ones (SDK 1.x,
+  // SDK v2, mcp-handler, tmcp); hostile servers' control sequences and 256 MiB answers never reach the
+  // terminal or memory whole.
   { id: "doctor", e2e: true, name: "e2e: npm run doctor names each fault in front of a deployment, and none on a healthy one (wrangler dev + fault proxy)", run: runDoctor },
   // The official suite judging the client: `npm run conformance-client`, both requirement sets.
   { id: "conformance-client", e2e: true, name: "e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)", run: runConformanceClient },

@@ -59,7 +59,7 @@ export const convertTemperature = defineTool({
   name: "convert_temperature",
   title: "Convert a temperature",
   description: "Converts a temperature between Celsius, Fahrenheit and Kelvin.",
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   input: v.object({
     value: v.pipe(v.number(), v.description("The temperature to convert")),
     from: v.pipe(Unit, v.description("The unit of value")),
@@ -78,7 +78,7 @@ export const rollDice = defineTool({
   name: "roll_dice",
   title: "Roll dice",
   description: "Rolls dice and reports each roll and the total.",
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   input: v.object({
     sides: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1000)), 6),
     count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 1),
@@ -93,6 +93,7 @@ export const greet = defineTool({
   name: "greet",
   title: "Greet the user",
   description: "Asks the user for their name (elicitation) and greets them.",
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   input: v.object({}),
   handler: (_args, ctx) => {
     const { who } = ctx.input.ask({
@@ -107,6 +108,7 @@ export const countdown = defineTool({
   name: "countdown",
   title: "Count down",
   description: "Counts down from n, reporting progress and a log line at each step.",
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   input: v.object({ from: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10)), 3) }),
   handler: async ({ from }, ctx) => {
     for (let i = from; i > 0; i--) {
@@ -128,6 +130,7 @@ export const temperatureReport = defineTool({
   title: "Write a temperature report",
   description:
     "Checks each reading in turn, asks which unit to report in, then summarises. Runs as a task when the client supports tasks, so it survives the client going away.",
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   input: v.object({
     readings: v.pipe(v.array(v.number()), v.minLength(1), v.maxLength(24), v.description("Readings in degrees Celsius")),
   }),

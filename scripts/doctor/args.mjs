@@ -8,7 +8,9 @@ export const USAGE = `Usage: npm run doctor -- <url> [options]
   --json                  print one JSON document instead of lines
   --token <bearer>        an access token, to check what lies behind the server's authorization
   --call <tool> <json>    also call this tool with these arguments (nothing is called otherwise)
-  --origin <origin>       the browser origin to check CORS for (default: the URL's own origin)
+  --origin <origin>       a browser origin that must be able to connect (CORS); without it the MCP
+                          Inspector's origin is checked, and no CORS is not a fault
+  --directory             check the tools against Claude's and ChatGPT's directory rules (faults)
   --budget-ms <ms>        the hosted clients' time budget per request (default 10000)
   --help`;
 
@@ -21,6 +23,7 @@ export function readArgs(argv) {
       token: { type: "string" },
       call: { type: "string" },
       origin: { type: "string" },
+      directory: { type: "boolean", default: false },
       "budget-ms": { type: "string", default: "10000" },
       help: { type: "boolean", default: false },
     },
@@ -43,5 +46,5 @@ export function readArgs(argv) {
   if (rest.length) throw new Error(`unexpected argument: ${rest[0]}`);
   const budgetMs = Number(values["budget-ms"]);
   if (!Number.isFinite(budgetMs) || budgetMs <= 0) throw new Error("--budget-ms must be a positive number");
-  return { url: url.href, json: values.json, token: values.token, call, origin: values.origin ?? url.origin, budgetMs };
+  return { url: url.href, json: values.json, token: values.token, call, origin: values.origin, directory: values.directory, budgetMs };
 }

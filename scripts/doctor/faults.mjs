@@ -67,15 +67,32 @@ export const FAULTS = {
     why: `2025-11-25 ${answer}`,
     fix: "see `npx wrangler tail` for the error; check the Durable Object bindings and migrations in wrangler.toml were deployed (`npm run deploy`)",
   }),
-  sessionLost: (answer) => ({
+  sessionLost: (answer, noId = false) => ({
     shows: `tools list and then fail with "Session not found" / the client re-initializes on every call`,
-    why: `a request with the session id that initialize returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
+    why: noId
+      ? `initialize was answered without Mcp-Session-Id, and the next request ${answer}: the server needs a session, and its id did not reach the client (a layer in front dropped the header, or the server did not send it)`
+      : `a request with the session id that initialize returned ${answer}: the id did not reach the Worker intact, or it cannot open it`,
     fix: "set MCP_STATE_SECRET once (`npx wrangler secret put MCP_STATE_SECRET`) and do not change it between versions (rotate with MCP_STATE_SECRET_PREVIOUS); remove any Transform Rule or proxy that drops or rewrites the Mcp-Session-Id header (Cloudflare dashboard → Rules → Transform Rules)",
   }),
   sessionlessUnclear: (answer) => ({
     shows: `Claude (which may send no Mcp-Session-Id) gets an error it cannot act on`,
     why: `a 2025 request without Mcp-Session-Id ${answer}, not a JSON-RPC error (400) telling the client to initialize`,
     fix: "let the request reach the Worker (it answers 400 with a JSON-RPC error); see `npx wrangler tail`",
+  }),
+  rateLimited: (who, retryAfter, answer) => ({
+    shows: `"Error connecting to the MCP server" / tools that fail now and then with "Too Many Requests"`,
+    why: `${who} answered 429${retryAfter ? ` (Retry-After: ${retryAfter})` : ""}: ${answer}. The doctor's own requests count toward it too`,
+    fix: "run the doctor again after Retry-After. If hosted clients meet it (many users reach you from one client's addresses), raise the limit: this template's wrangler.toml [[ratelimits]] MCP_RATE_LIMIT (every request) and MCP_SESSION_RATE_LIMIT (2025 sessions), or Cloudflare dashboard → Security → Security rules → Rate limiting rules for the edge's",
+  }),
+  notMcp: (answer) => ({
+    shows: `"Error connecting to the MCP server" (the client gets a web page, not MCP)`,
+    why: `POST /mcp answered ${answer}: something other than an MCP server answers this path (another Worker, a site, a catch-all route)`,
+    fix: "point the path at the Worker: wrangler.toml routes (`routes = [{ pattern = \"<host>/mcp*\", zone_name = \"<zone>\" }]` or a custom_domain), and check that no other Worker route, Pages project or origin rule matches /mcp first (Cloudflare dashboard → Workers Routes)",
+  }),
+  scopeRefused: (name, scope) => ({
+    shows: `the tool ${name} fails until the user consents again: a hosted client that steps up (RFC 6750 insufficient_scope) asks the user to sign in again for ${scope ? `"${scope}"` : "more scope"}; one that does not shows an authorization error`,
+    why: `tools/call ${name} answered 403 insufficient_scope${scope ? `, asking for scope "${scope}"` : ""}: the token given with --token lacks it`,
+    fix: `run the doctor with a token that holds ${scope ? `"${scope}"` : "the tool's scopes"}; to have users grant it at first sign-in, include it in the scopes the server offers (docs/authorization.md)`,
   }),
   noChallenge: (answer) => ({
     shows: `Claude/ChatGPT: "Authorization failed" or never offer to sign in`,
@@ -122,10 +139,12 @@ export const FAULTS = {
     why: `the token endpoint refuses a request without RFC 8707 resource (${answer}) but not the same request with it`,
     fix: "OAuth entry: keep one resource per provider (src/engine/oauth/worker.ts) so a grant without resource gets it; AUTH_MODE=jwt: make https://<host>/mcp the authorization server's default audience, or list what it writes in AUTH_AUDIENCE",
   }),
-  corsMissing: (what) => ({
-    shows: "browser-based clients (the MCP Inspector in direct mode, web apps): a CORS error, or no session id to send back",
-    why: what,
-    fix: "the Worker sets CORS (src/engine/http/cors.ts); a layer in front removed or replaced it: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. For another origin, add it to ALLOWED_ORIGINS in wrangler.toml [vars]",
+  corsMissing: (what, none = false) => ({
+    shows: "browser-based clients (the MCP Inspector in direct mode, web apps): a CORS error, or no session id to send back. Hosted connectors (Claude, ChatGPT) call from their servers and need no CORS",
+    why: none ? `${what}: the server sends no CORS headers at all` : what,
+    fix: none
+      ? "this template's Worker answers CORS itself (src/engine/http/cors.ts) for the origins in ALLOWED_ORIGINS (wrangler.toml [vars]); if it does and none arrive, a layer in front removed them: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. Another server: answer OPTIONS with Access-Control-Allow-Origin, -Methods (POST, GET, DELETE) and -Headers (every MCP header), and expose Mcp-Session-Id and WWW-Authenticate on answers"
+      : "the Worker sets CORS (src/engine/http/cors.ts); a layer in front removed or replaced it: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. For another origin, add it to ALLOWED_ORIGINS in wrangler.toml [vars]",
   }),
   viewUnreadable: (uri, answer) => ({
     shows: "MCP Apps hosts (Claude, ChatGPT) show the tool's text but no view",

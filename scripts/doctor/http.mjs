@@ -3,12 +3,65 @@
 // with redirects left visible and the answer kept whole, plus the two readings every check needs: is it
 // the platform edge speaking, and is it the Worker's own JSON-RPC refusal.
 
+/** What the doctor keeps of an answer's body; the rest is never read (a hostile server may send gigabytes). */
+export const BODY_LIMIT = 65_536;
+
+/** The first `limit` bytes of a body as text; reading stops there and the rest of the stream is cancelled. */
+async function readCapped(body, limit) {
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // A body cut short is kept as far as it came.
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  const bytes = new Uint8Array(Math.min(size, limit));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, Math.min(c.byteLength, bytes.length - at));
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * A fetch for the project's client whose answers end with an error past `limit` bytes, so that no
+ * answer, however long, is read whole into memory.
+ */
+export function cappedFetch(limit, inner = fetch) {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    if (!res.body) return res;
+    let seen = 0;
+    const capped = res.body.pipeThrough(
+      new TransformStream({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > limit) controller.error(new Error(`the answer is longer than ${limit} bytes; the doctor stopped reading it`));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(capped, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
 /** The headers every MCP POST carries. */
 export const MCP_POST = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
 /**
  * One request, never following a redirect, ended after `timeoutMs`. Returns what came back (status,
- * headers, at most 64 KiB of body text) and how long it took, or `error` when nothing came back.
+ * headers, at most BODY_LIMIT bytes of body text, read no further) and how long it took, or `error` when nothing came back.
  */
 export async function request(url, { method = "GET", headers = {}, body, timeoutMs = 20_000 } = {}) {
   const t0 = performance.now();
@@ -20,7 +73,7 @@ export async function request(url, { method = "GET", headers = {}, body, timeout
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = (await res.text().catch(() => "")).slice(0, 65_536);
+    const text = await readCapped(res.body, BODY_LIMIT);
     return { status: res.status, headers: res.headers, text, ms: Math.round(performance.now() - t0) };
   } catch (err) {
     const ms = Math.round(performance.now() - t0);

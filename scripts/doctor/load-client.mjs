@@ -8,14 +8,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** The client's public API: src/engine/client/index.ts and the skills module (imported on its own by apps). */
+/** The client's public API: src/engine/client/index.ts and the skills module (imported on its own by apps), and the directory rules. */
 export async function loadClient() {
   const { build } = await import("esbuild");
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-doctor-"));
   const outfile = path.join(dir, "client.mjs");
   try {
     const entry = path.join(dir, "entry.ts");
-    writeFileSync(entry, [`export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/index.ts"))};`, `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`].join("\n"));
+    writeFileSync(entry, [`export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/index.ts"))};`, `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`, `export { directoryWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/directory.ts"))};`].join("\n"));
     await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });
     return await import(pathToFileURL(outfile).href);
   } finally {

@@ -6,15 +6,17 @@ import { HOSTED_AGENTS, NEUTRAL_AGENT } from "../agents.mjs";
 import { FAULTS } from "../faults.mjs";
 import { describe, edgeSignature } from "../http.mjs";
 import { fault } from "../report.mjs";
-import { deleteSession, discoverRequest, initializeRequest } from "../wire.mjs";
+import { discoverRequest, sessionlessToolsList } from "../wire.mjs";
 
-/** The answers to the two first requests (2026 discover, 2025 initialize) under one User-Agent; a session opened is deleted. */
+/**
+ * The answers to a first request of each revision (2026 discover, a 2025 request) under one User-Agent.
+ * The 2025 one opens no session: five agents' sessions would spend a server's session rate limit
+ * (this template's allows 30 a minute), and a filter on User-Agent refuses any request alike.
+ */
 async function firstAnswers(ctx, ua) {
   const discover = await ctx.send(discoverRequest(), { ua });
-  const initialize = await ctx.send(initializeRequest(), { ua });
-  const session = initialize.headers.get("mcp-session-id");
-  if (session) await ctx.send(deleteSession(session), { ua });
-  return [discover, initialize];
+  const legacy = await ctx.send(sessionlessToolsList(), { ua });
+  return [discover, legacy];
 }
 
 // A 429 without the edge's signature is the server's own rate limit (the doctor's requests count too), not a judgement of the agent.

@@ -19,14 +19,15 @@ function bearerChallenge(header) {
 
 const trimSlash = (s) => String(s).replace(/\/+$/, "");
 
-/** GETs each URL in turn; the first 200 with a JSON object wins. Every answer is kept for the report. */
+/**
+ * GETs every URL at once (a stalled one costs the timeout once, not once per URL); the first in the
+ * list's order that answered 200 with a JSON object wins. Every answer is kept for the report.
+ */
 async function firstJson(ctx, urls) {
-  const tried = [];
-  for (const url of urls) {
-    const a = await ctx.send({ method: "GET", headers: { Accept: "application/json" } }, { url, auth: false });
-    const body = jsonOf(a);
-    tried.push({ url, a });
-    if (a.status === 200 && body && typeof body === "object") return { url, a, body, tried };
+  const tried = await Promise.all(urls.map(async (url) => ({ url, a: await ctx.send({ method: "GET", headers: { Accept: "application/json" } }, { url, auth: false }) })));
+  for (const t of tried) {
+    const body = jsonOf(t.a);
+    if (t.a.status === 200 && body && typeof body === "object") return { url: t.url, a: t.a, body, tried };
   }
   return { tried };
 }
@@ -58,13 +59,17 @@ export async function authChecks(ctx, report) {
     const pathForm = `${url.origin}/.well-known/oauth-protected-resource${url.pathname === "/" ? "" : url.pathname}`;
     const rootForm = `${url.origin}/.well-known/oauth-protected-resource`;
     const urls = [...new Set([challengeUrl, pathForm, rootForm].filter(Boolean))];
+    // Every path is asked for the report; clients use the challenge's, else the path form, else the root form.
     const r = await firstJson(ctx, urls);
-    // Both paths are asked for the report; clients use the challenge's, else the path form, else the root form.
-    const rest = await firstJson(ctx, urls.filter((u) => !r.tried.some((t) => t.url === u)));
-    const all = [...r.tried, ...rest.tried];
+    const all = r.tried;
     const detail = all.map((t) => `${new URL(t.url).pathname} ${t.a.status || t.a.error}`).join("; ");
     const ms = slowest(all).a.ms;
-    if (!r.body) return { fault: challengeUrl ? fault("metadata-missing", FAULTS.metadataMissing(urls)) : fault("static-token-only", FAULTS.staticTokenOnly()), detail, ms };
+    if (!r.body) {
+      // Metadata that did not come in time is slow, not missing: what it would have said is unknown.
+      const slow = overBudget(ctx, all, "protected-resource metadata");
+      if (slow) return { fault: slow, detail, ms };
+      return { fault: challengeUrl ? fault("metadata-missing", FAULTS.metadataMissing(urls)) : fault("static-token-only", FAULTS.staticTokenOnly()), detail, ms };
+    }
     prm = r.body;
     const faults = [];
     if (trimSlash(prm.resource) !== trimSlash(ctx.url)) faults.push(fault("resource-mismatch", FAULTS.resourceMismatch(prm.resource, ctx.url)));
@@ -82,7 +87,7 @@ export async function authChecks(ctx, report) {
     const urls = [`${as.origin}/.well-known/oauth-authorization-server${path}`, `${as.origin}/.well-known/openid-configuration${path}`, `${as.origin}${path}/.well-known/openid-configuration`];
     const r = await firstJson(ctx, [...new Set(urls)]);
     const ms = slowest(r.tried).a.ms;
-    if (!r.body) return { fault: fault("as-metadata-missing", FAULTS.asMetadataMissing(urls)), ms };
+    if (!r.body) return { fault: overBudget(ctx, r.tried, "authorization server metadata") ?? fault("as-metadata-missing", FAULTS.asMetadataMissing(urls)), ms };
     asm = r.body;
     const slow = overBudget(ctx, r.tried, "authorization server metadata");
     return { faults: slow ? [slow] : [], detail: `${new URL(r.url).pathname}: issuer ${asm.issuer}`, ms };
@@ -93,6 +98,14 @@ export async function authChecks(ctx, report) {
     const methods = asm.code_challenge_methods_supported;
     return Array.isArray(methods) && methods.includes("S256") ? { detail: `code_challenge_methods_supported: ${methods.join(", ")}` } : { fault: fault("no-s256", FAULTS.noS256(methods ?? null)) };
   });
+
+  // Information, never a fault: a client that prefers CIMD falls back to dynamic registration (checked next).
+  await report.step("client ID metadata documents (information)", () => ({
+    detail:
+      asm.client_id_metadata_document_supported === true
+        ? "supported (client_id_metadata_document_supported): Claude and ChatGPT can sign in with an https client_id, without registering"
+        : "not supported (no client_id_metadata_document_supported: true): clients that prefer them (Claude, ChatGPT) register dynamically instead",
+  }));
 
   let client;
   await report.step("client registration (DCR, client ID metadata documents)", async () => {

@@ -56,6 +56,12 @@ export async function extensionChecks(ctx, report) {
         if (r.isError) return { fault: fault("call-failed", FAULTS.callFailed(ctx.call.name, `the tool answered isError: ${text.slice(0, 200)}`)) };
         return { detail: text.slice(0, 120) || "a result" };
       } catch (err) {
+        const refusal = ctx.state.clientLast?.refusal;
+        const challenge = refusal?.status === 403 ? (refusal.headers.get("www-authenticate") ?? "") : "";
+        if (err?.status === 403 && /error\s*=\s*"?insufficient_scope/i.test(challenge)) {
+          const scope = challenge.match(/scope\s*=\s*"([^"]*)"/i)?.[1];
+          return { fault: fault("scope-refused", FAULTS.scopeRefused(ctx.call.name, scope)) };
+        }
         return { fault: fault("call-failed", FAULTS.callFailed(ctx.call.name, String(err?.message ?? err))) };
       }
     });

@@ -1,6 +1,6 @@
 // Why: the first minute of a hosted client: is the URL https, does POST /mcp reach the Worker without a
 // redirect, does the Worker accept the URL's own Host (a custom domain missing from ALLOWED_HOSTS) and
-// Origin. A fault here stops the protocol checks, which would only repeat it.
+// Origin, is it an MCP server at all (not a page of another app on the path). A fault here stops the protocol checks, which would only repeat it.
 import { FAULTS } from "../faults.mjs";
 import { describe, edgeSignature, isLoopback, locationOf, rpcErrorOf } from "../http.mjs";
 import { fault } from "../report.mjs";
@@ -32,6 +32,9 @@ export async function reachChecks(ctx, report) {
       const seen = refusalText(a).match(/Host "([^"]+)"/)?.[1] ?? url.host;
       return stop("host-refused", FAULTS.hostRefused(seen));
     }
+    // A 2xx that is neither JSON nor SSE is another app answering the path (a site, a catch-all route).
+    const type = (a.headers.get("content-type") ?? "").toLowerCase();
+    if (a.status >= 200 && a.status < 300 && !/application\/json|text\/event-stream/.test(type)) return stop("not-mcp", FAULTS.notMcp(describe(a)));
     if (a.status === 401) ctx.state.authRequired = true;
     return { detail: a.status === 401 ? "401: the server asks for authorization" : describe(a), ms: a.ms };
   });

@@ -3,7 +3,7 @@
 // answer to a 2025 request without the session id (Claude has been seen sending none). The client
 // that connects is kept for the checks of views, skills and --call.
 import { FAULTS } from "../faults.mjs";
-import { describe, jsonOf } from "../http.mjs";
+import { cappedFetch, describe, edgeSignature, jsonOf } from "../http.mjs";
 import { fault } from "../report.mjs";
 import { sessionlessToolsList } from "../wire.mjs";
 
@@ -11,19 +11,43 @@ const UI_EXTENSION = "io.modelcontextprotocol/ui";
 const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
 const MODERN_CODES = new Set([-32020, -32021, -32022]);
 
+/** What the doctor lets the client read of one answer: a tools/list of a few hundred tools fits, a flood does not. */
+const CLIENT_BODY_LIMIT = 8 << 20;
+
 const errorText = (err) => `${err?.status ? `answered ${err.status}` : "failed"}${err?.code !== undefined ? `, JSON-RPC ${err.code}` : ""}: ${err?.message ?? err}`;
 
-/** A fetch that remembers the last answer of each method, so a check can name the HTTP status behind an error. */
+/**
+ * A fetch that remembers the last answer of each method, so a check can name the HTTP status behind an
+ * error (and, for a 429 or 403, whose refusal it was and which scope it asked for).
+ */
 function recordingFetch(last) {
+  const capped = cappedFetch(CLIENT_BODY_LIMIT);
   return async (input, init) => {
-    const res = await fetch(input, init);
+    const res = await capped(input, init);
     const method = (init?.method ?? "GET").toUpperCase();
     last[method] = { status: res.status };
+    if (res.status === 429 || res.status === 403) last.refusal = { status: res.status, headers: res.headers };
+    if (method === "POST" && res.ok && /"method"\s*:\s*"initialize"/.test(String(init?.body ?? ""))) last.initialized = true;
     last.session = res.headers.get("mcp-session-id") ?? last.session;
     // The client starts a new session when its id answers 404, which would hide a server that loses them.
     if (res.status === 404 && method === "POST" && new Headers(init?.headers).has("mcp-session-id")) last.lost = (last.lost ?? 0) + 1;
     return res;
   };
+}
+
+
+/** initialize succeeded without Mcp-Session-Id and a later request was refused for want of a session. */
+const lostId = (err, last) => last.initialized && !last.session && [400, 404].includes(err?.status) && /session/i.test(String(err?.message));
+
+/**
+ * A 429 is a rate limit, not a broken revision: the edge's (with its signature) or the server's own,
+ * which the doctor's requests count toward too.
+ */
+function rateLimited(err, last) {
+  if (err?.status !== 429) return undefined;
+  const headers = last.refusal?.status === 429 ? last.refusal.headers : new Headers();
+  const edge = edgeSignature({ headers, text: "" });
+  return { fault: fault("rate-limited", FAULTS.rateLimited(edge ? `Cloudflare's edge (${edge.summary})` : "the server's own rate limit (no edge signature)", headers.get("retry-after"), err?.message ?? String(err))) };
 }
 
 export async function revisionChecks(ctx, report) {
@@ -44,7 +68,8 @@ export async function revisionChecks(ctx, report) {
     fetch: recordingFetch(last),
   });
 
-  const modern = new McpClient(ctx.url, options("2026-07-28", {}));
+  const modernLast = {};
+  const modern = new McpClient(ctx.url, options("2026-07-28", modernLast));
   let modernOk = false;
   await report.step("2026-07-28: server/discover", async () => {
     try {
@@ -53,6 +78,8 @@ export async function revisionChecks(ctx, report) {
       const name = modern.serverInfo ? `${modern.serverInfo.name} ${modern.serverInfo.version ?? ""}`.trim() : "a server";
       return { detail: `${name}; capabilities: ${Object.keys(modern.capabilities).join(", ") || "none"}` };
     } catch (err) {
+      const limited = rateLimited(err, modernLast);
+      if (limited) return limited;
       // A server of 2025 only answers 400/404/405 without a 2026 error: hosted clients fall back, nothing is wrong.
       if ([400, 404, 405].includes(err?.status) && !MODERN_CODES.has(err?.code)) return { skip: `the server speaks 2025-11-25 only (${errorText(err)})` };
       return { fault: fault("modern-broken", FAULTS.modernBroken(`server/discover ${errorText(err)}`)) };
@@ -65,10 +92,11 @@ export async function revisionChecks(ctx, report) {
         ctx.state.tools = tools;
         return { detail: `${tools.length} tool(s)` };
       } catch (err) {
-        return { fault: fault("modern-broken", FAULTS.modernBroken(`tools/list ${errorText(err)}`)) };
+        return rateLimited(err, modernLast) ?? { fault: fault("modern-broken", FAULTS.modernBroken(`tools/list ${errorText(err)}`)) };
       }
     });
     ctx.state.client = modern;
+    ctx.state.clientLast = modernLast;
   }
 
   const last = {};
@@ -80,8 +108,12 @@ export async function revisionChecks(ctx, report) {
       session = last.session;
       return { detail: `${legacy.protocolVersion}, session id ${session ? `of ${session.length} characters` : "none (a stateless server)"}` };
     } catch (err) {
+      const limited = rateLimited(err, last);
+      if (limited) return limited;
       // initialize gave a session id and the next request with it (notifications/initialized) got 404.
       if (err?.status === 404 && last.session) return { fault: fault("session-lost", FAULTS.sessionLost(`(notifications/initialized, right after initialize) answered 404: ${err?.message ?? err}`)) };
+      // initialize succeeded without an id, and the next request was refused: the id was lost on the way.
+      if (lostId(err, last)) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err), true)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`initialize ${errorText(err)}`)) };
     }
   });
@@ -100,11 +132,17 @@ export async function revisionChecks(ctx, report) {
       if (last.lost) return { fault: fault("session-lost", FAULTS.sessionLost("answered 404 (the client had to start a new session)")) };
       return { detail: `${tools.length} tool(s)` };
     } catch (err) {
+      const limited = rateLimited(err, last);
+      if (limited) return limited;
       if (err?.status === 404) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err))) };
+      if (lostId(err, last)) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err), true)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`tools/list ${errorText(err)}`)) };
     }
   });
-  ctx.state.client ??= legacy;
+  if (!ctx.state.client) {
+    ctx.state.client = legacy;
+    ctx.state.clientLast = last;
+  }
   ctx.state.closeLegacy = async () => {
     if (ctx.state.client === legacy) ctx.state.client = undefined;
     await legacy.close().catch(() => undefined);

@@ -7,6 +7,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import type { AppDefinition, ToolDefinition } from "./app";
+import { directoryWarnings } from "./directory";
 import { messageOf } from "./errors";
 import { compileApp, isServed } from "./registry";
 import { taskOptionsOf } from "./tasks";
@@ -85,6 +86,14 @@ export function checkApp(app: AppDefinition<any>): string[] {
     }
   }
   return problems;
+}
+
+/**
+ * What would keep the app out of Claude's and ChatGPT's connector directories (directory.ts): warnings,
+ * one line each naming the tool and the rule; the app works without fixing them.
+ */
+export function checkAppWarnings(app: AppDefinition<any>): string[] {
+  return directoryWarnings((app?.tools ?? []).map((t) => ({ name: String(t?.name), title: t?.title, annotations: t?.annotations })));
 }
 
 const nonEmpty = (s: unknown) => typeof s === "string" && s.trim() !== "";

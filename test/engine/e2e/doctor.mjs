@@ -2,11 +2,16 @@
 // and must raise no false alarm on a healthy one. This runs the doctor (scripts/doctor.mjs, --json) against
 // the engine test app and the OAuth entry (wrangler.oauth.toml) under `wrangler dev`, each behind the proxy
 // of fault-proxy.mjs: passing everything through (no fault, exit 0), then reproducing one fault at a time
-// (exit 1, exactly that fault, with its fix).
+// (exit 1, exactly that fault, with its fix). Then third-party servers (the official SDK 1.x stateful and
+// stateless, SDK v2, mcp-handler, tmcp: no false alarm), and small hostile servers (control sequences in
+// every string, a 256 MiB answer, a tool refused for scope).
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { startFaultProxy } from "./fault-proxy.mjs";
+import { HOSTILE_TEXT, startHostileServer } from "./hostile-server.mjs";
+import { SDK1_VERSION, startSdk1Stateful, startSdk1Stateless } from "./peers/sdk1.mjs";
+import { MCP_HANDLER_VERSION, SDK2_VERSION, TMCP_VERSION, startMcpHandler, startSdk2, startTmcp } from "./peers/sdk2.mjs";
 import { oauthClient } from "./oauth.mjs";
 import { ROOT } from "../../../scripts/lib/procs.mjs";
 import { startWrangler } from "./server.mjs";
@@ -15,19 +20,34 @@ const DOCTOR = path.join(ROOT, "scripts/doctor.mjs");
 // The slow-discovery case: a budget short enough for the test, and a delay well past it.
 const SHORT_BUDGET_MS = 1500;
 const SLOW_MS = 2500;
+// The MCP Inspector's origin, named with --origin where a case needs browser clients to connect.
+const INSPECTOR_ORIGIN = "http://localhost:6274";
+// Control characters a terminal acts on (newline and tab aside).
+const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-/** Runs the doctor with --json; returns its exit code and report. */
-function doctor(url, args = []) {
+/** Runs the doctor (with --json unless `text`); returns its exit code, report (or text) and time. */
+function doctor(url, args = [], { text = false } = {}) {
+  const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [DOCTOR, url, "--json", ...args], { cwd: ROOT, timeout: 120_000, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [DOCTOR, url, ...(text ? [] : ["--json"]), ...args], { cwd: ROOT, timeout: 120_000, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== "number") return reject(new Error(`${err.message}\n${stderr}`));
+      const ms = Date.now() - t0;
+      if (text) return resolve({ code: err?.code ?? 0, stdout, stderr, ms });
       try {
-        resolve({ code: err?.code ?? 0, report: JSON.parse(stdout) });
+        resolve({ code: err?.code ?? 0, report: JSON.parse(stdout), stdout, ms });
       } catch {
         reject(new Error(`the doctor printed no JSON (exit ${err?.code ?? 0}): ${stdout.slice(0, 500)} ${stderr.slice(0, 1000)}`));
       }
     });
   });
+}
+
+/** Asserts a report with no fault and no error, and exit 0. */
+function assertClean({ code, report }) {
+  const errors = report.steps.filter((s) => s.status === "error");
+  assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
+  assertEqual(idsOf(report).join(","), "", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
+  assertEqual(code, 0, "exit status");
 }
 
 const faultsOf = (report) => report.steps.flatMap((s) => s.faults.map((f) => ({ ...f, step: s.name })));
@@ -38,10 +58,12 @@ const idsOf = (report) => [...new Set(faultsOf(report).map((f) => f.id))].sort()
  * and `fix` a pattern each of those faults' fix must match; `also` checks more of the report.
  */
 async function doctorCase(check, origin, mode, { expect = [], fix, args = [], also } = {}) {
-  await check(`${mode}: ${expect.length ? expect.join(", ") : "no fault"}${fix ? ` (fix names ${fix.source})` : ""}`, async () => {
+  const extra = args.filter((a) => a.startsWith("--")).join(" ");
+  await check(`${mode}${extra ? ` (${extra})` : ""}: ${expect.length ? expect.join(", ") : "no fault"}${fix ? ` (fix names ${fix.source})` : ""}`, async () => {
     const proxy = await startFaultProxy(origin, mode, { delayMs: SLOW_MS });
     try {
-      const { code, report } = await doctor(`${proxy.origin}/mcp`, args);
+      const run = await doctor(`${proxy.origin}/mcp`, args);
+      const { code, report } = run;
       const errors = report.steps.filter((s) => s.status === "error");
       assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
       assertEqual(idsOf(report).join(","), expect.join(","), `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
@@ -50,11 +72,35 @@ async function doctorCase(check, origin, mode, { expect = [], fix, args = [], al
         assert(f.shows && f.why && f.fix, `${f.id} has what the host shows, why and the fix`);
         if (fix) assert(fix.test(f.fix), `${f.id}'s fix names ${fix.source}: ${f.fix}`);
       }
-      also?.(report);
+      also?.(report, { proxy, ms: run.ms });
     } finally {
       await proxy.stop();
     }
   }, 150_000);
+}
+
+/** A third-party server, started on 127.0.0.1: the doctor must find no fault in it. */
+async function peerCase(check, name, start) {
+  await check(`${name}: no fault (a healthy server without CORS, sessions or 2026-07-28 is not a fault)`, async () => {
+    const server = await start();
+    try {
+      assertClean(await doctor(`${server.origin}/mcp`));
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+}
+
+/** A hostile server in `mode`; `fn` gets its origin and what it saw. */
+async function hostileCase(check, title, mode, fn) {
+  await check(title, async () => {
+    const server = await startHostileServer(mode);
+    try {
+      await fn(server);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 }
 
 async function withServer(config, check, fn, vars = {}) {
@@ -82,6 +128,26 @@ export async function runDoctor() {
         assert(!report.steps.some((s) => s.name.startsWith("tools/call")), "no tool is called without --call");
       },
     });
+    // A run opens few sessions: with this template's MCP_SESSION_RATE_LIMIT (30 a minute) a developer can
+    // run the doctor again and again against `npm run dev` without meeting it.
+    await doctorCase(check, origin, "healthy", {
+      args: ["--origin", INSPECTOR_ORIGIN],
+      also: (report, { proxy }) => {
+        assert(proxy.counts.initialize <= 2, `a run opens at most 2 sessions (it opened ${proxy.counts.initialize})`);
+        const cors = report.steps.filter((s) => s.name.startsWith("CORS"));
+        assert(cors.length === 2 && cors.every((s) => s.status === "ok" && !/no CORS/.test(s.detail)), `CORS for ${INSPECTOR_ORIGIN} checked and passed (${cors.map((s) => s.detail).join("; ")})`);
+      },
+    });
+    // The engine app's tools lack explicit hints: with --directory each is a fault naming the tool and the rule.
+    await doctorCase(check, origin, "healthy", {
+      args: ["--directory"],
+      expect: ["directory"],
+      fix: /annotations\.readOnlyHint/,
+      also: (report) => {
+        const why = faultsOf(report).map((f) => f.why).join(" | ");
+        assert(/Tool "greet" does not set annotations\.readOnlyHint.*ChatGPT's directory/.test(why), `the fault names the tool and the directory rule (${why})`);
+      },
+    });
     await doctorCase(check, origin, "agent-blocked", {
       expect: ["edge-blocks-agent"],
       fix: /AI Crawl Control.*Block AI bots/,
@@ -95,8 +161,21 @@ export async function runDoctor() {
     await doctorCase(check, origin, "redirect-mcp", { expect: ["redirect"], fix: /Redirect Rules/ });
     await doctorCase(check, origin, "access-login", { expect: ["redirect"], fix: /Zero Trust → Access.*Bypass/ });
     await doctorCase(check, origin, "edge-challenge", { expect: ["edge-blocks-all"], fix: /Bot Fight Mode/ });
-    await doctorCase(check, origin, "cors-stripped", { expect: ["cors-missing"], fix: /Transform Rules/ });
+    await doctorCase(check, origin, "cors-stripped", { expect: ["cors-missing"], fix: /Transform Rules/, args: ["--origin", INSPECTOR_ORIGIN] });
+    // Without --origin, no CORS at all is information: hosted connectors call from their servers.
+    await doctorCase(check, origin, "cors-stripped");
     await doctorCase(check, origin, "sessions-404", { expect: ["session-lost"], fix: /MCP_STATE_SECRET.*Mcp-Session-Id/ });
+    await doctorCase(check, origin, "session-id-dropped", { expect: ["session-lost"], fix: /Mcp-Session-Id/ });
+    await doctorCase(check, origin, "html-page", {
+      expect: ["not-mcp"],
+      fix: /routes/,
+      also: (report) => assertEqual(report.steps.filter((s) => s.status === "fault").map((s) => s.name).join(), "POST /mcp reaches the server without a redirect", "it stops at the reach step"),
+    });
+    await doctorCase(check, origin, "sessions-limited", {
+      expect: ["rate-limited"],
+      fix: /MCP_SESSION_RATE_LIMIT/,
+      also: (report) => assert(/the server's own rate limit/.test(faultsOf(report)[0].why), `named as the server's own limit: ${faultsOf(report)[0].why}`),
+    });
   });
 
   // The demo sign-in (loopback only) gives the --token case below its token.
@@ -108,9 +187,19 @@ export async function runDoctor() {
           assert(ok.includes(step), `the step "${step}" ran and passed`);
         const registration = report.steps.find((s) => s.name.startsWith("client registration"));
         assert(/registered "mcp-worker-template doctor"/.test(registration?.detail), `the registration is named as the doctor's (${registration?.detail})`);
+        const cimd = report.steps.find((s) => s.name.startsWith("client ID metadata documents"));
+        assert(cimd?.status === "ok" && /supported/.test(cimd.detail), `whether the authorization server accepts CIMD is reported as information (${cimd?.detail})`);
       },
     });
     await doctorCase(check, origin, "slow-discovery", { expect: ["slow"], fix: /wrangler tail/, args: ["--budget-ms", String(SHORT_BUDGET_MS)] });
+    // Metadata that never answers is slow, not missing, and its URLs are asked at once (one timeout, not two).
+    const timeoutMs = SHORT_BUDGET_MS + 5000;
+    await doctorCase(check, origin, "metadata-stall", {
+      expect: ["slow"],
+      fix: /wrangler tail/,
+      args: ["--budget-ms", String(SHORT_BUDGET_MS)],
+      also: (_report, { ms }) => assert(ms < 2 * timeoutMs, `the run took ${ms} ms, less than two timeouts (${2 * timeoutMs} ms)`),
+    });
     await doctorCase(check, origin, "token-needs-resource", { expect: ["token-needs-resource"], fix: /AUTH_AUDIENCE/ });
     await doctorCase(check, origin, "other-resource", { expect: ["resource-mismatch"], fix: /custom_domain/ });
 
@@ -121,13 +210,29 @@ export async function runDoctor() {
       await client.discover();
       await client.register();
       const { access_token } = await client.login("doctor-e2e");
-      const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token, "--call", "convert_temperature", '{"value":100,"from":"celsius"}']);
+      // --directory: the example app's tools meet Claude's and ChatGPT's directory rules.
+      const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token, "--directory", "--call", "convert_temperature", '{"value":100,"from":"celsius"}']);
       assertEqual(idsOf(report).join(","), "", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
       assertEqual(code, 0, "exit status");
       const ok = report.steps.filter((s) => s.status === "ok").map((s) => `${s.name}: ${s.detail}`).join(" | ");
       for (const step of ["2026-07-28: tools/list", "2025-11-25: tools/list in the session", "2025-11-25: DELETE ends the session", "token endpoint"]) assert(ok.includes(step), `the step "${step}" ran and passed (${ok})`);
       assert(/MCP Apps views the tools declare: 1 of 1 read/.test(ok), `the view was read (${ok})`);
       assert(/tools\/call convert_temperature.*212/.test(ok), "the tool named with --call was called");
+      assert(/connector directory rules.*meet Claude's and ChatGPT's directory rules/.test(ok), `the directory rules were checked (${ok})`);
+    }, 150_000);
+
+    // This entry's MCP_SESSION_RATE_LIMIT is the template's (30 new sessions a minute): run after run
+    // within the minute, the doctor must not spend it and then blame the server.
+    await check("six runs within a minute behind OAuth (MCP_SESSION_RATE_LIMIT 30/min): no fault in any", async () => {
+      const client = oauthClient(origin);
+      await client.discover();
+      await client.register();
+      const { access_token } = await client.login("doctor-e2e-repeat");
+      for (let run = 1; run <= 6; run++) {
+        const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token]);
+        assertEqual(idsOf(report).join(","), "", `run ${run}: fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
+        assertEqual(code, 0, `run ${run}: exit status`);
+      }
     }, 150_000);
   }, { OAUTH_DEMO_AUTO_APPROVE: "true" });
 
@@ -139,6 +244,35 @@ export async function runDoctor() {
         assert(skills?.status === "ok" && /loaded and verified/.test(skills.detail), `the skills were loaded (${skills?.detail})`);
       },
     });
+  });
+
+  // Third-party servers, as their documentation wires them on node:http or a fetch handler.
+  await peerCase(check, `official SDK ${SDK1_VERSION}, stateful Streamable HTTP`, startSdk1Stateful);
+  await peerCase(check, `official SDK ${SDK1_VERSION}, stateless Streamable HTTP`, startSdk1Stateless);
+  await peerCase(check, `official SDK v2 (@modelcontextprotocol/server ${SDK2_VERSION}), createMcpHandler`, startSdk2);
+  await peerCase(check, `mcp-handler ${MCP_HANDLER_VERSION}`, startMcpHandler);
+  await peerCase(check, `tmcp ${TMCP_VERSION}`, startTmcp);
+
+  // What a server says reaches the terminal with its control characters escaped, and --json stays JSON.
+  await hostileCase(check, "control sequences in a server's answers are printed escaped (lines and --json)", "escapes", async ({ origin }) => {
+    const lines = await doctor(`${origin}/mcp`, [], { text: true });
+    assert(!TERMINAL_CONTROL.test(lines.stdout), `no control character reaches the terminal: ${JSON.stringify(lines.stdout.match(new RegExp(`.{0,40}${TERMINAL_CONTROL.source}.{0,40}`))?.[0])}`);
+    assert(lines.stdout.includes("\\x1b]0;pwned\\x07"), "the escape sequence is shown, escaped");
+    const { stdout, report } = await doctor(`${origin}/mcp`);
+    assert(!TERMINAL_CONTROL.test(stdout), "no control character in the JSON output either");
+    const text = JSON.stringify(report);
+    assert(text.includes("\\\\x1b]52;c;") && !text.includes(HOSTILE_TEXT), "the JSON holds the escaped text, not the raw one");
+  });
+  await hostileCase(check, "a 256 MiB answer is not read whole (64 KiB kept; 8 MiB at most through the client)", "huge", async (server) => {
+    await doctor(`${server.origin}/mcp`);
+    assert(server.seen.largest < 32 << 20, `the longest answer the server got to send was ${server.seen.largest} bytes of 256 MiB`);
+  });
+  await hostileCase(check, "--call refused with 403 insufficient_scope names the scope and the new consent", "scope-403", async ({ origin }) => {
+    const { code, report } = await doctor(`${origin}/mcp`, ["--token", "a-token-without-notes-write", "--call", "write_note", "{}"]);
+    assertEqual(idsOf(report).join(","), "scope-refused", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
+    assertEqual(code, 1, "exit status");
+    const f = faultsOf(report)[0];
+    assert(/"notes:write"/.test(f.why) && /asks the user to sign in again/.test(f.shows), `the scope and the new consent are named: ${f.shows} / ${f.why}`);
   });
 
   return counts();

@@ -1,5 +1,6 @@
 // Why: the doctor's faults live in front of the Worker (a zone's bot rule, a rewritten Host, a slow or
-// wrong authorization server, a redirect, stripped CORS headers, a layer that loses sessions), where
+// wrong authorization server, a redirect, stripped CORS headers, a layer that loses sessions or their
+// ids, a page of another app on the path, a stalled metadata endpoint, a rate limit), where
 // `wrangler dev` cannot put them. This is a small HTTP proxy on 127.0.0.1 that forwards to a server and
 // reproduces one such fault, so the doctor can be run against each.
 import http from "node:http";
@@ -65,6 +66,24 @@ const FAULT_MODES = {
     return true;
   },
   "cors-stripped": (_req, _res, forward) => ((forward.dropHeaders = /^access-control-/i), false),
+  // Another app answers POST /mcp (a site, a catch-all route) with a page.
+  "html-page": (req, res) => {
+    if (!req.url.startsWith("/mcp")) return false;
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end("<!DOCTYPE html><html><head><title>Welcome</title></head><body>Our new site is coming soon.</body></html>");
+    return true;
+  },
+  // A layer that drops the Mcp-Session-Id header from answers (a Transform Rule, a proxy's header list).
+  "session-id-dropped": (_req, _res, forward) => ((forward.dropHeaders = /^mcp-session-id$/i), false),
+  // Protected-resource metadata that never answers (a cold or hung authorization layer).
+  "metadata-stall": (req) => req.url.startsWith("/.well-known/oauth-protected-resource"),
+  // The server's own session rate limit (a Worker's 429, no edge signature) refusing every initialize.
+  "sessions-limited": (req, res, forward) => {
+    if (req.method !== "POST" || !/"method"\s*:\s*"initialize"/.test(forward.body.toString())) return false;
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "60" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Too Many Requests: too many new sessions (MCP_SESSION_RATE_LIMIT); retry after 60 seconds" } }));
+    return true;
+  },
   "sessions-404": (req, res) => {
     if (!req.headers["mcp-session-id"]) return false;
     res.writeHead(404, { "content-type": "application/json" });
@@ -73,14 +92,17 @@ const FAULT_MODES = {
   },
 };
 
-/** Starts a proxy to `target` (an origin) reproducing `mode`; returns its origin and stop(). */
+/** Starts a proxy to `target` (an origin) reproducing `mode`; returns its origin, stop() and `counts` (initialize requests seen). */
 export async function startFaultProxy(target, mode, { delayMs = 0 } = {}) {
   const fault = FAULT_MODES[mode];
   if (!fault) throw new Error(`no fault mode ${mode}`);
   const to = new URL(target);
+  const counts = { initialize: 0 };
   const server = http.createServer(async (req, res) => {
     try {
       const forward = { body: await readAll(req), host: req.headers.host };
+      // Sessions opened through the proxy, for the tests that count what one doctor run costs a server.
+      if (req.method === "POST" && /"method"\s*:\s*"initialize"/.test(forward.body.toString())) counts.initialize++;
       if (fault(req, res, forward, { delayMs })) return;
       if (forward.delayMs) await new Promise((r) => setTimeout(r, forward.delayMs));
       const sent = { ...req.headers, host: forward.host };
@@ -117,6 +139,7 @@ export async function startFaultProxy(target, mode, { delayMs = 0 } = {}) {
   await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     origin: `http://127.0.0.1:${port}`,
+    counts,
     stop: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }

@@ -6,7 +6,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { checkApp } from "../../../src/engine/mcp/check-app";
+import { checkApp, checkAppWarnings } from "../../../src/engine/mcp/check-app";
 import { compileApp } from "../../../src/engine/mcp/registry";
 import { ToolError, createMcpWorker, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, durableTask, testClient } from "../../../src/mcp";
 import { buildModernRequest, modernCall } from "../helpers/mcp";
@@ -14,6 +14,36 @@ import { call, openSession } from "../helpers/legacy";
 
 const ok = () => "ok";
 const info = { name: "t", version: "1" };
+
+describe("the app check's directory warnings (Claude's and ChatGPT's connector directories)", () => {
+  const hints = { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+
+  it("names each tool without a title, without an explicit hint, or with a name over 64 characters, and the rule; they are not problems", () => {
+    const app = defineApp({
+      info,
+      tools: [
+        defineTool({ name: "untitled", annotations: hints, handler: ok }),
+        defineTool({ name: "hintless", title: "Hintless", handler: ok }),
+        defineTool({ name: "half", title: "Half", annotations: { readOnlyHint: false, destructiveHint: true }, handler: ok }),
+        defineTool({ name: "n".repeat(65), title: "Long", annotations: hints, handler: ok }),
+        defineTool({ name: "ready", title: "Ready", annotations: hints, handler: ok }),
+      ],
+    });
+    expect(checkApp(app)).toEqual([]);
+    const warnings = checkAppWarnings(app);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Tool "untitled" has no title: Claude's and ChatGPT's directories require one/),
+      expect.stringMatching(/^Tool "hintless" does not set annotations\.readOnlyHint, annotations\.destructiveHint, annotations\.openWorldHint to true or false: .*ChatGPT's directory/),
+      expect.stringMatching(/^Tool "half" does not set annotations\.openWorldHint to true or false: .*openWorldHint: ChatGPT's directory/),
+      expect.stringMatching(/^Tool "n{65}" has a name of 65 characters: Claude's directory allows at most 64/),
+    ]);
+  });
+
+  it("accepts a title given in annotations.title, and a hint set to false", () => {
+    const tool = defineTool({ name: "t", annotations: { title: "T", readOnlyHint: false, destructiveHint: false, openWorldHint: false }, handler: ok });
+    expect(checkAppWarnings(defineApp({ info, tools: [tool] }))).toEqual([]);
+  });
+});
 
 describe("the app check", () => {
   it("passes the engine's own apps", async () => {
