@@ -8,5 +8,5 @@ import type { OAuthEnv } from "./authorize";
 import { createOAuthWorker } from "./worker";
 
 const worker = createOAuthWorker(app);
-export const { McpHub, McpSession, McpTask } = worker;
+export const { McpHub, McpSession, McpTask, OAuthOnce } = worker;
 export default { fetch: worker.fetch } satisfies ExportedHandler<OAuthEnv>;

@@ -19,6 +19,13 @@ import type { AppDefinition } from "../mcp/app";
 import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
 import { enterpriseAuthorization } from "./id-jag";
+import { OAuthOnce } from "./once";
+
+/**
+ * Every path the provider hands to the MCP Worker as its API: `/mcp` and all below it (`/mcp/`,
+ * `/mcp//`, `/mcp/x`), so each passes the /mcp edge's gate before the provider sees it.
+ */
+const servedAsApi = (pathname: string) => pathname === MCP_PATH || pathname.startsWith(`${MCP_PATH}/`);
 
 /** The OAuth entry for `app`: its fetch, and the Durable Object classes its wrangler config binds. */
 export function createOAuthWorker(app: AppDefinition<any>) {
@@ -98,9 +105,10 @@ export function createOAuthWorker(app: AppDefinition<any>) {
   async function fetch(request: Request, env: OAuthEnv, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
     const config = readConfig(env);
-    if (url.pathname === MCP_PATH) {
+    if (servedAsApi(url.pathname)) {
       // The /mcp edge keeps the default entry's order: Host and Origin first, our CORS preflight,
-      // and only then the token (the provider's own preflight would allow any origin).
+      // and only then the token (the provider's own preflight would allow any origin). The same
+      // for `/mcp/` and every path below: the provider treats them all as /mcp.
       const gate = checkHostAndOrigin(request, config);
       if (gate instanceof Response) return gate;
       if (request.method === "OPTIONS") return mcp.fetch(request, env, ctx);
@@ -124,5 +132,5 @@ export function createOAuthWorker(app: AppDefinition<any>) {
     return issuer.provider.fetch(request, issuer.env, ctx);
   }
 
-  return { fetch, McpHub, McpSession, McpTask };
+  return { fetch, McpHub, McpSession, McpTask, OAuthOnce };
 }
