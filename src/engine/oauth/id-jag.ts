@@ -13,6 +13,7 @@
  */
 import type { EmaOptions } from "@cloudflare/workers-oauth-provider";
 import { claimOnce, type OnceEnv } from "./once";
+import type { ScopePolicy } from "./scopes";
 
 export interface IdJagEnv extends OnceEnv {
   /** The trusted IdP's issuer, exactly as its assertions write `iss` (https). */
@@ -23,7 +24,7 @@ export interface IdJagEnv extends OnceEnv {
   OAUTH_IDJAG_ALGORITHMS?: string;
 }
 
-export function enterpriseAuthorization<E extends IdJagEnv>(env: E): EmaOptions<E> | undefined {
+export function enterpriseAuthorization<E extends IdJagEnv>(env: E, policy: ScopePolicy<E>): EmaOptions<E> | undefined {
   const issuer = env.OAUTH_IDJAG_ISSUER;
   const jwksUri = env.OAUTH_IDJAG_JWKS_URI;
   if (!issuer || !jwksUri) return undefined;
@@ -37,7 +38,7 @@ export function enterpriseAuthorization<E extends IdJagEnv>(env: E): EmaOptions<
   const trusted = { issuer, jwksUri, ...(algorithms ? { algorithms } : {}) };
   return {
     trustedIssuers: async ({ iss }) => (iss === issuer ? trusted : null),
-    mapClaims: async ({ claims, requestedScope }) => {
+    mapClaims: async ({ claims, requestedScope, clientInfo }) => {
       // Used once, also under concurrency; null is the provider's invalid_grant.
       if (!(await claimOnce(once, `id-jag\n${claims.iss}\n${claims.jti}`, claims.exp))) return null;
       // The principal: the IdP's subject, in a namespace of its own (a user id holds no ":").
@@ -46,7 +47,8 @@ export function enterpriseAuthorization<E extends IdJagEnv>(env: E): EmaOptions<
       // them when it asked for none). No claim, or a blank one, grants none: the provider reads a
       // claim without tokens as "no limit", so the claim's own tokens are the limit here.
       const claimed = new Set(typeof claims.scope === "string" ? claims.scope.split(" ").filter(Boolean) : []);
-      const scope = requestedScope.filter((s) => claimed.has(s));
+      // Of those, the ones the app knows and lets this user hold (./scopes.ts), as at /authorize.
+      const scope = await policy.allowed(userId, clientInfo.clientId, requestedScope.filter((s) => claimed.has(s)), env);
       // props as /authorize gives them (UserProps): userId is the principal on /mcp.
       return { userId, scope, props: { userId }, metadata: { idJag: { iss: claims.iss, sub: claims.sub } } };
     },

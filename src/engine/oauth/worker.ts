@@ -9,7 +9,7 @@
  * bearer token (401 with the challenge otherwise) and hands the grant's props to the MCP Worker,
  * which binds sessions, requestState and subscriptions to `props.userId`.
  */
-import { OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import { GrantType, OAuthProvider, getOAuthApi, type OAuthProviderOptions, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
 import { readConfig } from "../config";
 import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
@@ -20,6 +20,10 @@ import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
 import { enterpriseAuthorization } from "./id-jag";
 import { OAuthOnce } from "./once";
+import { scopePolicy, type OAuthScopeOptions } from "./scopes";
+
+/** What an app tells its OAuth entry: which user may hold which scope, and what the consent page selects (./scopes.ts). */
+export type OAuthWorkerOptions = OAuthScopeOptions<OAuthEnv>;
 
 /**
  * Every path the provider hands to the MCP Worker as its API: `/mcp` and all below it (`/mcp/`,
@@ -28,7 +32,8 @@ import { OAuthOnce } from "./once";
 const servedAsApi = (pathname: string) => pathname === MCP_PATH || pathname.startsWith(`${MCP_PATH}/`);
 
 /** The OAuth entry for `app`: its fetch, and the Durable Object classes its wrangler config binds. */
-export function createOAuthWorker(app: AppDefinition<any>) {
+export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerOptions = {}) {
+  const scopes = scopePolicy<OAuthEnv>(app, options);
   // The grant's user is the principal; the scopes and client the provider verified for the token
   // (its `ctx.auth`) are what the operations' declared scopes are checked against (docs/authorization.md).
   const mcp = createMcpWorker(app, {
@@ -78,12 +83,12 @@ export function createOAuthWorker(app: AppDefinition<any>) {
       issuers.set(origin, hit);
       return hit;
     }
-    const provider = new OAuthProvider<OAuthEnv>({
+    const providerOptions: OAuthProviderOptions<OAuthEnv> = {
       apiRoute: MCP_PATH,
       apiHandler: mcp,
       defaultHandler: {
         fetch: (request, env, ctx) =>
-          new URL(request.url).pathname === AUTHORIZE_PATH ? authorize(request, env) : mcp.fetch(request, env, ctx),
+          new URL(request.url).pathname === AUTHORIZE_PATH ? authorize(request, env, scopes) : mcp.fetch(request, env, ctx),
       },
       authorizeEndpoint: AUTHORIZE_PATH,
       tokenEndpoint: "/oauth/token",
@@ -92,9 +97,29 @@ export function createOAuthWorker(app: AppDefinition<any>) {
       clientIdMetadataDocumentEnabled: true,
       // scopes_supported: every scope the app's operations declare, which the consent page then lists as asked.
       resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name, scopes_supported: [...(compileApp(app).scopesSupported ?? [])] },
+      // The scopes this server grants (./scopes.ts): in its RFC 8414 metadata, and the only ones a
+      // consent may approve.
+      ...(scopes.known.length > 0 ? { scopesSupported: [...scopes.known] } : {}),
       // ID-JAG (RFC 7523 jwt-bearer from a trusted enterprise IdP): only when its vars name one.
-      enterpriseManagedAuthorization: enterpriseAuthorization(env),
-    });
+      enterpriseManagedAuthorization: enterpriseAuthorization(env, scopes),
+      tokenExchangeCallback: (exchange) => replaceEarlierGrants(exchange),
+    };
+    /**
+     * /authorize keeps the user's earlier grants to a client (revokeExistingGrants: false, ./authorize.ts),
+     * so a client that never finishes a second sign-in (a step-up it cannot complete) keeps its token.
+     * When the new code is redeemed, the grants it replaces go: the user's other grants to this client.
+     */
+    const replaceEarlierGrants = async ({ grantType, userId, grantId, clientId, env }: TokenExchangeCallbackOptions<OAuthEnv>): Promise<void> => {
+      if (grantType !== GrantType.AUTHORIZATION_CODE) return;
+      const helpers = getOAuthApi(providerOptions, env);
+      let cursor: string | undefined;
+      do {
+        const page = await helpers.listUserGrants(userId, cursor ? { cursor } : {});
+        for (const grant of page.items) if (grant.clientId === clientId && grant.id !== grantId) await helpers.revokeGrant(grant.id, userId);
+        cursor = page.cursor;
+      } while (cursor);
+    };
+    const provider = new OAuthProvider<OAuthEnv>(providerOptions);
     const issuer: Issuer = { provider, base: env, env: { ...env } };
     issuers.delete(origin);
     issuers.set(origin, issuer);
