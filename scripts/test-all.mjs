@@ -24,6 +24,7 @@ import { runConnect } from "../test/engine/e2e/connect.mjs";
 import { runDoctor } from "../test/engine/e2e/doctor.mjs";
 import { runOAuth } from "../test/engine/e2e/oauth.mjs";
 import { runOAuthBrowser } from "../test/engine/e2e/oauth-browser.mjs";
+import { runOAuthClients } from "../test/engine/e2e/oauth-clients.mjs";
 import { runOAuthConformance } from "../test/engine/e2e/oauth-conformance.mjs";
 import { withEngineApp } from "../test/engine/e2e/server.mjs";
 
@@ -75,6 +76,10 @@ await step("e2e: OAuth consent page in headless Chromium, DCR → consent → to
   if (r.skipped) skipped.push(`OAuth consent page in a browser (${r.skipped})`);
   return r;
 }));
+
+// Real clients' own OAuth code against the entry, through its consent page (the official SDK 1.x
+// client, which cannot step up, reaches a write tool after one consent).
+await step("e2e: OAuth entry with real client packages through the consent page (wrangler dev)", e2eStep(runOAuthClients));
 
 // MCP Apps views (the example's view, a Static Asset) on both revisions, then in headless Chromium
 // against a simulated host (a missing Chromium is reported as skipped below, and fails under CI).

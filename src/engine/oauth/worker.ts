@@ -14,7 +14,6 @@ import { readConfig } from "../config";
 import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
 import { ErrorCode } from "../mcp/errors";
-import { compileApp } from "../mcp/registry";
 import type { AppDefinition } from "../mcp/app";
 import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
@@ -95,8 +94,12 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
       clientRegistrationEndpoint: "/oauth/register",
       // CIMD also needs the global_fetch_strictly_public flag (wrangler.oauth.toml) and outbound network.
       clientIdMetadataDocumentEnabled: true,
-      // scopes_supported: every scope the app's operations declare, which the consent page then lists as asked.
-      resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name, scopes_supported: [...(compileApp(app).scopesSupported ?? [])] },
+      // Least scope first: the resource metadata's scopes_supported and the 401 challenge (requiredScopes) name the app's
+      // baseline (`defineAuthorization({ scopes })`), so a client asks for that at first consent; an
+      // operation that needs more asks by step-up (403 insufficient_scope), and the consent page lets
+      // the user grant more for clients that cannot (./scopes.ts).
+      resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name },
+      ...(scopes.baseline.length > 0 ? { requiredScopes: [...scopes.baseline] } : {}),
       // The scopes this server grants (./scopes.ts): in its RFC 8414 metadata, and the only ones a
       // consent may approve.
       ...(scopes.known.length > 0 ? { scopesSupported: [...scopes.known] } : {}),

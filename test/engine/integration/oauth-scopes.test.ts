@@ -79,6 +79,21 @@ async function setup(options: OAuthWorkerOptions = {}) {
 
 const scopesOf = (t: { scope?: string }) => (t.scope ?? "").split(" ").filter(Boolean).sort();
 
+describe("OAuth entry: least scope first", () => {
+  it("the resource metadata's scopes_supported and the 401 challenge name the baseline (notes:read), not every declared scope", async () => {
+    const s = await setup();
+    const meta = (await (await s.send(new Request(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`))).json()) as { scopes_supported?: string[] };
+    expect(meta.scopes_supported).toEqual(["notes:read"]);
+    const { message, headers } = buildModernRequest("tools/list", {}, {});
+    const res = await s.send(new Request(`${ORIGIN}/mcp`, { method: "POST", headers, body: JSON.stringify(message) }));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toContain('scope="notes:read"');
+    // The authorization server's own metadata lists every scope it may grant.
+    const as = (await (await s.send(new Request(`${ORIGIN}/.well-known/oauth-authorization-server`))).json()) as { scopes_supported?: string[] };
+    expect(as.scopes_supported?.sort()).toEqual(["notes:admin", "notes:read", "notes:write"]);
+  });
+});
+
 describe("OAuth entry: the scopes it grants", () => {
   it("a request naming a scope the app does not know is refused with invalid_scope back at the client, and no code", async () => {
     const s = await setup();
