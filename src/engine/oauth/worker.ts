@@ -9,7 +9,7 @@
  * bearer token (401 with the challenge otherwise) and hands the grant's props to the MCP Worker,
  * which binds sessions, requestState and subscriptions to `props.userId`.
  */
-import { GrantType, OAuthProvider, getOAuthApi, type OAuthProviderOptions, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
+import { GrantType, OAuthProvider, getOAuthApi, type GrantSummary, type OAuthProviderOptions, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
 import { readConfig } from "../config";
 import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
@@ -110,17 +110,25 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
     /**
      * /authorize keeps the user's earlier grants to a client (revokeExistingGrants: false, ./authorize.ts),
      * so a client that never finishes a second sign-in (a step-up it cannot complete) keeps its token.
-     * When the new code is redeemed, the grants it replaces go: the user's other grants to this client.
+     * When the new code is redeemed, the grants it replaces go: the user's other grants to this client,
+     * and for a client metadata document (an https client_id every installation of an app shares),
+     * only those of this installation, the same redirect URI, as the provider's own replacement does.
      */
     const replaceEarlierGrants = async ({ grantType, userId, grantId, clientId, env }: TokenExchangeCallbackOptions<OAuthEnv>): Promise<void> => {
       if (grantType !== GrantType.AUTHORIZATION_CODE) return;
       const helpers = getOAuthApi(providerOptions, env);
+      const grants: GrantSummary[] = [];
       let cursor: string | undefined;
       do {
         const page = await helpers.listUserGrants(userId, cursor ? { cursor } : {});
-        for (const grant of page.items) if (grant.clientId === clientId && grant.id !== grantId) await helpers.revokeGrant(grant.id, userId);
+        grants.push(...page.items.filter((g) => g.clientId === clientId));
         cursor = page.cursor;
       } while (cursor);
+      const redirectUri = grants.find((g) => g.id === grantId)?.redirectUri;
+      const shared = clientId.startsWith("https://");
+      for (const grant of grants) {
+        if (grant.id !== grantId && (!shared || grant.redirectUri === redirectUri)) await helpers.revokeGrant(grant.id, userId);
+      }
     };
     const provider = new OAuthProvider<OAuthEnv>(providerOptions);
     const issuer: Issuer = { provider, base: env, env: { ...env } };
