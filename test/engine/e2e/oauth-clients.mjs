@@ -10,7 +10,15 @@
 //   asked for, so a user who consents once, ticking notes:write, calls delete_note.
 // - The same client when the user grants only what it asked for: it cannot reach delete_note (what
 //   its users see; docs/authorization.md).
-import { fileURLToPath } from "node:url";
+// - The clients that step up (the official client 2.x, 2.4, app-assisted; this template's own
+//   client): a session signed in for notes:read calls delete_note, gets the 403, the user consents
+//   once more, and the call succeeds, on 2026-07-28 and in a 2025-11-25 session (the same session);
+//   a second write call then needs no consent.
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { ROOT } from "../../../scripts/lib/procs.mjs";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { startWrangler } from "./server.mjs";
 
@@ -50,9 +58,9 @@ export async function consentAs(authorizationUrl, choose, seen = {}) {
 /** What the page ticked, plus `more`. */
 export const ticked = (more = []) => (boxes) => [...new Set([...[...boxes].filter(([, on]) => on).map(([s]) => s), ...more])];
 
-/** An OAuthClientProvider (SDK 1.x) whose "browser" is `consentAs` with `choose`; in memory. */
+/** An OAuthClientProvider (SDK 1.x and 2.x share its shape) whose "browser" is `consentAs` with `choose`; in memory. */
 function sdk1Provider(redirect, choose, seen) {
-  let client, tokens, verifier;
+  let client, tokens, verifier, discovery;
   return {
     code: undefined,
     get redirectUrl() {
@@ -67,9 +75,14 @@ function sdk1Provider(redirect, choose, seen) {
     saveTokens: (t) => void (tokens = t),
     saveCodeVerifier: (v) => void (verifier = v),
     codeVerifier: () => verifier,
+    // 2.x binds the callback to the authorization server it discovered (SEP-2352).
+    saveDiscoveryState: (d) => void (discovery = d),
+    discoveryState: () => discovery,
     async redirectToAuthorization(authorizationUrl) {
+      seen.consents = [...(seen.consents ?? []), new URL(authorizationUrl).searchParams.get("scope")];
       const back = await consentAs(authorizationUrl, choose, seen);
       this.code = back.searchParams.get("code");
+      this.iss = back.searchParams.get("iss") ?? undefined; // RFC 9207: the 2.x client checks it
       assert(this.code, `no code in ${back}`);
     },
   };
@@ -80,7 +93,7 @@ async function sdk1SignInAndDelete(server, choose, seen) {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   const { UnauthorizedError } = await import("@modelcontextprotocol/sdk/client/auth.js");
-  const provider = sdk1Provider("http://127.0.0.1:9/callback", choose, seen);
+  const provider = sdk1Provider(REDIRECT, choose, seen);
   const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
   const signIn = new Client({ name: "sdk1-e2e", version: "0.0.0" });
   const refused = await signIn.connect(first).then(() => undefined, (e) => e);
@@ -97,6 +110,86 @@ async function sdk1SignInAndDelete(server, choose, seen) {
   } finally {
     await client.close();
   }
+}
+
+const REDIRECT = "http://127.0.0.1:9/callback";
+
+/**
+ * The official client 2.x (2.4) steps up as an app drives it: on the 403 its transport starts the
+ * authorization (our headless user consents), the call rejects with UnauthorizedError, the app
+ * finishes the authorization on the same transport and calls again.
+ */
+async function v2StepUp(server, versionNegotiation) {
+  const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await import("@modelcontextprotocol/client");
+  const seen = {};
+  const provider = sdk1Provider(REDIRECT, ticked(), seen);
+  const open = async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+    const client = new Client({ name: "v2-step-up-e2e", version: "0.0.0" }, { versionNegotiation });
+    return { transport, client, connected: await client.connect(transport).then(() => true, (e) => { if (!(e instanceof UnauthorizedError)) throw e; return false; }) };
+  };
+  let { transport, client, connected } = await open();
+  if (!connected) {
+    await transport.finishAuth(provider.code, provider.iss);
+    ({ transport, client, connected } = await open());
+  }
+  assert(connected, "not connected after the first sign-in");
+  const session = transport.sessionId;
+  const call = () => client.callTool({ name: "delete_note", arguments: { id: "n1" } });
+  let result = await call().catch((e) => e);
+  if (result instanceof UnauthorizedError) {
+    await transport.finishAuth(provider.code, provider.iss);
+    result = await call();
+  }
+  assertEqual(result?.content?.[0]?.text, "deleted n1", `delete_note after the step-up (${String(result?.message ?? JSON.stringify(result))})`);
+  assertEqual(transport.sessionId, session, "the session across the step-up");
+  const again = await call();
+  assertEqual(again?.content?.[0]?.text, "deleted n1", "a second write call");
+  await client.close();
+  return { consents: seen.consents, session };
+}
+
+/** The template's own client (src/engine/client), bundled for Node as client-own.mjs does. */
+async function loadOwnClient() {
+  const dir = path.join(ROOT, "test/.tmp/oauth-clients");
+  mkdirSync(dir, { recursive: true });
+  const outfile = path.join(dir, `client-${process.pid}.mjs`);
+  await build({ entryPoints: [path.join(ROOT, "src/engine/client/index.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile, logLevel: "error" });
+  try {
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    rmSync(outfile, { force: true });
+  }
+}
+
+/** The template's client steps up by itself: the 403 → one more consent → the retried call, inside callTool. */
+async function ownStepUp(server, protocol) {
+  const { McpClient, OAuthClient } = await loadOwnClient();
+  const consents = [];
+  const auth = new OAuthClient({
+    redirectUri: REDIRECT,
+    clientName: "template client e2e",
+    authorize: async (url) => {
+      consents.push(url.searchParams.get("scope"));
+      return consentAs(url, ticked());
+    },
+  });
+  const client = await McpClient.connect(server.url, { auth, protocol });
+  const result = await client.callTool("delete_note", { id: "n1" });
+  assertEqual(result.content?.[0]?.text, "deleted n1", `delete_note (${JSON.stringify(result)})`);
+  const again = await client.callTool("delete_note", { id: "n2" });
+  assertEqual(again.content?.[0]?.text, "deleted n2", "a second write call");
+  await client.close();
+  return { consents };
+}
+
+/** Two consents: the baseline at sign-in, then the step-up for what delete_note needs (with what was held). */
+function assertStepUp(consents, who) {
+  console.log(`    ${who}: consents asked for ${JSON.stringify(consents)}`);
+  assertEqual(consents.length, 2, `${who}: consents (sign-in, one step-up)`);
+  assertEqual(consents[0], "notes:read", `${who}: the first consent's scope`);
+  const second = (consents[1] ?? "").split(" ");
+  assert(second.includes("notes:write") && second.includes("notes:read"), `${who}: the step-up asks for notes:write and keeps notes:read: ${consents[1]}`);
 }
 
 export async function runOAuthClients() {
@@ -126,6 +219,20 @@ export async function runOAuthClients() {
       console.log(`    without notes:write: ${JSON.stringify(result).slice(0, 200)}`);
       assert(result.error || result.isError, `delete_note should fail without notes:write: ${JSON.stringify(result)}`);
     }, 60_000);
+
+    for (const [label, mode] of [["2026-07-28", { pin: "2026-07-28" }], ["2025-11-25", { mode: "legacy" }]]) {
+      await check(`official client 2.x (2.4), ${label}: signed in for notes:read, delete_note steps up once (the app finishes the authorization) and succeeds; a second write needs no consent`, async () => {
+        const { consents } = await v2StepUp(server, mode);
+        assertStepUp(consents, `client 2.4 ${label}`);
+      }, 60_000);
+    }
+
+    for (const protocol of ["2026-07-28", "2025-11-25"]) {
+      await check(`this template's client, ${protocol}: signed in for notes:read, delete_note steps up once by itself and succeeds; a second write needs no consent`, async () => {
+        const { consents } = await ownStepUp(server, protocol);
+        assertStepUp(consents, `template client ${protocol}`);
+      }, 60_000);
+    }
   } finally {
     if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     await server.stop();
