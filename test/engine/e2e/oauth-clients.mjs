@@ -11,16 +11,18 @@
 // - The same client when the user grants only what it asked for: it cannot reach delete_note (what
 //   its users see; docs/authorization.md).
 // - The clients that step up (the official client 2.x, 2.4, app-assisted; this template's own
-//   client): a session signed in for notes:read calls delete_note, gets the 403, the user consents
+//   client; mcp-remote 0.15, a stdio proxy): a session signed in for notes:read calls delete_note, gets the 403, the user consents
 //   once more, and the call succeeds, on 2026-07-28 and in a 2025-11-25 session (the same session);
 //   a second write call then needs no consent.
-import { mkdirSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { ROOT } from "../../../scripts/lib/procs.mjs";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
-import { startWrangler } from "./server.mjs";
+import { freePort, startWrangler } from "./server.mjs";
 
 const CONFIG = "test/engine/scoped-app/wrangler.oauth.toml";
 
@@ -183,6 +185,72 @@ async function ownStepUp(server, protocol) {
   return { consents };
 }
 
+/**
+ * mcp-remote 0.15 (a stdio proxy a desktop client starts): it prints the authorization URL and waits on
+ * its loopback callback; our headless user consents and the "browser" lands on that callback. A stdio
+ * client initializes (2025-11-25 on its side), then calls delete_note twice.
+ */
+async function mcpRemoteStepUp(server) {
+  const consents = [];
+  const configDir = mkdtempSync(path.join(os.tmpdir(), "mcp-remote-e2e-"));
+  const port = await freePort();
+  // BROWSER=true: its opener "succeeds" without starting a real browser; the user is the code below.
+  const child = spawn(process.execPath, [path.join(ROOT, "node_modules/mcp-remote/dist/proxy.js"), server.url, String(port), "--allow-http"], {
+    env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: "true", DISPLAY: "" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let err = "";
+  let out = "";
+  const waiting = new Map();
+  const failures = [];
+  child.stderr.on("data", (d) => {
+    err += d;
+    for (const [, url] of err.matchAll(/Please authorize this client by visiting:\s*(\S+)/g)) {
+      if (consents.some((c) => c.url === url)) continue;
+      consents.push({ url, scope: new URL(url).searchParams.get("scope") });
+      (async () => {
+        const back = await consentAs(url, ticked());
+        // Its callback server may start a moment after it prints the URL.
+        for (let i = 0; i < 40; i++) {
+          const res = await fetch(back).catch(() => undefined);
+          if (res) return void (await res.body?.cancel());
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        throw new Error(`mcp-remote's callback ${back.origin} never answered`);
+      })().catch((e) => failures.push(e));
+    }
+  });
+  child.stdout.on("data", (d) => {
+    out += d;
+    for (let i = out.indexOf("\n"); i >= 0; i = out.indexOf("\n")) {
+      const line = out.slice(0, i);
+      out = out.slice(i + 1);
+      try {
+        const m = JSON.parse(line);
+        waiting.get(m.id)?.(m);
+      } catch {}
+    }
+  });
+  const rpc = (id, method, params) =>
+    new Promise((resolve, reject) => {
+      waiting.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      setTimeout(() => reject(new Error(`mcp-remote: no answer to ${method} in 30 s (${failures.join("; ")})`)), 30_000).unref();
+    });
+  try {
+    await rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stdio-e2e", version: "0.0.0" } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const first = await rpc(2, "tools/call", { name: "delete_note", arguments: { id: "n1" } });
+    assertEqual(first.result?.content?.[0]?.text, "deleted n1", `delete_note through mcp-remote (${JSON.stringify(first)})`);
+    const second = await rpc(3, "tools/call", { name: "delete_note", arguments: { id: "n2" } });
+    assertEqual(second.result?.content?.[0]?.text, "deleted n2", "a second write call");
+    return { consents: consents.map((c) => c.scope) };
+  } finally {
+    child.kill();
+    rmSync(configDir, { recursive: true, force: true });
+  }
+}
+
 /** Two consents: the baseline at sign-in, then the step-up for what delete_note needs (with what was held). */
 function assertStepUp(consents, who) {
   console.log(`    ${who}: consents asked for ${JSON.stringify(consents)}`);
@@ -233,6 +301,11 @@ export async function runOAuthClients() {
         assertStepUp(consents, `template client ${protocol}`);
       }, 60_000);
     }
+
+    await check("mcp-remote 0.15: signed in for notes:read, delete_note steps up once and succeeds; a second write needs no consent", async () => {
+      const { consents } = await mcpRemoteStepUp(server);
+      assertStepUp(consents, "mcp-remote 0.15");
+    }, 90_000);
   } finally {
     if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     await server.stop();
