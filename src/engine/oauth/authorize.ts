@@ -13,7 +13,7 @@
 import { AuthorizationError, CimdFetchError, authorizationErrorRedirect, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { IdJagEnv } from "./id-jag";
-import { OFFLINE_ACCESS, type ScopePolicy } from "./scopes";
+import { askedScopes, type ScopePolicy } from "./scopes";
 
 export interface OAuthEnv extends Env, IdJagEnv {
   /** Clients, grants and tokens (hashed); `wrangler kv namespace create OAUTH_KV`. */
@@ -91,8 +91,7 @@ export async function authorize(request: Request, env: OAuthEnv, policy: ScopePo
 
     const authRequest = await oauth.parseAuthRequest(request);
     // Scopes this server does not know are refused (RFC 6749 §4.1.2.1), back at the client.
-    const asked = authRequest.scope.filter((s) => s !== OFFLINE_ACCESS);
-    const unknown = asked.filter((s) => !policy.known.includes(s));
+    const { asked, unknown } = askedScopes(policy, authRequest.scope);
     if (unknown.length > 0) return Response.redirect(authorizationErrorRedirect(authRequest, "invalid_scope", `Unknown scope: ${unknown.join(" ")}`), 302);
     if (!user) return page(403, "Sign-in is not set up on this server: plug your login into signedInUser() in src/engine/oauth/authorize.ts.");
     // A request naming no scope gets the app's baseline (RFC 6749 §3.3: the server's default).

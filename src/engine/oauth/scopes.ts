@@ -45,7 +45,24 @@ const isScopeToken = (s: unknown): s is string => typeof s === "string" && /^[\x
  * `offline_access` asks for a refresh token, not a permission: this server issues one with every
  * code, so a request naming it is served and the scope itself is not granted.
  */
-export const OFFLINE_ACCESS = "offline_access";
+const OFFLINE_ACCESS = "offline_access";
+
+/**
+ * Scopes some OAuth libraries add to every request (OpenID Connect's, and `offline_access`): unless
+ * the app declares one of them, they grant nothing here, so a request naming them is served without
+ * them rather than refused.
+ */
+const IGNORED = new Set([OFFLINE_ACCESS, "openid", "profile", "email", "address", "phone"]);
+
+/**
+ * What an authorization request asks for, and what it names that this server does not know. An app
+ * that declares no scope at all checks none, so nothing it is asked for is refused (and none granted).
+ */
+export function askedScopes(policy: Pick<ScopePolicy, "known">, requested: readonly string[]): { asked: string[]; unknown: string[] } {
+  const asked = requested.filter((s) => policy.known.includes(s));
+  const unknown = policy.known.length === 0 ? [] : requested.filter((s) => !IGNORED.has(s) && !policy.known.includes(s));
+  return { asked, unknown };
+}
 
 export function scopePolicy<E>(app: AppDefinition<any>, options: OAuthScopeOptions<E> = {}): ScopePolicy<E> {
   const known = new Set<string>();

@@ -112,11 +112,31 @@ describe("OAuth entry: the scopes it grants", () => {
       ["notes:admin", ["notes:admin"]],
       [undefined, ["notes:read"]],
       ["notes:read offline_access", ["notes:read"]],
+      // Scopes OAuth libraries add by habit grant nothing here, and are not refused.
+      ["openid profile notes:read", ["notes:read"]],
     ] as const) {
       const a = await s.authorizeUrl(asked);
       const t = await s.redeem(await s.autoApprove(a.url), a.verifier);
       expect(scopesOf(t), String(asked)).toEqual([...granted].sort());
     }
+  });
+
+  it("an app that declares no scope refuses none: any scope asked is served, and none granted", async () => {
+    const bare = createOAuthWorker({ info: { name: "bare", version: "0.0.0" }, tools: [] });
+    const oauthEnv = { ...env, OAUTH_DEMO_AUTO_APPROVE: "true" } as unknown as OAuthEnv;
+    const send = async (request: Request) => {
+      const ctx = createExecutionContext();
+      const res = await bare.fetch(request, oauthEnv, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const reg = await send(new Request(`${ORIGIN}/oauth/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }) }));
+    const { client_id } = (await reg.json()) as { client_id: string };
+    const q = new URLSearchParams({ response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: "x".repeat(43), code_challenge_method: "S256", scope: "mcp anything" });
+    const res = await send(new Request(`${ORIGIN}/authorize?${q}`, { headers: { "CF-Connecting-IP": "127.0.0.1" }, redirect: "manual" }));
+    const back = new URL(res.headers.get("Location")!);
+    expect(back.searchParams.get("error")).toBeNull();
+    expect(back.searchParams.get("code")).toBeTruthy();
   });
 
   it("userScopes decides which user may hold which scope: notes:admin for the admin only", async () => {
