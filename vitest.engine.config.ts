@@ -18,6 +18,8 @@ export default defineConfig({
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
+          // The OAuth entry's single-use marks (src/engine/oauth/once.ts).
+          OAUTH_ONCE: { className: "OAuthOnce", useSQLite: true },
         },
       },
     }),

@@ -35,6 +35,7 @@ import { runConnect } from "../test/engine/e2e/connect.mjs";
 import { runDoctor } from "../test/engine/e2e/doctor.mjs";
 import { runOAuth } from "../test/engine/e2e/oauth.mjs";
 import { runOAuthBrowser } from "../test/engine/e2e/oauth-browser.mjs";
+import { runOAuthClients } from "../test/engine/e2e/oauth-clients.mjs";
 import { runOAuthConformance } from "../test/engine/e2e/oauth-conformance.mjs";
 import { withEngineApp } from "../test/engine/e2e/server.mjs";
 
@@ -99,6 +100,9 @@ const STEPS = [
   // consent page in headless Chromium (a missing Chromium is reported as skipped, and fails under CI).
   { id: "oauth-conformance", e2e: true, name: "e2e: OAuth entry vs conformance authorization (metadata + code grant), wrangler dev", run: runOAuthConformance },
   { id: "oauth-browser", e2e: true, name: "e2e: OAuth consent page in headless Chromium, DCR → consent → token → MCP on both revisions", run: mayBeSkipped("OAuth consent page in a browser", runOAuthBrowser) },
+  // Real clients' own OAuth code against the entry, through its consent page: client 2.4, mcp-remote and this
+  // template's client step up once; the official SDK 1.x client, which cannot, reaches a write tool after one consent.
+  { id: "oauth-clients", e2e: true, name: "e2e: OAuth entry with real client packages through the consent page (wrangler dev)", run: runOAuthClients },
   // MCP Apps views (the example's view, a Static Asset) on both revisions, then in headless Chromium
   // against a simulated host.
   { id: "extensions", e2e: true, name: "e2e: MCP Apps view of the example app, both revisions + headless Chromium host (wrangler dev)", run: mayBeSkipped("MCP Apps view in a browser", runExtensions) },

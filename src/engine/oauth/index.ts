@@ -7,6 +7,8 @@ import app from "../../server";
 import type { OAuthEnv } from "./authorize";
 import { createOAuthWorker } from "./worker";
 
+// Options (docs/authorization.md, "The OAuth entry"): `userScopes` (which user may hold which scope),
+// `consentScopes` (ticked on the consent page at first), `scopes` (grantable scopes no definition names).
 const worker = createOAuthWorker(app);
-export const { McpHub, McpSession, McpTask } = worker;
+export const { McpHub, McpSession, McpTask, OAuthOnce } = worker;
 export default { fetch: worker.fetch } satisfies ExportedHandler<OAuthEnv>;

@@ -9,19 +9,30 @@
  * bearer token (401 with the challenge otherwise) and hands the grant's props to the MCP Worker,
  * which binds sessions, requestState and subscriptions to `props.userId`.
  */
-import { OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import { GrantType, OAuthProvider, getOAuthApi, type GrantSummary, type OAuthProviderOptions, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
 import { readConfig } from "../config";
 import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
 import { ErrorCode } from "../mcp/errors";
-import { compileApp } from "../mcp/registry";
 import type { AppDefinition } from "../mcp/app";
 import { MCP_PATH, createMcpWorker } from "../worker";
 import { AUTHORIZE_PATH, authorize, isLoopbackHostname, type OAuthEnv, type UserProps } from "./authorize";
 import { enterpriseAuthorization } from "./id-jag";
+import { OAuthOnce } from "./once";
+import { scopePolicy, type OAuthScopeOptions } from "./scopes";
+
+/** What an app tells its OAuth entry: which user may hold which scope, and what the consent page selects (./scopes.ts). */
+export type OAuthWorkerOptions = OAuthScopeOptions<OAuthEnv>;
+
+/**
+ * Every path the provider hands to the MCP Worker as its API: `/mcp` and all below it (`/mcp/`,
+ * `/mcp//`, `/mcp/x`), so each passes the /mcp edge's gate before the provider sees it.
+ */
+const servedAsApi = (pathname: string) => pathname === MCP_PATH || pathname.startsWith(`${MCP_PATH}/`);
 
 /** The OAuth entry for `app`: its fetch, and the Durable Object classes its wrangler config binds. */
-export function createOAuthWorker(app: AppDefinition<any>) {
+export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerOptions = {}) {
+  const scopes = scopePolicy<OAuthEnv>(app, options);
   // The grant's user is the principal; the scopes and client the provider verified for the token
   // (its `ctx.auth`) are what the operations' declared scopes are checked against (docs/authorization.md).
   const mcp = createMcpWorker(app, {
@@ -71,23 +82,55 @@ export function createOAuthWorker(app: AppDefinition<any>) {
       issuers.set(origin, hit);
       return hit;
     }
-    const provider = new OAuthProvider<OAuthEnv>({
+    const providerOptions: OAuthProviderOptions<OAuthEnv> = {
       apiRoute: MCP_PATH,
       apiHandler: mcp,
       defaultHandler: {
         fetch: (request, env, ctx) =>
-          new URL(request.url).pathname === AUTHORIZE_PATH ? authorize(request, env) : mcp.fetch(request, env, ctx),
+          new URL(request.url).pathname === AUTHORIZE_PATH ? authorize(request, env, scopes) : mcp.fetch(request, env, ctx),
       },
       authorizeEndpoint: AUTHORIZE_PATH,
       tokenEndpoint: "/oauth/token",
       clientRegistrationEndpoint: "/oauth/register",
       // CIMD also needs the global_fetch_strictly_public flag (wrangler.oauth.toml) and outbound network.
       clientIdMetadataDocumentEnabled: true,
-      // scopes_supported: every scope the app's operations declare, which the consent page then lists as asked.
-      resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name, scopes_supported: [...(compileApp(app).scopesSupported ?? [])] },
+      // Least scope first: the resource metadata's scopes_supported and the 401 challenge (requiredScopes) name the app's
+      // baseline (`defineAuthorization({ scopes })`), so a client asks for that at first consent; an
+      // operation that needs more asks by step-up (403 insufficient_scope), and the consent page lets
+      // the user grant more for clients that cannot (./scopes.ts).
+      resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name },
+      ...(scopes.baseline.length > 0 ? { requiredScopes: [...scopes.baseline] } : {}),
+      // The scopes this server grants (./scopes.ts): in its RFC 8414 metadata, and the only ones a
+      // consent may approve.
+      ...(scopes.known.length > 0 ? { scopesSupported: [...scopes.known] } : {}),
       // ID-JAG (RFC 7523 jwt-bearer from a trusted enterprise IdP): only when its vars name one.
-      enterpriseManagedAuthorization: enterpriseAuthorization(env),
-    });
+      enterpriseManagedAuthorization: enterpriseAuthorization(env, scopes),
+      tokenExchangeCallback: (exchange) => replaceEarlierGrants(exchange),
+    };
+    /**
+     * /authorize keeps the user's earlier grants to a client (revokeExistingGrants: false, ./authorize.ts),
+     * so a client that never finishes a second sign-in (a step-up it cannot complete) keeps its token.
+     * When the new code is redeemed, the grants it replaces go: the user's other grants to this client,
+     * and for a client metadata document (an https client_id every installation of an app shares),
+     * only those of this installation, the same redirect URI, as the provider's own replacement does.
+     */
+    const replaceEarlierGrants = async ({ grantType, userId, grantId, clientId, env }: TokenExchangeCallbackOptions<OAuthEnv>): Promise<void> => {
+      if (grantType !== GrantType.AUTHORIZATION_CODE) return;
+      const helpers = getOAuthApi(providerOptions, env);
+      const grants: GrantSummary[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await helpers.listUserGrants(userId, cursor ? { cursor } : {});
+        grants.push(...page.items.filter((g) => g.clientId === clientId));
+        cursor = page.cursor;
+      } while (cursor);
+      const redirectUri = grants.find((g) => g.id === grantId)?.redirectUri;
+      const shared = clientId.startsWith("https://");
+      for (const grant of grants) {
+        if (grant.id !== grantId && (!shared || grant.redirectUri === redirectUri)) await helpers.revokeGrant(grant.id, userId);
+      }
+    };
+    const provider = new OAuthProvider<OAuthEnv>(providerOptions);
     const issuer: Issuer = { provider, base: env, env: { ...env } };
     issuers.delete(origin);
     issuers.set(origin, issuer);
@@ -98,9 +141,10 @@ export function createOAuthWorker(app: AppDefinition<any>) {
   async function fetch(request: Request, env: OAuthEnv, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
     const config = readConfig(env);
-    if (url.pathname === MCP_PATH) {
+    if (servedAsApi(url.pathname)) {
       // The /mcp edge keeps the default entry's order: Host and Origin first, our CORS preflight,
-      // and only then the token (the provider's own preflight would allow any origin).
+      // and only then the token (the provider's own preflight would allow any origin). The same
+      // for `/mcp/` and every path below: the provider treats them all as /mcp.
       const gate = checkHostAndOrigin(request, config);
       if (gate instanceof Response) return gate;
       if (request.method === "OPTIONS") return mcp.fetch(request, env, ctx);
@@ -124,5 +168,5 @@ export function createOAuthWorker(app: AppDefinition<any>) {
     return issuer.provider.fetch(request, issuer.env, ctx);
   }
 
-  return { fetch, McpHub, McpSession, McpTask };
+  return { fetch, McpHub, McpSession, McpTask, OAuthOnce };
 }

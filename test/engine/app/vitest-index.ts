@@ -8,6 +8,8 @@ import scopedApp from "./scoped-engine-app";
 
 export * from "./index";
 export { default } from "./index";
+/** The OAuth entry's single-use marks (bound as OAUTH_ONCE), for the ID-JAG tests. */
+export { OAuthOnce } from "../../../src/engine/oauth/once";
 
 const scoped = createMcpWorker(scopedApp);
 /** The scoped app's objects make and reach their tasks in its own task namespace, not the engine app's. */

@@ -38,35 +38,55 @@ interface Context {
   idp_token_endpoint?: string;
 }
 
+/**
+ * The suite's authorization server, read from the MCP server's protected resource metadata: a client
+ * secret goes only to the authorization server configured for it, and here the suite is that server.
+ */
+async function suiteIssuer(url: string): Promise<string> {
+  const u = new URL(url);
+  for (const candidate of [`${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/$/, "")}`, `${u.origin}/.well-known/oauth-protected-resource`]) {
+    const res = await fetch(candidate);
+    if (!res.ok) {
+      await res.body?.cancel();
+      continue;
+    }
+    const servers = ((await res.json()) as { authorization_servers?: string[] }).authorization_servers;
+    if (servers?.[0]) return servers[0];
+  }
+  throw new Error(`the scenario's MCP server at ${url} publishes no authorization server`);
+}
+
 /** The machine-client scenarios, no user at a browser: client credentials (a secret or a signed JWT), a workload's JWT, an ID-JAG. */
-async function clientCredentials(context: Context): Promise<AuthProvider> {
+async function clientCredentials(context: Context, url: string): Promise<AuthProvider> {
   if (!context.client_id) throw new Error("the scenario gave no client_id");
   if (context.valid_jwt) return new ClientCredentials({ clientId: context.client_id, assertion: () => context.valid_jwt! });
   if (context.idp_token_endpoint && context.idp_id_token && context.idp_client_id) {
     const assertion = idJagAssertion({ tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id, idToken: () => context.idp_id_token! });
-    return new ClientCredentials({ clientId: context.client_id, clientSecret: context.client_secret ?? "", assertion });
+    const secret = context.client_secret ? { clientSecret: context.client_secret, issuer: await suiteIssuer(url) } : {};
+    return new ClientCredentials({ clientId: context.client_id, ...secret, assertion });
   }
   if (context.private_key_pem) return new ClientCredentials({ clientId: context.client_id, privateKey: await importEcKey(context.private_key_pem) });
-  return new ClientCredentials({ clientId: context.client_id, clientSecret: context.client_secret ?? "" });
+  return new ClientCredentials({ clientId: context.client_id, clientSecret: context.client_secret ?? "", ...(context.client_secret ? { issuer: await suiteIssuer(url) } : {}) });
 }
 
 export async function runAuthScenario(name: string, url: string, options: McpClientOptions): Promise<void> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Context;
   const machine = name.startsWith("auth/client-credentials-") || name === "auth/wif-jwt-bearer" || name === "auth/enterprise-managed-authorization";
-  const auth = machine ? await clientCredentials(context) : userFlow(name, context);
+  const auth = machine ? await clientCredentials(context, url) : await userFlow(name, context, url);
   const client = await McpClient.connect(url, { ...options, auth, handlers: conformanceHandlers() });
   await client.listTools();
   await client.callTool("test-tool", {});
   await client.close();
 }
 
-function userFlow(name: string, context: Context): AuthProvider {
+async function userFlow(name: string, context: Context, url: string): Promise<AuthProvider> {
+  const preRegistered = name === "auth/pre-registration" && context.client_id;
   return new OAuthClient({
     redirectUri: REDIRECT_URI,
     authorize: userAgent,
     clientName: "mcp-worker-template-conformance",
     clientMetadataUrl: CLIENT_METADATA_URL,
-    ...(name === "auth/pre-registration" && context.client_id ? { clientId: context.client_id, clientSecret: context.client_secret ?? "" } : {}),
+    ...(preRegistered ? { clientId: context.client_id, clientSecret: context.client_secret ?? "", ...(context.client_secret ? { issuer: await suiteIssuer(url) } : {}) } : {}),
     // The DPoP scenarios want tokens bound to a key of the client's.
     ...(name.startsWith("auth/dpop") ? { dpop: new DPoPKey() } : {}),
   });

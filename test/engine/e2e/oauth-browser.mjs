@@ -98,7 +98,8 @@ export async function runOAuthBrowser() {
         assertEqual(shown.status(), 200, "consent page status");
         const heading = await page.locator("h1").innerText();
         assert(heading.includes("Browser Test Client") && heading.includes("demo-erin"), `heading: ${heading}`);
-        assert((await page.locator("body").innerText()).includes(`Scopes: ${scope.split(" ").join(", ")}`), `the consent page does not list ${scope}`);
+        // Each scope asked for is a ticked box (the page also offers the others, unticked).
+        for (const s of scope.split(" ")) assert(await page.getByRole("checkbox", { name: s, exact: true }).isChecked(), `the consent page does not tick ${s}`);
         assert(await page.getByRole("button", { name: "Allow" }).isVisible(), "no visible Allow button");
         assert(await page.getByRole("button", { name: "Deny" }).isVisible(), "no visible Deny button");
         if (screenshot) {

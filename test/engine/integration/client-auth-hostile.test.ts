@@ -129,7 +129,7 @@ describe("client OAuth: credentials stay with their authorization server", () =>
 
   it("ClientCredentials: after the MCP server names another authorization server, the secret is not sent there", async () => {
     const w = world();
-    const auth = new ClientCredentials({ clientId: "machine", clientSecret: "s3cret", fetch: w.fetch });
+    const auth = new ClientCredentials({ clientId: "machine", clientSecret: "s3cret", fetch: w.fetch, issuer: AS });
     await McpClient.connect(MCP, { fetch: w.fetch, auth, protocol: MODERN });
     expect(secretsSentTo(w.seen)).toEqual([AS]);
     // The server turns: it refuses the token it accepted and names a new authorization server.
@@ -152,7 +152,7 @@ describe("client OAuth: credentials stay with their authorization server", () =>
     const w = world();
     const store = new MemoryTokenStore();
     const authorize = approve("https://app.example/callback");
-    const auth = new OAuthClient({ redirectUri: "https://app.example/callback", authorize, clientId: "pre", clientSecret: "s3cret", fetch: w.fetch, store });
+    const auth = new OAuthClient({ redirectUri: "https://app.example/callback", authorize, clientId: "pre", clientSecret: "s3cret", issuer: AS, fetch: w.fetch, store });
     await McpClient.connect(MCP, { fetch: w.fetch, auth, protocol: MODERN });
     expect(authorize).toHaveBeenCalledTimes(1);
     w.valid.clear();

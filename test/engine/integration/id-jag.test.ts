@@ -128,6 +128,30 @@ describe("OAuth entry: enterprise-managed authorization (ID-JAG)", () => {
     }
   });
 
+  it("a blank scope claim grants no scope, whatever the client asks for", async () => {
+    const on = envWith(TRUSTING);
+    const c = await register(on);
+    for (const scope of [" ", "", "   "]) {
+      const t = await c.exchange(await idJag(c.clientId, { scope }), { scope: "dice:roll" });
+      // Either refused or a token without scope; never dice:roll.
+      if (t.status === 200) {
+        expect(t.body.scope ?? "", JSON.stringify(scope)).toBe("");
+        expect((await roll(on, t.body.access_token!)).status).toBe(403);
+      } else expect(t.body.error).toMatch(/invalid_(grant|scope)/);
+    }
+  });
+
+  it("used once under concurrency: two exchanges of one assertion at the same time give one token", async () => {
+    const on = envWith(TRUSTING);
+    const c = await register(on);
+    for (let round = 0; round < 3; round++) {
+      const assertion = await idJag(c.clientId, { scope: "dice:roll" });
+      const results = await Promise.all([c.exchange(assertion), c.exchange(assertion), c.exchange(assertion)]);
+      expect(results.filter((r) => r.status === 200).length, JSON.stringify(results.map((r) => r.body.error))).toBe(1);
+      expect(results.filter((r) => r.status !== 200).every((r) => r.body.error === "invalid_grant")).toBe(true);
+    }
+  });
+
   it("an assertion signed by another key, for another client or from another issuer is refused", async () => {
     const on = envWith(TRUSTING);
     const c = await register(on);

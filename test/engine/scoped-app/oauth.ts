@@ -3,5 +3,5 @@ import { createOAuthWorker } from "../../../src/engine/oauth/worker";
 import app from "./app";
 
 const worker = createOAuthWorker(app);
-export const { McpHub, McpSession, McpTask } = worker;
+export const { McpHub, McpSession, McpTask, OAuthOnce } = worker;
 export default { fetch: worker.fetch };

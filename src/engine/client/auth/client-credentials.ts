@@ -16,7 +16,7 @@ import { McpClientError } from "../errors";
 import type { Fetch } from "../wire";
 import { authorizedFetch } from "./authorized";
 import type { BearerChallenge } from "./challenge";
-import { authorizationServer, chooseIssuer, resourceMetadata } from "./discovery";
+import { authorizationServer, checkTokenEndpoint, chooseIssuer, requirePinnedSecret, resourceMetadata } from "./discovery";
 import { basicAuth, requestOptions, storedTokens } from "./requests";
 import { MemoryTokenStore, tokensKey, type StoredTokens, type TokenStore } from "./store";
 
@@ -43,16 +43,21 @@ export interface ClientCredentialsOptions {
    */
   allowPrivateNetwork?: boolean;
   /**
-   * The authorization server these credentials belong to. Without it they go to the first one the MCP
-   * server names and stay with it (kept in the store): a server that later names another gets an error.
+   * The authorization server these credentials belong to; required with a `clientSecret` (or give
+   * `tokenEndpoint`), which is sent to no other. Without a secret, and unset, the credentials go to the
+   * first one the MCP server names and stay with it (kept in the store): a server that later names
+   * another gets an error.
    */
   issuer?: string;
+  /** The token endpoint these credentials belong to: the authorization server's metadata must name exactly this one. */
+  tokenEndpoint?: string;
 }
 
 export class ClientCredentials implements AuthProvider {
   private readonly store: TokenStore;
   constructor(private readonly options: ClientCredentialsOptions) {
     if (!options.clientSecret && !options.privateKey && !options.assertion) throw new McpClientError("ClientCredentials needs a clientSecret, a privateKey or an assertion");
+    requirePinnedSecret("ClientCredentials", options.clientSecret, options);
     this.store = options.store ?? new MemoryTokenStore();
   }
 
@@ -78,11 +83,11 @@ export class ClientCredentials implements AuthProvider {
     const prm = await resourceMetadata(this.oauthFetch, resource, challenge.resourceMetadata, o);
     const issuer = await chooseIssuer(this.store, o.clientId, o.issuer, prm.authorization_servers);
     const as = await authorizationServer(this.oauthFetch, issuer, resource, o);
-    if (!as.token_endpoint) throw new McpClientError(`The authorization server ${as.issuer} has no token endpoint`);
+    const tokenEndpoint = checkTokenEndpoint(as, o.tokenEndpoint);
     const scope = challenge.scope ?? prm.scopes_supported?.join(" ") ?? this.options.scope;
     const client: oauth.Client = { client_id: this.options.clientId };
     const params: Record<string, string> = { resource: prm.resource, ...(scope ? { scope } : {}) };
-    const request = requestOptions(this.oauthFetch, as.token_endpoint, this.options.allowHttp);
+    const request = requestOptions(this.oauthFetch, tokenEndpoint, this.options.allowHttp);
     const { assertion } = this.options;
     const tokens = assertion
       ? await oauth.processGenericTokenEndpointResponse(

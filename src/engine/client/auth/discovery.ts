@@ -115,3 +115,24 @@ export async function chooseIssuer(store: TokenStore, clientId: string | undefin
   }
   return match;
 }
+
+/**
+ * The rule for a client secret: it belongs to one authorization server, so a client configured with
+ * one must say which (`issuer`, or its `tokenEndpoint`); without that the first server an MCP server
+ * names would get it (trust on first use), and a hostile MCP server names its own.
+ */
+export function requirePinnedSecret(what: string, secret: string | undefined, pin: { issuer?: string; tokenEndpoint?: string }): void {
+  if (secret && !pin.issuer && !pin.tokenEndpoint) {
+    throw new McpClientError(`${what} has a clientSecret but no issuer (or tokenEndpoint): a secret is sent only to the authorization server it belongs to; set issuer to it`);
+  }
+}
+
+/** The token endpoint a secret may go to: the configured one, which the authorization server's metadata must name. */
+export function checkTokenEndpoint(as: oauth.AuthorizationServer, configured: string | undefined): string {
+  const named = as.token_endpoint;
+  if (!named) throw new McpClientError(`The authorization server ${as.issuer} has no token endpoint`);
+  if (configured !== undefined && named !== configured) {
+    throw new McpClientError(`The authorization server ${as.issuer} names the token endpoint ${named}, but this client's credentials belong to ${configured}; they are not sent anywhere else`);
+  }
+  return named;
+}

@@ -17,7 +17,7 @@ import { authorizedFetch, type Present } from "./authorized";
 import type { DPoPKey } from "./dpop";
 import { basicAuth, isLoopback, requestOptions, storedTokens } from "./requests";
 import type { BearerChallenge } from "./challenge";
-import { authorizationServer, chooseIssuer, resourceMetadata } from "./discovery";
+import { authorizationServer, checkTokenEndpoint, chooseIssuer, requirePinnedSecret, resourceMetadata } from "./discovery";
 import { MemoryTokenStore, clientKey, tokensKey, type StoredClient, type StoredTokens, type TokenStore } from "./store";
 
 export interface OAuthClientOptions {
@@ -30,13 +30,17 @@ export interface OAuthClientOptions {
   authorize: (authorizationUrl: URL) => Promise<string | URL>;
   clientName?: string;
   /**
-   * A client registered beforehand with one authorization server: `issuer`, or else the first one an MCP
-   * server names, kept in the store. A server that names another gets an error, not these credentials.
+   * A client registered beforehand with one authorization server: `issuer`, or else (a public client,
+   * no secret) the first one an MCP server names, kept in the store. A server that names another gets
+   * an error, not these credentials.
    */
   clientId?: string;
+  /** The pre-registered client's secret: needs `issuer` (or `tokenEndpoint`), and is sent to no other server. */
   clientSecret?: string;
   /** The authorization server `clientId` belongs to; set, it is the only one the client authorizes with. */
   issuer?: string;
+  /** The token endpoint `clientId` belongs to: the authorization server's metadata must name exactly this one. */
+  tokenEndpoint?: string;
   /** An https URL of this client's metadata document, used when the server supports client ID metadata documents. */
   clientMetadataUrl?: string;
   /** For dynamic registration; by default `web` for an https redirect to a host other than loopback, `native` otherwise. */
@@ -70,6 +74,7 @@ export class OAuthClient implements AuthProvider {
   private readonly store: TokenStore;
   private readonly dpop: DPoPKey | undefined;
   constructor(private readonly options: OAuthClientOptions) {
+    if (options.clientId) requirePinnedSecret("OAuthClient", options.clientSecret, options);
     this.store = options.store ?? new MemoryTokenStore();
     this.dpop = options.dpop;
   }
@@ -144,7 +149,11 @@ export class OAuthClient implements AuthProvider {
     const stored = (await this.store.get(clientKey(as.issuer))) as StoredClient | undefined;
     if (stored) return stored;
     const o = this.options;
-    if (o.clientId) return { clientId: o.clientId, ...(o.clientSecret ? { clientSecret: o.clientSecret } : {}) };
+    if (o.clientId) {
+      // Before the user is sent anywhere or a secret leaves: the metadata must name the token endpoint configured.
+      checkTokenEndpoint(as, o.tokenEndpoint);
+      return { clientId: o.clientId, ...(o.clientSecret ? { clientSecret: o.clientSecret } : {}) };
+    }
     if (o.clientMetadataUrl && as.client_id_metadata_document_supported) return { clientId: o.clientMetadataUrl, tokenEndpointAuthMethod: "none" };
     if (!as.registration_endpoint) throw new McpClientError(`The authorization server ${as.issuer} offers no registration and this client has no client id for it`);
     const methods = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"];
