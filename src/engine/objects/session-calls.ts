@@ -55,6 +55,8 @@ export class Call {
     readonly trace: TraceContext = {},
     /** The caller of the request that runs the handler (ctx.auth). */
     readonly auth?: Auth,
+    /** The hosted-client quirks served in the request (http/quirks.ts), for its log line. */
+    readonly quirks?: string,
   ) {
     this.out = new LazyStream(
       () => host.log.open("post", host.next(), request.id),
@@ -105,7 +107,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     principal: session.principal || undefined,
     auth: call.auth,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
-    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id),
+    reporting: call.quirks ? { ...reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id), quirks: call.quirks } : reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
     completeElicitation: (elicitationId) => {
       const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });

@@ -19,7 +19,7 @@ import type { AppDefinition } from "../mcp/app";
 import { ErrorCode } from "../mcp/errors";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
-import { primesStreams } from "../mcp/revisions/2025-11-25";
+import { primesStreams, sessionVersion } from "../mcp/revisions/2025-11-25";
 import { hubStub, sessionName, sessionShard } from "./addresses";
 import { SESSION_NOT_FOUND, type Caller, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
@@ -203,7 +203,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       await this.endSession();
       return noSession();
     }
-    if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
+    if (sessionVersion(protocolVersion, row.protocolVersion, !this.config.strictHeaders) === "refused") {
       return refuse(
         "invalid",
         null,
@@ -229,7 +229,10 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
     if (message.kind === "response") return onResponse(this, message.message, args.auth);
-    return onRequest(this, message.message, args.traceparent, args.auth);
+    // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
+    const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
+    const quirks = newer ? [...(args.quirks ?? []), "version-newer"] : args.quirks;
+    return onRequest(this, message.message, args.traceparent, args.auth, quirks?.join("+"));
   }
 
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
