@@ -124,6 +124,8 @@ export interface Caller {
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
   quirks?: string[];
+  /** STRICT_HEADERS as the Worker reads it: on, a newer revision's header is refused too. */
+  strictHeaders?: boolean;
   /**
    * What the sealed session id says initialize negotiated, checked by the Worker for this principal.
    * A session that holds no state yet has nothing else; absent for a plain (stored) session id.

@@ -183,7 +183,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
    * (404 for no such session for this principal, 400 for a version header other than the
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
-  private async authorize({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
+  private async authorize({ principal, protocolVersion, seal, maxLive, strictHeaders }: Caller): Promise<SessionAnswer | null> {
     this.seat.maxLive = maxLive;
     let row = await this.load();
     // The end mark wins over a row a step racing the end may have stored.
@@ -203,7 +203,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       await this.endSession();
       return noSession();
     }
-    if (sessionVersion(protocolVersion, row.protocolVersion, !this.config.strictHeaders) === "refused") {
+    if (sessionVersion(protocolVersion, row.protocolVersion, !strictHeaders) === "refused") {
       return refuse(
         "invalid",
         null,
