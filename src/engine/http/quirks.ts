@@ -56,7 +56,7 @@ export const inAcceptedForm = (quirk: Quirk | null, id: RequestId | null, respon
   quirk === "accept-json" ? asJson(response, id) : quirk === "accept-sse" ? asSingleEvent(response) : response;
 
 /** A JSON-RPC response answered as the one event of an SSE stream, for a client that accepts only SSE. */
-export async function asSingleEvent(response: Response): Promise<Response> {
+async function asSingleEvent(response: Response): Promise<Response> {
   if (response.status !== 200 || !response.headers.get("Content-Type")?.startsWith("application/json")) return response;
   const body = await response.text();
   const headers = new Headers(response.headers);
@@ -71,7 +71,7 @@ export async function asSingleEvent(response: Response): Promise<Response> {
  * JSON. What the stream carried before (progress, logs, requests to the client) is dropped: the
  * client said it cannot read it.
  */
-export async function asJson(response: Response, id: RequestId | null): Promise<Response> {
+async function asJson(response: Response, id: RequestId | null): Promise<Response> {
   if (!response.body || !response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
