@@ -189,7 +189,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     // A quirk of Accept (http/quirks.ts) is served unless STRICT_HEADERS=on: the answer takes the form the client takes.
     const media = checkPostMediaTypes(request, config.strictHeaders);
     if (media instanceof Response) return media;
-    if (media) admitted.quirks = [media];
+    if (media) admitted.quirks = media;
     const body = await readBody(request, config.maxBodyBytes);
     if (body instanceof Response) return body;
 

@@ -66,14 +66,14 @@ export function checkPostMediaTypes(request: Request, strict: boolean): Response
   if (type !== "application/json") {
     return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
   }
-  const accept = request.headers.get("Accept");
-  const json = accept !== null && accepts(accept, "application/json");
-  const sse = accept !== null && accepts(accept, "text/event-stream");
+  const accept = request.headers.get("Accept") ?? "";
+  const json = accepts(accept, "application/json");
+  const sse = accepts(accept, "text/event-stream");
   if (json && sse) return null;
   if (!strict) {
-    if (accept === null || accept.trim() === "") return "accept-none";
     if (json) return "accept-json";
     if (sse) return "accept-sse";
+    if (!accept.trim()) return "accept-none";
   }
   return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
 }

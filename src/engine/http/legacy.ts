@@ -97,7 +97,7 @@ async function askSession(
   const protocolVersion = oneVersion(sent, strict);
   // A repeated value folded into one is a quirk the session's log line counts; the session adds its own (a newer revision).
   const quirks = protocolVersion === sent ? deps.quirks : noted(deps.quirks, "version-repeated");
-  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion, seal, strictHeaders: strict, ...(quirks ? { quirks } : {}) });
+  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion, seal, strictHeaders: strict, quirks });
   return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 

@@ -22,7 +22,7 @@ import { MODERN } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
 import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, requiredHeader } from "./headers";
-import { noted, oneVersion, withQuirks, type Quirks } from "./quirks";
+import { noted, oneVersion, type Quirks } from "./quirks";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
@@ -104,7 +104,8 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     abort.signal,
   );
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
-  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, out.emit);
+  // A client that accepts only JSON is sent no notifications: its answer stays JSON (http/quirks.ts).
+  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
   const first = await out.settle(work);
   if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
   if (first) return json(first.body, first.status);
@@ -146,7 +147,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       env,
       principal,
       auth: deps.auth,
-      reporting: withQuirks(reportingFor(config, env, reg, trace, undefined, msg.id), deps.quirks),
+      reporting: reportingFor(config, env, reg, trace, undefined, msg.id, deps.quirks),
     };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
     const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {

@@ -10,7 +10,6 @@
  */
 import { ErrorCode } from "../mcp/errors";
 import type { RequestId } from "../mcp/jsonrpc";
-import type { Reporting } from "../mcp/telemetry";
 import { rpcError } from "./responses";
 
 /** The quirks this edge serves, as the log line and the metrics point name them. */
@@ -28,8 +27,8 @@ export type Quirk =
   /** No Accept header: anything goes (RFC 9110 §12.5.1). */
   | "accept-none";
 
-/** The quirks one request showed, in the order the edge met them; joined with "+" where they are reported. */
-export type Quirks = Quirk[];
+/** The quirks one request showed, in the order the edge met them, joined with "+" ("version-other+accept-json"). */
+export type Quirks = string;
 
 /**
  * MCP-Protocol-Version with a repeated value folded into one ("v, v" is "v"; RFC 9110 §5.3 lets a
@@ -42,14 +41,8 @@ export function oneVersion(value: string | undefined, strict: boolean): string |
   return parts.some((p) => p !== parts[0]) ? value : parts[0];
 }
 
-/** Adds a quirk to a request's list, made on the first one: a well-formed request allocates none. */
-export const noted = (quirks: Quirks | undefined, quirk: Quirk): Quirks => (quirks ? (quirks.push(quirk), quirks) : [quirk]);
-
-/** A request's reporting with its quirks, for its log line and metrics point; unchanged without any. */
-export function withQuirks(reporting: Reporting, quirks: Quirks | undefined): Reporting {
-  if (quirks) reporting.quirks = quirks.join("+");
-  return reporting;
-}
+/** The quirks of a request with one more. */
+export const noted = (quirks: Quirks | undefined, quirk: Quirk): Quirks => (quirks ? `${quirks}+${quirk}` : quirk);
 
 /** An answer in the form the request's Accept takes (checkPostMediaTypes' quirk); as it is for any other. */
 export const inAcceptedForm = (quirk: Quirk | null, id: RequestId | null, response: Response): Response | Promise<Response> =>
@@ -57,58 +50,19 @@ export const inAcceptedForm = (quirk: Quirk | null, id: RequestId | null, respon
 
 /** A JSON-RPC response answered as the one event of an SSE stream, for a client that accepts only SSE. */
 async function asSingleEvent(response: Response): Promise<Response> {
-  if (response.status !== 200 || !response.headers.get("Content-Type")?.startsWith("application/json")) return response;
-  const body = await response.text();
+  if (response.status !== 200 || response.headers.get("Content-Type") !== "application/json") return response;
+  // Its other headers (Mcp-Session-Id on initialize) are kept.
   const headers = new Headers(response.headers);
   headers.set("Content-Type", "text/event-stream");
-  headers.set("Cache-Control", "no-cache");
-  headers.delete("Content-Length");
-  return new Response(`event: message\ndata: ${body}\n\n`, { status: 200, headers });
+  return new Response(`event: message\ndata: ${await response.text()}\n\n`, { headers });
 }
 
 /**
- * An SSE answer read to its JSON-RPC response, answered as JSON, for a client that accepts only
- * JSON. What the stream carried before (progress, logs, requests to the client) is dropped: the
- * client said it cannot read it.
+ * For a client that accepts only JSON: the lanes send it no notifications (progress, logs), so its
+ * answer is JSON; one that must stream (a 2025 call asking the user for input, a listen) is refused.
  */
-async function asJson(response: Response, id: RequestId | null): Promise<Response> {
-  if (!response.body || !response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (value) buffered += value;
-      // Events end with a blank line; only complete ones are read.
-      let end: number;
-      while ((end = buffered.search(/\r?\n\r?\n/)) >= 0) {
-        const event = buffered.slice(0, end);
-        buffered = buffered.slice(end).replace(/^\r?\n\r?\n/, "");
-        const data = event
-          .split(/\r?\n/)
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).replace(/^ /, ""))
-          .join("\n");
-        if (!data) continue;
-        let message: { id?: unknown; result?: unknown; error?: unknown; method?: unknown };
-        try {
-          message = JSON.parse(data);
-        } catch {
-          continue;
-        }
-        if (message.method === undefined && (message.result !== undefined || message.error !== undefined)) {
-          const headers = new Headers(response.headers);
-          headers.set("Content-Type", "application/json");
-          headers.delete("Cache-Control");
-          return new Response(data, { status: 200, headers });
-        }
-      }
-      if (done) break;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  // The stream ended without the response (the session ended, or the call waits for input the
-  // client cannot give over JSON): the client is told so, not left waiting.
-  return rpcError(id, { code: ErrorCode.InternalError, message: "The answer needed a stream, and the request's Accept takes only application/json" }, 200);
+function asJson(response: Response, id: RequestId | null): Response {
+  if (response.headers.get("Content-Type") !== "text/event-stream") return response;
+  void response.body?.cancel();
+  return rpcError(id, { code: ErrorCode.InvalidRequest, message: "This answer needs text/event-stream in Accept" }, 406);
 }

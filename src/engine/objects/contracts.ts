@@ -123,7 +123,7 @@ export interface Caller {
   /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
-  quirks?: string[];
+  quirks?: string;
   /** STRICT_HEADERS as the Worker reads it: on, a newer revision's header is refused too. */
   strictHeaders?: boolean;
   /**

@@ -231,8 +231,8 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (message.kind === "response") return onResponse(this, message.message, args.auth);
     // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
     const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
-    const quirks = newer ? [...(args.quirks ?? []), "version-newer"] : args.quirks;
-    return onRequest(this, message.message, args.traceparent, args.auth, quirks?.join("+"));
+    const quirks = newer ? (args.quirks ? `${args.quirks}+version-newer` : "version-newer") : args.quirks;
+    return onRequest(this, message.message, args.traceparent, args.auth, quirks);
   }
 
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {

@@ -82,6 +82,29 @@ describe("hosted clients' quirks, default mode", () => {
   });
 });
 
+describe("hosted clients' quirks: answers that need a stream", () => {
+  const sessionPost = (sessionId: string, accept: string, body: object) =>
+    send([MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": sessionId }, body: JSON.stringify(body) }]);
+
+  it("a 2025 call that asks the user for input, from a client that accepts only JSON, is a prompt 406, not a stream it cannot read", async () => {
+    const [url, init] = initializeRequest(MCP_URL);
+    const body = JSON.parse(init.body as string);
+    body.params.capabilities = { elicitation: {} };
+    const sessionId = (await send([url, { ...init, body: JSON.stringify(body) }])).sessionId!;
+    const a = await sessionPost(sessionId, "application/json", { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "greet", arguments: {} } });
+    expect([a.status, a.contentType]).toEqual([406, "application/json"]);
+    expect(JSON.parse(a.text)).toMatchObject({ id: 9, error: { message: expect.stringContaining("text/event-stream") } });
+  });
+
+  it("initialize from a client that accepts only SSE is one event, and keeps its Mcp-Session-Id", async () => {
+    const [url, init] = initializeRequest(MCP_URL);
+    const a = await send([url, { ...init, headers: { ...(init.headers as Record<string, string>), Accept: "text/event-stream" } }]);
+    expect([a.status, a.contentType]).toEqual([200, "text/event-stream"]);
+    expect(a.sessionId).toBeTruthy();
+    expect(bodyOf(a).result.protocolVersion).toBe("2025-11-25");
+  });
+});
+
 describe("hosted clients' quirks, STRICT_HEADERS=on", () => {
   it.each(QUIRK_CASES.map((c) => [`${c.quirk.id} (${c.lane})`, c] as const))("refuses %s", async (_, c) => {
     const answer = await replay(c, STRICT);
