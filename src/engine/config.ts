@@ -62,6 +62,7 @@ export interface Vars {
   LOG_REQUESTS?: string;
   /** One OpenTelemetry span per MCP operation (docs/tracing.md): on unless "off". */
   TRACING?: string;
+  /** "on": refuse the request shapes hosted clients send that the spec does not allow (src/engine/http/quirks.ts); served by default. */
   STRICT_HEADERS?: string;
   MAX_SUBSCRIPTIONS_PER_SESSION?: string;
   /** Tasks: how long a task and its result are kept when the tool names no ttl, and the most any may ask. */
