@@ -7,7 +7,7 @@
 // call's spans are priced (docs/tracing.md). Same interleaved, rotating rounds.
 import path from "node:path";
 import { Client } from "./http.mjs";
-import { LegacySession, modernRequest } from "./mcp.mjs";
+import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } from "./mcp.mjs";
 import { convertOn, interleavedRows, throughputOps } from "./phases.mjs";
 import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
@@ -66,6 +66,9 @@ export async function directThroughput({ tmpDir, built = {}, requests, rounds, c
       modernCallLimited: { server: "engineLimited", op: convertOn(clients.engineLimited) },
       modernCallQuiet: { server: "engineQuiet", op: convertOn(clients.engineQuiet) },
       modernCallNoSpans: { server: "engineNoSpans", op: convertOn(clients.engineNoSpans) },
+      // The same call as Claude sends it (a 2025-11-25 version header on a 2026-07-28 body, served as a
+      // quirk: src/engine/http/quirks.ts), beside the well-formed one: what the tolerance costs.
+      modernCallQuirk: { server: "engine", op: async (i) => checkConvert(i, await modernCall(clients.engine, "tools/call", convertArgs(i), { headers: { "MCP-Protocol-Version": "2025-11-25" } })) },
       floorLog: {
         server: "floorLog",
         op: async () => {

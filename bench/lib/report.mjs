@@ -144,6 +144,7 @@ function directSection({ direct, rows, versions, meta }) {
     ["**this** 2026-07-28 `tools/call`, rate limits and asset router simulated in-process", "modernCallLimited", null],
     ["**this** 2026-07-28 `tools/call`, `LOG_REQUESTS=off`", "modernCallQuiet", null],
     ["**this** 2026-07-28 `tools/call`, `TRACING=off` (no spans)", "modernCallNoSpans", null],
+    ["**this** 2026-07-28 `tools/call` with Claude's 2025-11-25 version header (a quirk, served)", "modernCallQuirk", null],
     ["**this** 2026-07-28 `tools/list`", "modernList", "modernList"],
     [`**this** 2025-11-25 \`tools/call\` (${meta.legacySessions} sessions)`, "legacyCall", "legacyCall"],
     [`official SDK ${versions.official} \`tools/call\` (2026-07-28)`, "official", "official"],

@@ -156,6 +156,11 @@ export const FAULTS = {
     why: `the skill ${uri} ${answer}`,
     fix: "rebuild and redeploy the skills (`node scripts/build-skills.mjs`, then `npm run deploy`) so each file matches its listed size and digest",
   }),
+  quirkRefused: (quirk, answer) => ({
+    shows: `${quirk.client} will fail every tool call: the connector shows "connected", then each request errors`,
+    why: `${quirk.client} sends ${quirk.sends} (${quirk.threads.join(", ")}); this server refuses it ${answer}`,
+    fix: `this template serves it unless STRICT_HEADERS = "on": remove that from wrangler.toml [vars], ${DEPLOY}. Another server must accept the shape: docs/connect.md (Hosted clients' quirks) says what each means`,
+  }),
   callFailed: (name, answer) => ({
     shows: `the tool ${name} fails in the host`,
     why: answer,

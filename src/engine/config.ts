@@ -62,6 +62,8 @@ export interface Vars {
   LOG_REQUESTS?: string;
   /** One OpenTelemetry span per MCP operation (docs/tracing.md): on unless "off". */
   TRACING?: string;
+  /** "on": refuse the request shapes hosted clients send that the spec does not allow (src/engine/http/quirks.ts); served by default. */
+  STRICT_HEADERS?: string;
   MAX_SUBSCRIPTIONS_PER_SESSION?: string;
   /** Tasks: how long a task and its result are kept when the tool names no ttl, and the most any may ask. */
   TASK_TTL_SECONDS?: string;
@@ -114,6 +116,8 @@ export interface Config {
   maxPendingPerSession: number;
   logRequests: "off" | "errors" | "all";
   tracing: boolean;
+  /** STRICT_HEADERS=on: refuse the hosted clients' header quirks (http/quirks.ts) instead of serving them. */
+  strictHeaders: boolean;
   maxSubscriptionsPerSession: number;
   taskTtlMs: number;
   taskMaxTtlMs: number;
@@ -220,6 +224,7 @@ export function readConfig(env: Vars): Config {
     maxPendingPerSession: positiveInt(env, "MAX_PENDING_PER_SESSION", 32),
     logRequests: logVolume(env.LOG_REQUESTS),
     tracing: env.TRACING?.trim().toLowerCase() !== "off",
+    strictHeaders: env.STRICT_HEADERS?.trim().toLowerCase() === "on",
     maxSubscriptionsPerSession: positiveInt(env, "MAX_SUBSCRIPTIONS_PER_SESSION", 256),
     taskTtlMs: positiveInt(env, "TASK_TTL_SECONDS", 3600) * 1000,
     taskMaxTtlMs: positiveInt(env, "TASK_MAX_TTL_SECONDS", 86_400) * 1000,

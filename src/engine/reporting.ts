@@ -10,8 +10,10 @@ import { inSpan, operationAttributes, type SpanLike, type Tracer } from "./mcp/t
 /** The platform's tracer, unless TRACING=off. */
 export const tracerFor = (config: Config): Tracer | undefined => (config.tracing ? tracing : undefined);
 
-export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg: Registry, trace: TraceContext, sessionId?: string, requestId?: string | number): Reporting {
+/** `quirks`: the hosted-client quirks the edge served in the request (http/quirks.ts), for its log line and data point. */
+export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg: Registry, trace: TraceContext, sessionId?: string, requestId?: string | number, quirks?: string): Reporting {
   return {
+    quirks,
     volume: config.logRequests,
     metrics: env.MCP_METRICS,
     hooks: reg.hooks,

@@ -19,6 +19,7 @@ import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } f
 import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./http/legacy";
 import { serveListen } from "./http/listen";
 import { serveModernRequest } from "./http/modern";
+import { inAcceptedForm } from "./http/quirks";
 import { accepted, methodNotAllowed, reject, rpcError } from "./http/responses";
 import { overLimit, rateLimitKey } from "./http/rate-limit";
 import { MISSING_SECRET } from "./http/seal";
@@ -185,8 +186,10 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
 
   async function handlePost(request: Request, env: Env, ctx: WorkerContext, admitted: LegacyDeps & { rateLimitKey: string }): Promise<Response> {
     const { reg, config, principal, auth } = admitted;
-    const media = checkPostMediaTypes(request);
-    if (media) return media;
+    // A quirk of Accept (http/quirks.ts) is served unless STRICT_HEADERS=on: the answer takes the form the client takes.
+    const media = checkPostMediaTypes(request, config.strictHeaders);
+    if (media instanceof Response) return media;
+    if (media) admitted.quirks = media;
     const body = await readBody(request, config.maxBodyBytes);
     if (body instanceof Response) return body;
 
@@ -213,17 +216,18 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
         return scopes ? admitted.scopeChallenge(msg.message.id, scopes) : rpcError(id, e.toJSON(), 200);
       }
     }
-    if (classifyEra(msg, request.headers) === "legacy") {
+    if (classifyEra(msg, request.headers, config.strictHeaders) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.
         const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, admitted.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
         if (limited) return limited;
       }
-      return serveLegacyPost(request, msg, admitted);
+      return inAcceptedForm(media, id, await serveLegacyPost(request, msg, admitted));
     }
     if (msg.kind !== "request") return accepted();
 
-    return serveModernRequest(request, msg.message, {
+    return inAcceptedForm(media, id, await serveModernRequest(request, msg.message, {
+      quirks: admitted.quirks,
       reg,
       config,
       env,
@@ -235,7 +239,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       tasks,
       waitUntil: (p) => ctx.waitUntil(p),
       listen: (m) => serveListen(m, reg, env, principal || undefined, admitted.rateLimitKey),
-    });
+    }));
   }
 
   /** Whether this server has RFC 9728 metadata to serve: authorization on, with an authorization server to name. */

@@ -106,6 +106,7 @@ export async function revisionChecks(ctx, report) {
     try {
       await legacy.connect();
       session = last.session;
+      ctx.state.sessionId = session;
       return { detail: `${legacy.protocolVersion}, session id ${session ? `of ${session.length} characters` : "none (a stateless server)"}` };
     } catch (err) {
       const limited = rateLimited(err, last);

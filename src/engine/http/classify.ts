@@ -2,6 +2,8 @@
 import type { Message } from "../mcp/jsonrpc";
 import { laneOf } from "../mcp/revisions/lane";
 import type { Era } from "../mcp/revisions/revision";
+import { oneVersion } from "./quirks";
 
-export const classifyEra = (msg: Message, headers: Headers): Era =>
-  laneOf(msg, headers.get("MCP-Protocol-Version")?.trim(), headers.has("Mcp-Session-Id"));
+/** `strict` (STRICT_HEADERS=on): a version header a proxy repeated ("v, v") is not read as "v" (http/quirks.ts). */
+export const classifyEra = (msg: Message, headers: Headers, strict: boolean): Era =>
+  laneOf(msg, oneVersion(headers.get("MCP-Protocol-Version")?.trim(), strict), headers.has("Mcp-Session-Id"));

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config";
 import { ErrorCode } from "../mcp/errors";
+import type { Quirk } from "./quirks";
 import { refuse, reject } from "./responses";
 
 /**
@@ -56,17 +57,25 @@ const accepts = (accept: string, type: string) => {
   });
 };
 
-/** POST must send JSON and accept both JSON and SSE answers. */
-export function checkPostMediaTypes(request: Request): Response | null {
+/**
+ * POST must send JSON and accept both JSON and SSE answers. Unless `strict`, an Accept with only one
+ * of them, or none, is served (http/quirks.ts): the quirk is returned, and the answer takes that form.
+ */
+export function checkPostMediaTypes(request: Request, strict: boolean): Response | Quirk | null {
   const type = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {
     return refuse(415, "Unsupported Media Type: Content-Type must be application/json");
   }
   const accept = request.headers.get("Accept") ?? "";
-  if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
-    return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
+  const json = accepts(accept, "application/json");
+  const sse = accepts(accept, "text/event-stream");
+  if (json && sse) return null;
+  if (!strict) {
+    if (json) return "accept-json";
+    if (sse) return "accept-sse";
+    if (!accept.trim()) return "accept-none";
   }
-  return null;
+  return refuse(406, "Not Acceptable: Accept must list application/json and text/event-stream");
 }
 
 // One strict decoder for every request (bodies, and base64 header values in headers.ts): decode()

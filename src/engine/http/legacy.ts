@@ -19,6 +19,7 @@ import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addr
 import { SESSION_NOT_FOUND, type Caller, type SessionAnswer, type SessionStart } from "../objects/contracts";
 import { inSpan, type SpanLike } from "../mcp/tracing";
 import { tagServed, tracerFor } from "../reporting";
+import { noted, oneVersion, type Quirks } from "./quirks";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -37,6 +38,8 @@ export interface LegacyDeps {
   scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
   /** Whose budgets an anonymous client spends (its address, as the rate limits key it). */
   rateLimitKey?: string;
+  /** The quirks the edge served in this request (http/quirks.ts), for its log line. */
+  quirks?: Quirks;
 }
 
 type Stub = ReturnType<typeof sessionStub>;
@@ -44,7 +47,8 @@ type Stub = ReturnType<typeof sessionStub>;
 // Refusals of session traffic answer the request's id when the body held one (the spec's rule for errors).
 const notFound = (id: RequestId | null) => refuse(SESSION_REFUSAL_STATUS["unknown-session"], SESSION_NOT_FOUND, undefined, id);
 
-const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Version")?.trim();
+/** MCP-Protocol-Version, a value a proxy repeated folded into one unless STRICT_HEADERS=on (http/quirks.ts). */
+const versionHeader = (request: Request, strict: boolean) => oneVersion(request.headers.get("MCP-Protocol-Version")?.trim(), strict);
 
 /**
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
@@ -53,7 +57,7 @@ const versionHeader = (request: Request) => request.headers.get("MCP-Protocol-Ve
 async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | null): Promise<Response | { stub: Stub; seal?: SessionStart }> {
   const sessionId = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
-  if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request))) return methodNotAllowed("POST");
+  if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request, deps.config.strictHeaders))) return methodNotAllowed("POST");
   if (!sessionId) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)", undefined, id);
   if (isSessionId(sessionId)) return { stub: sessionStub(deps.env, sessionId) };
   const seal = await openSessionId(sessionId, deps.principal, deps.config, deps.config.sessionMaxMs);
@@ -64,8 +68,8 @@ async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | nul
  * MCP-Protocol-Version on session traffic: one the revision refuses is 400 here, and the session
  * object refuses (400) a revision other than the one it negotiated, which only it knows.
  */
-function checkVersionHeader(request: Request, id: RequestId | null): Response | null {
-  const problem = versionHeaderProblem(versionHeader(request));
+function checkVersionHeader(request: Request, id: RequestId | null, strict: boolean): Response | null {
+  const problem = versionHeaderProblem(versionHeader(request, strict), !strict);
   return problem === undefined ? null : refuse(400, problem, undefined, id);
 }
 
@@ -81,14 +85,19 @@ async function askSession(
   /** The id of the request POSTed, if it is one: the edge's and the session's refusals answer it. */
   id: RequestId | null = null,
 ): Promise<Response> {
-  const badVersion = versionFirst && checkVersionHeader(request, id);
+  const strict = deps.config.strictHeaders;
+  const badVersion = versionFirst && checkVersionHeader(request, id, strict);
   if (badVersion) return badVersion;
   const session = await sessionOf(request, deps, id);
   if (session instanceof Response) return session;
-  const bad = !versionFirst && checkVersionHeader(request, id);
+  const bad = !versionFirst && checkVersionHeader(request, id, strict);
   if (bad) return bad;
   const { stub, seal } = session;
-  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion: versionHeader(request), seal });
+  const sent = request.headers.get("MCP-Protocol-Version")?.trim();
+  const protocolVersion = oneVersion(sent, strict);
+  // A repeated value folded into one is a quirk the session's log line counts; the session adds its own (a newer revision).
+  const quirks = protocolVersion === sent ? deps.quirks : noted(deps.quirks, "version-repeated");
+  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion, seal, strictHeaders: strict, quirks });
   return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 

@@ -22,6 +22,7 @@ import { MODERN } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
 import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, requiredHeader } from "./headers";
+import { noted, oneVersion, type Quirks } from "./quirks";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
@@ -46,20 +47,32 @@ interface LaneDeps {
   anonymousKey: string;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
   tasks?: { startModernTask: typeof startModernTask; serveModernTaskMethod: typeof serveModernTaskMethod };
+  /** The quirks the edge served in this request (http/quirks.ts), for its log line; the lane adds its own. */
+  quirks?: Quirks;
   /** Serves subscriptions/listen (it needs the hub). */
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
 
-/** Steps 1–8 of the ladder; throws the McpError of the first failed step. */
-function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Registry): Envelope {
+/**
+ * Steps 1–8 of the ladder; throws the McpError of the first failed step. Unless `strict`, a version
+ * header a proxy repeated, or one naming another known revision, is served (http/quirks.ts) and
+ * added to `deps.quirks`.
+ */
+function validateModernRequest(request: Request, msg: JsonRpcRequest, deps: LaneDeps): Envelope {
+  const { reg } = deps;
+  const strict = deps.config.strictHeaders;
   const params = msg.params ?? {};
-  const envelope = readEnvelope(params, requiredHeader(request.headers, "MCP-Protocol-Version"), (caps) => {
+  const sent = requiredHeader(request.headers, "MCP-Protocol-Version");
+  const header = oneVersion(sent, strict)!;
+  if (header !== sent) deps.quirks = noted(deps.quirks, "version-repeated");
+  const envelope = readEnvelope(params, header, (caps) => {
     checkRoutingHeaders(request.headers, msg.method, params);
     // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
     const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
     if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN.methods, reg, msg.method)) throw methodNotFound(msg.method);
     if (taskMethod && !declaresTasks(caps)) throw tasksExtensionRequired();
-  });
+  }, !strict);
+  if (header !== envelope.protocolVersion) deps.quirks = noted(deps.quirks, "version-other");
 
   if (msg.method === "tools/call" && typeof params.name === "string") {
     const tool = reg.tools.get(params.name);
@@ -71,7 +84,7 @@ function validateModernRequest(request: Request, msg: JsonRpcRequest, reg: Regis
 export async function serveModernRequest(request: Request, msg: JsonRpcRequest, deps: LaneDeps): Promise<Response> {
   let envelope: Envelope;
   try {
-    envelope = validateModernRequest(request, msg, deps.reg);
+    envelope = validateModernRequest(request, msg, deps);
   } catch (err) {
     const e = toMcpError(err);
     return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
@@ -91,7 +104,8 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     abort.signal,
   );
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
-  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, out.emit);
+  // A client that accepts only JSON is sent no notifications: its answer stays JSON (http/quirks.ts).
+  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
   const first = await out.settle(work);
   if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
   if (first) return json(first.body, first.status);
@@ -133,7 +147,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       env,
       principal,
       auth: deps.auth,
-      reporting: reportingFor(config, env, reg, trace, undefined, msg.id),
+      reporting: reportingFor(config, env, reg, trace, undefined, msg.id, deps.quirks),
     };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
     const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {

@@ -99,6 +99,7 @@ export async function reported(
     const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
     if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
     if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
+    if (reporting.quirks) record.quirks = reporting.quirks;
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;

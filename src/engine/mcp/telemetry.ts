@@ -32,6 +32,8 @@ export interface RequestRecord {
   /** A hash of the 2025 session id. */
   session?: string;
   traceId?: string;
+  /** The request shapes the edge served that the spec does not allow ("version-other+accept-json"; docs/connect.md). */
+  quirks?: string;
 }
 
 /** Hooks an app sets in `defineApp({ telemetry })` to add its own telemetry, on both lanes. */
@@ -64,6 +66,8 @@ export interface Reporting {
   tracer?: Tracer;
   /** The JSON-RPC id of the request, for its span. */
   requestId?: string | number;
+  /** The quirks the edge served in this request (RequestRecord.quirks). */
+  quirks?: string;
 }
 
 /**
@@ -154,7 +158,7 @@ export function report(record: RequestRecord, reporting: Reporting, registered?:
     else console.log(line);
   }
   reporting.metrics?.writeDataPoint({
-    blobs: [record.revision, record.method, registered ?? "", record.outcome, record.principal ?? "", String(record.errorCode ?? "")],
+    blobs: [record.revision, record.method, registered ?? "", record.outcome, record.principal ?? "", String(record.errorCode ?? ""), record.quirks ?? ""],
     doubles: [record.durationMs],
     indexes: [registered ?? record.method],
   });

@@ -22,6 +22,8 @@ export const PER_REQUEST_VERSIONS: readonly string[] = [MODERN_VERSION];
 
 export const isModernVersion = (v: unknown): boolean => v === MODERN_VERSION;
 export const isLegacyVersion = (v: unknown): boolean => (LEGACY_VERSIONS as readonly unknown[]).includes(v);
+/** A revision this server knows, on either path. */
+export const isKnownVersion = (v: unknown): boolean => isModernVersion(v) || isLegacyVersion(v);
 
 /**
  * Reserved `_meta` keys of 2026-07-28. An enum rather than an object: the bundler writes each key

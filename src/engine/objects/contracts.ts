@@ -120,8 +120,12 @@ export interface Caller {
   principal: string;
   /** The authenticated caller, for its handlers' ctx.auth (the session is bound to `principal` only). */
   auth?: Auth;
-  /** Absent means the negotiated revision; present, it must be the negotiated one. */
+  /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
+  /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
+  quirks?: string;
+  /** STRICT_HEADERS as the Worker reads it: on, a newer revision's header is refused too. */
+  strictHeaders?: boolean;
   /**
    * What the sealed session id says initialize negotiated, checked by the Worker for this principal.
    * A session that holds no state yet has nothing else; absent for a plain (stored) session id.

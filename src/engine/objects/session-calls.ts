@@ -55,6 +55,8 @@ export class Call {
     readonly trace: TraceContext = {},
     /** The caller of the request that runs the handler (ctx.auth). */
     readonly auth?: Auth,
+    /** The hosted-client quirks served in the request (http/quirks.ts), for its log line. */
+    readonly quirks?: string,
   ) {
     this.out = new LazyStream(
       () => host.log.open("post", host.next(), request.id),
@@ -76,7 +78,8 @@ export class Call {
     this.seat = this.admit().then((ok) => (ok && step(), ok));
   }
 
-  readonly emit = (message: object): void => this.withStream(() => this.out.emit(message));
+  // A request whose Accept takes only JSON (http/quirks.ts) is sent no notifications, so its answer stays JSON.
+  readonly emit = (message: object): void => void (this.quirks?.includes("accept-json") || this.withStream(() => this.out.emit(message)));
 
   /** Closes the call's stream (the client polls with Last-Event-ID); a call without one has nothing to close. */
   readonly closeStream = (retryMs: number): void => this.withStream(() => this.host.log.disconnect(this.out.ensure(), retryMs));
@@ -105,7 +108,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     principal: session.principal || undefined,
     auth: call.auth,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
-    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id),
+    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id, call.quirks),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
     completeElicitation: (elicitationId) => {
       const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });

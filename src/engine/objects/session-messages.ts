@@ -45,7 +45,7 @@ function track(host: SessionHost, call: Call, answers: Record<string, unknown>, 
   });
 }
 
-export async function onRequest(host: SessionHost, req: JsonRpcRequest, traceparent?: string, auth?: Auth): Promise<SessionAnswer> {
+export async function onRequest(host: SessionHost, req: JsonRpcRequest, traceparent?: string, auth?: Auth, quirks?: string): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
   const ok = (result: object = {}) => reply(resultResponse(req.id, result));
@@ -93,7 +93,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
-  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent), auth);
+  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent), auth, quirks);
   const first = await call.out.settle(track(host, call, {}, undefined));
   // It had to ask the client something while its client holds SESSION_MAX_LIVE sessions: nothing was stored.
   if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);

@@ -19,7 +19,7 @@ import type { AppDefinition } from "../mcp/app";
 import { ErrorCode } from "../mcp/errors";
 import { errorResponse, notification, type JsonRpcRequest, type Message } from "../mcp/jsonrpc";
 import { compileApp, type Registry } from "../mcp/registry";
-import { primesStreams } from "../mcp/revisions/2025-11-25";
+import { primesStreams, sessionVersion } from "../mcp/revisions/2025-11-25";
 import { hubStub, sessionName, sessionShard } from "./addresses";
 import { SESSION_NOT_FOUND, type Caller, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
@@ -183,7 +183,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
    * (404 for no such session for this principal, 400 for a version header other than the
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
-  private async authorize({ principal, protocolVersion, seal, maxLive }: Caller): Promise<SessionAnswer | null> {
+  private async authorize({ principal, protocolVersion, seal, maxLive, strictHeaders }: Caller): Promise<SessionAnswer | null> {
     this.seat.maxLive = maxLive;
     let row = await this.load();
     // The end mark wins over a row a step racing the end may have stored.
@@ -203,7 +203,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
       await this.endSession();
       return noSession();
     }
-    if (protocolVersion !== undefined && protocolVersion !== row.protocolVersion) {
+    if (sessionVersion(protocolVersion, row.protocolVersion, !strictHeaders) === "refused") {
       return refuse(
         "invalid",
         null,
@@ -229,7 +229,10 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
     if (message.kind === "response") return onResponse(this, message.message, args.auth);
-    return onRequest(this, message.message, args.traceparent, args.auth);
+    // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
+    const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
+    const quirks = newer ? (args.quirks ? `${args.quirks}+version-newer` : "version-newer") : args.quirks;
+    return onRequest(this, message.message, args.traceparent, args.auth, quirks);
   }
 
   openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {

@@ -6,7 +6,9 @@
 // extensions' hooks, and came down to 43.75 KiB when `jose` became opt-in; trimming the engine's
 // code then took the engine app from 43.6 to 42.6 KiB, and the 2026-12 round added 1.9 KiB:
 // authorization per operation, a span per operation, and the round-4 session fixes (the end's race,
-// the live cap, encrypted session records). The one-tool app has a budget of its own,
+// the live cap, encrypted session records), and 45.5 KiB when serving hosted clients' header quirks
+// by default (src/engine/http/quirks.ts: 0.65 KiB, in every app since every app meets those clients).
+// The one-tool app has a budget of its own,
 // test/engine/e2e/ext-cost.mjs. docs/performance.md says where the bytes go, and `node scripts/bundle-map.mjs`
 // measures it.)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -16,7 +18,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { atExit, run } from "../../../scripts/lib/procs.mjs";
 
-export const GZIP_BUDGET_BYTES = 45 * 1024;
+export const GZIP_BUDGET_BYTES = 45.5 * 1024;
 
 /** @returns {Promise<{ok: boolean, raw: number, gzip: number, files: string[], message: string}>} */
 export async function bundleCheck({ config = "test/engine/app/wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {

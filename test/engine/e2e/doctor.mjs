@@ -12,6 +12,7 @@ import { startFaultProxy } from "./fault-proxy.mjs";
 import { HOSTILE_TEXT, startHostileServer } from "./hostile-server.mjs";
 import { SDK1_VERSION, startSdk1Stateful, startSdk1Stateless } from "./peers/sdk1.mjs";
 import { MCP_HANDLER_VERSION, SDK2_VERSION, TMCP_VERSION, startMcpHandler, startSdk2, startTmcp } from "./peers/sdk2.mjs";
+import { QUIRKS } from "../../../scripts/doctor/quirks.mjs";
 import { oauthClient } from "./oauth.mjs";
 import { ROOT } from "../../../scripts/lib/procs.mjs";
 import { startWrangler } from "./server.mjs";
@@ -125,6 +126,8 @@ export async function runDoctor() {
         const names = report.steps.filter((s) => s.status === "ok").map((s) => s.name).join(" | ");
         for (const step of ["2026-07-28: server/discover", "2026-07-28: tools/list", "2025-11-25: initialize", "2025-11-25: DELETE ends the session", "User-Agent Claude-User"])
           assert(names.includes(step), `the step "${step}" ran and passed`);
+        // Every hosted client's recorded request shape (scripts/doctor/quirks.mjs) is replayed, and served.
+        for (const quirk of QUIRKS) assert(names.includes(`${quirk.client}: ${quirk.sends}`), `the quirk ${quirk.id} was replayed and served`);
         assert(!report.steps.some((s) => s.name.startsWith("tools/call")), "no tool is called without --call");
       },
     });
@@ -177,6 +180,19 @@ export async function runDoctor() {
       also: (report) => assert(/the server's own rate limit/.test(faultsOf(report)[0].why), `named as the server's own limit: ${faultsOf(report)[0].why}`),
     });
   });
+
+  // STRICT_HEADERS=on refuses the hosted clients' request shapes: the doctor names the client each breaks, and the fix.
+  await withServer("test/engine/app/wrangler.toml", check, async (origin) => {
+    await doctorCase(check, origin, "healthy", {
+      expect: ["quirk-refused"],
+      fix: /STRICT_HEADERS/,
+      also: (report) => {
+        const refused = faultsOf(report).filter((f) => f.id === "quirk-refused");
+        assertEqual(refused.length, QUIRKS.length, "one fault per quirk");
+        assert(refused.some((f) => /^Claude will fail every tool call/.test(f.shows) && /claude-code #93290/.test(f.why)), `the fault names the client and its thread (${refused[0]?.shows})`);
+      },
+    });
+  }, { STRICT_HEADERS: "on" });
 
   // The demo sign-in (loopback only) gives the --token case below its token.
   await withServer("wrangler.oauth.toml", check, async (origin) => {

@@ -187,12 +187,14 @@ describe("a 2025 session keeps its negotiated version", () => {
     expect((await call(s.id, "ping")).result).toEqual({});
   });
 
-  it("a session negotiated at 2025-06-18 refuses 2025-11-25 and accepts its own", async () => {
+  it("a session negotiated at 2025-06-18 refuses an older revision, serves a newer one (hosted clients send it) and accepts its own", async () => {
     const init = await postInitialize({ protocolVersion: "2025-06-18", capabilities: {} });
     expect(init.status).toBe(200);
     const sid = init.headers.get("Mcp-Session-Id")!;
     expect(((await init.json()) as RpcMessage).result.protocolVersion).toBe("2025-06-18");
-    await expectRpcError(await request(sid, "ping", {}, { headers: { "MCP-Protocol-Version": "2025-11-25" } }), 400, InvalidRequest);
+    await expectRpcError(await request(sid, "ping", {}, { headers: { "MCP-Protocol-Version": "2025-03-26" } }), 400, InvalidRequest);
+    // STRICT_HEADERS=on refuses the newer one too (hosted-quirks.test.ts).
+    expect((await call(sid, "ping", {}, { headers: { "MCP-Protocol-Version": "2025-11-25" } })).result).toEqual({});
     expect((await call(sid, "ping", {}, { headers: { "MCP-Protocol-Version": "2025-06-18" } })).result).toEqual({});
   });
 });

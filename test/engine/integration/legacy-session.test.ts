@@ -162,7 +162,16 @@ describe("session header and status codes", () => {
     await res.body?.cancel();
   });
 
-  it.each(["2024-01-01", "2026-07-28", "garbage", "2025-06-18"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400, answering the request's id", async (version) => {
+  it("2025-11-25: MCP-Protocol-Version 2026-07-28 (a newer revision, as hosted clients send) is served at the negotiated one", async () => {
+    // STRICT_HEADERS=on refuses it: test/engine/integration/hosted-quirks.test.ts.
+    const s = await openSession();
+    expect(await result(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": "2026-07-28" } })).toEqual({});
+    const get = await getStream(s.id, undefined, { "MCP-Protocol-Version": "2026-07-28" });
+    expect(get.status).toBe(200);
+    await get.body?.cancel();
+  });
+
+  it.each(["2024-01-01", "garbage", "2025-06-18"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400, answering the request's id", async (version) => {
     const s = await openSession();
     const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version }, id: "v-1" });
     await expectRpcError(res, 400, InvalidRequest, "v-1");

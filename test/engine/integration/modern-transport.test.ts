@@ -76,18 +76,19 @@ describe("media types and size", () => {
     await res.body?.cancel();
   });
 
-  it("2026-07-28: an Accept header without text/event-stream is rejected with 406", async () => {
+  // Hosted clients send these; STRICT_HEADERS=on refuses them with 406 (test/engine/integration/hosted-quirks.test.ts).
+  it("2026-07-28: an Accept header without text/event-stream is answered with JSON", async () => {
     const { message } = buildModernRequest("tools/list");
     const res = await rawPost(JSON.stringify(message), { Accept: "application/json" });
-    expect(res.status).toBe(406);
+    expect([res.status, res.headers.get("Content-Type")]).toEqual([200, "application/json"]);
     await res.body?.cancel();
   });
 
-  it("2026-07-28: an Accept header without application/json is rejected with 406", async () => {
+  it("2026-07-28: an Accept header without application/json is answered with one SSE event", async () => {
     const { message } = buildModernRequest("tools/list");
     const res = await rawPost(JSON.stringify(message), { Accept: "text/event-stream" });
-    expect(res.status).toBe(406);
-    await res.body?.cancel();
+    expect([res.status, res.headers.get("Content-Type")]).toEqual([200, "text/event-stream"]);
+    expect(await res.text()).toMatch(/^event: message\ndata: \{"jsonrpc":"2.0".*"result":.*\n\n$/s);
   });
 
   it("2026-07-28: a body over MAX_BODY_BYTES is rejected with 413", async () => {

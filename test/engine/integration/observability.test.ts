@@ -143,7 +143,7 @@ describe("metrics and hooks", () => {
     await callWorker(worker, "tools/call", { name: "plain" }, { MCP_METRICS: metrics });
     await callWorker(worker, "tools/list", {}, { MCP_METRICS: metrics });
     expect(points).toHaveLength(2);
-    expect(points[0]).toMatchObject({ blobs: ["2026-07-28", "tools/call", "plain", "result", "", ""], indexes: ["plain"], doubles: [expect.any(Number)] });
+    expect(points[0]).toMatchObject({ blobs: ["2026-07-28", "tools/call", "plain", "result", "", "", ""], indexes: ["plain"], doubles: [expect.any(Number)] });
   });
 
   it("a name the client made up is no metrics dimension; a resource read through a template is counted under the template", async () => {

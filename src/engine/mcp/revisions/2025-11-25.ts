@@ -10,7 +10,7 @@ import { listToolsFrom } from "../methods/tools";
 import { toolNamed } from "../registry";
 import { RELATED_TASK, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
 import { withUrlParams } from "../url-elicitation";
-import { LEGACY_VERSIONS, isLegacyVersion } from "../versions";
+import { LEGACY_VERSIONS, isKnownVersion, isLegacyVersion } from "../versions";
 import type { Revision, TaskRules } from "./revision";
 
 /** A task as 2025-11-25 shows it: inside CreateTaskResult, and as the tasks/get, list and cancel results. */
@@ -93,9 +93,21 @@ export const negotiate = (requested: string) => (isLegacyVersion(requested) ? re
 /**
  * MCP-Protocol-Version on session traffic: absent means the negotiated one; anything that is no
  * session revision is refused (the session refuses a revision other than the one it negotiated).
+ * `lenient` (STRICT_HEADERS off): any known revision passes here, and the session decides (sessionVersionRefused).
  */
-export const versionHeaderProblem = (header: string | undefined) =>
-  header === undefined || isLegacyVersion(header) ? undefined : `Bad Request: unsupported MCP-Protocol-Version "${header}" for a session (supported: ${LEGACY_VERSIONS.join(", ")})`;
+export const versionHeaderProblem = (header: string | undefined, lenient = false) =>
+  header === undefined || isLegacyVersion(header) || (lenient && isKnownVersion(header))
+    ? undefined
+    : `Bad Request: unsupported MCP-Protocol-Version "${header}" for a session (supported: ${LEGACY_VERSIONS.join(", ")})`;
+
+/**
+ * How a session takes a request's MCP-Protocol-Version: "served" for the negotiated one or none,
+ * "newer" for a newer known revision when `lenient` (hosted clients send their newest revision on a
+ * session that negotiated an older one; it is served at the negotiated one), otherwise "refused".
+ * Revisions are dates, so the newer one sorts after.
+ */
+export const sessionVersion = (header: string | undefined, negotiated: string, lenient: boolean): "served" | "newer" | "refused" =>
+  header === undefined || header === negotiated ? "served" : lenient && isKnownVersion(header) && header > negotiated ? "newer" : "refused";
 
 /** Whether a stream opens with an empty priming event: clients before 2025-11-25 choke on an event with empty data. */
 export const primesStreams = (version: string) => version >= "2025-11-25";

@@ -8,7 +8,7 @@ import { ErrorCode, McpError, invalidParams } from "../errors";
 import { isObject } from "../guards";
 import { checkProgressToken } from "../jsonrpc";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel } from "../types";
-import { META, PER_REQUEST_VERSIONS, isLegacyVersion } from "../versions";
+import { META, PER_REQUEST_VERSIONS, isKnownVersion, isLegacyVersion } from "../versions";
 
 export interface Envelope {
   protocolVersion: string;
@@ -21,8 +21,11 @@ export interface Envelope {
 /**
  * `_meta` with a version and capabilities, the version the header's and one served here; then, after
  * `between` has run, the log level, progress token and client info. Throws the McpError of the first fault.
+ * `lenient` (STRICT_HEADERS off): the body decides, so a header naming another known revision is
+ * served as the body says (hosted clients send a 2026-07-28 body with a 2025-11-25 header); a header
+ * naming no revision, or a body version not served here, is still the mismatch.
  */
-export function readEnvelope(params: Record<string, unknown>, headerVersion: string, between: (caps: ClientCapabilities) => void): Envelope {
+export function readEnvelope(params: Record<string, unknown>, headerVersion: string, between: (caps: ClientCapabilities) => void, lenient = false): Envelope {
   const meta = params._meta;
   if (!isObject(meta)) throw invalidParams("params._meta is required on every 2026-07-28 request");
   const version = meta[META.protocolVersion];
@@ -30,7 +33,7 @@ export function readEnvelope(params: Record<string, unknown>, headerVersion: str
   const caps = meta[META.clientCapabilities];
   if (!isObject(caps)) throw invalidParams(`params._meta["${META.clientCapabilities}"] is required (an object)`);
 
-  if (headerVersion !== version)
+  if (headerVersion !== version && !(lenient && PER_REQUEST_VERSIONS.includes(version) && isKnownVersion(headerVersion)))
     throw new McpError(ErrorCode.HeaderMismatch, `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${version}"`);
   if (!PER_REQUEST_VERSIONS.includes(version)) {
     // `supported` lists only what this path serves, whatever was requested: a client retries with
