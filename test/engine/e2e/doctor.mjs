@@ -80,12 +80,25 @@ async function doctorCase(check, origin, mode, { expect = [], fix, args = [], al
   }, 150_000);
 }
 
-/** A third-party server, started on 127.0.0.1: the doctor must find no fault in it. */
+/**
+ * A third-party server, started on 127.0.0.1: the doctor finds no false alarm in it. A server without
+ * CORS, sessions or 2026-07-28 is healthy; the one fault it may have is true: the hosted clients'
+ * request shapes it refuses (strict servers do refuse them, which is what makes those clients fail),
+ * each named with the client it breaks.
+ */
 async function peerCase(check, name, start) {
-  await check(`${name}: no fault (a healthy server without CORS, sessions or 2026-07-28 is not a fault)`, async () => {
+  await check(`${name}: no false alarm (no CORS, sessions or 2026-07-28 is no fault; only the hosted-client shapes it really refuses)`, async () => {
     const server = await start();
     try {
-      assertClean(await doctor(`${server.origin}/mcp`));
+      const { code, report } = await doctor(`${server.origin}/mcp`);
+      const errors = report.steps.filter((s) => s.status === "error");
+      assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
+      const other = faultsOf(report).filter((f) => f.id !== "quirk-refused");
+      assertEqual(other.map((f) => `${f.id}: ${f.why}`).join(" | "), "", "faults other than refused hosted-client shapes");
+      const quirks = faultsOf(report).filter((f) => f.id === "quirk-refused");
+      for (const q of quirks) assert(/will fail every tool call/.test(q.shows) && /#\d+|issue 43/.test(q.why), `a refused shape names its client and thread: ${q.shows} / ${q.why}`);
+      assertEqual(code, quirks.length ? 1 : 0, "exit status");
+      console.log(`    ${name}: refuses ${quirks.length} hosted-client shape(s)`);
     } finally {
       await server.stop();
     }
