@@ -26,6 +26,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
   reg.scopesSupported = [...declared];
+  reg.baselineScopes = fallback;
   const names = options.claims ?? [];
   reg.claimsOf = (claims) => {
     const picked: Record<string, unknown> = {};
@@ -63,8 +64,25 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   if (options.hideUnauthorized) reg.policy = hidingLists(policy, allowed);
   else reg.policy = policy;
   return (method, params, auth) => {
+    if (!auth) {
+      // Secure by default: a scoped operation is never served to a caller nobody authenticated,
+      // unless the app says so (allowUnauthenticated).
+      const scopes = options.allowUnauthenticated ? undefined : needed(method, params);
+      if (scopes && scopes.length > 0) throw unauthenticated(method, params, scopes);
+      return;
+    }
     if (!allowed(method, params, auth)) throw new InsufficientScope(needed(method, params)!);
   };
+}
+
+/** What a scoped operation answers when the Worker authenticates nobody: the setting to turn on. */
+function unauthenticated(method: string, params: Record<string, unknown>, scopes: readonly string[]): McpError {
+  const target = params.name ?? params.uri;
+  const what = typeof target === "string" ? `${method} ${JSON.stringify(target.slice(0, 200))}` : method;
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `${what} needs the scopes ${scopes.join(" ")}, and this server authenticates nobody: set AUTH_MODE (token or jwt), or pass verifyToken or principal to createMcpWorker (docs/security.md); or serve scoped operations to everyone with defineAuthorization({ allowUnauthenticated: true }) (docs/authorization.md)`,
+  );
 }
 
 /** What each list holds, and the operation an entry of it names. */
@@ -125,7 +143,7 @@ const runPolicy =
   (policy: Policy): Registry["policy"] =>
   async (method, params, ctx, next) => {
     const target = params.name ?? params.uri;
-    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, ctx };
+    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, caller: ctx.caller, ctx };
     try {
       return await policy(op, next);
     } catch (err) {
