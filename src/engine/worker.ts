@@ -155,18 +155,11 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   }
 
   // Said once per isolate (`npm run dev` shows it): an app that declares scopes, served by a Worker
-  // that authenticates nobody, refuses every scoped operation until authentication is configured.
+  // that authenticates nobody, refuses every scoped operation (authorization.ts words it).
   let scopedChecked = false;
   const warnScopedWithoutAuth = (reg: Registry) => {
-    if (scopedChecked) return;
+    if (!scopedChecked && reg.unauthenticatedWarning) console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
     scopedChecked = true;
-    if (!reg.authorize || !reg.scopesSupported?.length || app.authorization?.allowUnauthenticated) return;
-    console.warn(
-      JSON.stringify({
-        mcp: "scopes_without_auth",
-        message: `The app declares scopes (${reg.scopesSupported.slice(0, 8).join(" ")}) and this Worker authenticates nobody (AUTH_MODE=none, no verifyToken or principal): every scoped operation is refused. Set AUTH_MODE=token or jwt (docs/security.md), or defineAuthorization({ allowUnauthenticated: true }) to serve them to everyone (docs/authorization.md).`,
-      }),
-    );
   };
 
   // Said once per isolate, at its first request: without the secret every 2026 input round fails.

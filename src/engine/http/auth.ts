@@ -145,7 +145,7 @@ export function challenge(
 ): Response {
   // Only scope tokens reach the header, whoever named them (a handler's error data included): no
   // quote, CR or LF can end the quoted string or the header, nor add a parameter.
-  scopes = scopeTokens(scopes);
+  scopes = scopes.filter(isScopeToken).slice(0, MAX_CHALLENGE_SCOPES);
   const params = [
     error && `error="${error}"`,
     metadata && `resource_metadata="${resourceUri(request, PRM_PATH + mcpPath)}"`,
@@ -159,9 +159,6 @@ export function challenge(
 
 /** At most this many scopes in one challenge: a handler's refusal cannot make a header unbounded. */
 const MAX_CHALLENGE_SCOPES = 64;
-
-/** The scope tokens of a list (anything else is left out), each once, at most 64. */
-const scopeTokens = (scopes: unknown): string[] => (Array.isArray(scopes) ? [...new Set(scopes.filter(isScopeToken))].slice(0, MAX_CHALLENGE_SCOPES) : []);
 
 /**
  * Runs the verifier on the request's bearer token; a Response is the 400/401/403 to send. `baseline`
@@ -183,7 +180,7 @@ export async function authenticate(
   // the challenge without an error code; §3.1: a malformed Bearer credential is 400 invalid_request.
   if (!/^Bearer(?:\s|$)/i.test(header)) return fail(401, undefined, "Unauthorized: send Authorization: Bearer <token>");
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!m) return fail(400, "invalid_request", "Bad Request: the Authorization header is not a valid Bearer credential (RFC 6750: Bearer <token>)");
+  if (!m) return fail(400, "invalid_request", "Bad Request: malformed Bearer token");
   let who: Principal;
   try {
     who = await verify(m[1]!, resourceUri(request, mcpPath));
@@ -195,8 +192,8 @@ export async function authenticate(
   // Sessions, rate limits, tasks and caching are keyed by the id: a result without one would make an
   // anonymous caller whose scopes are honoured (and its answers cached as public). Refused, and said.
   if (typeof who?.id !== "string" || who.id === "" || !Array.isArray(who.scopes)) {
-    console.error(JSON.stringify({ mcp: "verifier_without_id", message: `${verifier} returned a caller without a non-empty string id (or without a scopes list): the request is refused (401). Return { id, scopes } for every token it accepts.` }));
-    return fail(401, "invalid_token", "Unauthorized: the access token could not be verified");
+    console.error(JSON.stringify({ mcp: "verifier_without_id", message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)` }));
+    return fail(401, "invalid_token", "Unauthorized");
   }
   return who;
 }

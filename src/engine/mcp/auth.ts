@@ -4,6 +4,7 @@
  * the edge turns the refusal into the 403 step-up challenge of the request's revision.
  */
 import { ErrorCode, McpError } from "./errors";
+import { isObject } from "./guards";
 
 /** The authenticated caller. Never the raw token: only what the server verified and chose to keep. */
 export interface Auth {
@@ -54,8 +55,6 @@ export function refusedScopes(error: { code: number; data?: unknown } | undefine
   return Array.isArray(scopes) ? scopes.filter(isScopeToken) : undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-
 /**
  * The one value for who is calling, built once at the edge for every way a request is authenticated
  * (a static token, a JWT, the OAuth entry's grant, a custom `verifyToken`, the `principal` hook, or
@@ -88,10 +87,7 @@ export const callerOf = (
   who: Identity | undefined,
   rateLimitKey: string,
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>,
-): Caller =>
-  who
-    ? { principal: who.id, scopes: who.scopes, ...(who.clientId === undefined ? {} : { clientId: who.clientId }), claims: claimsOf?.(who.claims) ?? {}, authenticated: true, rateLimitKey }
-    : { principal: "", scopes: [], claims: {}, authenticated: false, rateLimitKey };
+): Caller => ({ principal: who?.id ?? "", scopes: who?.scopes ?? [], clientId: who?.clientId, claims: claimsOf?.(who?.claims) ?? {}, authenticated: !!who, rateLimitKey });
 
 /** A caller nobody authenticated, from nowhere the edge could name (a test client's default). */
 export const ANONYMOUS: Caller = callerOf(undefined, "");

@@ -27,6 +27,8 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
   reg.scopesSupported = [...declared];
   reg.baselineScopes = fallback;
+  if (declared.size > 0 && !options.allowUnauthenticated)
+    reg.unauthenticatedWarning = `The app declares scopes (${[...declared].slice(0, 8).join(" ")}); without authentication (AUTH_MODE=none, no verifyToken or principal) every scoped operation is refused. Set AUTH_MODE=token or jwt (docs/security.md), or defineAuthorization({ allowUnauthenticated: true }) to serve them to everyone (docs/authorization.md).`;
   const names = options.claims ?? [];
   reg.claimsOf = (claims) => {
     const picked: Record<string, unknown> = {};

@@ -61,6 +61,8 @@ export interface Registry {
   scopesSupported?: readonly string[];
   /** What every operation needs (`defineAuthorization({ scopes })`): with AUTH_SCOPES, what a client asks for first. */
   baselineScopes?: readonly string[];
+  /** What the Worker logs once when it authenticates nobody and the app's scoped operations are refused. */
+  unauthenticatedWarning?: string;
 }
 
 /** The lookups the core makes for opt-in extensions; the extension host fills them in. */
