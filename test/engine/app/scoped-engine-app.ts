@@ -19,6 +19,13 @@ const callerTask = defineTool({
   handler: (_args, ctx) => JSON.stringify(ctx.auth ?? null),
 });
 
+const callerInfoTask = defineTool({
+  name: "caller_info_task",
+  description: "Answers who is calling as its run sees it (ctx.caller), as JSON.",
+  task: durableTask("optional"),
+  handler: (_args, ctx) => JSON.stringify(ctx.caller),
+});
+
 const callerInfo = defineTool({
   name: "caller_info",
   description: "Answers who is calling as the handler sees it (ctx.caller), as JSON.",
@@ -35,7 +42,7 @@ const hostileScope = defineTool({
 
 const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
 
-const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask, callerInfo, hostileScope];
+const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask, callerInfo, callerInfoTask, hostileScope];
 
 export default defineApp({
   ...engineApp,
