@@ -120,7 +120,9 @@ async function runToEnd(
     ? callerOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, `test:${client.principal ?? "test-user"}`, reg.claimsOf)
     : { ...callerOf(undefined, "test:anonymous"), principal: client.principal ?? "" };
   const auth = authView(caller);
-  if (auth) reg.authorize?.(method, params, auth);
+  // As the Worker checks it: without scopes or claims the caller is unauthenticated, and a scoped
+  // operation is refused it unless the app sets allowUnauthenticated.
+  reg.authorize?.(method, params, auth);
   // A task tool runs as its task would: a step finished in one round is kept for the next.
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
   const steps = new Map<string, unknown>();

@@ -398,6 +398,14 @@ describe("testClient(app, { scopes, claims })", () => {
     const admin = testClient(scopedApp, { scopes: ["notes:admin"] });
     await expect(admin.callTool("delete_note", { id: "archived-2" })).resolves.toMatchObject({ content: [{ text: "deleted" }] });
   });
+
+  it("without scopes or claims it calls as an unauthenticated caller, as the Worker without AUTH_MODE would: scoped operations refused", async () => {
+    const anonymous = testClient(scopedApp);
+    await expect(anonymous.callTool("delete_note", { id: "n3" })).rejects.toThrow(/AUTH_MODE.*allowUnauthenticated/);
+    await expect(anonymous.callTool("whoami", {})).rejects.toThrow(/notes:read/);
+    const open = testClient(defineApp({ ...scopedApp, authorization: defineAuthorization({ allowUnauthenticated: true }) }));
+    await expect(open.callTool("delete_note", { id: "n3" })).resolves.toMatchObject({ content: [{ text: "deleted" }] });
+  });
 });
 
 describe("property: no operation runs without its scopes, and every refusal names all of them", () => {
