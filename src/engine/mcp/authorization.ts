@@ -58,22 +58,20 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     return reg.ext?.resource?.(params.uri) ? fallback : undefined;
   }
 
-  const allowed = (method: string, params: Record<string, unknown>, auth: Auth) => {
+  // A caller nobody authenticated (auth undefined) may use only what declares no scope, unless the
+  // app opens its scoped operations to everyone (allowUnauthenticated): secure by default.
+  const allowed = (method: string, params: Record<string, unknown>, auth: Auth | undefined) => {
     const scopes = needed(method, params);
-    return !scopes || scopes.every((s) => holds(auth.scopes, s));
+    if (!scopes) return true;
+    return auth ? scopes.every((s) => holds(auth.scopes, s)) : !!options.allowUnauthenticated || scopes.length === 0;
   };
   const policy = options.policy && runPolicy(options.policy);
   if (options.hideUnauthorized) reg.policy = hidingLists(policy, allowed);
   else reg.policy = policy;
   return (method, params, auth) => {
-    if (!auth) {
-      // Secure by default: a scoped operation is never served to a caller nobody authenticated,
-      // unless the app says so (allowUnauthenticated).
-      const scopes = options.allowUnauthenticated ? undefined : needed(method, params);
-      if (scopes && scopes.length > 0) throw unauthenticated(method, params, scopes);
-      return;
-    }
-    if (!allowed(method, params, auth)) throw new InsufficientScope(needed(method, params)!);
+    if (allowed(method, params, auth)) return;
+    const scopes = needed(method, params)!;
+    throw auth ? new InsufficientScope(scopes) : unauthenticated(method, params, scopes);
   };
 }
 
@@ -95,12 +93,12 @@ const LISTS: Record<string, [key: string, method: string, param: string, field: 
 };
 
 /** Lists without the entries the caller may not use (`hideUnauthorized`), around the app's policy if any. */
-function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth) => boolean): Registry["policy"] {
+function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth | undefined) => boolean): Registry["policy"] {
   return async (method, params, ctx, next) => {
     const result = await (policy ? policy(method, params, ctx, next) : next());
     const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;
     const { auth } = ctx;
-    if (!list || !auth || !Array.isArray(result[list[0]])) return result;
+    if (!list || !Array.isArray(result[list[0]])) return result;
     const [key, op, param, field] = list;
     return { ...result, [key]: (result[key] as Record<string, unknown>[]).filter((entry) => allowed(op, { [param]: entry[field] }, auth)) };
   };

@@ -237,6 +237,15 @@ describe("secure by default: a scoped operation is never served to a caller nobo
     expect(body.error!.message).toMatch(/AUTH_MODE/);
   });
 
+  it("hideUnauthorized leaves the scoped operations out of an unauthenticated caller's lists", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const hiding = defineApp({ ...scoped, authorization: defineAuthorization({ hideUnauthorized: true }) });
+    const listed = (await (await send(createMcpWorker(hiding), modern("tools/list", {}))).json()) as RpcMessage;
+    const names = (listed.result.tools as { name: string }[]).map((t) => t.name);
+    expect(names).toContain("caller_info");
+    expect(names).not.toContain("roll_dice");
+  });
+
   it("defineAuthorization({ allowUnauthenticated: true }) serves it to everyone, and still checks an authenticated caller", async () => {
     const open = defineApp({ ...scoped, authorization: defineAuthorization({ allowUnauthenticated: true }) });
     const served = (await (await send(createMcpWorker(open), modern("tools/call", roll))).json()) as RpcMessage;
