@@ -117,8 +117,9 @@ const LISTEN_REFUSALS: Record<ListenRefusal, string> = {
 };
 
 /**
- * Opens a listen stream. `clientKey` names the client whose budget of streams and filter bytes it
- * spends (its principal, or its address when anonymous): the hub shard of that client counts both.
+ * Opens a listen stream for `caller`. Its rate-limit key names the client whose budget of streams and
+ * filter bytes it spends (its principal, or its address when anonymous): the hub shard of that
+ * client counts both.
  */
 export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, caller: Caller): Promise<Response> {
   const principal = caller.principal || undefined;
