@@ -24,7 +24,7 @@ export {
 } from "./engine/mcp/app";
 export { audio, base64, embedded, image, resourceLink, text } from "./engine/mcp/content";
 export type { HandlerContext, Notifier } from "./engine/mcp/context";
-export { InsufficientScope, type Auth } from "./engine/mcp/auth";
+export { InsufficientScope, type Auth, type Caller } from "./engine/mcp/auth";
 // Checks of the scopes operations declare (docs/authorization.md); an app without it carries none of that code.
 export { defineAuthorization } from "./engine/mcp/authorization";
 export type { Authorization, AuthorizationOptions, Operation, Policy, Scopes } from "./engine/mcp/app";

@@ -9,9 +9,9 @@ import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
 import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
-import { compileApp } from "./mcp/registry";
+import { compileApp, type Registry } from "./mcp/registry";
 import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
-import { authOf, refusedScopes } from "./mcp/auth";
+import { authView, callerOf, refusedScopes, type Caller } from "./mcp/auth";
 import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
@@ -133,6 +133,36 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     return verifiers.get(config);
   };
 
+  /**
+   * Who is calling: the one Caller of this request, built here for every way a request is
+   * authenticated (the `principal` hook of the OAuth entry or a router, a custom `verifyToken`, a
+   * static token, a JWT, or none), or the 400/401/403 to answer. Handlers, policies, sessions and
+   * tasks get this value; the rate limits count its `rateLimitKey`.
+   */
+  async function callerFor(request: Request, env: Env, ctx: WorkerContext, config: Config, reg: Registry): Promise<Caller | Response> {
+    let who: Principal | undefined;
+    const verify = verifierOf(config);
+    if (!options.principal && !verify) warnScopedWithoutAuth(reg);
+    if (options.principal) {
+      const said = options.principal(request, env, ctx);
+      who = typeof said === "string" ? { id: said, scopes: [] } : said;
+      if (!who?.id) return challenge(request, path, 401, "Unauthorized");
+    } else if (verify) {
+      const verified = await authenticate(request, verify, path, baselineOf(config, reg), hasMetadata(config), options.verifyToken ? "verifyToken" : `AUTH_MODE=${config.auth.mode}`);
+      if (verified instanceof Response) return verified;
+      who = verified;
+    }
+    return callerOf(who, rateLimitKey(request, who?.id ?? ""), reg.claimsOf);
+  }
+
+  // Said once per isolate (`npm run dev` shows it): an app that declares scopes, served by a Worker
+  // that authenticates nobody, refuses every scoped operation (authorization.ts words it).
+  let scopedChecked = false;
+  const warnScopedWithoutAuth = (reg: Registry) => {
+    if (!scopedChecked && reg.unauthenticatedWarning) console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
+    scopedChecked = true;
+  };
+
   // Said once per isolate, at its first request: without the secret every 2026 input round fails.
   let secretChecked = false;
 
@@ -152,28 +182,16 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   async function handleAuthorized(request: Request, env: Env, ctx: WorkerContext, config: Config): Promise<Response> {
     const tooLarge = checkHeaderSizes(request, config.maxHeaderBytes);
     if (tooLarge) return tooLarge;
-    let who: Principal | undefined;
-    const verify = verifierOf(config);
-    if (options.principal) {
-      const said = options.principal(request, env, ctx);
-      who = typeof said === "string" ? { id: said, scopes: [] } : said;
-      if (!who?.id) return challenge(request, path, 401, "Unauthorized");
-    } else if (verify) {
-      const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
-      const verified = await authenticate(request, verify, path, scopes, hasMetadata(config));
-      if (verified instanceof Response) return verified;
-      who = verified;
-    }
-    const principal = who?.id ?? "";
-    const key = rateLimitKey(request, principal);
     const reg = registry();
-    // The caller as handlers see it (ctx.auth); a step-up refusal of an operation is the challenge below.
-    const auth = who && authOf(who, reg.claimsOf);
+    const caller = await callerFor(request, env, ctx, config, reg);
+    if (caller instanceof Response) return caller;
+    const key = caller.rateLimitKey;
+    // A step-up refusal of an operation is the challenge below.
     const scopeChallenge = (id: RequestId, scopes: readonly string[]) =>
       // Whoever authenticated for this Worker (the OAuth entry) serves the metadata, as for its 401.
       challenge(request, path, 403, "Insufficient scope", "insufficient_scope", scopes, !!options.principal || hasMetadata(config), id);
     // What either lane needs of this request once it is let in.
-    const admitted = { reg, config, env, principal, auth, scopeChallenge, rateLimitKey: key };
+    const admitted = { reg, config, env, caller, scopeChallenge };
     // A POST spends its budget once its id is read, so that a 429 answers the request it refuses.
     if (request.method === "POST") return handlePost(request, env, ctx, admitted);
     const limited = await overLimit(env.MCP_RATE_LIMIT, key, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT");
@@ -184,8 +202,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     return methodNotAllowed("GET, POST, DELETE");
   }
 
-  async function handlePost(request: Request, env: Env, ctx: WorkerContext, admitted: LegacyDeps & { rateLimitKey: string }): Promise<Response> {
-    const { reg, config, principal, auth } = admitted;
+  async function handlePost(request: Request, env: Env, ctx: WorkerContext, admitted: LegacyDeps): Promise<Response> {
+    const { reg, config, caller } = admitted;
     // A quirk of Accept (http/quirks.ts) is served unless STRICT_HEADERS=on: the answer takes the form the client takes.
     const media = checkPostMediaTypes(request, config.strictHeaders);
     if (media instanceof Response) return media;
@@ -202,14 +220,15 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     }
     const id = msg ? (msg.kind === "request" ? msg.message.id : null) : idOf(body);
     // Every POST spends the budget, a malformed one too.
-    const limited = await overLimit(env.MCP_RATE_LIMIT, admitted.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
+    const limited = await overLimit(env.MCP_RATE_LIMIT, caller.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
     if (limited) return limited;
     if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
     // Authorization of the operation the body names, the same on both revisions; a 2025 session never
     // sees a refused request, so it goes on once the client steps up (docs/authorization.md).
-    if (auth && reg.authorize && msg.kind === "request") {
+    if (reg.authorize && msg.kind === "request") {
       try {
-        reg.authorize(msg.message.method, msg.message.params ?? {}, auth);
+        // An anonymous caller too: a scoped operation is refused it unless the app allows it.
+        reg.authorize(msg.message.method, msg.message.params ?? {}, authView(caller));
       } catch (err) {
         const e = toMcpError(err);
         const scopes = refusedScopes(e);
@@ -219,7 +238,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     if (classifyEra(msg, request.headers, config.strictHeaders) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.
-        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, admitted.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
+        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, caller.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
         if (limited) return limited;
       }
       return inAcceptedForm(media, id, await serveLegacyPost(request, msg, admitted));
@@ -232,15 +251,19 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       config,
       env,
       notify: createNotifier(env),
-      principal: principal || undefined,
-      auth,
+      caller,
       scopeChallenge: admitted.scopeChallenge,
-      anonymousKey: admitted.rateLimitKey,
       tasks,
       waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env, principal || undefined, admitted.rateLimitKey),
+      listen: (m) => serveListen(m, reg, env, caller),
     }));
   }
+
+  /**
+   * Least scope first: what a 401 challenge and the RFC 9728 metadata ask a client for, AUTH_SCOPES
+   * and the app's default scopes; an operation's own scopes are asked for by its 403 step-up.
+   */
+  const baselineOf = (config: Config, reg: Registry): string[] => [...new Set([...(config.auth.mode === "none" ? [] : config.auth.scopes), ...(reg.baselineScopes ?? [])])];
 
   /** Whether this server has RFC 9728 metadata to serve: authorization on, with an authorization server to name. */
   const serversOf = (config: Config) => authorizationServers(config.auth, options.authorizationServers);
@@ -250,7 +273,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   function handleMetadata(request: Request, env: Env): Response {
     const config = readConfig(env);
     if (!hasMetadata(config)) return reject(404, ErrorCode.MethodNotFound, "This server has no OAuth protected-resource metadata (authorization is off, or uses a static token)");
-    return protectedResourceMetadata(request, path, config.auth, serversOf(config), registry().scopesSupported);
+    return protectedResourceMetadata(request, path, serversOf(config), baselineOf(config, registry()));
   }
 
   // Three fixed paths: a comparison each, not a router, which measured about 20 µs of CPU per

@@ -7,13 +7,13 @@
  * that tells the client where to find the authorization server.
  */
 import type { AuthConfig } from "../config";
-import { isScopeToken } from "../mcp/auth";
+import { isScopeToken, type Identity } from "../mcp/auth";
 import { ErrorCode } from "../mcp/errors";
 import type { RequestId } from "../mcp/jsonrpc";
 import { json, rpcError } from "./responses";
 
-/** What a verifier (or the `principal` hook) says of a caller. */
-export interface Principal {
+/** What a verifier (or the `principal` hook) says of a caller; the edge makes the request's Caller of it. */
+export interface Principal extends Identity {
   /** Stable identity: sessions, requestState and subscriptions are bound to it. */
   id: string;
   /** The scopes the token holds (`scopeList` reads them from a `scope` string or an `scp` array). */
@@ -113,13 +113,15 @@ export const authorizationServers = (cfg: AuthConfig, named: readonly string[] =
 
 /**
  * RFC 9728 protected-resource metadata; only served when there is an authorization server to name.
- * `scopes_supported` lists AUTH_SCOPES and every scope the app's operations declare.
+ * `scopes_supported` is the baseline (baselineScopes): what a client asks for at the first consent.
  */
-export function protectedResourceMetadata(request: Request, mcpPath: string, cfg: AuthConfig, servers: string[], declared: readonly string[] = []): Response {
+export function protectedResourceMetadata(request: Request, mcpPath: string, servers: string[], baseline: readonly string[]): Response {
   const body = {
     resource: resourceUri(request, mcpPath),
     authorization_servers: servers,
-    scopes_supported: [...new Set([...(cfg.mode === "none" ? [] : cfg.scopes), ...declared])],
+    // Least scope first: only the baseline every operation needs; an operation's own scopes are asked
+    // for by step-up (its 403 challenge) when it is called. No baseline, no scope to ask for at first.
+    ...(baseline.length > 0 ? { scopes_supported: [...baseline] } : {}),
     bearer_methods_supported: ["header"],
   };
   return json(body, 200, { "Cache-Control": "max-age=3600" });
@@ -134,17 +136,19 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, cfg
 export function challenge(
   request: Request,
   mcpPath: string,
-  status: 401 | 403,
+  status: 400 | 401 | 403,
   message: string,
   error?: string,
   scopes: readonly string[] = [],
   metadata = true,
   id: RequestId | null = null,
 ): Response {
+  // Only scope tokens reach the header, whoever named them (a handler's error data included): no
+  // quote, CR or LF can end the quoted string or the header, nor add a parameter.
+  scopes = scopes.filter(isScopeToken).slice(0, MAX_CHALLENGE_SCOPES);
   const params = [
     error && `error="${error}"`,
     metadata && `resource_metadata="${resourceUri(request, PRM_PATH + mcpPath)}"`,
-    // Scope tokens hold no quote or backslash (isScopeToken): every scope here was checked to be one.
     scopes.length > 0 && `scope="${scopes.join(" ")}"`,
   ].filter(Boolean);
   const stepUp = error === "insufficient_scope";
@@ -153,24 +157,43 @@ export function challenge(
   return rpcError(id, body, status, { "WWW-Authenticate": params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer" });
 }
 
-/** Runs the verifier on the request's bearer token; a Response is the 401/403 to send. */
+/** At most this many scopes in one challenge: a handler's refusal cannot make a header unbounded. */
+const MAX_CHALLENGE_SCOPES = 64;
+
+/**
+ * Runs the verifier on the request's bearer token; a Response is the 400/401/403 to send. `baseline`
+ * is what a 401 (and the verifier's own 403) asks for: the scopes every operation needs. `verifier`
+ * names the check in the log line of a result without an id.
+ */
 export async function authenticate(
   request: Request,
   verify: TokenVerifier,
   mcpPath: string,
-  scopes: string[],
+  baseline: readonly string[],
   metadata = true,
+  verifier = "verifyToken",
 ): Promise<Principal | Response> {
-  const fail = (status: 401 | 403, error: string | undefined, message: string) => challenge(request, mcpPath, status, message, error, scopes, metadata);
+  const fail = (status: 400 | 401 | 403, error: string | undefined, message: string) => challenge(request, mcpPath, status, message, error, baseline, metadata);
 
   const header = request.headers.get("Authorization") ?? "";
+  // RFC 6750 §3: a request without a Bearer credential (none, or another scheme such as Basic) gets
+  // the challenge without an error code; §3.1: a malformed Bearer credential is 400 invalid_request.
+  if (!/^Bearer(?:\s|$)/i.test(header)) return fail(401, undefined, "Unauthorized: send Authorization: Bearer <token>");
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!m) return fail(401, header ? "invalid_request" : undefined, "Unauthorized: send Authorization: Bearer <token>");
+  if (!m) return fail(400, "invalid_request", "Bad Request: malformed Bearer token");
+  let who: Principal;
   try {
-    return await verify(m[1]!, resourceUri(request, mcpPath));
+    who = await verify(m[1]!, resourceUri(request, mcpPath));
   } catch (err) {
     if (err instanceof AuthFailure && err.kind === "insufficient_scope") return fail(403, "insufficient_scope", `Forbidden: ${err.message}`);
     if (err instanceof AuthFailure) return fail(401, "invalid_token", `Unauthorized: ${err.message}`);
     throw err;
   }
+  // Sessions, rate limits, tasks and caching are keyed by the id: a result without one would make an
+  // anonymous caller whose scopes are honoured (and its answers cached as public). Refused, and said.
+  if (typeof who?.id !== "string" || who.id === "" || !Array.isArray(who.scopes)) {
+    console.error(JSON.stringify({ mcp: "verifier_without_id", message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)` }));
+    return fail(401, "invalid_token", "Unauthorized");
+  }
+  return who;
 }

@@ -7,7 +7,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { refusedScopes, type Auth } from "../mcp/auth";
+import { refusedScopes, type Caller } from "../mcp/auth";
 import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
@@ -16,7 +16,7 @@ import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
 import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addresses";
-import { SESSION_NOT_FOUND, type Caller, type SessionAnswer, type SessionStart } from "../objects/contracts";
+import { SESSION_NOT_FOUND, type SessionAnswer, type SessionRequester, type SessionStart } from "../objects/contracts";
 import { inSpan, type SpanLike } from "../mcp/tracing";
 import { tagServed, tracerFor } from "../reporting";
 import { noted, oneVersion, type Quirks } from "./quirks";
@@ -31,13 +31,10 @@ export interface LegacyDeps {
   reg: Registry;
   config: Config;
   env: Env;
-  principal: string;
-  /** The authenticated caller (ctx.auth in the session's handlers). */
-  auth?: Auth;
+  /** Who is calling (ctx.caller and ctx.auth in the session's handlers); the session is bound to its principal. */
+  caller: Caller;
   /** The 403 step-up challenge for a handler that threw InsufficientScope. */
   scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
-  /** Whose budgets an anonymous client spends (its address, as the rate limits key it). */
-  rateLimitKey?: string;
   /** The quirks the edge served in this request (http/quirks.ts), for its log line. */
   quirks?: Quirks;
 }
@@ -60,7 +57,7 @@ async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | nul
   if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request, deps.config.strictHeaders))) return methodNotAllowed("POST");
   if (!sessionId) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)", undefined, id);
   if (isSessionId(sessionId)) return { stub: sessionStub(deps.env, sessionId) };
-  const seal = await openSessionId(sessionId, deps.principal, deps.config, deps.config.sessionMaxMs);
+  const seal = await openSessionId(sessionId, deps.caller.principal, deps.config, deps.config.sessionMaxMs);
   return seal ? { stub: sessionStub(deps.env, sessionId), seal } : notFound(id);
 }
 
@@ -81,7 +78,7 @@ async function askSession(
   request: Request,
   deps: LegacyDeps,
   versionFirst: boolean,
-  ask: (stub: Stub, caller: Caller) => Promise<SessionAnswer | Response>,
+  ask: (stub: Stub, caller: SessionRequester) => Promise<SessionAnswer | Response>,
   /** The id of the request POSTed, if it is one: the edge's and the session's refusals answer it. */
   id: RequestId | null = null,
 ): Promise<Response> {
@@ -97,7 +94,7 @@ async function askSession(
   const protocolVersion = oneVersion(sent, strict);
   // A repeated value folded into one is a quirk the session's log line counts; the session adds its own (a newer revision).
   const quirks = protocolVersion === sent ? deps.quirks : noted(deps.quirks, "version-repeated");
-  const answered = await ask(stub, { principal: deps.principal, auth: deps.auth, protocolVersion, seal, strictHeaders: strict, quirks });
+  const answered = await ask(stub, { principal: deps.caller.principal, caller: deps.caller, protocolVersion, seal, strictHeaders: strict, quirks });
   return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 
@@ -143,11 +140,12 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike
   }
   const protocolVersion = negotiate(p.protocolVersion);
   const start = {
-    principal: deps.principal,
+    principal: deps.caller.principal,
     protocolVersion,
     clientCapabilities: p.capabilities as ClientCapabilities,
     clientInfo: p.clientInfo as unknown as Implementation,
-    ...(deps.principal || deps.rateLimitKey === undefined ? {} : { clientKey: deps.rateLimitKey }),
+    // An anonymous session's budgets are its creator's address's, as the rate limits key it.
+    ...(deps.caller.principal ? {} : { clientKey: deps.caller.rateLimitKey }),
     createdAt: Date.now(),
   };
   // A sealed id needs no object until the session holds state; one that cannot be sealed is stored now.
@@ -162,7 +160,7 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike
   const { reg } = deps;
   const result = {
     protocolVersion,
-    capabilities: legacyCapabilities(reg, deps.principal),
+    capabilities: legacyCapabilities(reg, deps.caller.principal),
     serverInfo: reg.info,
     ...(reg.instructions ? { instructions: reg.instructions } : {}),
   };

@@ -19,6 +19,7 @@ import { HUB_READY, type HubFilter, type HubListener, type ListenRefusal } from 
 import { completeFrame } from "../objects/frames";
 import { rpcError } from "./responses";
 import { refusedStatus } from "./status";
+import type { Caller } from "../mcp/auth";
 import { SseStream } from "./sse";
 
 /** The filter's list-changed switches, each with the capability that must declare `listChanged` for it. */
@@ -116,10 +117,13 @@ const LISTEN_REFUSALS: Record<ListenRefusal, string> = {
 };
 
 /**
- * Opens a listen stream. `clientKey` names the client whose budget of streams and filter bytes it
- * spends (its principal, or its address when anonymous): the hub shard of that client counts both.
+ * Opens a listen stream for `caller`. Its rate-limit key names the client whose budget of streams and
+ * filter bytes it spends (its principal, or its address when anonymous): the hub shard of that
+ * client counts both.
  */
-export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, principal: string | undefined, clientKey: string): Promise<Response> {
+export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, caller: Caller): Promise<Response> {
+  const principal = caller.principal || undefined;
+  const clientKey = caller.rateLimitKey;
   // Only the id outlives this call: the request, its filter included, is not kept while the stream is open.
   const { id } = msg;
   let filter: HubFilter | undefined;

@@ -6,7 +6,7 @@
  * handler emits a notification first, in which case it becomes SSE.
  */
 import type { Config } from "../config";
-import { refusedScopes, type Auth } from "../mcp/auth";
+import { refusedScopes, type Caller } from "../mcp/auth";
 import type { Env } from "../env";
 import { reportingFor } from "../reporting";
 import { readTrace, type TraceContext } from "../mcp/telemetry";
@@ -38,13 +38,10 @@ interface LaneDeps {
   env: Env;
   waitUntil(p: Promise<unknown>): void;
   notify: Notifier;
-  principal?: string;
-  /** The authenticated caller (ctx.auth). */
-  auth?: Auth;
+  /** Who is calling (ctx.caller; ctx.auth when authenticated). */
+  caller: Caller;
   /** The 403 step-up challenge for a handler that threw InsufficientScope. */
   scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
-  /** Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT. */
-  anonymousKey: string;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
   tasks?: { startModernTask: typeof startModernTask; serveModernTaskMethod: typeof serveModernTaskMethod };
   /** The quirks the edge served in this request (http/quirks.ts), for its log line; the lane adds its own. */
@@ -130,7 +127,8 @@ interface Reply {
 async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps & { trace: TraceContext }, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
   const { method } = msg;
   const params = msg.params ?? {};
-  const { reg, config, env, principal, trace } = deps;
+  const { reg, config, env, caller, trace } = deps;
+  const principal = caller.principal || undefined;
   const { stateSecret, inputStateTtlSeconds } = config;
   /** A result as 2026-07-28 sends it, in the JSON-RPC response to this request. */
   const reply = (result: Record<string, unknown>): Reply => ({ body: resultResponse(msg.id, encodeModernResult(method, result, reg, principal)), status: 200 });
@@ -145,8 +143,7 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       emit,
       notify: deps.notify,
       env,
-      principal,
-      auth: deps.auth,
+      caller,
       reporting: reportingFor(config, env, reg, trace, undefined, msg.id, deps.quirks),
     };
     /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
@@ -161,19 +158,20 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       if (outcome.kind === "error") throw outcome.error;
       return reply((outcome as { result: Record<string, unknown> }).result);
     };
-    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, principal ?? "", reg, deps.auth));
+    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, reg, caller));
     const asTask = method === "tools/call" ? MODERN.asTask(reg, params, envelope.clientCapabilities) : "plain";
     const startTask = (answers: Readonly<Record<string, unknown>>) =>
       deps.tasks!.startModernTask(
         {
           tool: reg.tools.get(params.name as string)! as Parameters<typeof startModernTask>[0]["tool"],
-          principal: principal ?? "",
-          anonymousKey: deps.anonymousKey,
+          principal: caller.principal,
+          // Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT.
+          anonymousKey: caller.rateLimitKey,
           params,
           client: envelope,
           answers: { ...answers },
           trace,
-          auth: deps.auth,
+          caller,
         },
         env,
         config,

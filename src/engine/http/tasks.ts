@@ -5,7 +5,7 @@
  * (the lane checks that before it gets here). And the task a tools/call becomes.
  */
 import type { Config } from "../config";
-import type { Auth } from "../mcp/auth";
+import { authView, type Caller } from "../mcp/auth";
 import type { Registry } from "../mcp/registry";
 import type { Env } from "../env";
 import { McpError, invalidParams } from "../mcp/errors";
@@ -21,9 +21,8 @@ export async function serveModernTaskMethod(
   method: string,
   params: Record<string, unknown>,
   env: Env,
-  principal: string,
   reg: Pick<Registry, "authorize">,
-  auth?: Auth,
+  who: Caller,
 ): Promise<Record<string, unknown>> {
   const { taskId } = params;
   if (typeof taskId !== "string") throw invalidParams(`${method} needs params.taskId (a string)`);
@@ -31,7 +30,8 @@ export async function serveModernTaskMethod(
   // An id we could never have issued needs no object.
   if (!isTaskId(taskId)) throw notFound();
   const stub = taskStub(env, taskId);
-  const caller: TaskOwner = { era: MODERN.era, principal };
+  const caller: TaskOwner = { era: MODERN.era, principal: who.principal };
+  const auth = authView(who);
   // With declared scopes, the owner's token now, not the one that made the task, must hold its tool's
   // (InsufficientScope: the step-up challenge). Anyone else learns nothing here: "" names no tool.
   if (auth && reg.authorize) reg.authorize("tools/call", { name: await stub.toolOf(caller) }, auth);

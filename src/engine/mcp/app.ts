@@ -3,7 +3,7 @@
  * definitions; the core compiles them once (see registry.ts).
  */
 import type * as v from "valibot";
-import type { Auth } from "./auth";
+import type { Auth, Caller } from "./auth";
 import type { HandlerContext } from "./context";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
@@ -182,6 +182,13 @@ export interface AuthorizationOptions {
    */
   hideUnauthorized?: boolean;
   /**
+   * Serve operations that declare scopes to callers nobody authenticated, unchecked, when the Worker
+   * has no authentication configured (AUTH_MODE=none, no `verifyToken`, no `principal`). Off by
+   * default: such an operation is refused with an error naming the setting to turn on, and
+   * `npm run deploy` refuses the app (docs/authorization.md). Authenticated callers are checked either way.
+   */
+  allowUnauthenticated?: boolean;
+  /**
    * Runs around every operation on both revisions, after its scopes were checked: let it pass
    * (`return next()`), refuse it (throw a ToolError for a tool result the model reads, an McpError for a
    * JSON-RPC error, InsufficientScope for a step-up challenge), or observe what `next()` returned.
@@ -198,14 +205,19 @@ export interface Operation {
   arguments: Record<string, unknown>;
   /** The caller (ctx.auth); undefined when authorization is off. */
   auth?: Auth;
+  /** Who is calling, authenticated or not (ctx.caller): its `rateLimitKey` keys per-caller budgets. */
+  caller: Caller;
   ctx: HandlerContext<any>;
 }
 
 /** The policy seam: `next()` runs the operation (and any inner policy) and gives its result. */
 export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
 
-/** Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs. */
-export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth) => void;
+/**
+ * Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs;
+ * for a caller nobody authenticated (undefined), the refusal of a scoped operation (allowUnauthenticated).
+ */
+export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth | undefined) => void;
 
 /**
  * What `defineAuthorization` (authorization.ts) gives `defineApp({ authorization })`: the options, and

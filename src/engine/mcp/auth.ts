@@ -4,6 +4,7 @@
  * the edge turns the refusal into the 403 step-up challenge of the request's revision.
  */
 import { ErrorCode, McpError } from "./errors";
+import { isObject } from "./guards";
 
 /** The authenticated caller. Never the raw token: only what the server verified and chose to keep. */
 export interface Auth {
@@ -46,12 +47,58 @@ export class InsufficientScope extends McpError {
  * The scopes a refusal names, when an error is one (an McpError, or the JSON-RPC error object a
  * session sent back): the edge makes the challenge from them.
  */
-export const refusedScopes = (error: { code: number; data?: unknown } | undefined): string[] | undefined =>
-  // An McpError a handler built itself with this code may carry no scopes: answered as the error it is.
-  error?.code === ErrorCode.InsufficientScope ? (error.data as { scopes?: string[] } | undefined)?.scopes : undefined;
+export function refusedScopes(error: { code: number; data?: unknown } | undefined): string[] | undefined {
+  if (error?.code !== ErrorCode.InsufficientScope) return undefined;
+  const scopes = isObject(error.data) ? error.data.scopes : undefined;
+  // An McpError a handler built itself with this code may carry no scope list: answered as the error
+  // it is. Of a list, only the scope tokens are named (a quote, CR or LF never reaches the challenge).
+  return Array.isArray(scopes) ? scopes.filter(isScopeToken) : undefined;
+}
 
-/** The caller as handlers see it (ctx.auth): only the claims the app named (authorization.ts picks them). */
-export const authOf = (
-  who: { id: string; scopes: readonly string[]; clientId?: string; claims?: Readonly<Record<string, unknown>> },
+/**
+ * The one value for who is calling, built once at the edge for every way a request is authenticated
+ * (a static token, a JWT, the OAuth entry's grant, a custom `verifyToken`, the `principal` hook, or
+ * none) and carried to handlers (`ctx.caller`), policies (`op.caller`), sessions and tasks. `ctx.auth`
+ * is its view for an authenticated caller (authView).
+ */
+export interface Caller extends Auth {
+  /** False when no authentication is configured: `principal` is "" and `scopes` empty. */
+  readonly authenticated: boolean;
+  /**
+   * Whose budgets this caller spends (the request rate limit, `toolRateLimit`, tasks in flight): its
+   * principal when authenticated, else its client address (an IPv6 /64), as the edge keys it.
+   */
+  readonly rateLimitKey: string;
+}
+
+/** What a verifier, the OAuth entry or the `principal` hook says of a caller (the edge's `Principal`). */
+export interface Identity {
+  id: string;
+  scopes: readonly string[];
+  clientId?: string;
+  claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The Caller for an identity (undefined: anonymous), with only the claims the app named
+ * (`defineAuthorization({ claims })`, picked by `claimsOf`).
+ */
+export const callerOf = (
+  who: Identity | undefined,
+  rateLimitKey: string,
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>,
-): Auth => ({ principal: who.id, scopes: who.scopes, clientId: who.clientId, claims: claimsOf?.(who.claims) ?? {} });
+): Caller => ({ principal: who?.id ?? "", scopes: who?.scopes ?? [], clientId: who?.clientId, claims: claimsOf?.(who?.claims) ?? {}, authenticated: !!who, rateLimitKey });
+
+/** A caller nobody authenticated, from nowhere the edge could name (a test client's default). */
+export const ANONYMOUS: Caller = callerOf(undefined, "");
+
+/** The caller as handlers see it (ctx.auth): undefined when nobody authenticated. */
+export const authView = (caller: Caller | undefined): Auth | undefined =>
+  caller?.authenticated ? { principal: caller.principal, scopes: caller.scopes, clientId: caller.clientId, claims: caller.claims } : undefined;
+
+/**
+ * The Caller again from what a session or a task kept of it: the principal it is bound to, and the
+ * view (claims already picked) when the caller was authenticated.
+ */
+export const restoredCaller = (principal: string, auth: Auth | undefined, rateLimitKey: string): Caller =>
+  auth ? { ...auth, principal, authenticated: true, rateLimitKey } : { ...ANONYMOUS, principal, rateLimitKey };

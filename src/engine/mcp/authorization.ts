@@ -26,6 +26,9 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
   reg.scopesSupported = [...declared];
+  reg.baselineScopes = fallback;
+  if (declared.size > 0 && !options.allowUnauthenticated)
+    reg.unauthenticatedWarning = `The app declares scopes (${[...declared].slice(0, 8).join(" ")}); without authentication (AUTH_MODE=none, no verifyToken or principal) every scoped operation is refused. Set AUTH_MODE=token or jwt (docs/security.md), or defineAuthorization({ allowUnauthenticated: true }) to serve them to everyone (docs/authorization.md).`;
   const names = options.claims ?? [];
   reg.claimsOf = (claims) => {
     const picked: Record<string, unknown> = {};
@@ -55,16 +58,31 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     return reg.ext?.resource?.(params.uri) ? fallback : undefined;
   }
 
-  const allowed = (method: string, params: Record<string, unknown>, auth: Auth) => {
+  // A caller nobody authenticated (auth undefined) may use only what declares no scope, unless the
+  // app opens its scoped operations to everyone (allowUnauthenticated): secure by default.
+  const allowed = (method: string, params: Record<string, unknown>, auth: Auth | undefined) => {
     const scopes = needed(method, params);
-    return !scopes || scopes.every((s) => holds(auth.scopes, s));
+    if (!scopes) return true;
+    return auth ? scopes.every((s) => holds(auth.scopes, s)) : !!options.allowUnauthenticated || scopes.length === 0;
   };
   const policy = options.policy && runPolicy(options.policy);
   if (options.hideUnauthorized) reg.policy = hidingLists(policy, allowed);
   else reg.policy = policy;
   return (method, params, auth) => {
-    if (!allowed(method, params, auth)) throw new InsufficientScope(needed(method, params)!);
+    if (allowed(method, params, auth)) return;
+    const scopes = needed(method, params)!;
+    throw auth ? new InsufficientScope(scopes) : unauthenticated(method, params, scopes);
   };
+}
+
+/** What a scoped operation answers when the Worker authenticates nobody: the setting to turn on. */
+function unauthenticated(method: string, params: Record<string, unknown>, scopes: readonly string[]): McpError {
+  const target = params.name ?? params.uri;
+  const what = typeof target === "string" ? `${method} ${JSON.stringify(target.slice(0, 200))}` : method;
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `${what} needs the scopes ${scopes.join(" ")}, and this server authenticates nobody: set AUTH_MODE (token or jwt), or pass verifyToken or principal to createMcpWorker (docs/security.md); or serve scoped operations to everyone with defineAuthorization({ allowUnauthenticated: true }) (docs/authorization.md)`,
+  );
 }
 
 /** What each list holds, and the operation an entry of it names. */
@@ -75,12 +93,12 @@ const LISTS: Record<string, [key: string, method: string, param: string, field: 
 };
 
 /** Lists without the entries the caller may not use (`hideUnauthorized`), around the app's policy if any. */
-function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth) => boolean): Registry["policy"] {
+function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth | undefined) => boolean): Registry["policy"] {
   return async (method, params, ctx, next) => {
     const result = await (policy ? policy(method, params, ctx, next) : next());
     const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;
     const { auth } = ctx;
-    if (!list || !auth || !Array.isArray(result[list[0]])) return result;
+    if (!list || !Array.isArray(result[list[0]])) return result;
     const [key, op, param, field] = list;
     return { ...result, [key]: (result[key] as Record<string, unknown>[]).filter((entry) => allowed(op, { [param]: entry[field] }, auth)) };
   };
@@ -125,7 +143,7 @@ const runPolicy =
   (policy: Policy): Registry["policy"] =>
   async (method, params, ctx, next) => {
     const target = params.name ?? params.uri;
-    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, ctx };
+    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, caller: ctx.caller, ctx };
     try {
       return await policy(op, next);
     } catch (err) {

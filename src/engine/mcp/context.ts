@@ -1,5 +1,5 @@
 /** What every handler (tool, resource, prompt, completion) receives besides its arguments. */
-import type { Auth } from "./auth";
+import type { Auth, Caller } from "./auth";
 import type { Input } from "./input";
 import type { TraceContext } from "./telemetry";
 import type { ClientCapabilities, Implementation, LogLevel } from "./types";
@@ -48,6 +48,11 @@ export interface HandlerContext<Env = unknown> {
    * the app asked for (docs/authorization.md). Never the raw token.
    */
   auth?: Auth;
+  /**
+   * Who is calling, authenticated or not: ctx.auth's fields, `authenticated`, and `rateLimitKey` (the
+   * key its budgets are counted under: its principal, or its address when anonymous).
+   */
+  caller: Caller;
   /** The caller's W3C trace context (`traceparent`…), to pass on to what the handler calls. */
   trace: TraceContext;
   /**

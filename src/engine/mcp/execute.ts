@@ -6,7 +6,7 @@
  * lane to the session's durable stream log. The lanes keep only what differs:
  * validation, routing and storage.
  */
-import type { Auth } from "./auth";
+import { ANONYMOUS, authView, type Caller } from "./auth";
 import type { HandlerContext, Notifier } from "./context";
 import { INPUT_METHODS, dispatch } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
@@ -37,9 +37,8 @@ interface ExecuteOptions {
   emit(message: JsonRpcNotification): void;
   notify: Notifier;
   env: unknown;
-  principal?: string;
-  /** The authenticated caller (ctx.auth); undefined when authorization is off. */
-  auth?: Auth;
+  /** Who is calling (ctx.caller; ctx.auth is its view when authenticated); undefined: anonymous, unknown address. */
+  caller?: Caller;
   /** 2025 polling: end the client's connection now; it resumes with Last-Event-ID. */
   closeStream?(retryMs?: number): void;
   /** Where the request is reported (log line, metrics, the app's hooks); omitted, nothing is. */
@@ -82,7 +81,7 @@ export function execute(method: string, params: Record<string, unknown>, options
 export async function reported(
   method: string,
   params: Record<string, unknown>,
-  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "principal" | "reporting" | "task">,
+  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "caller" | "reporting" | "task">,
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { reporting } = options;
@@ -97,7 +96,7 @@ export async function reported(
     runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
     const outcome = await work();
     const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
-    if (options.principal) record.principal = await pseudonym(options.principal, reporting.salt);
+    if (options.caller?.principal) record.principal = await pseudonym(options.caller.principal, reporting.salt);
     if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
     if (reporting.quirks) record.quirks = reporting.quirks;
     report(record, reporting, registered);
@@ -161,8 +160,9 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     closeStream: o.closeStream ?? (() => {}),
     completeElicitation: o.completeElicitation ?? (() => {}),
     env: o.env,
-    principal: o.principal,
-    auth: o.auth,
+    principal: o.caller?.principal || undefined,
+    auth: authView(o.caller),
+    caller: o.caller ?? ANONYMOUS,
     trace: o.reporting?.trace ?? {},
     step: o.task?.step ?? (async (_name, fn) => fn()),
     startTask() {

@@ -57,8 +57,12 @@ export interface Registry {
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
   /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
   policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
-  /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
+  /** Every scope the definitions declare as a list (the OAuth entry's consent). */
   scopesSupported?: readonly string[];
+  /** What every operation needs (`defineAuthorization({ scopes })`): with AUTH_SCOPES, what a client asks for first. */
+  baselineScopes?: readonly string[];
+  /** What the Worker logs once when it authenticates nobody and the app's scoped operations are refused. */
+  unauthenticatedWarning?: string;
 }
 
 /** The lookups the core makes for opt-in extensions; the extension host fills them in. */

@@ -6,7 +6,7 @@
  * log messages) and publishes (notify) is recorded.
  */
 import type { AppDefinition, ToolArgs, ToolDefinition } from "./app";
-import { authOf } from "./auth";
+import { authView, callerOf } from "./auth";
 import type { Notifier } from "./context";
 import { execute } from "./execute";
 import type { InputRequest } from "./input";
@@ -114,8 +114,15 @@ async function runToEnd(
 ): Promise<any> {
   const answers: Record<string, unknown> = {};
   let state: Json | undefined;
-  const auth = client.scopes || client.claims ? authOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, reg.claimsOf) : undefined;
-  if (auth) reg.authorize?.(method, params, auth);
+  // With scopes or claims the caller is authenticated; with only a principal it is named, not authenticated.
+  const authenticated = client.scopes || client.claims;
+  const caller = authenticated
+    ? callerOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, `test:${client.principal ?? "test-user"}`, reg.claimsOf)
+    : { ...callerOf(undefined, "test:anonymous"), principal: client.principal ?? "" };
+  const auth = authView(caller);
+  // As the Worker checks it: without scopes or claims the caller is unauthenticated, and a scoped
+  // operation is refused it unless the app sets allowUnauthenticated.
+  reg.authorize?.(method, params, auth);
   // A task tool runs as its task would: a step finished in one round is kept for the next.
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
   const steps = new Map<string, unknown>();
@@ -136,8 +143,7 @@ async function runToEnd(
       emit: (n) => client.record.notifications.push(n),
       notify: client.notify,
       env: client.env ?? {},
-      principal: auth?.principal ?? client.principal,
-      auth,
+      caller,
       task,
     });
     if (outcome.kind === "result") return outcome.result;

@@ -17,8 +17,9 @@ export interface ToolRateLimitOptions {
 }
 
 /**
- * A policy that spends `limiter(env)`'s budget per principal and tool. Anonymous callers (no
- * authorization) share one budget per tool. Without the binding (unbound in a test) calls pass.
+ * A policy that spends `limiter(env)`'s budget per caller and tool: the caller's rate-limit key, as
+ * the request rate limit counts it (its principal; when anonymous, its address, an IPv6 /64), so one
+ * anonymous client cannot spend another's. Without the binding (unbound in a test) calls pass.
  */
 export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, options: ToolRateLimitOptions = {}): Policy {
   const period = options.periodSeconds ?? 60;
@@ -27,7 +28,7 @@ export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, opti
     if (op.method !== "tools/call" || op.ctx.task || (options.tools && !options.tools.includes(op.name!))) return next();
     const binding = limiter(op.ctx.env);
     if (!binding) return next();
-    const { success } = await binding.limit({ key: `${op.auth?.principal ?? op.ctx.principal ?? ""}\n${op.name}` });
+    const { success } = await binding.limit({ key: `${op.caller.rateLimitKey}\n${op.name}` });
     if (success) return next();
     return {
       content: [{ type: "text", text: `Rate limit reached for the tool ${op.name}: try again in ${period} seconds.` }],

@@ -4,7 +4,7 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it.
  */
-import type { Auth } from "../mcp/auth";
+import type { Auth, Caller } from "../mcp/auth";
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 
 export type { TaskOwner };
@@ -116,10 +116,10 @@ export interface SessionStart {
 }
 
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
-export interface Caller {
+export interface SessionRequester {
   principal: string;
-  /** The authenticated caller, for its handlers' ctx.auth (the session is bound to `principal` only). */
-  auth?: Auth;
+  /** Who sends this request, for its handlers' ctx.caller and ctx.auth (the session is bound to `principal` only). */
+  caller?: Caller;
   /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
@@ -139,10 +139,10 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   /** Stores a session from the start: only for an id that could not be sealed. Refused over SESSION_MAX_LIVE. */
   initialize(args: SessionStart, maxLive?: number): Promise<SessionAnswer>;
   /** `traceparent` is the HTTP header's, for a client that sends trace context there rather than in `_meta`. */
-  handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer>;
-  openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer>;
+  handle(args: SessionRequester & { message: Message; traceparent?: string }): Promise<SessionAnswer>;
+  openGet(args: SessionRequester & { lastEventId?: string }): Promise<SessionAnswer>;
   /** `accepted` when the session is gone; a refusal when there is no such session for this caller. */
-  terminate(args: Caller): Promise<SessionAnswer>;
+  terminate(args: SessionRequester): Promise<SessionAnswer>;
   /** Sends `ping` on the session's GET stream; false when the client holds none. */
   pingClient(): Promise<boolean>;
   /** A task this session created or waits on changed: its status notification, and the answer to a waiting `tasks/result`. */
@@ -182,6 +182,8 @@ export interface TaskStart {
   progressToken?: string | number;
   /** The caller when the task was made (never a token), which each run's handler sees as ctx.auth. */
   auth?: Auth;
+  /** The caller's rate-limit key when the task was made (ctx.caller in its runs); absent in older tasks. */
+  rateLimitKey?: string;
 }
 
 export type TaskCreated =

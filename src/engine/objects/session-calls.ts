@@ -8,7 +8,7 @@
  * session runs it again when the answers arrive, so a tool waiting on a user
  * survives the object being evicted.
  */
-import type { Auth } from "../mcp/auth";
+import { restoredCaller, type Caller } from "../mcp/auth";
 import type { Config } from "../config";
 import type { Env } from "../env";
 import { ErrorCode } from "../mcp/errors";
@@ -53,8 +53,8 @@ export class Call {
     stream?: string,
     /** The client's trace context: on the call's log line and on the requests the call sends the client. */
     readonly trace: TraceContext = {},
-    /** The caller of the request that runs the handler (ctx.auth). */
-    readonly auth?: Auth,
+    /** Who sent the request that runs the handler (ctx.caller, ctx.auth). */
+    readonly caller?: Caller,
     /** The hosted-client quirks served in the request (http/quirks.ts), for its log line. */
     readonly quirks?: string,
   ) {
@@ -105,8 +105,7 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
     emit: call.emit,
     notify: createNotifier(host.bindings),
     env: host.bindings,
-    principal: session.principal || undefined,
-    auth: call.auth,
+    caller: call.caller ?? restoredCaller(session.principal, undefined, session.clientKey ?? ""),
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
     reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id, call.quirks),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.

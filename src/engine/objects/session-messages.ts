@@ -4,7 +4,7 @@
  * notifications (initialized, cancelled), and responses to the server's own
  * requests, which complete a call waiting for input.
  */
-import type { Auth } from "../mcp/auth";
+import type { Caller } from "../mcp/auth";
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
 import { resourceExists } from "../mcp/methods/resources";
@@ -45,7 +45,7 @@ function track(host: SessionHost, call: Call, answers: Record<string, unknown>, 
   });
 }
 
-export async function onRequest(host: SessionHost, req: JsonRpcRequest, traceparent?: string, auth?: Auth, quirks?: string): Promise<SessionAnswer> {
+export async function onRequest(host: SessionHost, req: JsonRpcRequest, traceparent?: string, caller?: Caller, quirks?: string): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
   const ok = (result: object = {}) => reply(resultResponse(req.id, result));
@@ -86,14 +86,14 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
   }
   if (host.tasks) {
     // tasks/* and a tools/call the task rules decide are the task runtime's; nothing to await for any other.
-    const asTask = host.tasks.onRequest(host, req, reply, auth);
+    const asTask = host.tasks.onRequest(host, req, reply, caller);
     const answer = asTask && (await asTask);
     if (answer) return answer;
   } else if (LEGACY.taskMethods.has(req.method)) return fail(methodNotFound(req.method));
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
-  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent), auth, quirks);
+  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent), caller, quirks);
   const first = await call.out.settle(track(host, call, {}, undefined));
   // It had to ask the client something while its client holds SESSION_MAX_LIVE sessions: nothing was stored.
   if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
@@ -154,7 +154,7 @@ function cancel(host: SessionHost, requestId: unknown): void {
 }
 
 /** The client's answer to one of our requests, arriving as its own POST. */
-export async function onResponse(host: SessionHost, msg: JsonRpcResponse, auth?: Auth): Promise<SessionAnswer> {
+export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller?: Caller): Promise<SessionAnswer> {
   const pending = typeof msg.id === "string" ? host.store.takePending(msg.id) : undefined;
   if (!pending) return refuse("invalid", null, `No pending server request has id ${JSON.stringify(msg.id)}`);
   // Any answer to our ping, even an error, says the client is there; nothing else waits on it.
@@ -182,7 +182,7 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse, auth?:
   host.store.putCall(stored);
   // Run the handler again once every answer of this round is in.
   if (host.store.pendingCount(pending.stream) === 0) {
-    const call = new Call(host, request, pending.stream, readTrace(request.params?._meta), auth);
+    const call = new Call(host, request, pending.stream, readTrace(request.params?._meta), caller);
     void track(host, call, stored.answers, stored.state as Json | undefined);
   }
   return ACCEPTED;

@@ -7,7 +7,7 @@
  * tagged with the task, and their answers go to the task. The wait is a
  * stored call, so it survives the session object being evicted.
  */
-import type { Auth } from "../mcp/auth";
+import { authView, restoredCaller, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { execute } from "../mcp/execute";
 import { reportingFor, servedInSpan } from "../reporting";
@@ -38,7 +38,7 @@ type Reply = (message: object) => SessionAnswer;
  * A tools/call the task rules decide: a CreateTaskResult, or the -32601 the revision's tool-level
  * rules give a call that does not match the tool's taskSupport. Undefined: an ordinary call.
  */
-async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, auth?: Auth): Promise<SessionAnswer | undefined> {
+async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, caller?: Caller): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
   let decision: ReturnType<typeof LEGACY.asTask>;
   try {
@@ -65,8 +65,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, a
     emit: () => {},
     notify: createNotifier(host.bindings),
     env: host.bindings,
-    principal: session.principal || undefined,
-    auth,
+    caller,
     reporting: reportingFor(host.config, host.bindings, host.reg, trace, session.id, req.id),
     serve: async () => {
       const made = await createTask(
@@ -80,7 +79,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, a
           trace,
           // Admitted by the edge, which checked it: reading it again cannot throw.
           progressToken: checkProgressToken(meta),
-          auth,
+          caller: caller ?? restoredCaller(session.principal, undefined, anonymousKeyOf(host)),
         },
         host.bindings,
         host.config,
@@ -94,7 +93,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, a
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */
-async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => Promise<SessionAnswer | string>, auth?: Auth): Promise<SessionAnswer> {
+async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => Promise<SessionAnswer | string>, caller?: Caller): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
   if (!host.reg.hasTasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
@@ -114,6 +113,7 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
   // With declared scopes, the owner's token now must hold its task tool's, as on 2026-07-28 (the
   // edge turns the refusal into the step-up challenge); "" names no tool, so a stranger learns nothing.
   try {
+    const auth = authView(caller);
     if (auth && host.reg.authorize) host.reg.authorize("tools/call", { name: await stub.toolOf(ownerOf(host)) }, auth);
   } catch (err) {
     return reply(errorResponse(req.id, (err as McpError).toJSON()));
@@ -217,16 +217,16 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
  * The requests that are the task runtime's: tasks/get, tasks/list, tasks/cancel and tasks/result, and
  * a tools/call the task rules decide. Undefined for any other, which the core runs.
  */
-function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply, auth?: Auth): Promise<SessionAnswer | undefined> | undefined {
+function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply, caller?: Caller): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
     // The wait's stream makes the session hold state: admitted first, then no await before it opens.
     const open = async () => {
       if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
     };
-    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open, auth));
+    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open, caller));
   }
-  if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply, auth);
+  if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply, caller);
   return undefined;
 }
 

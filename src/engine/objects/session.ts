@@ -21,7 +21,7 @@ import { errorResponse, notification, type JsonRpcRequest, type Message } from "
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams, sessionVersion } from "../mcp/revisions/2025-11-25";
 import { hubStub, sessionName, sessionShard } from "./addresses";
-import { SESSION_NOT_FOUND, type Caller, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
+import { SESSION_NOT_FOUND, type SessionRequester, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, type SessionHost } from "./session-messages";
 import { refuse, tooManySessions, tooManyStreams } from "./session-refusals";
@@ -183,7 +183,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
    * (404 for no such session for this principal, 400 for a version header other than the
    * negotiated one — only the session knows what was negotiated, only the edge sees the header).
    */
-  private async authorize({ principal, protocolVersion, seal, maxLive, strictHeaders }: Caller): Promise<SessionAnswer | null> {
+  private async authorize({ principal, protocolVersion, seal, maxLive, strictHeaders }: SessionRequester): Promise<SessionAnswer | null> {
     this.seat.maxLive = maxLive;
     let row = await this.load();
     // The end mark wins over a row a step racing the end may have stored.
@@ -219,27 +219,27 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     return null;
   }
 
-  handle(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+  handle(args: SessionRequester & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
     return unlessEnded(this.serve(args));
   }
 
-  private async serve(args: Caller & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
+  private async serve(args: SessionRequester & { message: Message; traceparent?: string }): Promise<SessionAnswer> {
     const refused = await this.authorize(args);
     if (refused) return refused;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
-    if (message.kind === "response") return onResponse(this, message.message, args.auth);
+    if (message.kind === "response") return onResponse(this, message.message, args.caller);
     // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
     const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
     const quirks = newer ? (args.quirks ? `${args.quirks}+version-newer` : "version-newer") : args.quirks;
-    return onRequest(this, message.message, args.traceparent, args.auth, quirks);
+    return onRequest(this, message.message, args.traceparent, args.caller, quirks);
   }
 
-  openGet(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+  openGet(args: SessionRequester & { lastEventId?: string }): Promise<SessionAnswer> {
     return unlessEnded(this.openStream(args));
   }
 
-  private async openStream(args: Caller & { lastEventId?: string }): Promise<SessionAnswer> {
+  private async openStream(args: SessionRequester & { lastEventId?: string }): Promise<SessionAnswer> {
     const refused = await this.authorize(args);
     if (refused) return refused;
     if (args.lastEventId === undefined) {
@@ -272,7 +272,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     return { shard: this.session.hubShard ?? 0, session: this.session.id, principal: this.session.principal, after };
   }
 
-  async terminate(caller: Caller): Promise<SessionAnswer> {
+  async terminate(caller: SessionRequester): Promise<SessionAnswer> {
     const refused = await this.authorize(caller);
     if (refused) return refused;
     await this.endSession();

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import type { Auth } from "../mcp/auth";
+import { authView, type Auth, type Caller } from "../mcp/auth";
 import { McpError } from "../mcp/errors";
 import type { CompiledTool } from "../mcp/registry";
 import { taskRulesOf } from "../mcp/revisions";
@@ -16,7 +16,9 @@ import type { TaskStart } from "./contracts";
 import { taskLimits } from "./task-index-store";
 
 /** What a lane knows of the call: the task's start, but for what is decided here. */
-export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" | "progressToken" | "auth"> & {
+export type TaskCall = Pick<TaskStart, "owner" | "params" | "answers" | "trace" | "progressToken"> & {
+  /** Who made the task: the task keeps its view (ctx.auth, bounded) and its rate-limit key for the runs. */
+  caller: Caller;
   tool: CompiledTool & { task: TaskOptions };
   /** What the client said of itself: the session's (2025), or the request's envelope (2026). */
   client: Pick<TaskStart, "protocolVersion" | "clientCapabilities" | "clientInfo">;
@@ -50,11 +52,13 @@ function keptAuth(auth: Auth): Auth {
 
 /** Creates the task; throws the McpError of a refusal (the owner is at a limit). */
 export async function createTask(call: TaskCall, env: Env, config: Config): Promise<TaskMade> {
-  const { tool, anonymousKey, client, auth, ...start } = call;
+  const { tool, anonymousKey, client, caller, ...start } = call;
+  const auth = authView(caller);
   const taskId = newTaskId();
   const created = await taskStub(env, taskId).create({
     ...start,
     ...(auth ? { auth: keptAuth(auth) } : {}),
+    rateLimitKey: caller.rateLimitKey,
     protocolVersion: client.protocolVersion,
     clientCapabilities: client.clientCapabilities,
     clientInfo: client.clientInfo,

@@ -7,6 +7,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
+import { restoredCaller } from "../mcp/auth";
 import { execute, type Outcome } from "../mcp/execute";
 import { journaled, type StepJournal } from "../mcp/step-journal";
 import type { JsonRpcNotification } from "../mcp/jsonrpc";
@@ -55,9 +56,8 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
     },
     notify: createNotifier(host.env),
     env: host.env,
-    principal: start.owner.principal || undefined,
     // The caller as it was when the task was made (task-create.ts keeps it, bounded).
-    auth: start.auth,
+    caller: restoredCaller(start.owner.principal, start.auth, start.rateLimitKey ?? ""),
     reporting: reportingFor(host.config, host.env, host.reg, start.trace, start.owner.sessionId),
     task: { id: view.taskId, step: journaled(host.journal), cutShort: record.cutShort },
   });

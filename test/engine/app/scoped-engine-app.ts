@@ -9,7 +9,7 @@
  * caller_task is a task whose runs answer their ctx.auth (test/engine/integration/tasks-auth.test.ts); its
  * task class too is bound only in the engine tests (MCP_TASK_SCOPED).
  */
-import { InsufficientScope, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit } from "../../../src/mcp";
+import { ErrorCode, InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit } from "../../../src/mcp";
 import engineApp from "./app";
 
 const callerTask = defineTool({
@@ -19,9 +19,30 @@ const callerTask = defineTool({
   handler: (_args, ctx) => JSON.stringify(ctx.auth ?? null),
 });
 
+const callerInfoTask = defineTool({
+  name: "caller_info_task",
+  description: "Answers who is calling as its run sees it (ctx.caller), as JSON.",
+  task: durableTask("optional"),
+  handler: (_args, ctx) => JSON.stringify(ctx.caller),
+});
+
+const callerInfo = defineTool({
+  name: "caller_info",
+  description: "Answers who is calling as the handler sees it (ctx.caller), as JSON.",
+  handler: (_args, ctx) => JSON.stringify(ctx.caller),
+});
+
+const hostileScope = defineTool({
+  name: "hostile_scope",
+  description: "Throws the insufficient-scope code with scopes that would inject into a header.",
+  handler: () => {
+    throw new McpError(ErrorCode.InsufficientScope, "no", { scopes: ['a", resource_metadata="https://evil.example', "x\r\nSet-Cookie: a=b", "ok:scope"] });
+  },
+});
+
 const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
 
-const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask];
+const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask, callerInfo, callerInfoTask, hostileScope];
 
 export default defineApp({
   ...engineApp,

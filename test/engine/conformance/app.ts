@@ -22,5 +22,6 @@ export default defineApp({
   // The Skills extension: assets/skills, described by skills.json (the [build] command in wrangler.toml).
   extensions: [skills(skillsManifest)],
   // Scopes are checked for a caller with a token (scopes.ts); one without is served as before.
-  authorization: defineAuthorization(),
+  // Its anonymous Worker (index.ts) serves the scoped operations to the suite's other scenarios.
+  authorization: defineAuthorization({ allowUnauthenticated: true }),
 });

@@ -8,6 +8,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import app from "../app/app";
 import { MAX_LISTEN_TASK_IDS, MAX_LISTEN_TASK_ID_LENGTH, TASKS_EXTENSION, honouredFilter, serveListen } from "../../../src/engine/http/listen";
+import { callerOf } from "../../../src/engine/mcp/auth";
 import { McpError } from "../../../src/engine/mcp/errors";
 import type { ClientCapabilities } from "../../../src/engine/mcp/types";
 import { compileApp, type Registry } from "../../../src/engine/mcp/registry";
@@ -41,7 +42,7 @@ function rejection(fn: () => unknown): McpError {
 /** A listen stream served by serveListen for a server that offers tasks, as `principal`. */
 async function listenTasks(id: string, taskIds: string[], principal?: string) {
   const msg = { jsonrpc: "2.0" as const, id, method: "subscriptions/listen", params: { notifications: { taskIds }, _meta: { "io.modelcontextprotocol/clientCapabilities": tasksClient } } };
-  const res = await serveListen(msg, withTasks, env, principal, principal ? `principal:${principal}` : "ip:192.0.2.1");
+  const res = await serveListen(msg, withTasks, env, callerOf(principal ? { id: principal, scopes: [] } : undefined, principal ? `principal:${principal}` : "ip:192.0.2.1"));
   expect(res.status).toBe(200);
   const reader = new SseReader(res);
   open.push(reader);

@@ -105,12 +105,12 @@ describe("the conformance fixture's scope-challenge contract, 2026-07-28", () =>
     expect(tools.every((t) => t.scopes === undefined)).toBe(true);
   });
 
-  it("RFC 9728 metadata lists the declared scopes in scopes_supported", async () => {
+  it("RFC 9728 metadata asks for no operation's scopes up front (least scope first: this app has no baseline)", async () => {
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request(PRM), env as never, ctx);
-    const meta = (await res.json()) as { scopes_supported: string[]; authorization_servers: string[] };
+    const meta = (await res.json()) as { scopes_supported?: string[]; authorization_servers: string[] };
     expect(meta.authorization_servers).toEqual([AS]);
-    expect(meta.scopes_supported).toEqual(expect.arrayContaining(["mcp:conformance:tools:test_simple_text", "mcp:conformance:resources:static", "mcp:conformance:prompts:test_simple_prompt"]));
+    expect(meta.scopes_supported).toBeUndefined();
   });
 });
 
@@ -397,6 +397,14 @@ describe("testClient(app, { scopes, claims })", () => {
     expect(shown).toEqual({ principal: "test-user", scopes: ["notes:read"], claims: { email: "t@example.test" } });
     const admin = testClient(scopedApp, { scopes: ["notes:admin"] });
     await expect(admin.callTool("delete_note", { id: "archived-2" })).resolves.toMatchObject({ content: [{ text: "deleted" }] });
+  });
+
+  it("without scopes or claims it calls as an unauthenticated caller, as the Worker without AUTH_MODE would: scoped operations refused", async () => {
+    const anonymous = testClient(scopedApp);
+    await expect(anonymous.callTool("delete_note", { id: "n3" })).rejects.toThrow(/AUTH_MODE.*allowUnauthenticated/);
+    await expect(anonymous.callTool("whoami", {})).rejects.toThrow(/notes:read/);
+    const open = testClient(defineApp({ ...scopedApp, authorization: defineAuthorization({ allowUnauthenticated: true }) }));
+    await expect(open.callTool("delete_note", { id: "n3" })).resolves.toMatchObject({ content: [{ text: "deleted" }] });
   });
 });
 

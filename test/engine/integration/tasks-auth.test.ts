@@ -65,8 +65,8 @@ describe("ctx.auth in a task's runs is the caller as it was at the create", () =
       expect(res.status).toBe(200);
       return ((await res.json()) as RpcMessage).result;
     }
-    async function runAs(token: string) {
-      const created = await rpc(token, "tools/call", { name: "caller_task", arguments: {} });
+    async function runAs(token: string, name = "caller_task") {
+      const created = await rpc(token, "tools/call", { name, arguments: {} });
       expect(created.resultType, JSON.stringify(created)).toBe("task");
       const done = await ended(() => rpc(token, "tasks/get", { taskId: created.taskId }));
       expect(done.status).toBe("completed");
@@ -78,6 +78,11 @@ describe("ctx.auth in a task's runs is the caller as it was at the create", () =
       const auth = await runAs(token);
       expect(auth).toEqual(expected(token));
       expect(JSON.stringify(auth)).not.toContain(TOKEN_PREFIX);
+    });
+
+    it("ctx.caller in the runs is the Caller of the create: authenticated, its rate-limit key the principal's", async () => {
+      const token = `${TOKEN_PREFIX}${crypto.randomUUID()}`;
+      expect(await runAs(token, "caller_info_task")).toEqual({ ...expected(token), authenticated: true, rateLimitKey: `principal:${userOf(token)}` });
     });
 
     it("keeps at most 8 KiB of claims: a selected claim past that is left out, the others stay", async () => {
