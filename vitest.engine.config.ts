@@ -18,6 +18,8 @@ export default defineConfig({
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
+          // The events test app's (test/engine/app/events-app.ts).
+          MCP_EVENTS: { className: "EventsObject", useSQLite: true },
         },
       },
     }),

@@ -28,6 +28,7 @@ import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
 import { taskRuntimeOf } from "./mcp/tasks";
 import type { TaskRuntime } from "./tasks";
+import type { EventsExtension } from "./events";
 
 export const MCP_PATH = "/mcp";
 
@@ -81,6 +82,8 @@ export interface McpWorker {
   McpSession: ReturnType<typeof sessionObjectFor>;
   /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
   McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
+  /** Events (bound as MCP_EVENTS, docs/events.md); an app without `events(...)` may leave it unbound. */
+  McpEvents: EventsExtension["McpEvents"] | typeof NoEvents;
 }
 
 /**
@@ -88,6 +91,9 @@ export interface McpWorker {
  * wrangler.toml that binds it still deploys.
  */
 class NoTasks extends DurableObject<Env> {}
+
+/** MCP_EVENTS's class in a Worker without events: nothing calls it, but a binding to it still deploys. */
+class NoEvents extends DurableObject<Env> {}
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
@@ -102,6 +108,8 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     McpHub,
     McpSession: sessionObjectFor(app, tasks?.session),
     McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
+    // The events extension brings its object class (src/engine/events/); an app without it has none.
+    McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoEvents,
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);

@@ -232,6 +232,8 @@ export interface Extension {
   id: string;
   /** The settings object declared under that identifier (`{}` for none). */
   settings: Record<string, unknown>;
+  /** A top-level capability deployed clients read for the same settings (Events: ChatGPT's `capabilities.events`). */
+  topLevelCapability?: string;
   /** JSON-RPC methods the extension adds, served on both revisions. */
   methods?: Record<string, ExtensionMethod>;
   /** Resources listed by resources/list and read by resources/read. */
