@@ -11,7 +11,7 @@ import { objectJsonSchema } from "../mcp/json-schema";
 export type DeliveryMode = "poll" | "push" | "webhook";
 
 /** The modes this server serves; a definition's other modes are left out of what it lists. */
-export const SERVED_MODES: readonly DeliveryMode[] = ["poll", "webhook"];
+const SERVED_MODES: readonly DeliveryMode[] = ["poll", "webhook"];
 
 /** Who a subscription belongs to, as `allow` sees it. */
 export interface EventSubscriber<Args, Env> {

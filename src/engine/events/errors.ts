@@ -6,7 +6,7 @@
  */
 import { McpError } from "../mcp/errors";
 
-export const EVENT_ERRORS = {
+const EVENT_ERRORS = {
   NotFound: { code: -32011, specCode: -32023 },
   Forbidden: { code: -32012, specCode: -32024 },
   ResourceExhausted: { code: -32013, specCode: -32025 },
@@ -14,7 +14,7 @@ export const EVENT_ERRORS = {
   CallbackEndpointError: { code: -32015, specCode: -32027 },
 } as const;
 
-export type EventErrorName = keyof typeof EVENT_ERRORS;
+type EventErrorName = keyof typeof EVENT_ERRORS;
 
 /** An Events error as a JSON-RPC error: never an HTTP 5xx, whatever it says. */
 export function eventError(name: EventErrorName, message: string, data: Record<string, unknown> = {}): McpError {

@@ -28,7 +28,7 @@ export interface EmitRequest {
   timestamp?: string;
 }
 
-export interface SubscribeRequest {
+interface SubscribeRequest {
   id: string;
   principal: string;
   scopes: readonly string[];
@@ -41,7 +41,7 @@ export interface SubscribeRequest {
   ttlMs: number | null | undefined;
 }
 
-export interface PollRequest {
+interface PollRequest {
   args: string;
   cursor: unknown;
   maxAgeMs?: number;

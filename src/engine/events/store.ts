@@ -29,7 +29,7 @@ export interface DeliveryRow {
   next_at: number;
 }
 
-export interface LogRow {
+interface LogRow {
   seq: number;
   ts: number;
   match: string;

@@ -29,7 +29,7 @@ export function secretKey(secret: unknown): Uint8Array | undefined {
 const base64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
 
 /** `webhook-signature`: one `v1,<base64 HMAC-SHA256>` per secret (two during a rotation's grace), space-separated. */
-export async function signatures(secrets: readonly string[], id: string, timestamp: number, body: string): Promise<string> {
+async function signatures(secrets: readonly string[], id: string, timestamp: number, body: string): Promise<string> {
   const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
   const parts = await Promise.all(
     secrets.map(async (secret) => {
@@ -62,7 +62,7 @@ export function callbackRefusal(raw: unknown, dev: boolean): string | undefined 
 }
 
 /** Hosts that are not on the public internet, as far as the name or literal address says. */
-export function nonGlobalHost(hostname: string): boolean {
+function nonGlobalHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || host.endsWith(".home.arpa")) return true;
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
@@ -82,7 +82,7 @@ export function nonGlobalHost(hostname: string): boolean {
   return /^\d+$/.test(host);
 }
 
-export type PostOutcome = { ok: true; status: number; body: string } | { ok: false; status?: number; reason: CallbackFailure };
+type PostOutcome = { ok: true; status: number; body: string } | { ok: false; status?: number; reason: CallbackFailure };
 
 /** A random `msg_<type>_<hex>` id for a control envelope (verification, terminated). */
 export const controlId = (type: string) => `msg_${type}_${[...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
@@ -100,11 +100,14 @@ export async function postSigned(
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = await signatures(headers.secrets, headers.id, timestamp, body);
   let res: Response;
+  // A timer cleared once the answer is in: a pending one would keep the object awake (and billed) after the send.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DOMException("The callback did not answer in time", "TimeoutError")), RESPONSE_TIMEOUT_MS);
   try {
     res = await fetch(url, {
       method: "POST",
       redirect: "manual",
-      signal: AbortSignal.timeout(RESPONSE_TIMEOUT_MS),
+      signal: deadline.signal,
       headers: {
         "Content-Type": "application/json",
         "webhook-id": headers.id,
@@ -117,7 +120,9 @@ export async function postSigned(
   } catch (err) {
     const name = (err as Error)?.name;
     const text = String((err as Error)?.message ?? "");
-    return { ok: false, reason: name === "TimeoutError" || name === "AbortError" ? "timeout" : /tls|ssl|certificate/i.test(text) ? "tls_error" : "connection_refused" };
+    return { ok: false, reason: deadline.signal.aborted || name === "TimeoutError" ? "timeout" : /tls|ssl|certificate/i.test(text) ? "tls_error" : "connection_refused" };
+  } finally {
+    clearTimeout(timer);
   }
   if (res.status >= 200 && res.status < 300) {
     const text = readBody ? (await res.text()).slice(0, 4096) : "";

@@ -40,7 +40,7 @@ describe("events/list and the capability (2026-07-28)", () => {
   it("answers a bad cursor with -32602", async () => {
     const { status, body } = await call("events/list", { cursor: "nonsense" }, "alice");
     expect(status).toBe(200);
-    expect(body.error.code).toBe(-32602);
+    expect(body.error!.code).toBe(-32602);
   });
 });
 
