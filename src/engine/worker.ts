@@ -83,17 +83,14 @@ export interface McpWorker {
   /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
   McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
   /** Events (bound as MCP_EVENTS, docs/events.md); an app without `events(...)` may leave it unbound. */
-  McpEvents: EventsExtension["McpEvents"] | typeof NoEvents;
+  McpEvents: EventsExtension["McpEvents"] | typeof NoTasks;
 }
 
 /**
- * MCP_TASK's class in a Worker whose tools declare no task: nothing ever calls it, but a
- * wrangler.toml that binds it still deploys.
+ * MCP_TASK's class in a Worker whose tools declare no task, and MCP_EVENTS's in one without events:
+ * nothing ever calls it, but a wrangler.toml that binds it still deploys.
  */
 class NoTasks extends DurableObject<Env> {}
-
-/** MCP_EVENTS's class in a Worker without events: nothing calls it, but a binding to it still deploys. */
-class NoEvents extends DurableObject<Env> {}
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
@@ -109,7 +106,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     McpSession: sessionObjectFor(app, tasks?.session),
     McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
     // The events extension brings its object class (src/engine/events/); an app without it has none.
-    McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoEvents,
+    McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoTasks,
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);

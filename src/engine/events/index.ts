@@ -9,7 +9,7 @@ import * as v from "valibot";
 import type { Extension } from "../mcp/app";
 import type { HandlerContext } from "../mcp/context";
 import { invalidParams, McpError } from "../mcp/errors";
-import { EVENTS_EXTENSION } from "../mcp/ext/events";
+import { EVENTS_EXTENSION } from "../mcp/event-names";
 import { isObject } from "../mcp/guards";
 import { defineExtension } from "../mcp/ext/host";
 import { paginate } from "../mcp/pagination";

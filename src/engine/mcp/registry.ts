@@ -6,7 +6,7 @@ import * as v from "valibot";
 import type { AppDefinition, AuthorizeOperation, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
-import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from "./ext/events";
+import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from "./event-names";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";

@@ -5,7 +5,7 @@
  */
 import { SHARED_METHODS } from "../dispatch";
 import { ErrorCode, McpError, ResourceNotFound, methodNotFound, type JsonRpcErrorObject } from "../errors";
-import { EVENT_METHODS } from "../ext/events";
+import { EVENT_METHODS } from "../event-names";
 import { isObject } from "../guards";
 import { listToolsFrom } from "../methods/tools";
 import { toolNamed } from "../registry";
