@@ -18,6 +18,7 @@ import { runConformanceClient } from "../test/engine/e2e/conformance-client.mjs"
 import { runTasksRestart } from "../test/engine/e2e/tasks-restart.mjs";
 import { runSpans, runSpansOff } from "../test/engine/e2e/spans.mjs";
 import { runNotifyRestart } from "../test/engine/e2e/notify-restart.mjs";
+import { runEventsE2e } from "../test/engine/e2e/events.mjs";
 import { runForkDrill } from "../test/engine/e2e/fork-drill.mjs";
 import { runExtensions } from "../test/engine/e2e/extensions.mjs";
 import { runConnect } from "../test/engine/e2e/connect.mjs";
@@ -105,6 +106,7 @@ await step("e2e: one span per MCP operation, both revisions, hub and task runs a
 // 2025 notifications outlive their server: published while a session's GET stream is down across a
 // restart of the whole `wrangler dev`, they come back with Last-Event-ID from the hub shard's log.
 await step("e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)", e2eStep(runNotifyRestart));
+await step("e2e: MCP Events webhooks checked by standardwebhooks, retries, delivery across a server restart, conformance fixture (wrangler dev)", e2eStep(runEventsE2e));
 
 // The engine's own client (src/engine/client): both revisions against the engine test app, listen and
 // resumption against the fixture, and a Worker tool (test/engine/client-app) calling the fixture through it.

@@ -12,6 +12,11 @@ export interface EventsOptions {
   maxTtlMs?: number;
   /** Items per page of events/list (default 50). */
   pageSize?: number;
+  /**
+   * Verification requests one event type sends to one destination host a minute (default 60): what a
+   * caller can make this server POST at someone else's host. One host serves all of ChatGPT's users.
+   */
+  verificationsPerMinute?: number;
 }
 
 export type EventLimits = Required<EventsOptions>;
@@ -24,6 +29,7 @@ export const limitsOf = (o: EventsOptions = {}): EventLimits => ({
   minTtlMs: o.minTtlMs ?? 60_000,
   maxTtlMs: o.maxTtlMs ?? 86_400_000,
   pageSize: o.pageSize ?? 50,
+  verificationsPerMinute: o.verificationsPerMinute ?? 60,
 });
 
 /** Wait before attempt n+1 (n = attempts so far): 2 s, 10 s, 1 min, 5 min, then 15 min. */
@@ -34,9 +40,6 @@ export const SECRET_GRACE_MS = 10 * 60_000;
 
 /** How long a verified callback stays verified for its principal. */
 export const VERIFIED_FOR_MS = 24 * 3_600_000;
-
-/** Verification POSTs per destination host per minute. */
-export const VERIFICATIONS_PER_MINUTE = 10;
 
 /** Deliveries one alarm sends at once; the alarm runs again at once for the rest. */
 export const DELIVERY_BATCH = 25;

@@ -17,7 +17,7 @@ import { matches } from "./canonical";
 import { decodeCursor, encodeCursor } from "./cursor";
 import type { CompiledEvent } from "./define";
 import { eventError, type CallbackFailure } from "./errors";
-import { backoffMs, DELIVERY_BATCH, DELIVERY_LEASE_MS, NEXT_POLL_MS, SECRET_GRACE_MS, VERIFICATIONS_PER_MINUTE, VERIFIED_FOR_MS, type EventLimits } from "./limits";
+import { backoffMs, DELIVERY_BATCH, DELIVERY_LEASE_MS, NEXT_POLL_MS, SECRET_GRACE_MS, VERIFIED_FOR_MS, type EventLimits } from "./limits";
 import { EventStore, type DeliveryRow, type SubRow } from "./store";
 import { controlId, MAX_DELIVERY_BYTES, postSigned, sameText } from "./webhook";
 
@@ -197,7 +197,7 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
 
     /** The handshake: a signed challenge the callback must echo, before it gets any event. */
     private async verifyCallback(req: SubscribeRequest, now: number): Promise<void> {
-      if (!this.store.takeVerification(new URL(req.url).host, now, VERIFICATIONS_PER_MINUTE))
+      if (!this.store.takeVerification(new URL(req.url).host, now, limits.verificationsPerMinute))
         throw eventError("CallbackEndpointError", "Too many verification requests to this host; try again in a minute", { reason: "rate_limited", retryAfterMs: 60_000 });
       const challenge = [...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, "0")).join("");
       const body = JSON.stringify({ type: "verification", challenge });

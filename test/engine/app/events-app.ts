@@ -42,7 +42,7 @@ const emitTestEvent = defineTool({
   },
 });
 
-export const eventsExtension = events([testEvent, scopedEvent, plainEvent], { maxSubscriptionsPerPrincipal: 3, pageSize: 2 });
+export const eventsExtension = events([testEvent, scopedEvent, plainEvent], { maxSubscriptionsPerPrincipal: 3, pageSize: 2, verificationsPerMinute: 4 });
 
 export default defineApp({
   info: { name: "mcp-events-test-app", version: "1.0.0" },

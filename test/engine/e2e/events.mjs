@@ -6,15 +6,15 @@
 // within 60 s and nothing after the 2xx; an event whose first attempt failed is delivered after
 // `wrangler dev` is killed and started again on the same state.
 //
-//   node test/engine/e2e/events.mjs
+//   node test/engine/e2e/events.mjs      (npm run test:all runs it too)
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { sleep } from "../../../scripts/lib/procs.mjs";
-import { freePort, startWrangler } from "./server.mjs";
+import { assert } from "./checks.mjs";
+import { acrossRestarts } from "./restarts.mjs";
+import { freePort } from "./server.mjs";
 
 const CONFIG = "test/engine/conformance/wrangler.toml";
 const TOKEN = "mcp-conformance-scope-full";
@@ -82,70 +82,64 @@ async function waitFor(what, check, ms) {
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
-const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-events-e2e-"));
-const vars = { MCP_DEV: "on", MCP_STATE_SECRET: randomBytes(32).toString("hex") };
-const receiver = await startReceiver();
-let server = await startWrangler({ config: CONFIG, persistTo, vars });
-const failures = [];
-const check = async (name, fn) => {
-  const started = Date.now();
+/** The drill; answers the checks' counts. */
+export async function runEventsE2e() {
+  const receiver = await startReceiver();
   try {
-    await fn();
-    console.log(`  ok  ${name} (${Date.now() - started} ms)`);
-  } catch (err) {
-    failures.push(name);
-    console.log(`  FAIL ${name}: ${err.message}\n${server.log().slice(-2000)}`);
+    return await acrossRestarts("MCP Events", { config: CONFIG, vars: { MCP_DEV: "on" } }, async ({ check, url, restart }) => {
+      const emit = (topic, count = 1) => rpc(url(), "tools/call", { name: "emit_test_event", arguments: { topic, text: "e2e", count } });
+      const subscribe = () => rpc(url(), "events/subscribe", { name: "test_event", arguments: { topic: "e2e" }, delivery: { mode: "webhook", url: receiver.url, secret }, cursor: null });
+      let sub;
+      await check("subscribe verifies the callback before answering", async () => {
+        sub = await subscribe();
+        assert(receiver.state.controls[0]?.type === "verification", "no verification before the answer");
+      });
+      await check("three deliveries within 10 s of the emit, each verified by standardwebhooks, webhook-id = eventId", async () => {
+        const t0 = Date.now();
+        await emit("e2e", 3);
+        await emit("elsewhere", 1);
+        await waitFor("3 deliveries", () => receiver.state.deliveries.length >= 3, 10_000);
+        const seqs = receiver.state.deliveries.map((d) => d.payload.data.seq).sort();
+        assert(JSON.stringify(seqs) === "[1,2,3]", `seqs ${seqs}`);
+        assert(receiver.state.deliveries.every((d) => d.id === d.payload.eventId), "webhook-id is not the eventId");
+        console.log(`      emit → third delivery ${Math.max(...receiver.state.deliveries.map((d) => d.at)) - t0} ms`);
+      });
+      await check("500, 500, 200: the third attempt within 60 s, none after the 2xx", async () => {
+        receiver.state.deliveries.length = 0;
+        receiver.state.script = [500, 500];
+        const t0 = Date.now();
+        await emit("e2e");
+        await waitFor("3 attempts", () => receiver.state.deliveries.length >= 3, 60_000);
+        console.log(`      third attempt after ${receiver.state.deliveries[2].at - t0} ms`);
+        await sleep(3000);
+        assert(receiver.state.deliveries.length === 3, `${receiver.state.deliveries.length} attempts`);
+        assert(new Set(receiver.state.deliveries.map((d) => d.id)).size === 1, "the attempts carry different webhook-ids");
+      }, 70_000);
+      let pending;
+      await check("a delivery that failed is still pending when the server is killed", async () => {
+        receiver.state.deliveries.length = 0;
+        receiver.state.script = [503];
+        await emit("e2e");
+        await waitFor("the first attempt", () => receiver.state.deliveries.length >= 1, 10_000);
+        pending = receiver.state.deliveries[0].id;
+      });
+      await restart();
+      await check("after the restart it is delivered, and refresh keeps the id with a delivery status", async () => {
+        await waitFor("the delivery after the restart", () => receiver.state.deliveries.some((d) => d.id === pending && d.status === 200), 30_000);
+        const again = await subscribe();
+        assert(again.id === sub?.id && again.deliveryStatus?.active === true, JSON.stringify(again));
+      }, 40_000);
+      await check("every request the receiver got verified with standardwebhooks", async () => {
+        assert(receiver.state.bad.length === 0, receiver.state.bad.join("; "));
+      });
+    });
+  } finally {
+    await receiver.close();
   }
-};
-
-try {
-  const emit = (topic, count = 1) => rpc(server.url, "tools/call", { name: "emit_test_event", arguments: { topic, text: "e2e", count } });
-  const sub = await rpc(server.url, "events/subscribe", { name: "test_event", arguments: { topic: "e2e" }, delivery: { mode: "webhook", url: receiver.url, secret }, cursor: null });
-  await check("the handshake precedes the first event", async () => {
-    if (receiver.state.controls[0]?.type !== "verification") throw new Error("no verification before the answer");
-  });
-  await check("three deliveries within 10 s of the emit, each verified by standardwebhooks", async () => {
-    const t0 = Date.now();
-    await emit("e2e", 3);
-    await emit("elsewhere", 1);
-    await waitFor("3 deliveries", () => receiver.state.deliveries.length >= 3, 10_000);
-    const seqs = receiver.state.deliveries.map((d) => d.payload.data.seq).sort();
-    if (JSON.stringify(seqs) !== "[1,2,3]") throw new Error(`seqs ${seqs}`);
-    if (receiver.state.deliveries.some((d) => d.id !== d.payload.eventId)) throw new Error("webhook-id is not the eventId");
-    console.log(`      emit → third delivery ${Math.max(...receiver.state.deliveries.map((d) => d.at)) - t0} ms`);
-  });
-  await check("500, 500, 200: the third attempt within 60 s, none after the 2xx", async () => {
-    receiver.state.deliveries.length = 0;
-    receiver.state.script = [500, 500];
-    const t0 = Date.now();
-    await emit("e2e");
-    await waitFor("3 attempts", () => receiver.state.deliveries.length >= 3, 60_000);
-    console.log(`      third attempt after ${receiver.state.deliveries[2].at - t0} ms`);
-    await sleep(3000);
-    if (receiver.state.deliveries.length !== 3) throw new Error(`${receiver.state.deliveries.length} attempts`);
-    if (new Set(receiver.state.deliveries.map((d) => d.id)).size !== 1) throw new Error("the attempts carry different webhook-ids");
-  });
-  await check("an event whose delivery failed is delivered after wrangler dev restarts", async () => {
-    receiver.state.deliveries.length = 0;
-    receiver.state.script = [503];
-    await emit("e2e");
-    await waitFor("the first attempt", () => receiver.state.deliveries.length >= 1, 10_000);
-    const id = receiver.state.deliveries[0].id;
-    await server.stop();
-    server = await startWrangler({ config: CONFIG, persistTo, vars });
-    await waitFor("the delivery after the restart", () => receiver.state.deliveries.some((d) => d.id === id && d.status === 200), 30_000);
-  });
-  await check("refresh keeps the id and reports the delivery status", async () => {
-    const again = await rpc(server.url, "events/subscribe", { name: "test_event", arguments: { topic: "e2e" }, delivery: { mode: "webhook", url: receiver.url, secret }, cursor: null });
-    if (again.id !== sub.id || again.deliveryStatus?.active !== true) throw new Error(JSON.stringify(again));
-  });
-  await check("every request verified", async () => {
-    if (receiver.state.bad.length) throw new Error(receiver.state.bad.join("; "));
-  });
-} finally {
-  await server.stop();
-  await receiver.close();
-  rmSync(persistTo, { recursive: true, force: true });
 }
-console.log(failures.length ? `events e2e: ${failures.length} failed` : "events e2e: all passed");
-process.exit(failures.length ? 1 : 0);
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await runEventsE2e();
+  console.log(`events e2e: ${r.passed} passed, ${r.failed} failed`);
+  process.exit(r.failed ? 1 : 0);
+}

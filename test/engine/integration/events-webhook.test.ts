@@ -125,6 +125,14 @@ describe("events/subscribe (webhook)", () => {
     expect(local.requests[0]!.json.type).toBe("verification");
   });
 
+  it("rate-limits verification requests to one host, whoever asks (the fixture allows 4 a minute)", async () => {
+    const hook = receiver();
+    for (const who of ["v1", "v2", "v3", "v4"]) expect((await subscribe(hook.url, freshSecret(), who)).body.result.id).toBeTruthy();
+    const fifth = await subscribe(hook.url, freshSecret(), "v5");
+    expect(fifth.body.error).toMatchObject({ code: -32015, data: { reason: "rate_limited" } });
+    expect(hook.controls).toHaveLength(4);
+  });
+
   it("limits the subscriptions one principal holds per type (ResourceExhausted)", async () => {
     const hook = receiver();
     const secret = freshSecret();
