@@ -26,6 +26,7 @@ const emitTestEvent = defineTool({
   },
 });
 
-export const testEvents = events([testEvent]);
+// Roomy bounds, so the events bench (test/engine/e2e/events-bench.mjs) can hold 1,000 subscriptions of one principal on one receiver host.
+export const testEvents = events([testEvent], { maxSubscriptionsPerPrincipal: 2000, verificationsPerMinute: 2000 });
 
 export const eventTools = [emitTestEvent];
