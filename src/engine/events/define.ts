@@ -10,8 +10,8 @@ import { objectJsonSchema } from "../mcp/json-schema";
 /** How a subscriber may receive an event type. */
 export type DeliveryMode = "poll" | "push" | "webhook";
 
-/** The modes this server serves; a definition's other modes are left out of what it lists. */
-const SERVED_MODES: readonly DeliveryMode[] = ["poll", "webhook"];
+/** The modes this server serves. */
+const SERVED_MODES: readonly DeliveryMode[] = ["poll", "push", "webhook"];
 
 /** Who a subscription belongs to, as `allow` sees it. */
 export interface EventSubscriber<Args, Env> {
@@ -37,7 +37,7 @@ export interface EventDefinition<I extends ObjectSchema = ObjectSchema, P extend
   input?: I;
   /** The occurrence's `data`, validated at emit. */
   payload: P;
-  /** The modes offered; the server serves "poll" and "webhook" (ChatGPT uses "webhook" only). */
+  /** The modes offered (ChatGPT uses "webhook" only). */
   delivery: readonly DeliveryMode[];
   /**
    * Keep a bounded, durable log of occurrences, so subscribers resume from a cursor and `events/poll`
@@ -76,7 +76,7 @@ export function compileEvents(defs: readonly EventDefinition<any, any, any>[]): 
     if (!EVENT_NAME.test(def.name)) throw new Error(`Event name "${def.name}" must be 1-128 characters of A-Z a-z 0-9 _ . - /`);
     if (out.has(def.name)) throw new Error(`Event "${def.name}" is defined twice`);
     const modes = new Set(def.delivery.filter((m) => SERVED_MODES.includes(m)));
-    if (modes.size === 0) throw new Error(`Event "${def.name}": delivery must include "poll" or "webhook"`);
+    if (modes.size === 0) throw new Error(`Event "${def.name}": delivery must name "poll", "push" or "webhook"`);
     if (modes.has("poll") && !def.replay) throw new Error(`Event "${def.name}": "poll" reads the replay log; set replay: true`);
     const r = def.replay === true ? {} : def.replay || undefined;
     const replay = r && { maxEvents: Math.min(r.maxEvents ?? 1000, 10_000), maxAgeMs: r.maxAgeMs ?? 86_400_000 };

@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import type { Extension } from "../mcp/app";
 import type { HandlerContext } from "../mcp/context";
-import { invalidParams, McpError } from "../mcp/errors";
+import { invalidParams, McpError, toMcpError } from "../mcp/errors";
 import { EVENTS_EXTENSION } from "../mcp/event-names";
 import { isObject } from "../mcp/guards";
 import { defineExtension } from "../mcp/ext/host";
@@ -18,6 +18,8 @@ import { compileEvents, type CompiledEvent, type DeliveryMode, type EventDefinit
 import { eventError } from "./errors";
 import { limitsOf, type EventsOptions } from "./limits";
 import { eventsObjectFor, type EmitRequest } from "./object";
+import { decodeCursor } from "./cursor";
+import { openEventStream, refusal } from "./stream";
 import { callbackRefusal, secretKey } from "./webhook";
 
 type EventsNamespace = DurableObjectNamespace<InstanceType<ReturnType<typeof eventsObjectFor>>>;
@@ -130,6 +132,31 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
           // Unknown keys are answered as done (ChatGPT's reading): unsubscribing twice is not an error.
           unwrap(await stubOf(ctx.env, type.def.name).unsubscribe(type.def.name, id));
           return {};
+        },
+      },
+      "events/stream": {
+        run: () => {
+          throw invalidParams("events/stream answers as an SSE stream on 2026-07-28");
+        },
+        respond: async (request, caller) => {
+          const params = request.params ?? {};
+          const ctx = { auth: caller.auth, env: caller.env } as HandlerContext<any>;
+          let type: CompiledEvent;
+          let args: { parsed: Record<string, unknown>; canonical: string };
+          try {
+            type = typeNamed(params, "push");
+            args = argumentsOf(type, params);
+            await checkAccess(type, args.parsed, ctx);
+            if (params.cursor !== undefined && params.cursor !== null) decodeCursor(params.cursor);
+          } catch (err) {
+            return refusal(request.id, toMcpError(err));
+          }
+          const stub = stubOf(caller.env, type.def.name);
+          const maxAgeMs = typeof params.maxAgeMs === "number" ? params.maxAgeMs : undefined;
+          const poll = async (cursor: unknown) =>
+            unwrap(await stub.poll(type.def.name, { args: args.canonical, cursor, maxAgeMs, maxEvents: 100, withCursors: true })) as Awaited<ReturnType<Parameters<typeof openEventStream>[3]>>;
+          const subscribed = (params.arguments ?? {}) as Record<string, unknown>;
+          return openEventStream(request, caller, { name: type.def.name, args: subscribed, cursor: params.cursor }, poll);
         },
       },
       "events/poll": {

@@ -13,7 +13,9 @@ import { McpError, messageOf, toMcpError, type JsonRpcErrorObject } from "../mcp
 import { inSpan } from "../mcp/tracing";
 import { DurableObject } from "../objects/durable-object";
 import { tracerFor } from "../reporting";
-import { matches } from "./canonical";
+import { publishToHub } from "../objects/addresses";
+import { EVENT_NOTIFICATION } from "../objects/contracts";
+import { canonicalJson, matches } from "./canonical";
 import { decodeCursor, encodeCursor } from "./cursor";
 import type { CompiledEvent } from "./define";
 import { eventError, type CallbackFailure } from "./errors";
@@ -46,6 +48,8 @@ interface PollRequest {
   cursor: unknown;
   maxAgeMs?: number;
   maxEvents: number;
+  /** For a stream's replay: each event with its own cursor. */
+  withCursors?: boolean;
 }
 
 type Answer<T> = { result: T } | { error: JsonRpcErrorObject };
@@ -110,6 +114,14 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
             n++;
           }
           if (n > 0) await this.wake(now);
+          // Push: every hub shard, whose event streams take it when their arguments fit the match.
+          if (type.modes.has("push")) {
+            const params = { ...JSON.parse(occurrence), cursor: type.replay ? encodeCursor(seq) : null };
+            const canonicalMatch = Object.fromEntries(Object.entries(req.match).map(([k, v]) => [k, canonicalJson(v)]));
+            await publishToHub(this.env, { method: EVENT_NOTIFICATION, params, match: canonicalMatch }).catch((err) =>
+              console.error(JSON.stringify({ mcp: "event_push_failed", event: name, message: messageOf(err) })),
+            );
+          }
           span?.setAttributes({ "mcp.event.name": name, "mcp.event.subscriptions": n });
           return { eventId, subscriptions: n };
         }),
@@ -244,7 +256,7 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
           }
           at = row.seq;
           if (row.ts < floor) result.truncated = true;
-          else if (matches(args, JSON.parse(row.match))) result.events.push(JSON.parse(row.occurrence));
+          else if (matches(args, JSON.parse(row.match))) result.events.push(req.withCursors ? { ...JSON.parse(row.occurrence), cursor: encodeCursor(row.seq) } : JSON.parse(row.occurrence));
         }
         if (rows.length === scan && !result.hasMore) result.hasMore = at < head;
         if (!result.hasMore) at = Math.max(at, head);

@@ -77,6 +77,9 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
   }
   if (msg.method === "subscriptions/listen") return deps.listen(msg, envelope);
+  // An extension's stream (events/stream) is held the way listen is.
+  const own = deps.reg.ext?.methods.get(msg.method)?.respond;
+  if (own) return own(msg, { env: deps.env, auth: deps.auth, clientKey: deps.anonymousKey });
 
   const abort = new AbortController();
   // A client that goes away cancels its request (2026-07-28), whether it was waiting for JSON or reading SSE.

@@ -26,7 +26,7 @@ describe("events/list and the capability (2026-07-28)", () => {
     const testEvent = first.body.result.events[0];
     expect(testEvent).toMatchObject({
       description: "A test occurrence on a topic.",
-      delivery: ["poll", "webhook"],
+      delivery: ["poll", "push", "webhook"],
       inputSchema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
       payloadSchema: { type: "object", required: ["topic", "text", "seq"] },
     });
