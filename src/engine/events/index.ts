@@ -1,7 +1,7 @@
 /**
  * The Events extension (`io.modelcontextprotocol/events`, docs/events.md): `events([...types])` in
- * `defineApp({ extensions })` serves events/list, events/subscribe (and refresh), events/unsubscribe
- * and events/poll on 2026-07-28, advertised under `capabilities.extensions` and the top-level
+ * `defineApp({ extensions })` serves events/list, events/subscribe (and refresh), events/unsubscribe,
+ * events/poll and events/stream (stream.ts) on 2026-07-28, advertised under `capabilities.extensions` and the top-level
  * `capabilities.events` ChatGPT reads; `emit` publishes an occurrence from a tool, a route, a queue
  * consumer or a cron trigger. Everything here reaches a bundle only through those two imports.
  */
@@ -21,6 +21,9 @@ import { eventsObjectFor, type EmitRequest } from "./object";
 import { decodeCursor } from "./cursor";
 import { openEventStream, refusal } from "./stream";
 import { callbackRefusal, secretKey } from "./webhook";
+
+/** The largest subscription arguments, in UTF-8 bytes of canonical JSON. */
+const MAX_ARGUMENT_BYTES = 4096;
 
 type EventsNamespace = DurableObjectNamespace<InstanceType<ReturnType<typeof eventsObjectFor>>>;
 
@@ -66,6 +69,8 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
   const argumentsOf = (type: CompiledEvent, params: Record<string, unknown>) => {
     const args = params.arguments ?? {};
     if (!isObject(args)) throw invalidParams("params.arguments must be an object");
+    // Stored with every subscription and compared at every emit: bounded like the URL and the secret.
+    if (new TextEncoder().encode(canonicalJson(args)).byteLength > MAX_ARGUMENT_BYTES) throw invalidParams(`params.arguments must stay under ${MAX_ARGUMENT_BYTES} bytes of JSON`);
     if (!type.def.input) return { parsed: args, canonical: canonicalJson(args) };
     const parsed = v.safeParse(type.def.input, args);
     if (!parsed.success) throw invalidParams(`Invalid arguments for ${type.def.name}: ${parsed.issues.map((i) => i.message).join("; ")}`);

@@ -79,6 +79,7 @@ describe("events/subscribe (webhook)", () => {
       [{}, undefined, -32012], // no principal: webhooks need one
       [{ name: "nope" }, "alice", -32011, { kind: "event" }],
       [{ arguments: { topic: 7 } }, "alice", -32602],
+      [{ arguments: { topic: "x".repeat(5000) } }, "alice", -32602],
       [{ delivery: { mode: "webhook", url: hook.url, secret: "whsec_short" } }, "alice", -32602],
       [{ delivery: { mode: "webhook", url: hook.url, secret: "not-a-secret" } }, "alice", -32602],
       [{ delivery: { mode: "webhook", url: hook.url.replace("https:", "http:"), secret } }, "alice", -32602],
