@@ -70,6 +70,8 @@ const answer = async <T>(work: () => Promise<T> | T, forApp = false): Promise<An
 export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits: EventLimits) {
   return class McpEvents extends DurableObject<Env> {
     private readonly store: EventStore;
+    /** The hub publishes of this instance, one after another. */
+    private pushed: Promise<void> = Promise.resolve();
 
     constructor(ctx: DurableObjectState, env: Env) {
       super(ctx, env);
@@ -118,8 +120,13 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
           if (type.modes.has("push")) {
             const params = { ...JSON.parse(occurrence), cursor: type.replay ? encodeCursor(seq) : null };
             const canonicalMatch = Object.fromEntries(Object.entries(req.match).map(([k, v]) => [k, canonicalJson(v)]));
-            await publishToHub(this.env, { method: EVENT_NOTIFICATION, params, match: canonicalMatch }).catch((err) =>
-              console.error(JSON.stringify({ mcp: "event_push_failed", event: name, message: messageOf(err) })),
+            // Chained, so streams get this type's occurrences in order, and the publisher does not wait for
+            // the shards. A stream that misses one (a restart in between) resumes from its cursor.
+            this.pushed = this.pushed.then(() =>
+              publishToHub(this.env, { method: EVENT_NOTIFICATION, params, match: canonicalMatch }).then(
+                () => undefined,
+                (err) => console.error(JSON.stringify({ mcp: "event_push_failed", event: name, message: messageOf(err) })),
+              ),
             );
           }
           span?.setAttributes({ "mcp.event.name": name, "mcp.event.subscriptions": n });
