@@ -161,7 +161,8 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
           const poll = async (cursor: unknown) =>
             unwrap(await stub.poll(type.def.name, { args: args.canonical, cursor, maxAgeMs, maxEvents: 100, withCursors: true })) as Awaited<ReturnType<Parameters<typeof openEventStream>[3]>>;
           const subscribed = (params.arguments ?? {}) as Record<string, unknown>;
-          return openEventStream(request, caller, { name: type.def.name, args: subscribed, cursor: params.cursor }, poll);
+          const stillAllowed = () => checkAccess(type, args.parsed, ctx).then(() => true, () => false);
+          return openEventStream(request, caller, { name: type.def.name, args: subscribed, cursor: params.cursor }, poll, { heartbeatMs: limits.streamHeartbeatMs, stillAllowed });
         },
       },
       "events/poll": {

@@ -17,6 +17,8 @@ export interface EventsOptions {
    * caller can make this server POST at someone else's host. One host serves all of ChatGPT's users.
    */
   verificationsPerMinute?: number;
+  /** How often an events/stream sends its heartbeat and rechecks the subscriber's access (default 25 s, at most 30 s). */
+  streamHeartbeatMs?: number;
 }
 
 export type EventLimits = Required<EventsOptions>;
@@ -30,6 +32,7 @@ export const limitsOf = (o: EventsOptions = {}): EventLimits => ({
   maxTtlMs: o.maxTtlMs ?? 86_400_000,
   pageSize: o.pageSize ?? 50,
   verificationsPerMinute: o.verificationsPerMinute ?? 60,
+  streamHeartbeatMs: Math.min(o.streamHeartbeatMs ?? 25_000, 30_000),
 });
 
 /** Wait before attempt n+1 (n = attempts so far): 2 s, 10 s, 1 min, 5 min, then 15 min. */

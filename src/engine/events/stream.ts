@@ -3,7 +3,7 @@
  * hub shard over a hibernatable WebSocket, beside the `subscriptions/listen` streams. It opens with
  * `notifications/events/active`, replays from the client's cursor (types with `replay`), then sends
  * each matching occurrence as `notifications/events/event`, a `notifications/events/heartbeat` data
- * frame every 25 s, and ends with the StreamEventsResult when the server side closes. Every
+ * frame every 25 s (after rechecking access: revoked, `notifications/events/terminated` ends it), and ends with the StreamEventsResult when the server side closes. Every
  * notification carries the request's id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
  */
 import { readConfig } from "../config";
@@ -18,8 +18,6 @@ import { completeFrame } from "../objects/frames";
 import { canonicalJson } from "./canonical";
 import { decodeCursor } from "./cursor";
 
-const HEARTBEAT_MS = 25_000;
-
 /** Replayed occurrences one stream sends before going live; a client further behind polls. */
 const MAX_REPLAY = 1000;
 
@@ -33,6 +31,7 @@ export async function openEventStream(
   caller: StreamCaller,
   subscription: { name: string; args: Record<string, unknown>; cursor: unknown },
   poll: Poll,
+  live: { heartbeatMs: number; stillAllowed: () => Promise<boolean> },
 ): Promise<Response> {
   const { id } = request;
   const subscriptionMeta = { [META.subscriptionId]: id };
@@ -66,7 +65,7 @@ export async function openEventStream(
   // Live frames that arrive while the replay runs wait for it; those it already sent are dropped.
   let held: string[] | undefined = [];
   let replayedTo = -1;
-  const live = (frame: string) => {
+  const forward = (frame: string) => {
     const full = completeFrame(frame, member);
     const cursor = (JSON.parse(full) as { params?: { cursor?: string | null } }).params?.cursor ?? null;
     const at = cursor === null ? null : decodeCursor(cursor);
@@ -77,7 +76,7 @@ export async function openEventStream(
 
   ws.addEventListener("message", async (event) => {
     const data = event.data as string;
-    if (held === undefined) return live(data);
+    if (held === undefined) return forward(data);
     if (data !== HUB_READY) return void held.push(data);
     // The hub has the filter: nothing published from here on is missed. Now the log, then what waited.
     try {
@@ -103,8 +102,15 @@ export async function openEventStream(
     }
     const waiting = held;
     held = undefined;
-    for (const frame of waiting) live(frame);
-    heartbeat = setInterval(() => send("notifications/events/heartbeat", { cursor: last }), HEARTBEAT_MS);
+    for (const frame of waiting) forward(frame);
+    // Each heartbeat rechecks access (scopes held at the start, the app's allow): revoked, the stream ends.
+    heartbeat = setInterval(async () => {
+      if (await live.stillAllowed().catch(() => false)) return send("notifications/events/heartbeat", { cursor: last });
+      if (heartbeat !== undefined) clearInterval(heartbeat);
+      send("notifications/events/terminated", { error: { code: -32012, message: "Access to this event was revoked", data: { specCode: -32024 } } });
+      sse.close();
+      ws.close(1000, "access revoked");
+    }, live.heartbeatMs);
   });
   ws.addEventListener("close", () => {
     if (heartbeat !== undefined) clearInterval(heartbeat);

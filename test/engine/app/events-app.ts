@@ -21,7 +21,7 @@ const scopedEvent = defineEvent({
   description: "Only for holders of events:read whose access was not revoked.",
   input: v.object({ topic: v.optional(v.string()) }),
   payload: v.object({ text: v.string() }),
-  delivery: ["webhook"],
+  delivery: ["webhook", "push"],
   scopes: ["events:read"],
   allow: async ({ principal, env }) => (await (env as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV.get(`revoked:${principal}`)) === null,
 });
@@ -42,7 +42,7 @@ const emitTestEvent = defineTool({
   },
 });
 
-export const eventsExtension = events([testEvent, scopedEvent, plainEvent], { maxSubscriptionsPerPrincipal: 3, pageSize: 2, verificationsPerMinute: 4 });
+export const eventsExtension = events([testEvent, scopedEvent, plainEvent], { maxSubscriptionsPerPrincipal: 3, pageSize: 2, verificationsPerMinute: 4, streamHeartbeatMs: 300 });
 
 export default defineApp({
   info: { name: "mcp-events-test-app", version: "1.0.0" },

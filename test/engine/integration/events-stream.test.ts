@@ -13,13 +13,14 @@ import { buildModernRequest } from "../wire";
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /** Opens events/stream and reads its SSE messages as they come. */
-async function openStream(params: Record<string, unknown>, id = `stream-${crypto.randomUUID()}`) {
+async function openStream(params: Record<string, unknown>, token = "alice", id = `stream-${crypto.randomUUID()}`) {
   const { message, headers } = buildModernRequest("events/stream", params, { id });
-  const res = await eventsWorker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: "Bearer alice" }, body: JSON.stringify(message) }), env as never, createExecutionContext());
+  const res = await eventsWorker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) }), env as never, createExecutionContext());
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   const messages: any[] = [];
-  const next = async (): Promise<any> => {
+  /** The next message; heartbeats (every 300 ms in the test app) are skipped unless asked for. */
+  const next = async (heartbeats = false): Promise<any> => {
     while (true) {
       const at = buffer.indexOf("\n\n");
       if (at >= 0) {
@@ -29,6 +30,7 @@ async function openStream(params: Record<string, unknown>, id = `stream-${crypto
         if (data) {
           const m = JSON.parse(data.slice(6));
           messages.push(m);
+          if (!heartbeats && m.method === "notifications/events/heartbeat") continue;
           return m;
         }
         continue;
@@ -80,17 +82,33 @@ describe("events/stream", () => {
     await stream.close();
   });
 
+  it("sends heartbeats as data frames with the cursor, and ends with terminated once access is revoked", async () => {
+    const stream = await openStream({ name: "scoped_event", arguments: {}, cursor: null }, "pia");
+    expect((await stream.next()).method).toBe("notifications/events/active");
+    const beat = await stream.next(true);
+    expect(beat).toMatchObject({ method: "notifications/events/heartbeat", params: { cursor: null } });
+    expect(beat.params._meta[SUBSCRIPTION_ID]).toBe(stream.id);
+    const { emit } = await import("../../../src/mcp");
+    await emit(env, "scoped_event", { text: "for pia" });
+    expect((await stream.next()).params.data.text).toBe("for pia");
+    await (env as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV.put("revoked:pia", "1");
+    const end = await stream.next();
+    expect(end).toMatchObject({ method: "notifications/events/terminated", params: { error: { code: -32012 } } });
+    expect(await stream.next()).toBeUndefined();
+  });
+
   it("refuses a bad request with a JSON-RPC error and no stream", async () => {
-    for (const [params, code] of [
+    for (const params of [
       [{ name: "nope", arguments: {}, cursor: null }, -32011],
       [{ name: "plain_event", arguments: {}, cursor: null }, -32014],
+      [{ name: "scoped_event", arguments: {}, cursor: null }, -32012, "alice.noscope"],
       [{ name: "test_event", arguments: {}, cursor: null }, -32602],
       [{ name: "test_event", arguments: { topic: "x" }, cursor: "forged" }, -32602],
-    ] as const) {
-      const { message, headers } = buildModernRequest("events/stream", params);
-      const res = await eventsWorker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: "Bearer alice" }, body: JSON.stringify(message) }), env as never, createExecutionContext());
+    ] as [Record<string, unknown>, number, string?][]) {
+      const { message, headers } = buildModernRequest("events/stream", params[0]);
+      const res = await eventsWorker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${params[2] ?? "alice"}` }, body: JSON.stringify(message) }), env as never, createExecutionContext());
       expect(res.status).toBe(200);
-      expect(((await res.json()) as any).error.code).toBe(code);
+      expect(((await res.json()) as any).error.code).toBe(params[1]);
     }
   });
 });
