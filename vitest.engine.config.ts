@@ -20,6 +20,8 @@ export default defineConfig({
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
           // The OAuth entry's single-use marks (src/engine/oauth/once.ts).
           OAUTH_ONCE: { className: "OAuthOnce", useSQLite: true },
+          // The events test app's (test/engine/app/events-app.ts).
+          MCP_EVENTS: { className: "EventsObject", useSQLite: true },
         },
       },
     }),

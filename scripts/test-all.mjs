@@ -28,6 +28,7 @@ import { runConformanceClient } from "../test/engine/e2e/conformance-client.mjs"
 import { runTasksRestart } from "../test/engine/e2e/tasks-restart.mjs";
 import { runSpans, runSpansOff } from "../test/engine/e2e/spans.mjs";
 import { runNotifyRestart } from "../test/engine/e2e/notify-restart.mjs";
+import { runEventsE2e } from "../test/engine/e2e/events.mjs";
 import { runForkDrill } from "../test/engine/e2e/fork-drill.mjs";
 import { runUpgradeDrill } from "../test/engine/e2e/upgrade-drill.mjs";
 import { runExtensions } from "../test/engine/e2e/extensions.mjs";
@@ -125,6 +126,9 @@ const STEPS = [
   },
   // Published while a session's GET stream is down across a restart, 2025 notifications come back with Last-Event-ID.
   { id: "notify-restart", e2e: true, name: "e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)", run: runNotifyRestart },
+  // MCP Events under a real server: every webhook delivery verified by the standardwebhooks package,
+  // retries with backoff, and a delivery pending across a restart of the whole `wrangler dev`.
+  { id: "events", e2e: true, name: "e2e: MCP Events webhooks checked by standardwebhooks, retries, delivery across a server restart, conformance fixture (wrangler dev)", run: runEventsE2e },
   // The engine's own client on both revisions, listen and resumption, and a Worker tool calling the fixture through it.
   { id: "client-own", e2e: true, name: "e2e: own client (src/engine/client) on both revisions, engine app + fixture + client-app (wrangler dev)", run: runClientOwn },
   // `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at a

@@ -62,6 +62,8 @@ export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions
 export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./engine/http/auth";
 // Declares a tool's task and brings the task runtime with it: an app without task tools carries none.
 export { durableTask } from "./engine/tasks";
+// MCP Events (docs/events.md): `extensions: [events([...])]` brings the McpEvents object and its methods; `emit` publishes.
+export { defineEvent, emit, events, type DeliveryMode, type EmitOptions, type EventDefinition, type EventSubscriber, type EventsOptions, type ReplayOptions } from "./engine/events";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

@@ -29,6 +29,7 @@ import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
 import { taskRuntimeOf } from "./mcp/tasks";
 import type { TaskRuntime } from "./tasks";
+import type { EventsExtension } from "./events";
 
 export const MCP_PATH = "/mcp";
 
@@ -82,11 +83,13 @@ export interface McpWorker {
   McpSession: ReturnType<typeof sessionObjectFor>;
   /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
   McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
+  /** Events (bound as MCP_EVENTS, docs/events.md); an app without `events(...)` may leave it unbound. */
+  McpEvents: EventsExtension["McpEvents"] | typeof NoTasks;
 }
 
 /**
- * MCP_TASK's class in a Worker whose tools declare no task: nothing ever calls it, but a
- * wrangler.toml that binds it still deploys.
+ * MCP_TASK's class in a Worker whose tools declare no task, and MCP_EVENTS's in one without events:
+ * nothing ever calls it, but a wrangler.toml that binds it still deploys.
  */
 class NoTasks extends DurableObject<Env> {}
 
@@ -103,6 +106,8 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     McpHub,
     McpSession: sessionObjectFor(app, tasks?.session),
     McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
+    // The events extension brings its object class (src/engine/events/); an app without it has none.
+    McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoTasks,
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);

@@ -6,7 +6,7 @@
  * handler emits a notification first, in which case it becomes SSE.
  */
 import type { Config } from "../config";
-import { refusedScopes, type Caller } from "../mcp/auth";
+import { authView, refusedScopes, type Caller } from "../mcp/auth";
 import type { Env } from "../env";
 import { reportingFor } from "../reporting";
 import { readTrace, type TraceContext } from "../mcp/telemetry";
@@ -87,6 +87,9 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
   }
   if (msg.method === "subscriptions/listen") return deps.listen(msg, envelope);
+  // An extension's stream (events/stream) is held the way listen is.
+  const own = deps.reg.ext?.methods.get(msg.method)?.respond;
+  if (own) return own(msg, { env: deps.env, auth: authView(deps.caller), clientKey: deps.caller.rateLimitKey });
 
   const abort = new AbortController();
   // A client that goes away cancels its request (2026-07-28), whether it was waiting for JSON or reading SSE.

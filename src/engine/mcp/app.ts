@@ -237,6 +237,19 @@ export interface ExtensionMethod {
   run: (params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
   /** A 2026-07-28 result of this method carries `ttlMs` and `cacheScope`, like the base lists. */
   cacheable?: boolean;
+  /**
+   * A method that answers with a stream of its own (events/stream): the 2026-07-28 lane hands it the
+   * request and the caller, as it does subscriptions/listen, instead of running `run`.
+   */
+  respond?: (request: { id: string | number; params?: Record<string, unknown> }, caller: StreamCaller) => Promise<Response>;
+}
+
+/** What a streaming extension method knows of its caller. */
+export interface StreamCaller {
+  env: any;
+  auth?: Auth;
+  /** Whose budget of listen streams the stream spends: the principal's, or the client address's. */
+  clientKey: string;
 }
 
 export interface Extension {
@@ -244,6 +257,8 @@ export interface Extension {
   id: string;
   /** The settings object declared under that identifier (`{}` for none). */
   settings: Record<string, unknown>;
+  /** A top-level capability deployed clients read for the same settings (Events: ChatGPT's `capabilities.events`). */
+  topLevelCapability?: string;
   /** JSON-RPC methods the extension adds, served on both revisions. */
   methods?: Record<string, ExtensionMethod>;
   /** Resources listed by resources/list and read by resources/read. */

@@ -6,6 +6,7 @@ import * as v from "valibot";
 import type { AppDefinition, AuthorizeOperation, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
+import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from "./event-names";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
@@ -167,8 +168,9 @@ export const toolNamed = (reg: Registry, params: Record<string, unknown>) => reg
 /** 2025-11-25 capabilities: tasks are core there, and `tasks/list` is offered only to an authenticated caller. */
 export function legacyCapabilities(reg: Registry, principal: string): ServerCapabilities {
   // Tasks are core in 2025-11-25, not an extension; the other extensions are declared the same way on both.
-  const { extensions, ...rest } = reg.capabilities;
-  const { [TASKS_EXTENSION]: _modernOnly, ...others } = extensions ?? {};
+  // Events are defined for 2026-07-28 on (docs/events.md): not offered to a session.
+  const { extensions, [EVENTS_CAPABILITY]: _events, ...rest } = reg.capabilities;
+  const { [TASKS_EXTENSION]: _modernOnly, [EVENTS_EXTENSION]: _eventsToo, ...others } = extensions ?? {};
   const caps: ServerCapabilities = Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
   if (!reg.hasTasks) return caps;
   return { ...caps, tasks: { ...(principal ? { list: {} } : {}), cancel: {}, requests: { tools: { call: {} } } } };

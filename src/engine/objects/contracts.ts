@@ -22,6 +22,8 @@ export interface HubFilter {
   resourceSubscriptions?: string[];
   /** Tasks whose `notifications/tasks` this stream wants (the tasks extension). */
   taskIds?: string[];
+  /** An `events/stream`'s subscription: the event type, and its arguments with each value as canonical JSON. */
+  event?: { name: string; args: Record<string, string> };
 }
 
 /** What a listen socket sends its hub shard: the filter, and whose stream it is ("" when anonymous). */
@@ -37,7 +39,12 @@ export interface HubNotification {
    * It stays between the objects: the hub never sends it to a client.
    */
   principal?: string;
+  /** An event occurrence's `match`, each value as canonical JSON: it reaches the event streams whose arguments fit. */
+  match?: Record<string, string>;
 }
+
+/** An event occurrence on an `events/stream` (MCP Events, src/engine/events/). */
+export const EVENT_NOTIFICATION = "notifications/events/event";
 
 /** A task's status notification: reaches the listen streams that named its taskId, never a 2025 session. */
 export const TASK_NOTIFICATION = "notifications/tasks";

@@ -12,7 +12,7 @@
  */
 import { coversUri } from "../mcp/guards";
 import { notification } from "../mcp/jsonrpc";
-import { TASK_NOTIFICATION, type HubNotification, type HubSessionFrame } from "./contracts";
+import { EVENT_NOTIFICATION, TASK_NOTIFICATION, type HubNotification, type HubSessionFrame } from "./contracts";
 
 /** The tag of a 2025 GET stream's socket; its attachment is a SessionSocket. */
 export const SESSION_SOCKET_TAG = "session";
@@ -35,7 +35,7 @@ const TRIM_PER_APPEND = 100;
 
 /** Does this session get `n`? The same rule a session object applied to itself. */
 export function sessionWants(n: HubNotification, s: SessionSocket, subscriptions: (session: string) => string[]): boolean {
-  if (n.method === TASK_NOTIFICATION) return false;
+  if (n.method === TASK_NOTIFICATION || n.method === EVENT_NOTIFICATION) return false;
   if (n.principal !== undefined && n.principal !== s.principal) return false;
   if (n.method !== "notifications/resources/updated") return true;
   const uri = String(n.params?.uri ?? "");

@@ -27,7 +27,7 @@ import { DurableObject } from "./durable-object";
 import { readConfig } from "../config";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
-import { HUB_READY, HUB_SEQ_HEADER, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubSessionFrame, type HubShardRpc, type ListenRefusal } from "./contracts";
+import { EVENT_NOTIFICATION, HUB_READY, HUB_SEQ_HEADER, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubSessionFrame, type HubShardRpc, type ListenRefusal } from "./contracts";
 import { inSpan } from "../mcp/tracing";
 import { tracerFor } from "../reporting";
 import { notificationFrame } from "./frames";
@@ -50,6 +50,11 @@ function wants(filter: HubListener, n: HubNotification): boolean {
     case TASK_NOTIFICATION: {
       const taskId = n.params?.taskId;
       return typeof taskId === "string" && (filter.taskIds ?? []).includes(taskId);
+    }
+    case EVENT_NOTIFICATION: {
+      // A stream's argument that the emit's match names must equal it; one it left out filters nothing.
+      const e = filter.event;
+      return e !== undefined && e.name === n.params?.name && Object.entries(n.match ?? {}).every(([k, v]) => !Object.hasOwn(e.args, k) || e.args[k] === v);
     }
     default:
       return false;
@@ -315,8 +320,8 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
       if (seat) seats.push([ws, seat]);
     }
     this.send(listeners, () => notificationFrame(n));
-    // Task notifications are for listen streams only (2025 sessions have no tasks extension).
-    if (n.method === TASK_NOTIFICATION || !this.hasSessions()) return listeners.length;
+    // Task notifications and event occurrences are for listen and event streams only (2025 sessions have neither extension).
+    if (n.method === TASK_NOTIFICATION || n.method === EVENT_NOTIFICATION || !this.hasSessions()) return listeners.length;
     // Stored even when no stream is connected: a client that resumes gets it from the log.
     const seq = this.sessionLog.append(n, Date.now());
     const subscriptions = this.subscriptions();

@@ -27,3 +27,6 @@ export class ScopedTask extends scoped.McpTask {
     super(ctx, withScopedTasks(env));
   }
 }
+
+/** The events test app's object class (bound as MCP_EVENTS): test/engine/integration/events-*.test.ts. */
+export { McpEvents as EventsObject } from "./events-worker";

@@ -10,7 +10,7 @@ const worker = createMcpWorker(app);
  * without is served as the suite's other scenarios expect. Both serve the same app and objects.
  */
 const scoped = createMcpWorker(app, { verifyToken: conformanceTokens, authorizationServers: ["https://conformance-as.invalid"] });
-export const { McpHub, McpSession, McpTask } = worker;
+export const { McpHub, McpSession, McpTask, McpEvents } = worker;
 const authenticated = (request: Request) => request.headers.has("Authorization") || new URL(request.url).pathname.startsWith("/.well-known/");
 export default {
   // The RFC 9728 metadata the challenges name is the scoped worker's too.

@@ -18,10 +18,11 @@ export const EXT_COST_APPS = [
   { name: "none", label: "one tool, neither extension", entry: "test/engine/ext-cost/none.ts" },
   { name: "view", label: "one tool with a view (MCP Apps)", entry: "test/engine/ext-cost/view.ts" },
   { name: "skills", label: "one tool and Skills", entry: "test/engine/ext-cost/skills.ts" },
+  { name: "events", label: "one tool and one event type (MCP Events)", entry: "test/engine/ext-cost/events.ts" },
 ];
 
 /** Only extension code holds these: identifiers, methods, `_meta` keys and the hooks an extension hands the core. */
-export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta"];
+export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta", "webhook-signature", "whsec_"];
 
 /** The task runtime's modules (src/engine/tasks.ts and what only it imports): an app without task tools carries none. */
 export const TASK_RUNTIME_MODULES = /^src\/(tasks|objects\/task[-a-z]*|objects\/session-tasks|http\/tasks|mcp\/step-journal)\.ts$/;
@@ -65,7 +66,7 @@ export async function bundleApp(entry, outdir) {
 
 /** Why a bundle without extensions is not free of them (empty when it is). */
 function extensionTraces(bundle) {
-  const modules = bundle.inputs.filter((f) => f.startsWith("src/engine/mcp/ext/"));
+  const modules = bundle.inputs.filter((f) => f.startsWith("src/engine/mcp/ext/") || f.startsWith("src/engine/events/"));
   const markers = EXTENSION_MARKERS.filter((m) => bundle.text.includes(m));
   return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
 }

@@ -39,7 +39,10 @@ function installExtensions(reg: Registry, app: AppDefinition<any>, found: Extens
     // without resources of its own did not bring.
     Object.assign(reg.methods, RESOURCE_METHODS);
   }
-  for (const ext of extensions.values()) reg.capabilities.extensions = { ...reg.capabilities.extensions, [ext.id]: ext.settings };
+  for (const ext of extensions.values()) {
+    reg.capabilities.extensions = { ...reg.capabilities.extensions, [ext.id]: ext.settings };
+    if (ext.topLevelCapability) reg.capabilities[ext.topLevelCapability] = ext.settings;
+  }
 
   const hooks: ExtensionHooks = { methods: new Map(), perClient: new Set() };
   for (const ext of extensions.values()) for (const [name, method] of Object.entries(ext.methods ?? {})) hooks.methods.set(name, method);

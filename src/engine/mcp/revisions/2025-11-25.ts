@@ -4,7 +4,8 @@
  * `tasks/result`), and its own error codes for a missing resource and a missing capability.
  */
 import { SHARED_METHODS } from "../dispatch";
-import { ErrorCode, McpError, ResourceNotFound, type JsonRpcErrorObject } from "../errors";
+import { ErrorCode, McpError, ResourceNotFound, methodNotFound, type JsonRpcErrorObject } from "../errors";
+import { EVENT_METHODS } from "../event-names";
 import { isObject } from "../guards";
 import { listToolsFrom } from "../methods/tools";
 import { toolNamed } from "../registry";
@@ -23,6 +24,8 @@ export const LEGACY: Revision = {
     ...SHARED_METHODS,
     // Only 2025-11-25 tools carry `execution.taskSupport`.
     "tools/list": { run: listToolsFrom((reg) => reg.legacyToolList), needs: "tools" },
+    // The Events extension is defined for 2026-07-28 on: a session does not have its methods.
+    ...Object.fromEntries(EVENT_METHODS.map((m) => [m, { run: () => Promise.reject(methodNotFound(m)) }])),
   },
   taskMethods: new Set(["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"]),
 

@@ -1,0 +1,20 @@
+/**
+ * Event cursors: opaque to clients, a position in a type's replay log here. `null` (or absent) means
+ * "from now on"; anything that is not a cursor this server wrote is InvalidParams.
+ */
+import { invalidParams } from "../mcp/errors";
+
+export const encodeCursor = (seq: number) => btoa(`ev1:${seq}`);
+
+/** The position a cursor names, or null for "from now on". */
+export function decodeCursor(cursor: unknown): number | null {
+  if (cursor === undefined || cursor === null) return null;
+  if (typeof cursor !== "string") throw invalidParams("Invalid cursor: it must be a string or null");
+  let text = "";
+  try {
+    text = atob(cursor);
+  } catch {}
+  const m = /^ev1:(\d{1,15})$/.exec(text);
+  if (!m) throw invalidParams("Invalid cursor");
+  return Number(m[1]);
+}

@@ -1,0 +1,54 @@
+/** The bounds of the Events extension, with their defaults; `events(defs, options)` changes them (docs/events.md). */
+export interface EventsOptions {
+  /** Webhook subscriptions one principal may hold per event type (default 100); more is ResourceExhausted. */
+  maxSubscriptionsPerPrincipal?: number;
+  /** Occurrences waiting for one subscription (default 1000); newer ones are dropped for it while it is that far behind. */
+  maxPendingPerSubscription?: number;
+  /** Delivery attempts per occurrence, the first included (default 5). */
+  maxAttempts?: number;
+  /** A subscription's lifetime when the client asks for none (default an hour), the least and the most granted (a minute, a day). */
+  defaultTtlMs?: number;
+  minTtlMs?: number;
+  maxTtlMs?: number;
+  /** Items per page of events/list (default 50). */
+  pageSize?: number;
+  /**
+   * Verification requests one event type sends to one destination host a minute (default 60): what a
+   * caller can make this server POST at someone else's host. One host serves all of ChatGPT's users.
+   */
+  verificationsPerMinute?: number;
+  /** How often an events/stream sends its heartbeat and rechecks the subscriber's access (default 25 s, at most 30 s). */
+  streamHeartbeatMs?: number;
+}
+
+export type EventLimits = Required<EventsOptions>;
+
+export const limitsOf = (o: EventsOptions = {}): EventLimits => ({
+  maxSubscriptionsPerPrincipal: o.maxSubscriptionsPerPrincipal ?? 100,
+  maxPendingPerSubscription: o.maxPendingPerSubscription ?? 1000,
+  maxAttempts: Math.min(o.maxAttempts ?? 5, 10),
+  defaultTtlMs: o.defaultTtlMs ?? 3_600_000,
+  minTtlMs: o.minTtlMs ?? 60_000,
+  maxTtlMs: o.maxTtlMs ?? 86_400_000,
+  pageSize: o.pageSize ?? 50,
+  verificationsPerMinute: o.verificationsPerMinute ?? 60,
+  streamHeartbeatMs: Math.min(o.streamHeartbeatMs ?? 25_000, 30_000),
+});
+
+/** Wait before attempt n+1 (n = attempts so far): 2 s, 10 s, 1 min, 5 min, then 15 min. */
+export const backoffMs = (attempts: number) => [2_000, 10_000, 60_000, 300_000][attempts - 1] ?? 900_000;
+
+/** How long the replaced secret still signs after a refresh changed it. */
+export const SECRET_GRACE_MS = 10 * 60_000;
+
+/** How long a verified callback stays verified for its principal. */
+export const VERIFIED_FOR_MS = 24 * 3_600_000;
+
+/** Deliveries one alarm sends at once; the alarm runs again at once for the rest. */
+export const DELIVERY_BATCH = 25;
+
+/** How long a delivery in flight is held before it may be sent again (past the 10 s response deadline). */
+export const DELIVERY_LEASE_MS = 60_000;
+
+/** How often a poller should come back when nothing is left (the client's floor is about 1 s). */
+export const NEXT_POLL_MS = 5_000;

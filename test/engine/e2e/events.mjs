@@ -1,0 +1,145 @@
+// Why: MCP Events promise deliveries a stock Standard Webhooks verifier accepts, on time, retried, and
+// kept across a full restart of the server. This runs the conformance fixture (test_event,
+// emit_test_event; EVENTS.md §14) under real `wrangler dev` with MCP_DEV=on, and a receiver on
+// 127.0.0.1 that checks every request with the `standardwebhooks` package (never the engine's code):
+// three deliveries within 10 s of the emit; a receiver answering 500, 500, 200 gets the third attempt
+// within 60 s and nothing after the 2xx; an event whose first attempt failed is delivered after
+// `wrangler dev` is killed and started again on the same state.
+//
+//   node test/engine/e2e/events.mjs      (npm run test:all runs it too)
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { Webhook } from "standardwebhooks";
+import { sleep } from "../../../scripts/lib/procs.mjs";
+import { assert } from "./checks.mjs";
+import { acrossRestarts } from "./restarts.mjs";
+import { freePort } from "./server.mjs";
+
+const CONFIG = "test/engine/conformance/wrangler.toml";
+const TOKEN = "mcp-conformance-scope-full";
+const secret = `whsec_${randomBytes(32).toString("base64")}`;
+
+/** The receiver: verifies, answers the handshake, answers deliveries from a script (then 200). */
+async function startReceiver() {
+  const port = await freePort();
+  const state = { deliveries: [], controls: [], bad: [], script: [] };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      let payload;
+      try {
+        payload = new Webhook(secret).verify(body, headers);
+      } catch (err) {
+        state.bad.push(String(err));
+        res.writeHead(400).end();
+        return;
+      }
+      if (payload.type === "verification") {
+        state.controls.push(payload);
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ challenge: payload.challenge }));
+        return;
+      }
+      if (payload.type) {
+        state.controls.push(payload);
+        res.writeHead(200).end();
+        return;
+      }
+      const status = state.script.shift() ?? 200;
+      state.deliveries.push({ at: Date.now(), id: headers["webhook-id"], status, payload });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise((r) => server.listen(port, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${port}/hook`, state, close: () => new Promise((r) => server.close(r)) };
+}
+
+let nextId = 1;
+async function rpc(url, method, params) {
+  const body = {
+    jsonrpc: "2.0",
+    id: nextId++,
+    method,
+    params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "events-e2e", version: "0" } } },
+  };
+  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, Authorization: `Bearer ${TOKEN}` };
+  if (method === "tools/call") headers["Mcp-Name"] = params.name;
+  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  const json = JSON.parse(text.includes("data: ") ? text.split("data: ").pop() : text);
+  if (json.error) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
+  return json.result;
+}
+
+async function waitFor(what, check, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await sleep(100);
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}
+
+/** The drill; answers the checks' counts. */
+export async function runEventsE2e() {
+  const receiver = await startReceiver();
+  try {
+    return await acrossRestarts("MCP Events", { config: CONFIG, vars: { MCP_DEV: "on" } }, async ({ check, url, restart }) => {
+      const emit = (topic, count = 1) => rpc(url(), "tools/call", { name: "emit_test_event", arguments: { topic, text: "e2e", count } });
+      const subscribe = () => rpc(url(), "events/subscribe", { name: "test_event", arguments: { topic: "e2e" }, delivery: { mode: "webhook", url: receiver.url, secret }, cursor: null });
+      let sub;
+      await check("subscribe verifies the callback before answering", async () => {
+        sub = await subscribe();
+        assert(receiver.state.controls[0]?.type === "verification", "no verification before the answer");
+      });
+      await check("three deliveries within 10 s of the emit, each verified by standardwebhooks, webhook-id = eventId", async () => {
+        const t0 = Date.now();
+        await emit("e2e", 3);
+        await emit("elsewhere", 1);
+        await waitFor("3 deliveries", () => receiver.state.deliveries.length >= 3, 10_000);
+        const seqs = receiver.state.deliveries.map((d) => d.payload.data.seq).sort();
+        assert(JSON.stringify(seqs) === "[1,2,3]", `seqs ${seqs}`);
+        assert(receiver.state.deliveries.every((d) => d.id === d.payload.eventId), "webhook-id is not the eventId");
+        console.log(`      emit → third delivery ${Math.max(...receiver.state.deliveries.map((d) => d.at)) - t0} ms`);
+      });
+      await check("500, 500, 200: the third attempt within 60 s, none after the 2xx", async () => {
+        receiver.state.deliveries.length = 0;
+        receiver.state.script = [500, 500];
+        const t0 = Date.now();
+        await emit("e2e");
+        await waitFor("3 attempts", () => receiver.state.deliveries.length >= 3, 60_000);
+        console.log(`      third attempt after ${receiver.state.deliveries[2].at - t0} ms`);
+        await sleep(3000);
+        assert(receiver.state.deliveries.length === 3, `${receiver.state.deliveries.length} attempts`);
+        assert(new Set(receiver.state.deliveries.map((d) => d.id)).size === 1, "the attempts carry different webhook-ids");
+      }, 70_000);
+      let pending;
+      await check("a delivery that failed is still pending when the server is killed", async () => {
+        receiver.state.deliveries.length = 0;
+        receiver.state.script = [503];
+        await emit("e2e");
+        await waitFor("the first attempt", () => receiver.state.deliveries.length >= 1, 10_000);
+        pending = receiver.state.deliveries[0].id;
+      });
+      await restart();
+      await check("after the restart it is delivered, and refresh keeps the id with a delivery status", async () => {
+        await waitFor("the delivery after the restart", () => receiver.state.deliveries.some((d) => d.id === pending && d.status === 200), 30_000);
+        const again = await subscribe();
+        assert(again.id === sub?.id && again.deliveryStatus?.active === true, JSON.stringify(again));
+      }, 40_000);
+      await check("every request the receiver got verified with standardwebhooks", async () => {
+        assert(receiver.state.bad.length === 0, receiver.state.bad.join("; "));
+      });
+    });
+  } finally {
+    await receiver.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await runEventsE2e();
+  console.log(`events e2e: ${r.passed} passed, ${r.failed} failed`);
+  process.exit(r.failed ? 1 : 0);
+}

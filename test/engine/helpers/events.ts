@@ -1,0 +1,99 @@
+/**
+ * The events tests' tools: JSON-RPC over /mcp to the events test app (with a bearer token, or
+ * anonymously), a webhook receiver played by a stubbed outbound fetch (it answers the verification
+ * handshake and a script of statuses, and keeps every request's exact bytes), and the event types'
+ * objects, to run their alarms and move their clocks.
+ */
+import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { vi } from "vitest";
+import { anonymousEventsWorker, eventsWorker } from "../app/events-worker";
+import { buildModernRequest, type RpcMessage } from "../wire";
+
+export async function call(method: string, params: Record<string, unknown>, token?: string, extraEnv: Record<string, unknown> = {}): Promise<{ status: number; body: RpcMessage }> {
+  const { message, headers } = buildModernRequest(method, params);
+  const ctx = createExecutionContext();
+  const worker = token ? eventsWorker : anonymousEventsWorker;
+  const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, ...auth }, body: JSON.stringify(message) }), { ...env, ...extraEnv } as never, ctx);
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: (await res.json()) as RpcMessage };
+}
+
+export interface Received {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  json: any;
+}
+
+/** A webhook endpoint at https://<random>.hooks.example/cb. */
+export class Receiver {
+  readonly host = `${crypto.randomUUID().slice(0, 8)}.hooks.example`;
+  readonly url = `https://${this.host}/cb`;
+  /** Every request, verification included, in arrival order. */
+  readonly requests: Received[] = [];
+  /** Statuses for the next deliveries (then 200). */
+  script: number[] = [];
+  /** How the handshake is answered: echo the challenge, send a wrong one, or a status. */
+  handshake: "echo" | "wrong" | number = "echo";
+
+  get deliveries() {
+    return this.requests.filter((r) => r.json?.type === undefined);
+  }
+  get controls() {
+    return this.requests.filter((r) => r.json?.type !== undefined);
+  }
+
+  async answer(request: Request): Promise<Response> {
+    const body = await request.text();
+    const json = JSON.parse(body);
+    this.requests.push({ url: request.url, headers: Object.fromEntries(request.headers), body, json });
+    if (json.type === "verification") {
+      if (typeof this.handshake === "number") return new Response("no", { status: this.handshake });
+      return Response.json({ challenge: this.handshake === "echo" ? json.challenge : "nope" });
+    }
+    return new Response(null, { status: this.script.shift() ?? 200 });
+  }
+}
+
+const receivers = new Map<string, Receiver>();
+
+/** Routes outbound fetches to the receivers by host; anything else goes out as usual. */
+export function stubReceivers(): void {
+  const realFetch = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input, init);
+    const receiver = receivers.get(new URL(request.url).host);
+    return receiver ? receiver.answer(request) : realFetch(input, init);
+  });
+}
+
+export function receiver(host?: string): Receiver {
+  const r = new Receiver();
+  if (host) Object.defineProperty(r, "host", { value: host });
+  receivers.set(host ?? r.host, r);
+  return r;
+}
+
+export const SECRET = `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
+export const freshSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
+
+const namespace = () => (env as unknown as { MCP_EVENTS: DurableObjectNamespace }).MCP_EVENTS;
+export const typeObject = (name: string) => namespace().get(namespace().idFromName(name));
+
+/** Makes every pending delivery of a type due now and runs its alarm (as its backoff would, later). */
+export async function retryNow(name: string): Promise<void> {
+  const stub = typeObject(name);
+  await runInDurableObject(stub, async (_o, state) => {
+    state.storage.sql.exec("UPDATE delivery SET next_at = 0");
+    await state.storage.setAlarm(Date.now() + 60_000);
+  });
+  await runDurableObjectAlarm(stub);
+}
+
+/** Runs SQL in a type's object (to move a subscription's expiry into the past, say). */
+export const sqlIn = (name: string, query: string, ...bindings: unknown[]) =>
+  runInDurableObject(typeObject(name), (_o, state) => state.storage.sql.exec(query, ...bindings).toArray());
+
+/** Waits until `check` holds (deliveries are sent by the object's alarm, after the emit returned). */
+export const until = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });

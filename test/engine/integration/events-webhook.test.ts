@@ -1,0 +1,290 @@
+/**
+ * MCP Events by webhook, through /mcp (test/engine/app/events-app.ts): subscribe runs the callback
+ * handshake first, deliveries are signed as an off-the-shelf Standard Webhooks verifier checks them
+ * (the `standardwebhooks` package, never the engine's own code), one event per request, only to
+ * subscriptions whose arguments match; retries back off and stop at a 2xx, 410 and 413 are never
+ * retried, a lapsed TTL ends delivery, a replaced secret dual-signs, revoked access ends the
+ * subscription with a signed `terminated`, and a restart between emit and delivery loses nothing.
+ */
+import { evictDurableObject } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { call, freshSecret, receiver, retryNow, sqlIn, stubReceivers, typeObject, until, type Received } from "../helpers/events";
+
+beforeAll(stubReceivers);
+afterAll(() => vi.restoreAllMocks());
+
+/** What a receiver library does with a request: throws unless one signature verifies with this secret. */
+const verifies = (r: Received, secret: string) => new Webhook(secret).verify(r.body, r.headers);
+
+const subscribe = (url: string, secret: string, token = "alice", params: Record<string, unknown> = {}) =>
+  call("events/subscribe", { name: "test_event", arguments: { topic: "billing" }, delivery: { mode: "webhook", url, secret }, cursor: null, ...params }, token);
+
+const emitTest = (topic: string, text: string, count = 1) => call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
+
+describe("events/subscribe (webhook)", () => {
+  it("verifies the callback with a signed challenge before answering, then delivers matching events, signed", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    const { status, body } = await subscribe(hook.url, secret);
+    expect(status).toBe(200);
+    const result = body.result;
+    expect(result).toMatchObject({ resultType: "complete", truncated: false });
+    expect(result.id).toMatch(/^sub_[0-9a-f]{32}$/);
+    expect(Date.parse(result.refreshBefore)).toBeGreaterThan(Date.now());
+    expect(typeof result.cursor).toBe("string");
+    // The handshake came first, signed with the subscription's secret, and named the subscription.
+    expect(hook.requests).toHaveLength(1);
+    const handshake = hook.requests[0]!;
+    expect(handshake.json).toMatchObject({ type: "verification" });
+    expect(handshake.headers["webhook-id"]).toMatch(/^msg_verification_/);
+    expect(handshake.headers["x-mcp-subscription-id"]).toBe(result.id);
+    expect(() => verifies(handshake, secret)).not.toThrow();
+
+    await emitTest("other", "not for billing");
+    await emitTest("billing", "invoice paid", 2);
+    await until(() => expect(hook.deliveries).toHaveLength(2));
+    for (const [i, d] of hook.deliveries.entries()) {
+      expect(() => verifies(d, secret)).not.toThrow();
+      expect(d.headers["content-type"]).toBe("application/json");
+      expect(d.headers["x-mcp-subscription-id"]).toBe(result.id);
+      expect(d.headers["webhook-id"]).toBe(d.json.eventId);
+      expect(d.json).toMatchObject({ name: "test_event", data: { topic: "billing", text: "invoice paid" } });
+      expect(d.json.timestamp).toMatch(/Z$/);
+      expect(typeof d.json.cursor).toBe("string");
+      expect(new TextEncoder().encode(d.body).length).toBeLessThanOrEqual(262_144);
+      expect(d.json.data.seq).toBe(i + 1);
+    }
+  });
+
+  it("is refreshed under the same key: the same id, no second handshake, a new grant, and a deliveryStatus", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    const first = (await subscribe(hook.url, secret)).body.result;
+    // Argument order does not make another subscription.
+    const again = (await call("events/subscribe", { name: "test_event", arguments: { topic: "billing" }, delivery: { url: hook.url, secret, mode: "webhook" }, cursor: first.cursor }, "alice")).body.result;
+    expect(again.id).toBe(first.id);
+    expect(again.deliveryStatus).toMatchObject({ active: true });
+    expect(hook.controls.filter((r) => r.json.type === "verification")).toHaveLength(1);
+    // Another principal at the same URL is another subscription, verified for itself.
+    const bob = (await subscribe(hook.url, secret, "bob")).body.result;
+    expect(bob.id).not.toBe(first.id);
+    expect(hook.controls.filter((r) => r.json.type === "verification")).toHaveLength(2);
+  });
+
+  it("refuses what it must, each a JSON-RPC error, never a 5xx", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    const cases: [Record<string, unknown>, string | undefined, number, Record<string, unknown>?][] = [
+      [{}, undefined, -32012], // no principal: webhooks need one
+      [{ name: "nope" }, "alice", -32011, { kind: "event" }],
+      [{ arguments: { topic: 7 } }, "alice", -32602],
+      [{ arguments: { topic: "x".repeat(5000) } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: hook.url, secret: "whsec_short" } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: hook.url, secret: "not-a-secret" } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: hook.url.replace("https:", "http:"), secret } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: "https://10.0.0.7/cb", secret } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: "https://[::1]/cb", secret } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: "https://localhost/cb", secret } }, "alice", -32602],
+      [{ delivery: { mode: "webhook", url: "http://127.0.0.1:9/cb", secret } }, "alice", -32602],
+      [{ delivery: { mode: "push" } }, "alice", -32014, { feature: "deliveryMode" }],
+      [{ name: "scoped_event", arguments: {} }, "alice.noscope", -32012],
+    ];
+    for (const [override, token, code, data] of cases) {
+      const params = { name: "test_event", arguments: { topic: "billing" }, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null, ...override };
+      const { status, body } = await call("events/subscribe", params, token);
+      expect(status, JSON.stringify(override)).toBe(200);
+      expect(body.error?.code, JSON.stringify(override)).toBe(code);
+      if (data) expect(body.error!.data).toMatchObject(data);
+    }
+    // None of them reached the receiver.
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it("answers CallbackEndpointError when the handshake fails, and stores nothing", async () => {
+    const wrong = receiver();
+    wrong.handshake = "wrong";
+    const a = await subscribe(wrong.url, freshSecret());
+    expect(a.body.error).toMatchObject({ code: -32015, data: { reason: "challenge_failed" } });
+    const down = receiver();
+    down.handshake = 503;
+    const b = await subscribe(down.url, freshSecret());
+    expect(b.body.error).toMatchObject({ code: -32015, data: { reason: "http_5xx" } });
+    await emitTest("billing", "nobody hears this");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(wrong.deliveries).toHaveLength(0);
+    expect(down.deliveries).toHaveLength(0);
+  });
+
+  it("accepts http://127.0.0.1 only under wrangler dev (MCP_DEV=on)", async () => {
+    const local = receiver("127.0.0.1:8911");
+    const url = "http://127.0.0.1:8911/cb";
+    const params = { name: "test_event", arguments: { topic: "dev" }, delivery: { mode: "webhook", url, secret: freshSecret() }, cursor: null };
+    expect((await call("events/subscribe", params, "alice")).body.error!.code).toBe(-32602);
+    const dev = await call("events/subscribe", params, "alice", { MCP_DEV: "on" });
+    expect(dev.body.result.id).toMatch(/^sub_/);
+    expect(local.requests[0]!.json.type).toBe("verification");
+  });
+
+  it("rate-limits verification requests to one host, whoever asks (the fixture allows 4 a minute)", async () => {
+    const hook = receiver();
+    for (const who of ["v1", "v2", "v3", "v4"]) expect((await subscribe(hook.url, freshSecret(), who)).body.result.id).toBeTruthy();
+    const fifth = await subscribe(hook.url, freshSecret(), "v5");
+    expect(fifth.body.error).toMatchObject({ code: -32015, data: { reason: "rate_limited" } });
+    expect(hook.controls).toHaveLength(4);
+  });
+
+  it("limits the subscriptions one principal holds per type (ResourceExhausted)", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    for (const topic of ["a", "b", "c"]) expect((await subscribe(hook.url, secret, "carol", { arguments: { topic } })).body.result.id).toBeTruthy();
+    const over = await subscribe(hook.url, secret, "carol", { arguments: { topic: "d" } });
+    expect(over.body.error).toMatchObject({ code: -32013, data: { limit: "subscriptions", max: 3 } });
+    // A refresh of one it holds is no new subscription.
+    expect((await subscribe(hook.url, secret, "carol", { arguments: { topic: "a" } })).body.result.id).toBeTruthy();
+  });
+});
+
+describe("webhook delivery", () => {
+  it("retries a receiver that answers 500, 500, 200 with fresh signatures, the same webhook-id, and stops at the 2xx", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    await subscribe(hook.url, secret, "dave", { arguments: { topic: "retry" } });
+    hook.script = [500, 500];
+    await emitTest("retry", "flaky");
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    await retryNow("test_event");
+    await until(() => expect(hook.deliveries).toHaveLength(2));
+    // A second later, so the third attempt's timestamp (whole seconds) differs from the first's.
+    await new Promise((r) => setTimeout(r, 1100));
+    await retryNow("test_event");
+    await until(() => expect(hook.deliveries).toHaveLength(3));
+    const [a, b, c] = hook.deliveries;
+    expect(new Set([a, b, c].map((d) => d!.headers["webhook-id"])).size).toBe(1);
+    expect(Number(c!.headers["webhook-timestamp"])).toBeGreaterThan(Number(a!.headers["webhook-timestamp"]));
+    expect(c!.headers["webhook-signature"]).not.toBe(a!.headers["webhook-signature"]);
+    for (const d of [a, b, c]) expect(() => verifies(d!, secret)).not.toThrow();
+    await retryNow("test_event");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(hook.deliveries).toHaveLength(3);
+    expect(await sqlIn("test_event", "SELECT * FROM delivery")).toHaveLength(0);
+    // The refresh reports the failures it had, and that it is delivering again.
+    const status = (await subscribe(hook.url, secret, "dave", { arguments: { topic: "retry" } })).body.result.deliveryStatus;
+    expect(status.active).toBe(true);
+    expect(Date.parse(status.lastDeliveryAt)).toBeGreaterThan(0);
+    expect(status.lastError).toBeUndefined();
+  });
+
+  it("gives up after a bounded number of attempts", async () => {
+    const hook = receiver();
+    await subscribe(hook.url, freshSecret(), "erin", { arguments: { topic: "down" } });
+    hook.script = [500, 500, 500, 500, 500, 500, 500];
+    await emitTest("down", "never lands");
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    for (let i = 2; i <= 5; i++) {
+      await retryNow("test_event");
+      await until(() => expect(hook.deliveries).toHaveLength(i));
+    }
+    await retryNow("test_event");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(hook.deliveries).toHaveLength(5);
+    const status = (await subscribe(hook.url, freshSecret(), "erin", { arguments: { topic: "down" } })).body.result.deliveryStatus;
+    expect(status).toMatchObject({ lastError: "http_5xx" });
+  });
+
+  for (const gone of [410, 413]) {
+    it(`never retries a ${gone}, and keeps the subscription`, async () => {
+      const hook = receiver();
+      await subscribe(hook.url, freshSecret(), "frank", { arguments: { topic: `gone${gone}` } });
+      hook.script = [gone];
+      await emitTest(`gone${gone}`, "refused");
+      await until(() => expect(hook.deliveries).toHaveLength(1));
+      await retryNow("test_event");
+      await new Promise((r) => setTimeout(r, 100));
+      expect(hook.deliveries).toHaveLength(1);
+      await emitTest(`gone${gone}`, "next one");
+      await until(() => expect(hook.deliveries).toHaveLength(2));
+      expect(hook.deliveries[1]!.json.data.text).toBe("next one");
+    });
+  }
+
+  it("stops delivering once the TTL granted has passed", async () => {
+    const hook = receiver();
+    const { body } = await subscribe(hook.url, freshSecret(), "gina", { arguments: { topic: "ttl" }, ttlMs: 1 });
+    // Clamped up to the server's minimum of a minute.
+    expect(Date.parse(body.result.refreshBefore) - Date.now()).toBeGreaterThan(50_000);
+    await sqlIn("test_event", "UPDATE sub SET expires_at = ? WHERE id = ?", Date.now() - 1, body.result.id);
+    await emitTest("ttl", "too late");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hook.deliveries).toHaveLength(0);
+    expect(await sqlIn("test_event", "SELECT id FROM sub WHERE id = ?", body.result.id)).toHaveLength(0);
+  });
+
+  it("signs with the old and the new secret for a grace window after a refresh replaced it", async () => {
+    const hook = receiver();
+    const [oldSecret, newSecret] = [freshSecret(), freshSecret()];
+    await subscribe(hook.url, oldSecret, "hana", { arguments: { topic: "rotate" } });
+    await subscribe(hook.url, newSecret, "hana", { arguments: { topic: "rotate" } });
+    await emitTest("rotate", "both");
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    const d = hook.deliveries[0]!;
+    expect(d.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(() => verifies(d, newSecret)).not.toThrow();
+    expect(() => verifies(d, oldSecret)).not.toThrow();
+    // After the grace window, only the new one.
+    await sqlIn("test_event", "UPDATE sub SET prev_until = 1 WHERE principal = 'hana'");
+    await emitTest("rotate", "new only");
+    await until(() => expect(hook.deliveries).toHaveLength(2));
+    expect(() => verifies(hook.deliveries[1]!, newSecret)).not.toThrow();
+    expect(() => verifies(hook.deliveries[1]!, oldSecret)).toThrow();
+  });
+
+  it("ends a subscription whose access was revoked: a signed terminated envelope, and no payload", async () => {
+    const { env } = await import("cloudflare:test");
+    const hook = receiver();
+    const secret = freshSecret();
+    const sub = (await call("events/subscribe", { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null }, "ivan")).body.result;
+    expect(sub.id).toBeTruthy();
+    const { emit } = await import("../../../src/mcp");
+    await emit(env, "scoped_event", { text: "allowed" });
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    await (env as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV.put("revoked:ivan", "1");
+    await emit(env, "scoped_event", { text: "secret stuff" });
+    await until(() => expect(hook.controls.some((r) => r.json.type === "terminated")).toBe(true));
+    const terminated = hook.controls.find((r) => r.json.type === "terminated")!;
+    expect(terminated.json.error).toMatchObject({ code: -32012 });
+    expect(() => verifies(terminated, secret)).not.toThrow();
+    expect(hook.deliveries).toHaveLength(1);
+    expect(await sqlIn("scoped_event", "SELECT id FROM sub WHERE id = ?", sub.id)).toHaveLength(0);
+    // Subscribing again is refused while access stays revoked.
+    const again = await call("events/subscribe", { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null }, "ivan");
+    expect(again.body.error!.code).toBe(-32012);
+  });
+
+  it("loses nothing when the object restarts between the emit and the delivery", async () => {
+    const hook = receiver();
+    await subscribe(hook.url, freshSecret(), "jack", { arguments: { topic: "restart" } });
+    hook.script = [503];
+    await emitTest("restart", "survives");
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    await evictDurableObject(typeObject("test_event"));
+    expect(await sqlIn("test_event", "SELECT event_id FROM delivery")).toHaveLength(1);
+    await retryNow("test_event");
+    await until(() => expect(hook.deliveries).toHaveLength(2));
+    expect(hook.deliveries[1]!.json.data.text).toBe("survives");
+  });
+
+  it("stops after events/unsubscribe; unsubscribing again is still {}", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    await subscribe(hook.url, secret, "kim", { arguments: { topic: "bye" } });
+    const params = { name: "test_event", arguments: { topic: "bye" }, delivery: { url: hook.url } };
+    const first = await call("events/unsubscribe", params, "kim");
+    expect(first.body.result).toMatchObject({ resultType: "complete" });
+    expect((await call("events/unsubscribe", { ...params, delivery: { mode: "webhook", url: hook.url } }, "kim")).body.result).toMatchObject({ resultType: "complete" });
+    expect((await call("events/unsubscribe", params)).body.error!.code).toBe(-32012);
+    await emitTest("bye", "unheard");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hook.deliveries).toHaveLength(0);
+  });
+});
