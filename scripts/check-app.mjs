@@ -22,7 +22,21 @@ export function waitUntil() {}
 export const tracing = undefined;
 `;
 
-/** @returns {Promise<{ loaded: boolean, problems: string[], why?: string }>} */
+/**
+ * What `npm run deploy` needs of the app's authorization (scripts/deploy-checks.mjs): whether an
+ * operation declares scopes (or `defineAuthorization({ scopes })` gives every one a default), and
+ * whether the app opted into serving them without authentication (`allowUnauthenticated: true`).
+ */
+const AUTH_OF = `() => {
+  const a = app?.authorization;
+  const defs = [...(app?.tools ?? []), ...(app?.resources ?? []), ...(app?.resourceTemplates ?? []), ...(app?.prompts ?? [])];
+  return { scoped: !!(a?.scopes?.length || defs.some((d) => d?.scopes)), allowUnauthenticated: a?.allowUnauthenticated === true };
+}`;
+
+/**
+ * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
+ * @returns {Promise<{ loaded: boolean, problems: string[], auth?: AppAuth, why?: string }>}
+ */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");
   rmSync(dir, { recursive: true, force: true });
@@ -32,7 +46,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await build({
       stdin: {
-        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\n`,
+        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const authOf = ${AUTH_OF};\n`,
         resolveDir: root,
         loader: "js",
       },
@@ -56,16 +70,17 @@ export async function checkAppDefinitions(root = ROOT) {
     return { loaded: false, problems: [], why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}` };
   }
   let run;
+  let authOf;
   try {
-    run = (await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`)).default;
+    ({ default: run, authOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
   } catch (err) {
     return { loaded: false, problems: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
   }
   // The app's own module loaded; from here on what fails is a definition.
   try {
-    return { loaded: true, problems: run() };
+    return { loaded: true, problems: run(), auth: authOf() };
   } catch (err) {
-    return { loaded: true, problems: [String(err?.message ?? err)] };
+    return { loaded: true, problems: [String(err?.message ?? err)], auth: authOf() };
   }
 }
 

@@ -1,0 +1,16 @@
+/** The part of Node's file system modules the unit tests of scripts use: the project carries no Node type package. */
+declare module "node:fs" {
+  export function mkdirSync(path: string, options?: { recursive?: boolean }): void;
+  export function mkdtempSync(prefix: string): string;
+  export function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
+  export function truncateSync(path: string, length: number): void;
+  export function writeFileSync(path: string, data: string): void;
+  export function readFileSync(path: string, encoding: "utf8"): string;
+}
+declare module "node:os" {
+  export function tmpdir(): string;
+}
+declare module "node:path" {
+  const path: { join(...parts: string[]): string; resolve(...parts: string[]): string };
+  export default path;
+}
