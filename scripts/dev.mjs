@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAppDefinitions } from "./check-app.mjs";
+import { devTokenKey } from "./lib/dev-token.mjs";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyLocalMigrations } from "./d1-migrations.mjs";
 import { isOAuthEntry } from "./deploy-checks.mjs";
@@ -46,7 +47,8 @@ if (path.resolve(ROOT, target.configFile) !== path.resolve(ROOT, "wrangler.toml"
 if (!(await applyLocalMigrations(ROOT, target, flagValue(args, "--persist-to")))) process.exit(1);
 
 // MCP_DEV: errors carry their details while developing (src/engine/config.ts says which); never deployed.
-const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on"], { cwd: ROOT, stdio: "inherit" });
+// MCP_DEV_TOKEN_KEY: the key of `npm run token`'s tokens (scripts/lib/dev-token.mjs), accepted here only.
+const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on", "--var", `MCP_DEV_TOKEN_KEY:${devTokenKey(ROOT)}`], { cwd: ROOT, stdio: "inherit" });
 let stopping = false;
 const stop = (signal) => {
   if (stopping) return;

@@ -126,10 +126,16 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       throw err;
     }
   };
-  const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
+  // `optional`: only `npm run dev`'s tokens are checked (AUTH_MODE=none), so a request without one stays anonymous.
+  const verifiers = new WeakMap<Config, { verify?: TokenVerifier; optional: boolean }>();
   const verifierOf = (config: Config) => {
-    if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth, options.jwt));
-    return verifiers.get(config);
+    let v = verifiers.get(config);
+    if (!v) {
+      const verify = options.verifyToken ?? verifierFor(config.auth, options.jwt);
+      const dev = config.devTokenKey && options.jwt?.dev?.(config.devTokenKey, verify, config.auth.mode === "none" ? [] : config.auth.scopes);
+      verifiers.set(config, (v = dev ? { verify: dev, optional: !verify } : { verify, optional: false }));
+    }
+    return v;
   };
 
   // Said once per isolate, at its first request: without the secret every 2026 input round fails.
@@ -152,12 +158,12 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const tooLarge = checkHeaderSizes(request, config.maxHeaderBytes);
     if (tooLarge) return tooLarge;
     let who: Principal | undefined;
-    const verify = verifierOf(config);
+    const { verify, optional } = verifierOf(config);
     if (options.principal) {
       const said = options.principal(request, env, ctx);
       who = typeof said === "string" ? { id: said, scopes: [] } : said;
       if (!who?.id) return challenge(request, path, 401, "Unauthorized");
-    } else if (verify) {
+    } else if (verify && !(optional && !request.headers.has("Authorization"))) {
       const scopes = config.auth.mode === "none" ? [] : config.auth.scopes;
       const verified = await authenticate(request, verify, path, scopes, hasMetadata(config));
       if (verified instanceof Response) return verified;

@@ -1,4 +1,4 @@
-/** The part of Node's file system modules the unit tests of scripts use: the project carries no Node type package. */
+/** The parts of Node the unit tests of scripts use (files, processes): the project carries no Node type package. */
 declare module "node:fs" {
   export function mkdirSync(path: string, options?: { recursive?: boolean }): void;
   export function mkdtempSync(prefix: string): string;
@@ -13,4 +13,7 @@ declare module "node:os" {
 declare module "node:path" {
   const path: { join(...parts: string[]): string; resolve(...parts: string[]): string };
   export default path;
+}
+declare module "node:child_process" {
+  export function spawnSync(command: string, args: string[], options: { cwd?: string; encoding: "utf8" }): { status: number | null; stdout: string; stderr: string };
 }
