@@ -12,7 +12,7 @@ function requireScopes(granted: readonly string[], needed: string[]): void {
   if (missing.length > 0) throw new AuthFailure("insufficient_scope", `The token lacks the scope(s): ${missing.join(" ")}`);
 }
 
-export const jwtAuth: JwtAuth = (cfg) => {
+const jwtVerifier: JwtAuth = (cfg) => {
   let check: Promise<(token: string, audiences: string[]) => Promise<JwtClaims>> | undefined;
   return async (token, resource) => {
     check ??= import("./jwt").then(({ jwtChecker }) => jwtChecker(cfg));
@@ -34,4 +34,5 @@ export const jwtAuth: JwtAuth = (cfg) => {
 };
 
 // Dev tokens are JWTs too: a Worker that checks JWTs can check `npm run dev`'s, when it has the key.
-jwtAuth.dev = devTokens;
+// Pure, so that a Worker that does not pass `jwt` bundles neither (no top-level side effect keeps this module).
+export const jwtAuth: JwtAuth = /* @__PURE__ */ Object.assign(jwtVerifier, { dev: devTokens });
