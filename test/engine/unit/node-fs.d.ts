@@ -6,6 +6,7 @@ declare module "node:fs" {
   export function truncateSync(path: string, length: number): void;
   export function writeFileSync(path: string, data: string): void;
   export function readFileSync(path: string, encoding: "utf8"): string;
+  export function symlinkSync(target: string, path: string): void;
 }
 declare module "node:os" {
   export function tmpdir(): string;
