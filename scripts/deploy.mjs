@@ -50,7 +50,9 @@ const d1 = await d1Databases(ROOT, target, config);
 // The OAuth entry serves the same app: every binding of wrangler.toml its tools read must be in its config too.
 if (isOAuthEntry(config) && path.resolve(ROOT, configFile) !== path.resolve(ROOT, "wrangler.toml")) {
   const lacking = missingBindings(await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env }), config, "wrangler.toml", configFile);
-  if (lacking.length) refuse([`${configFile} (the OAuth entry) lacks what the app's tools read through wrangler.toml; they would fail with an internal error:`, ...lacking.map((l) => `✗ ${l}`)]);
+  const lines = [`${configFile} (the OAuth entry) lacks what the app's tools read through wrangler.toml; they would fail with an internal error:`, ...lacking.map((l) => `✗ ${l}`)];
+  if (lacking.length && !dryRun) refuse(lines);
+  if (lacking.length) console.warn(`\nnpm run deploy --dry-run: a real deploy would stop here first:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
 }
 
 /** A wrangler command's exit code and output, its stdin closed so that it never waits on a prompt. */
