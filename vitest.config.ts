@@ -28,6 +28,8 @@ export default defineConfig({
         bindings: {
           // The secret that seals 2026-07-28 input rounds; tests get their own, never .dev.vars' or production's.
           MCP_STATE_SECRET: "test-secret-for-vitest-only",
+          // The app checks call as a dev token when .dev.vars turns authentication on (test/app-checks/caller.ts).
+          MCP_DEV_TOKEN_KEY: "dev-token-key-for-vitest-only",
           TEST_D1_MIGRATIONS: d1Migrations,
         },
       },

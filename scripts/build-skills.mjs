@@ -33,6 +33,12 @@ const MIME = {
 };
 /** The Agent Skills naming rule, which the extension makes the last segment of the skill's URI follow. */
 const NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
+/**
+ * The Skills extension's limits on one skill: a server SHOULD NOT serve a skill with more files or
+ * more bytes than these, so a host may refuse it whole. The build refuses it first.
+ */
+const SKILL_MAX_FILES = 512;
+const SKILL_MAX_BYTES = 16 * 1024 * 1024;
 
 const digest = (bytes) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 const byUri = (a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
@@ -69,7 +75,14 @@ export function buildSkills(assetsDir) {
     const frontmatter = frontmatterOf(readFileSync(path.join(dir, "SKILL.md"), "utf8"), dir);
     if (frontmatter.name !== name) throw new Error(`${dir}: the frontmatter name "${frontmatter.name}" must equal the folder name`);
     const resources = [];
-    for (const rel of walk(dir)) {
+    const files = walk(dir);
+    if (files.length > SKILL_MAX_FILES)
+      throw new Error(`skill "${name}" (${dir}) has ${files.length} files: a skill may have at most ${SKILL_MAX_FILES} (the Skills extension's limit)`);
+    let total = 0;
+    for (const rel of files) total += statSync(path.join(dir, rel)).size;
+    if (total > SKILL_MAX_BYTES)
+      throw new Error(`skill "${name}" (${dir}) holds ${total} bytes: a skill may hold at most ${SKILL_MAX_BYTES} (16 MiB, the Skills extension's limit)`);
+    for (const rel of files) {
       const bytes = readFileSync(path.join(dir, rel));
       const fileUri = `skill://${name}/${rel}`;
       const file = { size: bytes.length, digest: digest(bytes), mimeType: MIME[path.extname(rel).toLowerCase()] ?? "application/octet-stream" };

@@ -25,8 +25,19 @@ export const tracing = undefined;
 `;
 
 /**
- * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not.
- * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], why?: string }>}
+ * What `npm run deploy` needs of the app's authorization (scripts/deploy-checks.mjs): whether an
+ * operation declares scopes (or `defineAuthorization({ scopes })` gives every one a default), and
+ * whether the app opted into serving them without authentication (`allowUnauthenticated: true`).
+ */
+const AUTH_OF = `() => {
+  const a = app?.authorization;
+  const defs = [...(app?.tools ?? []), ...(app?.resources ?? []), ...(app?.resourceTemplates ?? []), ...(app?.prompts ?? [])];
+  return { scoped: !!(a?.scopes?.length || defs.some((d) => d?.scopes)), allowUnauthenticated: a?.allowUnauthenticated === true };
+}`;
+
+/**
+ * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
+ * @returns {Promise<{ loaded: boolean, problems: string[], auth?: AppAuth, why?: string }>}
  */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");
@@ -37,7 +48,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await build({
       stdin: {
-        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\n`,
+        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const authOf = ${AUTH_OF};\n`,
         resolveDir: root,
         loader: "js",
       },
@@ -60,9 +71,9 @@ export async function checkAppDefinitions(root = ROOT) {
   } catch (err) {
     return { loaded: false, problems: [], warnings: [], why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}` };
   }
-  let run, warn;
+  let run, warn, authOf;
   try {
-    ({ default: run, warnings: warn } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
+    ({ default: run, warnings: warn, authOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
   } catch (err) {
     return { loaded: false, problems: [], warnings: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
   }
@@ -74,9 +85,9 @@ export async function checkAppDefinitions(root = ROOT) {
     // A definition that breaks the warnings breaks the check below too, which names it.
   }
   try {
-    return { loaded: true, problems: run(), warnings };
+    return { loaded: true, problems: run(), warnings, auth: authOf() };
   } catch (err) {
-    return { loaded: true, problems: [String(err?.message ?? err)], warnings };
+    return { loaded: true, problems: [String(err?.message ?? err)], warnings, auth: authOf() };
   }
 }
 

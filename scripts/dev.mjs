@@ -6,28 +6,26 @@
 // wrangler and workerd serving the port, because npm's `sh -c` dies on the signal without passing
 // it on: this script passes it on, and stops wrangler when its own parent is gone.
 //
-//   node scripts/dev.mjs [--config <wrangler config>] [<wrangler dev flags>]
+//   node scripts/dev.mjs [--config <wrangler config>] [--env <name>] [<wrangler dev flags>]
 //   npm run dev -- --port 9000 --ip 127.0.0.1
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAppDefinitions } from "./check-app.mjs";
+import { devTokenKey } from "./lib/dev-token.mjs";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyLocalMigrations } from "./d1-migrations.mjs";
+import { isOAuthEntry } from "./deploy-checks.mjs";
+import { missingBindings } from "./lib/entry-bindings.mjs";
+import { flagValue, readWranglerConfig, wranglerTarget } from "./lib/wrangler-config.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 
-/** The value of a wrangler flag given as `--flag value` or `--flag=value`. */
-function flagValue(argv, name) {
-  const at = argv.indexOf(name);
-  if (at >= 0) return argv[at + 1];
-  return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
-}
+// The config and environment wrangler dev will use (scripts/lib/wrangler-config.mjs), as npm run deploy reads them.
+const target = wranglerTarget(ROOT, args);
 
-const configFile = flagValue(args, "--config") ?? flagValue(args, "-c") ?? "wrangler.toml";
-
-ensureDevVars(path.dirname(path.resolve(ROOT, configFile)));
+ensureDevVars(path.dirname(path.resolve(ROOT, target.configFile)));
 
 const app = await checkAppDefinitions(ROOT);
 if (!app.loaded) console.warn(`app check: skipped in Node (${app.why}); npm test checks the app inside workerd`);
@@ -37,10 +35,20 @@ else if (app.problems.length) {
   process.exit(1);
 }
 
-if (!(await applyLocalMigrations(ROOT, configFile, flagValue(args, "--persist-to")))) process.exit(1);
+// The OAuth entry serves the same app: a binding of wrangler.toml it lacks fails that app's tools there.
+if (path.resolve(ROOT, target.configFile) !== path.resolve(ROOT, "wrangler.toml")) {
+  const config = await readWranglerConfig(ROOT, target);
+  if (isOAuthEntry(config)) {
+    const lacking = missingBindings(await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env: target.env }), config, "wrangler.toml", target.configFile);
+    if (lacking.length) console.warn(`\n!!! ${target.configFile} (the OAuth entry) lacks what the app reads through wrangler.toml; those tools fail with an internal error here:\n${lacking.map((l) => `!!!   ${l}`).join("\n")}\n`);
+  }
+}
+
+if (!(await applyLocalMigrations(ROOT, target, flagValue(args, "--persist-to")))) process.exit(1);
 
 // MCP_DEV: errors carry their details while developing (src/engine/config.ts says which); never deployed.
-const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on"], { cwd: ROOT, stdio: "inherit" });
+// MCP_DEV_TOKEN_KEY: the key of `npm run token`'s tokens (scripts/lib/dev-token.mjs), accepted here only.
+const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on", "--var", `MCP_DEV_TOKEN_KEY:${devTokenKey(ROOT)}`], { cwd: ROOT, stdio: "inherit" });
 let stopping = false;
 const stop = (signal) => {
   if (stopping) return;

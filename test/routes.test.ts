@@ -2,8 +2,10 @@
  * The example Worker's routes (src/index.ts): its own route beside /mcp, the MCP endpoint through
  * the router, and a 404 for anything else. A fork that changes its routes changes this file.
  */
-import { SELF } from "cloudflare:test";
+import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import app from "../src/server";
+import { callerHeaders, whyRefused } from "./app-checks/caller";
 
 const BASE = "http://localhost";
 
@@ -17,11 +19,13 @@ describe("src/index.ts routes", () => {
   it("/mcp is the MCP endpoint behind the router", async () => {
     const res = await SELF.fetch(`${BASE}/mcp`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" },
+      // As the caller the configured authentication admits (AUTH_MODE in .dev.vars: test/app-checks/caller.ts).
+      headers: { ...(await callerHeaders(app, env)), "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
     });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 7, result: { supportedVersions: expect.arrayContaining(["2026-07-28"]) } });
+    const body = await res.json();
+    expect(res.status, whyRefused(res.status, body, env)).toBe(200);
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: 7, result: { supportedVersions: expect.arrayContaining(["2026-07-28"]) } });
   });
 
   it("any other path is a 404 that names the MCP endpoint", async () => {

@@ -14,7 +14,8 @@ import { LegacySession, checkConvert, convertArgs, modernCall, modernRequest } f
 import { cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { median, mergeRuns, runLoad } from "./runner.mjs";
 import { FLOOR_PLATFORM, REPLAY_FIXTURE, SAME_TOOL, SERVERS, compatibilityOf } from "./servers.mjs";
-import { build, buildUploadBundle, checkStartup, moduleMapper, profileStartup, summarize } from "./startup.mjs";
+import { build, buildUploadBundle, checkStartup, interleavedProfiles, moduleMapper, summarize } from "./startup.mjs";
+import { startupCpu } from "./startup-cpu.mjs";
 
 /** Means of per-run Maps (module or function → ms), largest first. */
 function meanOf(sums, field) {
@@ -58,7 +59,7 @@ async function buildAll(tmpDir, onProgress) {
  * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again,
  * and the size of the peers' one tool on the engine (`sameTool`: { min, gzip }).
  */
-export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onProgress = () => {}) {
+export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRounds = 3, isolates = 40 }, onProgress = () => {}) {
   const stat = {};
   const built = await buildAll(tmpDir, onProgress);
   const same = await build(path.join(ROOT, SAME_TOOL), path.join(tmpDir, "same-tool", "min"));
@@ -76,14 +77,16 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
       checks[key].push((await checkStartup(built[key].upload, tmpDir)).active);
     }
   }
-  for (const [key, server] of Object.entries(SERVERS)) {
-    onProgress(`start-up profile: ${server.name}`);
+  // The finer profile (50 µs) runs on the unminified builds, so functions keep their names and lines
+  // map to modules; interleaved like the checks. Its Active time has a figure even for the bare
+  // Worker, whose `check startup` (sampled at about 1 ms) can read 0.0 ms.
+  onProgress(`start-up profile (50 µs): ${profileRuns} interleaved rounds of ${keys.join(", ")}`);
+  const profiled = await interleavedProfiles(Object.fromEntries(keys.map((key) => [key, { dir: built[key].raw.dir, main: built[key].raw.main, compat: compatibilityOf(SERVERS[key].config) }])), profileRuns, onProgress);
+  for (const key of keys) {
     const { min, raw } = built[key];
     const check = checks[key];
-    // The finer profile runs on the unminified build, so functions keep their names and lines map to modules.
     const map = moduleMapper(readFileSync(path.join(raw.dir, raw.main), "utf8"));
-    const profiles = await profileStartup(raw.dir, raw.main, { ...compatibilityOf(server.config), reps: profileRuns });
-    const sums = profiles.map((p) => summarize(p, map, raw.main));
+    const sums = profiled[key].map((p) => summarize(p, map, raw.main));
     stat[key] = {
       raw: raw.raw,
       min: min.raw,
@@ -91,6 +94,8 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
       checkActive: median(check),
       checkAll: check,
       profJs: median(sums.map((s) => s.js)),
+      profActive: median(sums.map((s) => s.active)),
+      profActiveAll: sums.map((s) => Number(s.active.toFixed(2))),
       profProgram: median(sums.map((s) => s.program)),
     };
     if (key === "engine") {
@@ -104,8 +109,21 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onPro
         topFunctions: meanOf(sums, "byFunction").slice(0, 10),
       };
     }
-    onProgress(`  unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: JS ${stat[key].profJs.toFixed(2)} ms (median)`);
+    onProgress(`  ${SERVERS[key].name}: unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: Active ${stat[key].profActiveAll.join(", ")} ms, JS ${stat[key].profJs.toFixed(2)} ms (median)`);
   }
+  // The start-up the "≤ 1.25× the bare Worker's" row compares: CPU time of an isolate's first
+  // request importing the minified bundle, isolate and harness included, since the sampled figures
+  // read a bare Worker's start-up (far under their resolution) as 0.0 ms. Interleaved rounds.
+  onProgress(`start-up CPU: ${cpuRounds} interleaved rounds of engine, floor (${isolates} isolates each)`);
+  for (let round = 0; round < cpuRounds; round++) {
+    for (const key of round % 2 ? ["floor", "engine"] : ["engine", "floor"]) {
+      const { min } = built[key];
+      const r = await startupCpu(min.dir, min.main, { ...compatibilityOf(SERVERS[key].config), isolates });
+      (stat[key].startCpuAll ??= []).push(Number(r.full.toFixed(2)));
+    }
+  }
+  for (const key of ["engine", "floor"]) stat[key].startCpu = median(stat[key].startCpuAll);
+  onProgress(`  start-up CPU per isolate: engine ${stat.engine.startCpuAll.join(", ")} ms, floor ${stat.floor.startCpuAll.join(", ")} ms`);
   return { stat, engineProfile, built, sameTool };
 }
 

@@ -137,6 +137,25 @@ export async function profileStartup(outdir, main, { compatibilityDate, compatib
 }
 
 /**
+ * 50 µs start-up profiles of several builds in interleaved rounds: each round profiles every build
+ * once, in a rotating order, so a change in the machine's load falls on all of them and not on
+ * whichever ran in its stretch. `builds`: { [key]: { dir, main, compat } }. Returns { [key]: profile[] }.
+ */
+export async function interleavedProfiles(builds, rounds, onProgress = () => {}) {
+  const keys = Object.keys(builds);
+  const out = Object.fromEntries(keys.map((key) => [key, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[(round + k) % keys.length];
+      const { dir, main, compat } = builds[key];
+      out[key].push(...(await profileStartup(dir, main, { ...compat, reps: 1 })));
+    }
+    onProgress(`  start-up profile round ${round + 1} of ${rounds}`);
+  }
+  return out;
+}
+
+/**
  * What `wrangler check startup` computes from a profile: every sample's time delta counts
  * as active unless its node is "(idle)". Also splits the active time into the worker's own
  * JavaScript (by module and by function), V8/workerd native time "(program)" and GC.

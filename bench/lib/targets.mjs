@@ -65,14 +65,17 @@ export function checkTargets(data) {
   );
   // Start-up.
   const startShare = `start-up ≤ ${share(BUDGETS.startupShare)} of the official SDK's (check startup Active)`;
-  const startFloor = `start-up ≤ ${BUDGETS.startupFloor}× the bare Worker's (check startup Active, same rounds)`;
+  // CPU time of an isolate's first request, import included (bench/lib/startup-cpu.mjs): the sampled
+  // figures (`check startup` at about 1 ms, even the 50 µs profile) read a bare Worker's start-up,
+  // far under their resolution, as 0.0 ms, and no ratio can be taken; CPU time always has a figure.
+  const startFloor = `start-up ≤ ${BUDGETS.startupFloor}× the bare Worker's (CPU of an isolate's first request, import included; interleaved rounds)`;
   const startJs = `start-up JS ≤ ${share(BUDGETS.startupJsShare)} of the official SDK's (50 µs profile, median)`;
   if (e && official) {
     out.push(
       { met: e.checkActive <= BUDGETS.startupShare * official.checkActive, text: `${startShare}: ${x(e.checkActive, official.checkActive)} (50 µs JS profile: ${x(e.profJs, official.profJs)})` },
-      stat.floor
-        ? { met: e.checkActive <= BUDGETS.startupFloor * stat.floor.checkActive, text: `${startFloor}: ${x(e.checkActive, stat.floor.checkActive)} (${e.checkActive.toFixed(1)} ms against ${stat.floor.checkActive.toFixed(1)} ms)` }
-        : notRun(startFloor),
+      stat.floor?.startCpu > 0 && e.startCpu !== undefined
+        ? { met: e.startCpu <= BUDGETS.startupFloor * stat.floor.startCpu, text: `${startFloor}: ${x(e.startCpu, stat.floor.startCpu)} (${e.startCpu.toFixed(2)} ms against ${stat.floor.startCpu.toFixed(2)} ms; \`check startup\` ${e.checkActive.toFixed(1)} ms against ${stat.floor.checkActive.toFixed(1)} ms)` }
+        : notRun(startFloor, stat.floor ? "the bare Worker's start-up CPU was not measured" : "not run"),
       { met: e.profJs <= BUDGETS.startupJsShare * official.profJs, text: `${startJs}: ${x(e.profJs, official.profJs)} (${e.profJs.toFixed(2)} ms against ${official.profJs.toFixed(2)} ms)` },
     );
   } else out.push(notRun(startShare), notRun(startFloor), notRun(startJs));

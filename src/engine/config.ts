@@ -92,6 +92,11 @@ export interface Vars {
    * mistake is named in the answer instead of a bare "Internal error".
    */
   MCP_DEV?: string;
+  /**
+   * Set by `npm run dev` only (scripts/dev.mjs; never in wrangler.toml, and `npm run deploy` refuses
+   * it): the key of the dev tokens `npm run token` mints, accepted beside AUTH_MODE (docs/security.md).
+   */
+  MCP_DEV_TOKEN_KEY?: string;
 }
 
 export interface Config {
@@ -110,6 +115,8 @@ export interface Config {
   streamReplayMs: number;
   closedLogMaxBytes: number;
   auth: AuthConfig;
+  /** MCP_DEV_TOKEN_KEY: under `npm run dev`, the key dev tokens are signed with. */
+  devTokenKey?: string;
   maxJsonDepth: number;
   maxHeaderBytes: number;
   maxStreamsPerSession: number;
@@ -218,6 +225,7 @@ export function readConfig(env: Vars): Config {
     // streams never hold more than this however many it runs inside one replay window.
     closedLogMaxBytes: positiveInt(env, "CLOSED_LOG_MAX_BYTES", 8 * 1024 * 1024),
     auth: readAuth(env),
+    devTokenKey: env.MCP_DEV_TOKEN_KEY || undefined,
     maxJsonDepth: positiveInt(env, "MAX_JSON_DEPTH", 64),
     maxHeaderBytes: positiveInt(env, "MAX_HEADER_BYTES", 8192),
     maxStreamsPerSession: positiveInt(env, "MAX_STREAMS_PER_SESSION", 16),

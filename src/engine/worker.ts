@@ -132,10 +132,16 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       throw err;
     }
   };
-  const verifiers = new WeakMap<Config, TokenVerifier | undefined>();
+  // `optional`: only `npm run dev`'s tokens are checked (AUTH_MODE=none), so a request without one stays anonymous.
+  const verifiers = new WeakMap<Config, { verify?: TokenVerifier; optional: boolean }>();
   const verifierOf = (config: Config) => {
-    if (!verifiers.has(config)) verifiers.set(config, options.verifyToken ?? verifierFor(config.auth, options.jwt));
-    return verifiers.get(config);
+    let v = verifiers.get(config);
+    if (!v) {
+      const verify = options.verifyToken ?? verifierFor(config.auth, options.jwt);
+      const dev = config.devTokenKey && options.jwt?.dev?.(config.devTokenKey, verify, config.auth.mode === "none" ? [] : config.auth.scopes);
+      verifiers.set(config, (v = dev ? { verify: dev, optional: !verify } : { verify, optional: false }));
+    }
+    return v;
   };
 
   /**
@@ -146,13 +152,13 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
    */
   async function callerFor(request: Request, env: Env, ctx: WorkerContext, config: Config, reg: Registry): Promise<Caller | Response> {
     let who: Principal | undefined;
-    const verify = verifierOf(config);
-    if (!options.principal && !verify) warnScopedWithoutAuth(reg);
+    const { verify, optional } = verifierOf(config);
+    if (!options.principal && (!verify || optional)) warnScopedWithoutAuth(reg);
     if (options.principal) {
       const said = options.principal(request, env, ctx);
       who = typeof said === "string" ? { id: said, scopes: [] } : said;
       if (!who?.id) return challenge(request, path, 401, "Unauthorized");
-    } else if (verify) {
+    } else if (verify && !(optional && !request.headers.has("Authorization"))) {
       const verified = await authenticate(request, verify, path, baselineOf(config, reg), hasMetadata(config), options.verifyToken ? "verifyToken" : `AUTH_MODE=${config.auth.mode}`);
       if (verified instanceof Response) return verified;
       who = verified;
@@ -272,7 +278,10 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
 
   /** Whether this server has RFC 9728 metadata to serve: authorization on, with an authorization server to name. */
   const serversOf = (config: Config) => authorizationServers(config.auth, options.authorizationServers);
-  const hasMetadata = (config: Config) => verifierOf(config) !== undefined && serversOf(config).length > 0;
+  const hasMetadata = (config: Config) => {
+    const { verify, optional } = verifierOf(config);
+    return verify !== undefined && !optional && serversOf(config).length > 0;
+  };
 
   /** RFC 9728 metadata, at the path-suffixed and the root form; 404 while there is none (see hasMetadata). */
   function handleMetadata(request: Request, env: Env): Response {

@@ -5,10 +5,11 @@
  * Static Assets. It only lists and reads; it calls none of the app's tools.
  * Part of the template: a fork keeps this folder as it is.
  */
-import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { SELF, env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
 import app from "../../src/server";
 import { checkApp } from "../../src/engine/mcp/check-app";
+import { callerHeaders, whyRefused } from "./caller";
 
 const URL = "http://localhost/mcp";
 const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
@@ -23,10 +24,22 @@ const LISTS: [method: string, key: string, has: boolean][] = [
 ];
 const served = LISTS.filter(([, , has]) => has);
 
+// The caller the configured authentication admits (AUTH_MODE in .dev.vars or wrangler.toml: ./caller.ts).
+let caller: Record<string, string> = {};
+beforeAll(async () => {
+  caller = await callerHeaders(app, env);
+});
+
 async function post(headers: Record<string, string>, message: Record<string, unknown>) {
-  const res = await SELF.fetch(URL, { method: "POST", headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(message) });
+  const res = await SELF.fetch(URL, { method: "POST", headers: { ...JSON_HEADERS, ...caller, ...headers }, body: JSON.stringify(message) });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, any>) : undefined };
+  let body: Record<string, any> | undefined;
+  try {
+    body = text ? (JSON.parse(text) as Record<string, any>) : undefined;
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, headers: res.headers, body, why: () => whyRefused(res.status, body, env) };
 }
 
 /** The `ui://` views the app's tools name (MCP Apps); each one's HTML must be among the Static Assets. */
@@ -40,11 +53,11 @@ describe("src/server.ts", () => {
 
   it("is served on 2026-07-28: discover and every list it has", async () => {
     const discover = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" }, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } });
-    expect(discover.status, JSON.stringify(discover.body)).toBe(200);
+    expect(discover.status, discover.why()).toBe(200);
     expect(discover.body?.result?.supportedVersions).toContain("2026-07-28");
     for (const [method, key] of served) {
       const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method }, { jsonrpc: "2.0", id: 2, method, params: { _meta: MODERN_META } });
-      expect(r.status, `${method}: ${JSON.stringify(r.body)}`).toBe(200);
+      expect(r.status, `${method}: ${r.why()}`).toBe(200);
       expect(r.body?.result?.[key]?.length, `${method} lists nothing`).toBeGreaterThan(0);
     }
   });
@@ -52,14 +65,14 @@ describe("src/server.ts", () => {
   it.skipIf(views.length === 0)("serves the HTML of every view its tools name (a file under assets/)", async () => {
     for (const uri of views) {
       const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri }, { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri, _meta: UI_HOST } });
-      expect(r.body?.error, `${uri}: ${JSON.stringify(r.body?.error)}`).toBeUndefined();
+      expect(r.body?.error, `${uri}: ${r.why()}`).toBeUndefined();
       expect(r.body?.result?.contents?.[0]?.text?.length, `${uri} has no HTML`).toBeGreaterThan(0);
     }
   });
 
   it("is served in a 2025-11-25 session: initialize, every list it has, DELETE", async () => {
     const init = await post({}, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "app-check", version: "0" } } });
-    expect(init.status, JSON.stringify(init.body)).toBe(200);
+    expect(init.status, init.why()).toBe(200);
     expect(init.body?.result?.serverInfo?.name).toBe(app.info.name);
     const session = init.headers.get("Mcp-Session-Id");
     expect(session, "initialize gave no Mcp-Session-Id").toBeTruthy();
@@ -67,10 +80,10 @@ describe("src/server.ts", () => {
     expect((await post(inSession, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
     for (const [method, key] of served) {
       const r = await post(inSession, { jsonrpc: "2.0", id: 2, method, params: {} });
-      expect(r.status, `${method}: ${JSON.stringify(r.body)}`).toBe(200);
+      expect(r.status, `${method}: ${r.why()}`).toBe(200);
       expect(r.body?.result?.[key]?.length, `${method} lists nothing`).toBeGreaterThan(0);
     }
-    const closed = await SELF.fetch(URL, { method: "DELETE", headers: inSession });
+    const closed = await SELF.fetch(URL, { method: "DELETE", headers: { ...caller, ...inSession } });
     expect(closed.status).toBe(200);
     await closed.arrayBuffer();
   });

@@ -88,7 +88,13 @@ type JwtConfig = Extract<AuthConfig, { mode: "jwt" }>;
  * The verifier for AUTH_MODE=jwt (jwt-auth.ts: signature, issuer, audience, expiry and scopes, with
  * jose). Passed in rather than imported, so a Worker that does not pass it carries none of it.
  */
-export type JwtAuth = (cfg: JwtConfig) => TokenVerifier;
+export type JwtAuth = ((cfg: JwtConfig) => TokenVerifier) & {
+  /**
+   * `npm run dev`'s tokens (dev-tokens.ts), when it set MCP_DEV_TOKEN_KEY: wraps the configured
+   * verifier (none when AUTH_MODE=none), so a dev token and a real one are each checked by their own.
+   */
+  dev?: (key: string, inner: TokenVerifier | undefined, scopes: string[]) => TokenVerifier;
+};
 
 /**
  * The verifier the configuration asks for; undefined when authorization is off. AUTH_MODE=jwt in a

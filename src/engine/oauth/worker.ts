@@ -138,7 +138,18 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
     return issuer;
   }
 
-  async function fetch(request: Request, env: OAuthEnv, ctx: ExecutionContext): Promise<Response> {
+  // The provider checks every /mcp token here, so AUTH_MODE and its settings (the default entry's,
+  // say from a .dev.vars both share) do not apply: the entry sees an env without AUTH_MODE, one copy per env.
+  const withoutAuthMode = new WeakMap<OAuthEnv, OAuthEnv>();
+  const entryEnv = (env: OAuthEnv) => {
+    if ((env as { AUTH_MODE?: string }).AUTH_MODE === undefined) return env;
+    let own = withoutAuthMode.get(env);
+    if (!own) withoutAuthMode.set(env, (own = { ...env, AUTH_MODE: undefined }));
+    return own;
+  };
+
+  async function fetch(request: Request, rawEnv: OAuthEnv, ctx: ExecutionContext): Promise<Response> {
+    const env = entryEnv(rawEnv);
     const url = new URL(request.url);
     const config = readConfig(env);
     if (servedAsApi(url.pathname)) {
