@@ -53,9 +53,11 @@ describe("dev tokens under npm run dev (MCP_DEV_TOKEN_KEY set)", () => {
   });
 
   it("without a token the caller is anonymous (AUTH_MODE=none), as without the key", async () => {
+    // The fixture's operations need its baseline scope, so an anonymous caller is refused (secure by default).
     const r = await call(dev, "whoami", {});
     expect(r.status).toBe(200);
-    expect(text(r.body)).toBe("null");
+    expect(r.body.result).toBeUndefined();
+    expect((r.body.error as { message: string }).message).toMatch(/AUTH_MODE/);
   });
 
   it("beside AUTH_MODE=jwt: a dev token and a real JWT are each checked by their own", async () => {
@@ -76,7 +78,9 @@ describe("a deployed Worker (no MCP_DEV_TOKEN_KEY) never accepts a dev token", (
   });
 
   it("AUTH_MODE=none: the token is not read, the caller stays anonymous", async () => {
+    // Read, it would make alice the caller; unread, the caller is anonymous and the scoped fixture refuses it.
     const r = await call({}, "whoami", {}, await devToken("alice", "notes:write"));
-    expect(text(r.body)).toBe("null");
+    expect(text(r.body)).toBe("");
+    expect((r.body.error as { message: string }).message).toMatch(/AUTH_MODE/);
   });
 });
