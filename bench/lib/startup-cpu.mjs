@@ -41,7 +41,7 @@ const harness = (main) => `export default { async fetch() { ${main ? `await impo
  * importing nothing. `isolates` Workers per measurement.
  */
 export async function startupCpu(outdir, main, { compatibilityDate, compatibilityFlags, isolates = 40 } = {}) {
-  const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+  const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f));
   const withBundle = () => ({
     modulesRoot: outdir,
     modules: [

@@ -32,7 +32,7 @@ export async function build(config, outdir, { minify } = {}) {
   if (minify !== undefined) args.push("--minify", String(minify));
   const r = await run("wrangler", args, { timeoutMs: 180_000, capture: true });
   if (r.code !== 0) throw new Error(`wrangler ${args.join(" ")} failed (code ${r.code}):\n${r.out.slice(-3000)}`);
-  const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f)).sort();
+  const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f)).sort();
   if (files.length === 0) throw new Error(`no JS in ${outdir}`);
   const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
   const main = files.includes("index.js") ? "index.js" : files[0];
@@ -91,7 +91,7 @@ function inspectorCall(ws, id, method, params = {}) {
 export async function profileStartup(outdir, main, { compatibilityDate, compatibilityFlags = [], reps = 7, intervalUs = 50 } = {}) {
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
-  const modules = readdirSync(outdir, { recursive: true })
+  const modules = readdirSync(outdir, { recursive: true, encoding: "utf8" })
     .filter((f) => /\.m?js$/.test(f))
     .map((f) => ({ type: "ESModule", path: path.join(outdir, f) }));
   const harness = path.join(outdir, "__startup-harness.mjs");

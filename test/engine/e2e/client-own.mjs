@@ -214,7 +214,7 @@ async function startSdkServer() {
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
     if (!transport && body && isInitializeRequest(body)) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => { sessions.set(sid, transport); } });
       await newServer().connect(transport);
     }
     if (!transport) return void res.writeHead(404).end();

@@ -36,7 +36,7 @@ async function buildEntry(config) {
   try {
     const r = await run("wrangler", ["deploy", "--dry-run", "--config", config, "--outdir", outdir], { timeoutMs: 120_000, capture: true });
     if (r.code !== 0) throw new Error(`wrangler deploy --dry-run --config ${config} failed:\n${r.out.slice(-2000)}`);
-    const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+    const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f));
     const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
     return { raw: bytes.length, gzip: gzipSync(bytes).length, hasProvider: bytes.includes(MARKER) };
   } finally {
