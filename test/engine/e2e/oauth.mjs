@@ -104,7 +104,7 @@ async function heapProbe(origin) {
     }
   }
   assert(inspector, "could not find the wrangler dev inspector port (Linux /proc)");
-  const ws = new WebSocket(`ws://127.0.0.1:${inspector}/ws`, { headers: { Origin: "http://localhost" } });
+  const ws = new WebSocket(`ws://127.0.0.1:${inspector}/ws`, /** @type {any} */ ({ headers: { Origin: "http://localhost" } }));
   await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = () => reject(new Error("inspector connection failed")))));
   let next = 0;
   const waiting = new Map();
