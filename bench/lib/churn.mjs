@@ -138,6 +138,7 @@ const row = ({ latencies, workerCpuMs, ...r }) => ({ ...r, workerCpuMsPerOp: wor
  *   turns: (a)'s sessions; chatUsers: (b)'s users, each opening CHAT_SESSIONS_PER_MINUTE × idleMinutes
  *   (IDLE_MINUTES unless told: --quick simulates a shorter window)
  *   sessions; calls: (c)'s calls per lane; servers (optional): two startFreshServer() results, for (a) and (b).
+ * @param {(line: string) => void} [onProgress]
  */
 export async function churnPhase(settings, onProgress = () => {}) {
   const { turns, chatUsers, calls, servers = [], idleMinutes = IDLE_MINUTES } = settings;

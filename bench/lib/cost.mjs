@@ -190,6 +190,8 @@ export function billOf(c, cpuUs) {
 /**
  * The cost phase: counts and CPU per operation, and the bill for a million of each.
  * @returns {Promise<{pricesAsOf: string, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, spans: {on: number, off: number}, errors: string[]}>}
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function costPhase({ tmpDir, rounds = 3, perRound = 300, warmup = 100, countEach = 10 }, onProgress = () => {}) {
   onProgress(`cost: what each operation makes the platform do (wrangler dev trace store, ${countEach} of each), then workerd CPU per operation (Miniflare, ${rounds} interleaved rounds)`);

@@ -225,6 +225,8 @@ function clientOf(server, most) {
  * on Cloudflare a closed stream is reported at once.
  * `servers`, `sessionServers`, `floorServers` ([shards] each): `wrangler dev`s of fanoutServer(shards)
  * (fanoutFloorServer for the floor) already started (dev-servers.mjs); one is started here when absent.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {}, floorServers = {} }, onProgress = () => {}) {
   const rows = [];

@@ -57,6 +57,8 @@ async function buildAll(tmpDir, onProgress) {
  * (median of `profileRuns`); for the engine, where its start-up time goes. Returns the builds too
  * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again,
  * and the size of the peers' one tool on the engine (`sameTool`: { min, gzip }).
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns }, onProgress = () => {}) {
   const stat = {};
@@ -176,6 +178,8 @@ export const THROUGHPUT_SERVERS = {
  * wrangler's Node process) and the rows are measured in interleaved rounds, in a rotating order,
  * so drift in the machine's other load is spread over every row instead of landing on whichever
  * ran last. `servers`: THROUGHPUT_SERVERS already started (dev-servers.mjs); stopped here either way.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function throughput({ requests, rounds, concurrency, warmup, rowMaxMs, legacySessions, servers: started }, onProgress = () => {}) {
   onProgress("throughput: wrangler dev of the floor, the engine test app and the peers");
@@ -230,6 +234,8 @@ async function drainResuming(session, stream, untilSeq, timeoutMs) {
  * 2025-11-25 Last-Event-ID replay against the replay fixture: one stream of 100 events and
  * one of `logSize`, then replays of 100, 1,000 and all `logSize` missed events, timed. `server`: a
  * `wrangler dev` of REPLAY_SERVER already started (dev-servers.mjs); it is stopped here either way.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function replay({ logSize, quick, server: started }, onProgress = () => {}) {
   onProgress("Last-Event-ID replay");

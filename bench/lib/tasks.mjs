@@ -60,6 +60,7 @@ const pcts = (xs) => {
  *   `wrangler dev` of TASKS_SERVER and of TASK_FLOOR_SERVER already started (dev-servers.mjs);
  *   both are stopped here either way.
  * @returns {Promise<{lifecycle, floor, get, call, errors: string[]}>}
+ * @param {(line: string) => void} [onProgress]
  */
 export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxMs, server: started, floorServer: floorStarted }, onProgress = () => {}) {
   const tasks = quick ? 32 : 200;
