@@ -39,6 +39,7 @@ export async function startDevServers({ shardCounts }, onProgress = () => {}) {
     "churn-b": retried(startFreshServer),
   };
   const keys = Object.keys(starts);
+  /** @type {any[]} */
   const settled = await Promise.allSettled(Object.values(starts));
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) {

@@ -137,7 +137,10 @@ const floorPublish = (client, count) => async () => {
  */
 class Publishes {
   constructor(streams, { roundMs, roles, publish }) {
-    Object.assign(this, { streams, roundMs, roles, publish });
+    this.streams = streams;
+    this.roundMs = roundMs;
+    this.roles = roles;
+    this.publish = publish;
     this.rssMiB = roles && workerRssMiB(roles);
     this.base = streams.map((s) => s.times.length);
     this.rounds = 0;

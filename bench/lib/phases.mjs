@@ -33,12 +33,13 @@ async function buildAll(tmpDir, onProgress) {
   onProgress(`building ${Object.keys(SERVERS).join(", ")} (minified, unminified, upload bundle), two at a time`);
   const jobs = Object.entries(SERVERS).flatMap(([key, server]) => {
     const config = path.join(ROOT, server.config);
-    return [
+    return /** @type {[string, string, () => Promise<any>][]} */ ([
       [key, "min", () => build(config, path.join(tmpDir, key, "min"))],
       [key, "raw", () => build(config, path.join(tmpDir, key, "raw"), { minify: false })],
       [key, "upload", () => buildUploadBundle(config, path.join(tmpDir, key, "worker.bundle"))],
-    ];
+    ]);
   });
+  /** @type {Record<string, Record<string, any>>} */
   const built = Object.fromEntries(Object.keys(SERVERS).map((key) => [key, {}]));
   let next = 0;
   const worker = async () => {
@@ -149,6 +150,7 @@ export function throughputOps(clients, sessions) {
 export async function interleavedRows({ ops, rounds, perRound, concurrency, rowMaxMs, cpuOf }, onProgress) {
   const keys = Object.keys(ops);
   const runs = Object.fromEntries(keys.map((k) => [k, []]));
+  /** @type {Record<string, Record<string, number>>} */
   const cpu = Object.fromEntries(keys.map((k) => [k, {}]));
   for (let round = 0; round < rounds; round++) {
     const order = keys.map((_, i) => keys[(i + round) % keys.length]);

@@ -25,6 +25,9 @@ export function tempDir(prefix) {
 
 /**
  * `wrangler deploy --dry-run --outdir` for a config. minify: undefined = as configured.
+ * @param {string} config
+ * @param {string} outdir
+ * @param {{ minify?: boolean }} [options]
  * @returns {Promise<{dir: string, files: string[], raw: number, gzip: number, main: string}>}
  */
 export async function build(config, outdir, { minify } = {}) {
@@ -87,6 +90,9 @@ function inspectorCall(ws, id, method, params = {}) {
 /**
  * Imports `main` from a built output dir inside a fresh workerd isolate under the V8
  * profiler (like `wrangler check startup`), `reps` times. Returns the raw profiles.
+ * @param {string} outdir
+ * @param {string} main
+ * @param {{ compatibilityDate?: string, compatibilityFlags?: string[], reps?: number, intervalUs?: number }} [options]
  */
 export async function profileStartup(outdir, main, { compatibilityDate, compatibilityFlags = [], reps = 7, intervalUs = 50 } = {}) {
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
@@ -140,6 +146,9 @@ export async function profileStartup(outdir, main, { compatibilityDate, compatib
  * What `wrangler check startup` computes from a profile: every sample's time delta counts
  * as active unless its node is "(idle)". Also splits the active time into the worker's own
  * JavaScript (by module and by function), V8/workerd native time "(program)" and GC.
+ * @param {any} profile
+ * @param {(line: number) => string} [moduleOf] the bundled module a 0-based line of the bundle belongs to
+ * @param {string} [mainFile]
  */
 export function summarize(profile, moduleOf = () => "?", mainFile = "index.js") {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
