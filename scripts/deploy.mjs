@@ -83,6 +83,7 @@ if (dryRun) {
   const whoami = wrangler("whoami");
   const loggedIn = process.env.CLOUDFLARE_API_TOKEN ? true : /not authenticated/i.test(whoami.out) ? false : whoami.ok ? true : undefined;
   let secrets;
+  /** @type {{ d1?: any, kv?: any, r2?: string[] }} */
   let remote;
   if (loggedIn) {
     const listed = wrangler("secret", "list", "--format", "json", ...targetFlags(target));

@@ -50,10 +50,13 @@ const mayBeSkipped = (what, fn) => async (skipped) => {
 /**
  * Every step: `id` (for --only), `name` (printed), `run` (a boolean for a plain step; `{ passed,
  * failed }` counts for an e2e step, which gets the list of skipped steps).
+ * @type {{ id: string, name: string, run: any, e2e?: boolean }[]}
  */
 const STEPS = [
   { id: "app-check", name: appCheck[0], run: appCheck[1] },
   { id: "typecheck", name: "typecheck (tsc --noEmit)", run: command("tsc", ["--noEmit"], 180_000) },
+  // The project's JavaScript (scripts/, the e2e runners, the bench harness) checked from its JSDoc.
+  { id: "typecheck-scripts", name: "typecheck scripts and e2e (tsc -p tsconfig.scripts.json)", run: command("tsc", ["-p", "tsconfig.scripts.json", "--noEmit"], 180_000) },
   // Static checks (scripts/checks/): layering of src/, README and docs/ snippets and links, fresh Env types,
   // docs figures. Each proves on a planted tree that it can fail before it judges ours.
   ...CHECKS.map((entry) => {

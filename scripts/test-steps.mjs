@@ -57,14 +57,21 @@ export const command = (cmd, args, timeoutMs) => async () => {
   return r.code === 0 && !r.timedOut;
 };
 
-/** The static checks by name (scripts/checks/), each after its self-test. */
+/**
+ * The static checks by name (scripts/checks/), each after its self-test.
+ * @param {string} name
+ * @returns {[string, () => Promise<boolean>]}
+ */
 export const staticCheck = (name) => {
   const entry = CHECKS.find((c) => c.name === name || c.id === name);
   if (!entry) throw new Error(`no static check ${name}`);
   return [`check: ${entry.name}`, () => runCheck(entry)];
 };
 
-/** The app's definitions, loaded in Node and checked (scripts/check-app.mjs). */
+/**
+ * The app's definitions, loaded in Node and checked (scripts/check-app.mjs).
+ * @type {[string, () => Promise<boolean>]}
+ */
 export const appCheck = [
   "check: src/server.ts definitions (names, URI templates, schemas)",
   async () => {

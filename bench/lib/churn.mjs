@@ -40,7 +40,8 @@ function storageOnDisk(dir) {
     const into = { files: 0, holding: 0, bytes: 0 };
     for (const name of readdirSync(path.join(doRoot, ns)).filter((f) => f.endsWith(".sqlite"))) {
       into.files++;
-      const db = new DatabaseSync(path.join(doRoot, ns, name), { readOnly: true });
+      // Its rows are read as plain objects of numbers and strings.
+      const db = /** @type {any} */ (new DatabaseSync(path.join(doRoot, ns, name), { readOnly: true }));
       try {
         const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((t) => t.name);
         const kvRows = tables.includes("_cf_KV") ? db.prepare("SELECT count(*) AS n FROM _cf_KV").get().n : 0;
@@ -134,10 +135,11 @@ async function onFreshServer({ concurrency, rowMaxMs }, errors, fn, fresh) {
 const row = ({ latencies, workerCpuMs, ...r }) => ({ ...r, workerCpuMsPerOp: workerCpuMs / Math.max(r.done, 1) });
 
 /**
- * @param {{ turns: number, chatUsers: number, calls: number, concurrency: number, rowMaxMs: number }} settings
+ * @param {{ turns: number, chatUsers: number, calls: number, concurrency: number, rowMaxMs: number, servers?: any[], idleMinutes?: number }} settings
  *   turns: (a)'s sessions; chatUsers: (b)'s users, each opening CHAT_SESSIONS_PER_MINUTE × idleMinutes
  *   (IDLE_MINUTES unless told: --quick simulates a shorter window)
  *   sessions; calls: (c)'s calls per lane; servers (optional): two startFreshServer() results, for (a) and (b).
+ * @param {(line: string) => void} [onProgress]
  */
 export async function churnPhase(settings, onProgress = () => {}) {
   const { turns, chatUsers, calls, servers = [], idleMinutes = IDLE_MINUTES } = settings;

@@ -3,6 +3,7 @@
 // it ends and keeps it for the report.
 import { performance } from "node:perf_hooks";
 
+/** @param {(line: string) => void} [onProgress] */
 export function phaseClock(onProgress = () => {}) {
   const started = performance.now();
   const phases = [];

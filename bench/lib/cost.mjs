@@ -132,6 +132,7 @@ async function cpuPerOp(ops, { tmpDir, rounds, perRound, warmup }, onProgress) {
   // platform records them); with a second server without spans, whose difference from the first is
   // the noise of this run.
   const noSpans = { ...unlimited, vars: { ...unlimited.vars, TRACING: "off" } };
+  /** @type {Record<string, [string, object]>} */
   const configs = {
     engine: [SERVERS.engine.config, unlimited],
     engineCall: [SERVERS.engine.config, unlimited],
@@ -189,13 +190,16 @@ export function billOf(c, cpuUs) {
 
 /**
  * The cost phase: counts and CPU per operation, and the bill for a million of each.
- * @returns {Promise<{pricesAsOf: string, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, spans: {on: number, off: number}, errors: string[]}>}
+ * @returns {Promise<{pricesAsOf: string, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, prices: object, spans: {on: number, off: number, control: number, untracedOn: number, untracedOff: number, rounds: number, perRound: number}, errors: string[]}>}
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function costPhase({ tmpDir, rounds = 3, perRound = 300, warmup = 100, countEach = 10 }, onProgress = () => {}) {
   onProgress(`cost: what each operation makes the platform do (wrangler dev trace store, ${countEach} of each), then workerd CPU per operation (Miniflare, ${rounds} interleaved rounds)`);
   const counts = await countPerOp(OPERATIONS, countEach, onProgress);
   const rows = await cpuPerOp(OPERATIONS, { tmpDir, rounds, perRound, warmup }, onProgress);
   const errors = Object.values(rows).filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`);
+  /** @type {Record<string, any>} */
   const ops = {};
   for (const [key, o] of Object.entries(OPERATIONS)) {
     const cpuUs = rows[key].cpuUs.worker / (o.per ?? 1);

@@ -12,7 +12,11 @@ import { REPLAY_SERVER, THROUGHPUT_SERVERS } from "./phases.mjs";
 import { TASK_FLOOR_SERVER } from "./task-floor.mjs";
 import { TASKS_SERVER } from "./tasks.mjs";
 
-/** Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, fanoutFloor: { [shards]: server }, tasks, taskFloor, churn: [fresh, fresh] }. */
+/**
+ * Starts every phase's server at once: { throughput: { [key]: server }, replay, fanout: { [shards]: server }, fanoutSessions: { [shards]: server }, fanoutFloor: { [shards]: server }, tasks, taskFloor, churn: [fresh, fresh] }.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
+ */
 export async function startDevServers({ shardCounts }, onProgress = () => {}) {
   onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks (and its floor) and churn phases, side by side`);
   // A start that fails is tried once more: with fifteen starting at once, wrangler's bundler has been
@@ -35,6 +39,7 @@ export async function startDevServers({ shardCounts }, onProgress = () => {}) {
     "churn-b": retried(startFreshServer),
   };
   const keys = Object.keys(starts);
+  /** @type {any[]} */
   const settled = await Promise.allSettled(Object.values(starts));
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) {

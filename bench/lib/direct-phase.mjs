@@ -21,6 +21,8 @@ export const FLOOR_DO_LOG = "bench/floor-do-log/wrangler.toml";
 /**
  * `built[key]` (optional): the size phase's builds of SERVERS[key] (phases.mjs), served as they are
  * instead of being built again; the three engine rows serve one build with different bindings.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function directThroughput({ tmpDir, built = {}, requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
   onProgress("throughput without the dev proxy: the same Workers served by workerd through Miniflare");

@@ -19,6 +19,10 @@ function wranglerApi() {
  * serves the bundle with Miniflare. `vars` replace some of the
  * config's vars; other overrides replace Miniflare options (`ratelimits: {}` unbinds the rate
  * limits). Returns { url, origin, pids (the workerd serving it), stop }.
+ * @param {string} config
+ * @param {string} outdir
+ * @param {{ vars?: Record<string, string>, [option: string]: any }} [options]
+ * @param {any} [prebuilt]
  */
 export async function startDirect(config, outdir, { vars = {}, ...overrides } = {}, prebuilt) {
   const abs = path.join(ROOT, config);

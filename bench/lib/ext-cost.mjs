@@ -19,6 +19,10 @@ function versus(base, other) {
   return { median: median(diffs), lo, hi, withinNoise: lo <= 0 && hi >= 0 };
 }
 
+/**
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
+ */
 export async function extensionCostPhase({ tmpDir, rounds = 7, cpuRounds = 3, isolates = 30 }, onProgress = () => {}) {
   const { ok, apps, message } = await extensionCost(path.join(tmpDir, "ext-cost"));
   onProgress(message.split("\n").map((l) => `  ${l.trim()}`).join("\n"));

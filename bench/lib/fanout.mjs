@@ -137,7 +137,10 @@ const floorPublish = (client, count) => async () => {
  */
 class Publishes {
   constructor(streams, { roundMs, roles, publish }) {
-    Object.assign(this, { streams, roundMs, roles, publish });
+    this.streams = streams;
+    this.roundMs = roundMs;
+    this.roles = roles;
+    this.publish = publish;
     this.rssMiB = roles && workerRssMiB(roles);
     this.base = streams.map((s) => s.times.length);
     this.rounds = 0;
@@ -225,6 +228,8 @@ function clientOf(server, most) {
  * on Cloudflare a closed stream is reported at once.
  * `servers`, `sessionServers`, `floorServers` ([shards] each): `wrangler dev`s of fanoutServer(shards)
  * (fanoutFloorServer for the floor) already started (dev-servers.mjs); one is started here when absent.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {}, floorServers = {} }, onProgress = () => {}) {
   const rows = [];

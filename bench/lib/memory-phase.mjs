@@ -23,7 +23,11 @@ async function openListen(client) {
   return res;
 }
 
-/** Resident memory per idle session and per open listen stream, over `count` of each. */
+/**
+ * Resident memory per idle session and per open listen stream, over `count` of each.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
+ */
 export async function memoryPerConnection({ tmpDir, built = {}, count = 200, settleMs = 3000 }, onProgress = () => {}) {
   onProgress(`memory: ${count} idle 2025-11-25 sessions, then ${count} open subscriptions/listen streams (workerd RSS)`);
   // Rate limits off: Miniflare simulates them locally, and this counts only sessions and streams.

@@ -34,12 +34,13 @@ async function buildAll(tmpDir, onProgress) {
   onProgress(`building ${Object.keys(SERVERS).join(", ")} (minified, unminified, upload bundle), two at a time`);
   const jobs = Object.entries(SERVERS).flatMap(([key, server]) => {
     const config = path.join(ROOT, server.config);
-    return [
+    return /** @type {[string, string, () => Promise<any>][]} */ ([
       [key, "min", () => build(config, path.join(tmpDir, key, "min"))],
       [key, "raw", () => build(config, path.join(tmpDir, key, "raw"), { minify: false })],
       [key, "upload", () => buildUploadBundle(config, path.join(tmpDir, key, "worker.bundle"))],
-    ];
+    ]);
   });
+  /** @type {Record<string, Record<string, any>>} */
   const built = Object.fromEntries(Object.keys(SERVERS).map((key) => [key, {}]));
   let next = 0;
   const worker = async () => {
@@ -58,6 +59,8 @@ async function buildAll(tmpDir, onProgress) {
  * (median of `profileRuns`); for the engine, where its start-up time goes. Returns the builds too
  * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again,
  * and the size of the peers' one tool on the engine (`sameTool`: { min, gzip }).
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRounds = 3, isolates = 40 }, onProgress = () => {}) {
   const stat = {};
@@ -165,6 +168,7 @@ export function throughputOps(clients, sessions) {
 export async function interleavedRows({ ops, rounds, perRound, concurrency, rowMaxMs, cpuOf }, onProgress) {
   const keys = Object.keys(ops);
   const runs = Object.fromEntries(keys.map((k) => [k, []]));
+  /** @type {Record<string, Record<string, number>>} */
   const cpu = Object.fromEntries(keys.map((k) => [k, {}]));
   for (let round = 0; round < rounds; round++) {
     const order = keys.map((_, i) => keys[(i + round) % keys.length]);
@@ -194,6 +198,8 @@ export const THROUGHPUT_SERVERS = {
  * wrangler's Node process) and the rows are measured in interleaved rounds, in a rotating order,
  * so drift in the machine's other load is spread over every row instead of landing on whichever
  * ran last. `servers`: THROUGHPUT_SERVERS already started (dev-servers.mjs); stopped here either way.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function throughput({ requests, rounds, concurrency, warmup, rowMaxMs, legacySessions, servers: started }, onProgress = () => {}) {
   onProgress("throughput: wrangler dev of the floor, the engine test app and the peers");
@@ -248,6 +254,8 @@ async function drainResuming(session, stream, untilSeq, timeoutMs) {
  * 2025-11-25 Last-Event-ID replay against the replay fixture: one stream of 100 events and
  * one of `logSize`, then replays of 100, 1,000 and all `logSize` missed events, timed. `server`: a
  * `wrangler dev` of REPLAY_SERVER already started (dev-servers.mjs); it is stopped here either way.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function replay({ logSize, quick, server: started }, onProgress = () => {}) {
   onProgress("Last-Event-ID replay");

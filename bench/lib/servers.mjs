@@ -33,6 +33,7 @@ export const PEERS = ["official", "agents"];
 /**
  * Installs each peer from its own lockfile (skipped when its install is newer than its
  * package.json and lockfile), and returns the installed version of each peer's package.
+ * @param {(line: string) => void} [onProgress]
  */
 export async function installPeers(onProgress = () => {}) {
   const versions = {};

@@ -39,9 +39,12 @@ const harness = (main) => `export default { async fetch() { ${main ? `await impo
 /**
  * CPU ms one isolate spends importing `main` from a built output dir, net of the same harness
  * importing nothing. `isolates` Workers per measurement.
+ * @param {string} outdir
+ * @param {string} main
+ * @param {{ compatibilityDate?: string, compatibilityFlags?: string[], isolates?: number }} [options]
  */
 export async function startupCpu(outdir, main, { compatibilityDate, compatibilityFlags, isolates = 40 } = {}) {
-  const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+  const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f));
   const withBundle = () => ({
     modulesRoot: outdir,
     modules: [

@@ -45,6 +45,8 @@ async function sourceAt(ref, dir) {
  * working tree's { raw, min, upload } from the size phase, used instead of building again). Returns, per build,
  * gzip size, the median 50 µs JS profile and the median `check startup` Active, each from
  * `rounds` interleaved runs.
+ * @param {Record<string, any>} options
+ * @param {(line: string) => void} [onProgress]
  */
 export async function startupAcrossRefs({ tmpDir, builds, rounds = 9, checkRounds = 5, cpuRounds = 3, isolates = 100 }, onProgress = () => {}) {
   const built = [];

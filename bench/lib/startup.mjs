@@ -25,6 +25,9 @@ export function tempDir(prefix) {
 
 /**
  * `wrangler deploy --dry-run --outdir` for a config. minify: undefined = as configured.
+ * @param {string} config
+ * @param {string} outdir
+ * @param {{ minify?: boolean }} [options]
  * @returns {Promise<{dir: string, files: string[], raw: number, gzip: number, main: string}>}
  */
 export async function build(config, outdir, { minify } = {}) {
@@ -32,7 +35,7 @@ export async function build(config, outdir, { minify } = {}) {
   if (minify !== undefined) args.push("--minify", String(minify));
   const r = await run("wrangler", args, { timeoutMs: 180_000, capture: true });
   if (r.code !== 0) throw new Error(`wrangler ${args.join(" ")} failed (code ${r.code}):\n${r.out.slice(-3000)}`);
-  const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f)).sort();
+  const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f)).sort();
   if (files.length === 0) throw new Error(`no JS in ${outdir}`);
   const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
   const main = files.includes("index.js") ? "index.js" : files[0];
@@ -87,11 +90,14 @@ function inspectorCall(ws, id, method, params = {}) {
 /**
  * Imports `main` from a built output dir inside a fresh workerd isolate under the V8
  * profiler (like `wrangler check startup`), `reps` times. Returns the raw profiles.
+ * @param {string} outdir
+ * @param {string} main
+ * @param {{ compatibilityDate?: string, compatibilityFlags?: string[], reps?: number, intervalUs?: number }} [options]
  */
 export async function profileStartup(outdir, main, { compatibilityDate, compatibilityFlags = [], reps = 7, intervalUs = 50 } = {}) {
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
-  const modules = readdirSync(outdir, { recursive: true })
+  const modules = readdirSync(outdir, { recursive: true, encoding: "utf8" })
     .filter((f) => /\.m?js$/.test(f))
     .map((f) => ({ type: "ESModule", path: path.join(outdir, f) }));
   const harness = path.join(outdir, "__startup-harness.mjs");
@@ -159,6 +165,9 @@ export async function interleavedProfiles(builds, rounds, onProgress = () => {})
  * What `wrangler check startup` computes from a profile: every sample's time delta counts
  * as active unless its node is "(idle)". Also splits the active time into the worker's own
  * JavaScript (by module and by function), V8/workerd native time "(program)" and GC.
+ * @param {any} profile
+ * @param {(line: number) => string} [moduleOf] the bundled module a 0-based line of the bundle belongs to
+ * @param {string} [mainFile]
  */
 export function summarize(profile, moduleOf = () => "?", mainFile = "index.js") {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));

@@ -55,11 +55,12 @@ const pcts = (xs) => {
 };
 
 /**
- * @param {{quick: boolean, requests: number, concurrency: number, warmup: number, rowMaxMs: number}} settings
+ * @param {{quick: boolean, requests: number, concurrency: number, warmup: number, rowMaxMs: number, server?: any, floorServer?: any}} settings
  *   requests: per row of (b) and (c), in two interleaved rounds. server, floorServer: the
  *   `wrangler dev` of TASKS_SERVER and of TASK_FLOOR_SERVER already started (dev-servers.mjs);
  *   both are stopped here either way.
- * @returns {Promise<{lifecycle, floor, get, call, errors: string[]}>}
+ * @returns {Promise<{lifecycle, floor, get, call, pollMs: number, errors: string[]}>}
+ * @param {(line: string) => void} [onProgress]
  */
 export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxMs, server: started, floorServer: floorStarted }, onProgress = () => {}) {
   const tasks = quick ? 32 : 200;
@@ -78,6 +79,7 @@ export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxM
       const procs = wranglerProcesses(new URL(server.origin).port);
       return () => cpuMs(procs)?.worker ?? NaN;
     };
+    /** @type {{ key: string, task?: (i: number) => Promise<object>, call?: (i: number) => Promise<void>, cpu: () => any }[]} */
     const rows = [
       { key: "engine", task: (i) => oneTask(client, i, 30_000), call: (i) => modernCall(client, "tools/call", convertArgs(i)).then((r) => checkConvert(i, r)), cpu: workerCpu(server) },
     ];

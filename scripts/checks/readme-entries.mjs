@@ -18,7 +18,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 /** Whether a checked block is a Worker entry. */
 export const isWorkerEntry = (code) => /\bcreateMcpWorker\(/.test(code) && /^export default\b/m.test(code);
 
-/** @returns {Promise<{ ok: boolean, message: string, failures: { line: number, text: string }[] }>} */
+/** @returns {Promise<{ ok: boolean, message: string, failures: { file: string, line: number, text: string }[] }>} */
 export async function checkReadmeEntries(root = ROOT) {
   const entries = docBlocks(root).filter((b) => b.info === CHECKED_INFO && isWorkerEntry(b.code));
   if (entries.length === 0) return { ok: true, message: "README and docs/ Worker entries: none", failures: [] };

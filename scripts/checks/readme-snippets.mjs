@@ -23,7 +23,7 @@ import { docBlocks } from "./readme-blocks.mjs";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const CHECKED_INFO = "ts";
 
-/** @returns {{ ok: boolean, message: string, failures: { line: number, block: number, text: string }[] }} */
+/** @returns {{ ok: boolean, message: string, failures: { file: string, line: number, column: number, block: number, blockLine: number, text: string }[] }} */
 export function checkReadmeSnippets(root = ROOT) {
   const blocks = docBlocks(root).filter((b) => b.info === CHECKED_INFO);
   const base = path.join(root, "test", ".tmp", "readme");

@@ -62,6 +62,8 @@ export const MCP_POST = { "Content-Type": "application/json", Accept: "applicati
 /**
  * One request, never following a redirect, ended after `timeoutMs`. Returns what came back (status,
  * headers, at most BODY_LIMIT bytes of body text, read no further) and how long it took, or `error` when nothing came back.
+ * @param {string | URL} url
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string, timeoutMs?: number }} [options]
  */
 export async function request(url, { method = "GET", headers = {}, body, timeoutMs = 20_000 } = {}) {
   const t0 = performance.now();

@@ -54,6 +54,7 @@ export async function authChecks(ctx, report) {
   });
   if (ok.status !== "ok") return;
 
+  /** @type {any} */
   let prm;
   await report.step("protected-resource metadata (RFC 9728)", async () => {
     const pathForm = `${url.origin}/.well-known/oauth-protected-resource${url.pathname === "/" ? "" : url.pathname}`;

@@ -120,7 +120,7 @@ async function sdkV1Run(url, checks) {
       if (/^How long/.test(request.params.message)) return { action: "accept", content: { words: 42 } };
       return { action: "accept", content: { name: "Ada" } };
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => state.logs.push(n.params));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { state.logs.push(n.params); });
     transport = new TransportV1(new URL(url));
     await client.connect(transport, REQ);
     assertEqual(transport.protocolVersion, LEGACY, "negotiated version");
@@ -193,7 +193,7 @@ async function sdkV2LegacyRun(url, checks) {
       state.elicitations.push(request.params);
       return { action: "accept", content: { name: "Ada" } };
     });
-    client.setNotificationHandler("notifications/message", (n) => state.logs.push(n.params));
+    client.setNotificationHandler("notifications/message", (n) => { state.logs.push(n.params); });
     transport = new TransportV2(new URL(url));
     await client.connect(transport, REQ);
     assertEqual(client.getProtocolEra(), "legacy", "era");

@@ -17,7 +17,7 @@ async function connect(url, versionNegotiation, elicitations, logs = []) {
     elicitations.push(request.params);
     return { action: "accept", content: { name: "Ada" } };
   });
-  client.setNotificationHandler("notifications/message", (n) => logs.push(n.params));
+  client.setNotificationHandler("notifications/message", (n) => { logs.push(n.params); });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)), REQ);
   return client;
 }

@@ -32,6 +32,7 @@ async function engineWalk(lib, url, protocol, { check }) {
   const tag = protocol;
   const asked = [];
   const handlers = { elicitation: async (params) => (asked.push(params.message), { action: "accept", content: { name: "Ada" } }) };
+  /** @type {any} */
   let client;
   const ok = await check(`${tag}: connect`, async () => {
     client = await lib.McpClient.connect(url, { protocol, handlers, logLevel: "info" });
@@ -111,6 +112,7 @@ async function taskWalk(lib, url, protocol, { check }) {
   const handlers = { elicitation: async () => ({ action: "accept", content: { words: 12 } }) };
   let onNextTask;
   const onTask = (t) => (seen.push(t.status), ids.push(t.taskId), onNextTask?.(t));
+  /** @type {any} */
   let client;
   if (!(await check(`${tag}: connect with tasks on`, async () => (client = await lib.McpClient.connect(url, { protocol, handlers, tasks: { onTask } }))))) return;
   try {
@@ -140,6 +142,7 @@ async function taskWalk(lib, url, protocol, { check }) {
 
 async function fixtureWalk(lib, url, protocol, { check }) {
   const tag = `${protocol} fixture`;
+  /** @type {any} */
   let client;
   if (!(await check(`${tag}: connect`, async () => (client = await lib.McpClient.connect(url, { protocol }))))) return;
   try {
@@ -155,7 +158,7 @@ async function fixtureWalk(lib, url, protocol, { check }) {
       // listen() resolves only once the session stream is open: a change made right after it must arrive,
       // even when the stream is slow to open (a fetch that holds each GET) or was not kept (sessionStream: false).
       const slowGet = (input, init) => (init?.method === "GET" ? sleep(400).then(() => fetch(input, init)) : fetch(input, init));
-      for (const [label, options] of [["a slow GET stream", { fetch: slowGet }], ["sessionStream: false", { sessionStream: false }]]) {
+      for (const [label, options] of /** @type {[string, object][]} */ ([["a slow GET stream", { fetch: slowGet }], ["sessionStream: false", { sessionStream: false }]])) {
         await check(`${tag}: listen waits for the session stream (${label})`, async () => {
           const c = await lib.McpClient.connect(url, { protocol, ...options });
           try {
@@ -214,14 +217,14 @@ async function startSdkServer() {
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
     if (!transport && body && isInitializeRequest(body)) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => { sessions.set(sid, transport); } });
       await newServer().connect(transport);
     }
     if (!transport) return void res.writeHead(404).end();
     await transport.handleRequest(req, res, body);
   });
-  await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${http.address().port}/mcp`, seen, stop: () => new Promise((r) => (http.closeAllConnections(), http.close(r))) };
+  await /** @type {Promise<void>} */ (new Promise((resolve) => http.listen(0, "127.0.0.1", resolve)));
+  return { url: `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (http.address()).port}/mcp`, seen, stop: () => new Promise((r) => (http.closeAllConnections(), http.close(r))) };
 }
 
 async function thirdPartyWalk(lib, { check }) {

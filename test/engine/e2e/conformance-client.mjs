@@ -11,6 +11,7 @@ import { tally } from "./conformance.mjs";
 import { run } from "../../../scripts/lib/procs.mjs";
 
 const COMMAND = "npm run --silent conformance-client --";
+/** @type {import("./conformance.mjs").ConformanceRun[]} */
 const RUNS = [
   { name: "client, requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 240_000 },
   { name: "client, requirements 2025-11-25", args: ["--requirements", "2025-11-25"], timeoutMs: 240_000 },

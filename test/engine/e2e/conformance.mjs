@@ -24,6 +24,12 @@ const TASKS_SCENARIOS = [
 // The Skills extension (io.modelcontextprotocol/skills) against the fixture's skills (test/engine/conformance/assets/skills).
 const SKILLS_SCENARIOS = ["sep-2640-skills-directory", "sep-2640-skills-enumeration", "sep-2640-skills-manifest"];
 
+/**
+ * One run of the official suite: `strict` judges its checks here too (any FAILURE fails it).
+ * @typedef {{ name: string, args: string[], timeoutMs: number, strict?: boolean, scenarios?: string[] }} ConformanceRun
+ */
+
+/** @type {ConformanceRun[]} */
 const RUNS = [
   { name: "requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 300_000 },
   { name: "requirements 2025-11-25", args: ["--requirements", "2025-11-25"], timeoutMs: 300_000 },
@@ -48,7 +54,11 @@ const RUNS = [
 
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
-/** Tallies checks.json files written under dir: {scenarios, SUCCESS, FAILURE, WARNING, ...}. */
+/**
+ * Tallies checks.json files written under dir: {scenarios, SUCCESS, FAILURE, WARNING, ...}.
+ * @param {string} dir
+ * @returns {{ counts: Record<string, number>, failing: string[] }}
+ */
 export function tally(dir) {
   const counts = { scenarios: 0 };
   const failing = [];

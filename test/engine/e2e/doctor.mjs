@@ -57,6 +57,10 @@ const idsOf = (report) => [...new Set(faultsOf(report).map((f) => f.id))].sort()
 /**
  * One case: the doctor through a proxy in `mode`. `expect` is the fault ids it must find (none: exit 0),
  * and `fix` a pattern each of those faults' fix must match; `also` checks more of the report.
+ * @param {any} check
+ * @param {string} origin
+ * @param {string} mode
+ * @param {{ expect?: string[], fix?: RegExp, args?: string[], also?: (report: any, run: any) => void | Promise<void> }} [options]
  */
 async function doctorCase(check, origin, mode, { expect = [], fix, args = [], also } = {}) {
   const extra = args.filter((a) => a.startsWith("--")).join(" ");
@@ -118,6 +122,7 @@ async function hostileCase(check, title, mode, fn) {
 }
 
 async function withServer(config, check, fn, vars = {}) {
+  /** @type {Awaited<ReturnType<typeof startWrangler>>} */
   let server;
   const started = await check(`wrangler dev ${config} starts`, async () => {
     server = await startWrangler({ config, vars });

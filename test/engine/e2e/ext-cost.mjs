@@ -35,6 +35,7 @@ export const TASK_RUNTIME_MODULES = /^src\/(tasks|objects\/task[-a-z]*|objects\/
 export const ONE_TOOL_GZIP_BUDGET = 33.5 * 1024;
 
 /** esbuild's options for bundling a Worker as `wrangler deploy` does (ESM, minified, the workerd conditions, no keep_names). */
+/** @type {import("esbuild").BuildOptions} */
 export const AS_WRANGLER_DOES = {
   bundle: true,
   format: "esm",

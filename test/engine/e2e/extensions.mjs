@@ -151,10 +151,10 @@ export async function runExtensions({ config = "wrangler.toml" } = {}) {
         const html = (await modern("resources/read", { uri: VIEW }, UI_HOST)).contents[0].text;
         const args = { value: 100, from: "celsius" };
         const result = await modern("tools/call", { name: "convert_temperature", arguments: args }, UI_HOST);
-        await page.evaluate(([h, call]) => window.startView(h, call), [html, { arguments: args, result }]);
+        await page.evaluate(([h, call]) => /** @type {any} */ (window).startView(h, call), [html, { arguments: args, result }]);
         const view = page.frameLocator("#view");
         await view.locator("#fahrenheit").filter({ hasText: "212" }).waitFor({ timeout: 10_000 });
-        const seen = await page.evaluate(() => window.seen);
+        const seen = await page.evaluate(() => /** @type {any} */ (window).seen);
         const init = seen.find((m) => m.method === "ui/initialize");
         assert(init && typeof init.id === "number", "ui/initialize is a request");
         assertEqual(init.params.appInfo?.name, "temperature-view", "appInfo");

@@ -136,7 +136,7 @@ export async function startFaultProxy(target, mode, { delayMs = 0 } = {}) {
     }
   });
   const port = await freePort();
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(port, "127.0.0.1", resolve)));
   return {
     origin: `http://127.0.0.1:${port}`,
     counts,

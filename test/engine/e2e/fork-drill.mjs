@@ -223,6 +223,7 @@ async function inScratchFork(check, name, fn) {
     }, timeoutMs + 5_000);
   /** Serves the fork under `wrangler dev` and runs the check `label` against its URL. */
   const served = async (label, fn) => {
+    /** @type {Awaited<ReturnType<typeof startWrangler>>} */
     let server;
     const started = await check(`wrangler dev serves the fork (${name})`, async () => {
       server = await startWrangler({ config: path.join(dir, "wrangler.toml") });

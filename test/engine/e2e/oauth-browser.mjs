@@ -68,7 +68,10 @@ export async function runOAuthBrowser() {
     return counts();
   }
   console.log(`  OAuth server (demo auto-approve) at ${server.origin}; Chromium ${executablePath}`);
-  let browser, callback;
+  /** @type {import("playwright-core").Browser | undefined} */
+  let browser;
+  /** @type {import("node:http").Server | undefined} */
+  let callback;
   try {
     await check("consent in Chromium, no resource sent: register → /authorize → consent page → Allow → code → token → MCP on both revisions → refresh → 403 step-up → consent for the challenge's scopes → the call succeeds in the same session", async () => {
       const t0 = Date.now();
@@ -85,7 +88,7 @@ export async function runOAuthBrowser() {
         landed = new URL(req.url, REDIRECT).href;
         res.writeHead(200, { "Content-Type": "text/html" }).end("<!doctype html><title>Signed in</title><p>Signed in.</p>");
       });
-      await new Promise((resolve) => callback.listen(Number(new URL(REDIRECT).port), "127.0.0.1", resolve));
+      await /** @type {Promise<void>} */ (new Promise((resolve) => callback.listen(Number(new URL(REDIRECT).port), "127.0.0.1", resolve)));
       const client = oauthClient(server.origin, fetch, REDIRECT);
       await client.discover();
       await client.register({ client_name: "Browser Test Client" });

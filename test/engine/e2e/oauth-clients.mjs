@@ -90,7 +90,10 @@ function sdk1Provider(redirect, choose, seen) {
   };
 }
 
-/** The official SDK 1.x client signs in once (the user choosing with `choose`) and calls delete_note: its result, or the error. */
+/**
+ * The official SDK 1.x client signs in once (the user choosing with `choose`) and calls delete_note: its result, or the error.
+ * @returns {Promise<any>}
+ */
 async function sdk1SignInAndDelete(server, choose, seen) {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
@@ -138,6 +141,7 @@ async function v2StepUp(server, versionNegotiation) {
   assert(connected, "not connected after the first sign-in");
   const session = transport.sessionId;
   const call = () => client.callTool({ name: "delete_note", arguments: { id: "n1" } });
+  /** @type {any} */
   let result = await call().catch((e) => e);
   if (result instanceof UnauthorizedError) {
     await transport.finishAuth(provider.code, provider.iss);
@@ -145,6 +149,7 @@ async function v2StepUp(server, versionNegotiation) {
   }
   assertEqual(result?.content?.[0]?.text, "deleted n1", `delete_note after the step-up (${String(result?.message ?? JSON.stringify(result))})`);
   assertEqual(transport.sessionId, session, "the session across the step-up");
+  /** @type {any} */
   const again = await call();
   assertEqual(again?.content?.[0]?.text, "deleted n1", "a second write call");
   await client.close();

@@ -36,7 +36,7 @@ async function buildEntry(config) {
   try {
     const r = await run("wrangler", ["deploy", "--dry-run", "--config", config, "--outdir", outdir], { timeoutMs: 120_000, capture: true });
     if (r.code !== 0) throw new Error(`wrangler deploy --dry-run --config ${config} failed:\n${r.out.slice(-2000)}`);
-    const files = readdirSync(outdir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+    const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f));
     const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
     return { raw: bytes.length, gzip: gzipSync(bytes).length, hasProvider: bytes.includes(MARKER) };
   } finally {
@@ -104,7 +104,7 @@ async function heapProbe(origin) {
     }
   }
   assert(inspector, "could not find the wrangler dev inspector port (Linux /proc)");
-  const ws = new WebSocket(`ws://127.0.0.1:${inspector}/ws`, { headers: { Origin: "http://localhost" } });
+  const ws = new WebSocket(`ws://127.0.0.1:${inspector}/ws`, /** @type {any} */ ({ headers: { Origin: "http://localhost" } }));
   await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = () => reject(new Error("inspector connection failed")))));
   let next = 0;
   const waiting = new Map();

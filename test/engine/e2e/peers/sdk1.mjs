@@ -39,7 +39,7 @@ export function startSdk1Stateful() {
           res.writeHead(id ? 404 : 400, { "content-type": "application/json" });
           return res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: id ? "Session not found" : "Bad Request: no valid session ID" } }));
         }
-        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => { sessions.set(sid, transport); } });
         transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
         await makeServer().connect(transport);
       }

@@ -14,6 +14,7 @@ export const MCP_HANDLER_VERSION = "2.4.0";
 export const TMCP_VERSION = "1.20.0 (@tmcp/transport-http 0.9.0)";
 
 const TOOL = { title: "Echo the time", description: "Says what time it is.", annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false } };
+/** @returns {Promise<{ content: { type: "text", text: string }[] }>} */
 const now = async () => ({ content: [{ type: "text", text: new Date().toISOString() }] });
 const onMcp = (handler) => (request) => (new URL(request.url).pathname === "/mcp" ? handler(request) : undefined);
 

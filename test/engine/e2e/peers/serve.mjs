@@ -8,7 +8,7 @@ import { freePort } from "../server.mjs";
 export async function serveNode(listener) {
   const server = http.createServer(listener);
   const port = await freePort();
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(port, "127.0.0.1", resolve)));
   return {
     origin: `http://127.0.0.1:${port}`,
     stop: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
