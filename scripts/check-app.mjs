@@ -36,8 +36,9 @@ const AUTH_OF = `() => {
 }`;
 
 /**
+ * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not.
  * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
- * @returns {Promise<{ loaded: boolean, problems: string[], auth?: AppAuth, why?: string }>}
+ * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], auth?: AppAuth, why?: string }>}
  */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");

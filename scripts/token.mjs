@@ -22,6 +22,7 @@ if (!values.sub || !Number.isInteger(ttl) || ttl <= 0) {
   console.error('npm run token -- --sub <user> [--scope "a b"] [--claim name=value ...] [--ttl seconds]\n  a token of user <user> for npm run dev (restart npm run dev once after the first token)');
   process.exit(2);
 }
+/** @type {Record<string, unknown>} */
 const claims = {};
 for (const c of values.claim) {
   const at = c.indexOf("=");

@@ -147,6 +147,11 @@ export async function profileStartup(outdir, main, { compatibilityDate, compatib
  * once, in a rotating order, so a change in the machine's load falls on all of them and not on
  * whichever ran in its stretch. `builds`: { [key]: { dir, main, compat } }. Returns { [key]: profile[] }.
  */
+/**
+ * @param {Record<string, any>} builds
+ * @param {number} rounds
+ * @param {(line: string) => void} [onProgress]
+ */
 export async function interleavedProfiles(builds, rounds, onProgress = () => {}) {
   const keys = Object.keys(builds);
   const out = Object.fromEntries(keys.map((key) => [key, []]));

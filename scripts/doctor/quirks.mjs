@@ -83,6 +83,9 @@ function headersOf(lane, method, changes = {}, sessionId) {
  * The fetch arguments of one quirk's request to the MCP endpoint `url`: a tools/list, as the hosted
  * client sends it. `sessionId`: the 2025-11-25 session a legacy case runs in (initializeRequest opens one).
  * `extraHeaders` go on first (a User-Agent, an Authorization).
+ * @param {{ quirk: any, lane: string }} c
+ * @param {string} url
+ * @param {{ sessionId?: string, id?: number, extraHeaders?: Record<string, string> }} [options]
  */
 export function quirkRequest({ quirk, lane }, url, { sessionId, id = 1, extraHeaders = {} } = {}) {
   const params = lane === "modern" ? { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": CLIENT_INFO } } : {};

@@ -19,7 +19,7 @@ export async function quirkChecks(ctx, report) {
   const send = async (c) => {
     const [, init] = quirkRequest(c, ctx.url, { sessionId: ctx.state.sessionId });
     // Node's fetch sends `Accept: */*` when a request names none: an empty value is the nearest it can send.
-    const headers = { ...init.headers };
+    const headers = /** @type {Record<string, string>} */ ({ ...init.headers });
     if (!("Accept" in headers)) headers.Accept = "";
     const a = await ctx.send({ method: "POST", headers, body: init.body });
     return { status: a.status, contentType: a.headers.get("content-type") ?? "", text: a.text, ms: a.ms, error: a.error };
@@ -29,7 +29,7 @@ export async function quirkChecks(ctx, report) {
   const laneWorks = async (lane) => {
     if (!served.has(lane)) {
       if (lane === "legacy" && !ctx.state.sessionId) served.set(lane, false);
-      else served.set(lane, quirkProblem({ quirk: { [lane]: {} }, lane }, await send({ quirk: { [lane]: { headers: {} } }, lane })) === undefined);
+      else served.set(lane, quirkProblem(/** @type {any} */ ({ quirk: { [lane]: {} }, lane }), await send({ quirk: { [lane]: { headers: {} } }, lane })) === undefined);
     }
     return served.get(lane);
   };
@@ -37,7 +37,7 @@ export async function quirkChecks(ctx, report) {
     await report.step(`${quirk.client}: ${quirk.sends}`, async () => {
       const results = [];
       let ms = 0;
-      for (const lane of ["modern", "legacy"].filter((l) => quirk[l])) {
+      for (const lane of /** @type {("modern" | "legacy")[]} */ (["modern", "legacy"]).filter((l) => quirk[l])) {
         if (!(await laneWorks(lane))) continue;
         const answer = await send({ quirk, lane });
         ms += answer.ms;

@@ -24,7 +24,7 @@ const receiver = http.createServer((req, res) => {
     res.writeHead(204).end();
   });
 });
-await new Promise((r) => receiver.listen(port, "127.0.0.1", r));
+await new Promise((r) => receiver.listen(Number(port), "127.0.0.1", () => r(undefined)));
 
 let id = 1;
 async function rpc(url, method, params) {

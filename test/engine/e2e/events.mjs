@@ -29,6 +29,7 @@ async function startReceiver() {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      /** @type {any} */
       let payload;
       try {
         payload = new Webhook(secret).verify(body, headers);
@@ -52,7 +53,7 @@ async function startReceiver() {
       res.writeHead(status).end();
     });
   });
-  await new Promise((r) => server.listen(port, "127.0.0.1", r));
+  await new Promise((r) => server.listen(Number(port), "127.0.0.1", () => r(undefined)));
   return { url: `http://127.0.0.1:${port}/hook`, state, close: () => new Promise((r) => server.close(r)) };
 }
 
