@@ -18,7 +18,7 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
     trace,
     sessionId,
     salt: config.stateSecret,
-    registered: (method, target) => registeredTarget(reg, method, target),
+    registered: (guard) => registeredTarget(reg, guard),
     tracer: tracerFor(config),
     requestId,
   };

@@ -234,7 +234,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       anonymousKey: admitted.rateLimitKey,
       tasks,
       waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env, principal || undefined, admitted.rateLimitKey),
+      listen: (m) => serveListen(m, reg, env, principal || undefined, admitted.rateLimitKey, auth),
     });
   }
 

@@ -5,6 +5,7 @@
 import type * as v from "valibot";
 import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
+import type { OperationKind } from "./operations";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type {
@@ -192,7 +193,9 @@ export interface AuthorizationOptions {
 /** An operation as the policy sees it. */
 export interface Operation {
   method: string;
-  /** The tool or prompt named, or the resource URI read; undefined for lists and the like. */
+  /** What the method is about (a tool call, a prompt, a resource read, a completion…); undefined for lists and the like. */
+  kind?: OperationKind;
+  /** The tool or prompt named, the resource URI read, or the task id; undefined for lists and the like. */
   name?: string;
   /** The tool's or prompt's arguments as sent (before validation); the params for other methods. */
   arguments: Record<string, unknown>;

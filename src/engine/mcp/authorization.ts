@@ -6,7 +6,8 @@
  */
 import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
-import { ErrorCode, McpError, ToolError } from "./errors";
+import { ErrorCode, McpError, ToolError, invalidParams } from "./errors";
+import { operationOf, type NamedOperation } from "./operations";
 import type { Registry } from "./registry";
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
@@ -36,35 +37,44 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   const holds = (granted: readonly string[], scope: string) => granted.includes(scope) || granted.some((g) => implied.get(g)?.has(scope));
 
   /** What the operation a request names needs; undefined for a request that names none of the app's. */
-  function needed(method: string, params: Record<string, unknown>): readonly string[] | undefined {
-    if (method === "tools/call") {
-      const tool = reg.tools.get(params.name as string);
+  function needed(op: NamedOperation | undefined): readonly string[] | undefined {
+    const guard = op?.guard;
+    if (!guard) return undefined;
+    if (guard.of === "tool") {
+      const tool = reg.tools.get(guard.name);
       return tool && (tool.def.scopes ?? fallback);
     }
-    if (method === "prompts/get") {
-      const prompt = reg.prompts.get(params.name as string);
+    if (guard.of === "prompt") {
+      const prompt = reg.prompts.get(guard.name);
       return prompt && (prompt.scopes ?? fallback);
     }
-    if (method !== "resources/read" || typeof params.uri !== "string") return undefined;
-    const resource = reg.resources.get(params.uri);
+    const resource = reg.resources.get(guard.name);
     if (resource) return resource.scopes ?? fallback;
+    if (guard.of === "template") {
+      // Completion of a template's variables: its scopes, given the variables the client already chose.
+      const template = reg.templates.find((t) => t.def.uriTemplate === guard.name);
+      return template && completionScopes(template.def.scopes, guard.vars, guard.name, fallback);
+    }
     for (const t of reg.templates) {
-      const vars = t.matcher.match(params.uri);
+      const vars = t.matcher.match(guard.name);
       if (vars) return templateScopes(t.def.scopes, vars, t.def.uriTemplate) ?? fallback;
     }
-    return reg.ext?.resource?.(params.uri) ? fallback : undefined;
+    return reg.ext?.resource?.(guard.name) ? fallback : undefined;
   }
 
-  const allowed = (method: string, params: Record<string, unknown>, auth: Auth) => {
-    const scopes = needed(method, params);
+  const allowed = (op: NamedOperation | undefined, auth: Auth) => {
+    const scopes = needed(op);
     return !scopes || scopes.every((s) => holds(auth.scopes, s));
   };
-  const policy = options.policy && runPolicy(options.policy);
-  if (options.hideUnauthorized) reg.policy = hidingLists(policy, allowed);
-  else reg.policy = policy;
-  return (method, params, auth) => {
-    if (!allowed(method, params, auth)) throw new InsufficientScope(needed(method, params)!);
+  const check = (op: NamedOperation | undefined, auth: Auth) => {
+    if (!allowed(op, auth)) throw new InsufficientScope(needed(op)!);
   };
+  // What else may ask whether a caller may use an operation (a listen filter's resource URIs).
+  reg.allows = (method, params, auth) => allowed(operationOf(method, params), auth);
+  const policy = options.policy && runPolicy(options.policy);
+  if (options.hideUnauthorized) reg.policy = hidingLists(policy, reg.allows);
+  else reg.policy = policy;
+  return (method, params, auth) => check(operationOf(method, params), auth);
 }
 
 /** What each list holds, and the operation an entry of it names. */
@@ -75,7 +85,7 @@ const LISTS: Record<string, [key: string, method: string, param: string, field: 
 };
 
 /** Lists without the entries the caller may not use (`hideUnauthorized`), around the app's policy if any. */
-function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth) => boolean): Registry["policy"] {
+function hidingLists(policy: Registry["policy"], allowed: NonNullable<Registry["allows"]>): Registry["policy"] {
   return async (method, params, ctx, next) => {
     const result = await (policy ? policy(method, params, ctx, next) : next());
     const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;
@@ -98,6 +108,24 @@ function templateScopes(scopes: Scopes<Record<string, string>> | undefined, vars
   if (Array.isArray(out) && out.length <= 64 && out.every(isScopeToken)) return out;
   if (out !== undefined) console.error(`The scopes of resource template ${uriTemplate} are not a list of scope tokens:`, out);
   throw new McpError(ErrorCode.InternalError, "The server could not tell which scopes this resource needs");
+}
+
+/**
+ * A template's scopes for completing its variables: a list as it is; a function is given the
+ * variables the completion's `context.arguments` already chose, and a function that cannot tell from
+ * them (it throws, or returns no scope list) refuses the completion rather than guess.
+ */
+function completionScopes(scopes: Scopes<Record<string, string>> | undefined, vars: Record<string, string>, uriTemplate: string, fallback: readonly string[]): readonly string[] {
+  if (scopes === undefined) return fallback;
+  if (typeof scopes !== "function") return scopes;
+  let out: unknown;
+  try {
+    out = scopes(vars);
+  } catch {
+    // A function of variables the client has not chosen yet: expected, not a server fault.
+  }
+  if (Array.isArray(out) && out.length <= 64 && out.every(isScopeToken)) return out;
+  throw invalidParams(`The scopes of ${uriTemplate} depend on its variables: name them in params.context.arguments to complete it`);
 }
 
 /** Every scope each scope implies, directly or through others (cycles are harmless). */
@@ -124,8 +152,8 @@ function closure(implies: Readonly<Record<string, readonly string[]>>): Map<stri
 const runPolicy =
   (policy: Policy): Registry["policy"] =>
   async (method, params, ctx, next) => {
-    const target = params.name ?? params.uri;
-    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, ctx };
+    const named = operationOf(method, params);
+    const op = { method, kind: named?.kind, name: named?.target, arguments: named?.arguments ?? params, auth: ctx.auth, ctx };
     try {
       return await policy(op, next);
     } catch (err) {

@@ -8,9 +8,10 @@
  */
 import type { Auth } from "./auth";
 import type { HandlerContext, Notifier } from "./context";
-import { INPUT_METHODS, dispatch } from "./dispatch";
+import { dispatch } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
+import { operationOf, takesInput } from "./operations";
 import type { Revision } from "./revisions/revision";
 import { StartTask } from "./tasks";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
@@ -87,9 +88,10 @@ export async function reported(
 ): Promise<Outcome> {
   const { reporting } = options;
   if (!reporting) return work();
-  const target = targetOf(method, params);
-  const registered = target === undefined ? undefined : reporting.registered?.(method, target);
-  const name = target === undefined ? undefined : loggedName(method, target);
+  const op = operationOf(method, params);
+  const registered = op && reporting.registered?.(op.guard);
+  // A task id is the span's mcp.task.id; the log line names tools, prompts and resources.
+  const name = op?.target === undefined || op.kind === "task" ? undefined : loggedName(op.uri, op.target);
   // The span's name holds the app's name for the target, never one a client made up: names stay few.
   return inSpan(reporting.tracer, registered === undefined ? method : `${method} ${registered}`, async (span) => {
     const started = Date.now();
@@ -102,7 +104,7 @@ export async function reported(
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
-    if (span) endAttributes(span, operationAttributes(method, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    if (span) endAttributes(span, operationAttributes(method, op && { attribute: op.attribute, name }, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
     return outcome;
   });
 }
@@ -117,15 +119,9 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
-    if (INPUT_METHODS.has(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
+    if (takesInput(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
   }
-}
-
-/** The tool or prompt a request names, or the resource it reads, as the client wrote it. */
-function targetOf(method: string, params: Record<string, unknown>): string | undefined {
-  const target = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
-  return typeof target === "string" ? target : undefined;
 }
 
 function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode"> {

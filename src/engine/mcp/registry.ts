@@ -4,9 +4,11 @@
  */
 import * as v from "valibot";
 import type { AppDefinition, AuthorizeOperation, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
+import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
@@ -53,6 +55,8 @@ export interface Registry {
   methods: Record<string, MethodEntry | undefined>;
   /** The check of declared scopes (authorization.ts); absent for an app without `authorization`. */
   authorize?: AuthorizeOperation;
+  /** Whether a caller may use the operation a request names (authorization.ts); absent: every caller may. */
+  allows?: (method: string, params: Record<string, unknown>, auth: Auth) => boolean;
   /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
   /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
@@ -171,15 +175,18 @@ export function legacyCapabilities(reg: Registry, principal: string): ServerCapa
 }
 
 /**
- * The name the app registered for a request's target: the tool or prompt, the resource's URI or the
- * template it matches. Undefined for anything else, a name the client made up.
+ * The name the app registered for what an operation names (its guard: operations.ts): the tool or
+ * prompt, the resource's URI, or the template it matches or completes. Undefined for anything else,
+ * a name the client made up.
  */
-export function registeredTarget(reg: Registry, method: string, target: string): string | undefined {
-  if (method === "tools/call") return reg.tools.has(target) ? target : undefined;
-  if (method === "prompts/get") return reg.prompts.has(target) ? target : undefined;
-  if (method !== "resources/read") return undefined;
-  if (reg.resources.has(target)) return target;
-  return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;
+export function registeredTarget(reg: Registry, guard: Guard | undefined): string | undefined {
+  if (!guard) return undefined;
+  const { of, name } = guard;
+  if (of === "tool") return reg.tools.has(name) ? name : undefined;
+  if (of === "prompt") return reg.prompts.has(name) ? name : undefined;
+  if (reg.resources.has(name)) return name;
+  const template = of === "template" ? reg.templates.find((t) => t.def.uriTemplate === name) : reg.templates.find((t) => t.matcher.match(name) !== null);
+  return template?.def.uriTemplate;
 }
 
 const compiled = new WeakMap<AppDefinition<any>, Registry>();

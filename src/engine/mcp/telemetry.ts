@@ -6,6 +6,7 @@
  */
 import { messageOf } from "./errors";
 import { isObject } from "./guards";
+import type { Guard } from "./operations";
 import type { Tracer } from "./tracing";
 
 /** W3C trace context as a client sends it in `_meta` (or the `traceparent` header). */
@@ -59,7 +60,7 @@ export interface Reporting {
    * The name the app registered for a request's target (a tool or prompt, a resource or the template
    * it matches); undefined for a name the client made up, which never becomes a metrics dimension.
    */
-  registered?(method: string, target: string): string | undefined;
+  registered?(guard: Guard | undefined): string | undefined;
   /** Where the request's span is made (the Workers tracing API); omitted (TRACING=off), none is. */
   tracer?: Tracer;
   /** The JSON-RPC id of the request, for its span. */
@@ -112,8 +113,8 @@ const MAX_LOGGED_NAME = 128;
  * it, so it is cut to MAX_LOGGED_NAME characters, and a URI loses its query and fragment, where
  * tokens travel.
  */
-export function loggedName(method: string, target: string): string {
-  const name = method === "resources/read" ? target.replace(/[?#][\s\S]*$/, "") : target;
+export function loggedName(uri: boolean, target: string): string {
+  const name = uri ? target.replace(/[?#][\s\S]*$/, "") : target;
   return name.length > MAX_LOGGED_NAME ? `${name.slice(0, MAX_LOGGED_NAME)}…` : name;
 }
 

@@ -30,16 +30,24 @@ export function inSpan<T>(tracer: Tracer | undefined, name: string, work: (span?
 }
 
 /** The attributes of the OTel MCP conventions an operation's span starts with. */
-export function operationAttributes(method: string, name: string | undefined, protocolVersion: string, traceparent: string | undefined, requestId?: string | number): Attributes {
-  return {
+export function operationAttributes(
+  method: string,
+  target: { attribute: string; name: string | undefined } | undefined,
+  protocolVersion: string,
+  traceparent: string | undefined,
+  requestId?: string | number,
+): Attributes {
+  const attributes: Attributes = {
     "mcp.method.name": method,
     "mcp.protocol.version": protocolVersion,
     "jsonrpc.request.id": requestId?.toString(),
-    [method === "tools/call" ? "gen_ai.tool.name" : method === "prompts/get" ? "gen_ai.prompt.name" : "mcp.resource.uri"]: name,
     // The caller's span cannot become this one's parent (the platform starts the trace), so it is
     // kept beside it; its trace id is the request's log line's traceId.
     "mcp.caller.traceparent": traceparent,
   };
+  // The tool, prompt, resource or task the operation names (operations.ts says which attribute).
+  if (target) attributes[target.attribute] = target.name;
+  return attributes;
 }
 
 /**
