@@ -48,7 +48,7 @@ export function checkRoutingHeaders(headers: Headers, method: string, params: Re
   // The body field Mcp-Name mirrors (operations.ts): the tool or prompt name, the resource URI, or (tasks extension) the task id.
   const row = operationRow(method);
   if (!row?.routed) return;
-  const target = row.target(params);
+  const target = params[row.target];
   if (target === undefined) return;
   if (requiredHeader(headers, "Mcp-Name") !== target) throw mismatch(`Mcp-Name header does not match the body`);
 }

@@ -161,6 +161,12 @@ export interface AppDefinition<Env = DefaultEnv> {
   telemetry?: TelemetryHooks;
   /** Checks of the scopes operations declare, and their implications: `defineAuthorization({...})` (docs/authorization.md). */
   authorization?: Authorization;
+  /**
+   * Middleware: steps run in order around every operation on both revisions, after the checks
+   * `authorization` brings (docs/authorization.md). Each sees the operation, its arguments and the
+   * caller, and may let it pass, refuse it, or observe its outcome.
+   */
+  use?: readonly Middleware[];
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */
@@ -190,7 +196,7 @@ export interface AuthorizationOptions {
   policy?: Policy;
 }
 
-/** An operation as the policy sees it. */
+/** An operation as middleware (and the policy) sees it. */
 export interface Operation {
   method: string;
   /** What the method is about (a tool call, a prompt, a resource read, a completion…); undefined for lists and the like. */
@@ -199,13 +205,18 @@ export interface Operation {
   name?: string;
   /** The tool's or prompt's arguments as sent (before validation); the params for other methods. */
   arguments: Record<string, unknown>;
+  /** The request's params as sent. */
+  params: Record<string, unknown>;
   /** The caller (ctx.auth); undefined when authorization is off. */
   auth?: Auth;
   ctx: HandlerContext<any>;
 }
 
-/** The policy seam: `next()` runs the operation (and any inner policy) and gives its result. */
-export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+/** A step around every operation: `next()` runs the rest of the chain and the operation, and gives its result. */
+export type Middleware = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+
+/** The policy seam of `defineAuthorization`: one middleware step. */
+export type Policy = Middleware;
 
 /** Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs. */
 export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth) => void;

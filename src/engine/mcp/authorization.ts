@@ -4,9 +4,10 @@
  * with `defineAuthorization` (its `authorization`), which brings this code: an app that declares no
  * scopes carries none of it, and one that declares scopes without it is refused at start-up.
  */
-import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
+import type { Authorization, AuthorizationOptions, AuthorizeOperation, Middleware, Scopes } from "./app";
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
-import { ErrorCode, McpError, ToolError, invalidParams } from "./errors";
+import { ErrorCode, McpError, invalidParams } from "./errors";
+import { isObject } from "./guards";
 import { operationOf, type NamedOperation } from "./operations";
 import type { Registry } from "./registry";
 
@@ -53,7 +54,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     if (guard.of === "template") {
       // Completion of a template's variables: its scopes, given the variables the client already chose.
       const template = reg.templates.find((t) => t.def.uriTemplate === guard.name);
-      return template && completionScopes(template.def.scopes, guard.vars, guard.name, fallback);
+      return template && completionScopes(template.def.scopes, contextArguments(op!.arguments), guard.name, fallback);
     }
     for (const t of reg.templates) {
       const vars = t.matcher.match(guard.name);
@@ -71,9 +72,15 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   };
   // What else may ask whether a caller may use an operation (a listen filter's resource URIs).
   reg.allows = (method, params, auth) => allowed(operationOf(method, params), auth);
-  const policy = options.policy && runPolicy(options.policy);
-  if (options.hideUnauthorized) reg.policy = hidingLists(policy, reg.allows);
-  else reg.policy = policy;
+  // Its steps of the middleware chain: the scope check (again inside a 2025 session, where an answer to
+  // a tool's question re-runs it under the answering token), the hidden lists, the app's policy.
+  const scopeCheck: Middleware = (op, next) => {
+    if (op.auth) check(operationOf(op.method, op.params), op.auth);
+    return next();
+  };
+  reg.steps = [scopeCheck];
+  if (options.hideUnauthorized) reg.steps.push(hidingLists(reg.allows));
+  if (options.policy) reg.steps.push(options.policy);
   return (method, params, auth) => check(operationOf(method, params), auth);
 }
 
@@ -84,12 +91,11 @@ const LISTS: Record<string, [key: string, method: string, param: string, field: 
   "resources/list": ["resources", "resources/read", "uri", "uri"],
 };
 
-/** Lists without the entries the caller may not use (`hideUnauthorized`), around the app's policy if any. */
-function hidingLists(policy: Registry["policy"], allowed: NonNullable<Registry["allows"]>): Registry["policy"] {
-  return async (method, params, ctx, next) => {
-    const result = await (policy ? policy(method, params, ctx, next) : next());
+/** Lists without the entries the caller may not use (`hideUnauthorized`). */
+function hidingLists(allowed: NonNullable<Registry["allows"]>): Middleware {
+  return async ({ method, auth }, next) => {
+    const result = await next();
     const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;
-    const { auth } = ctx;
     if (!list || !auth || !Array.isArray(result[list[0]])) return result;
     const [key, op, param, field] = list;
     return { ...result, [key]: (result[key] as Record<string, unknown>[]).filter((entry) => allowed(op, { [param]: entry[field] }, auth)) };
@@ -108,6 +114,12 @@ function templateScopes(scopes: Scopes<Record<string, string>> | undefined, vars
   if (Array.isArray(out) && out.length <= 64 && out.every(isScopeToken)) return out;
   if (out !== undefined) console.error(`The scopes of resource template ${uriTemplate} are not a list of scope tokens:`, out);
   throw new McpError(ErrorCode.InternalError, "The server could not tell which scopes this resource needs");
+}
+
+/** A completion's `context.arguments` as strings: the variables its client already chose. */
+function contextArguments(params: Record<string, unknown>): Record<string, string> {
+  const chosen = isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : {};
+  return Object.fromEntries(Object.entries(chosen).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
 }
 
 /**
@@ -144,20 +156,3 @@ function closure(implies: Readonly<Record<string, readonly string[]>>): Map<stri
   }
   return out;
 }
-
-/**
- * Runs the app's policy around an operation: the operation as it sees it, and a ToolError it throws
- * on a tools/call as a tool result with `isError` (the model reads it), as a handler's is.
- */
-const runPolicy =
-  (policy: Policy): Registry["policy"] =>
-  async (method, params, ctx, next) => {
-    const named = operationOf(method, params);
-    const op = { method, kind: named?.kind, name: named?.target, arguments: named?.arguments ?? params, auth: ctx.auth, ctx };
-    try {
-      return await policy(op, next);
-    } catch (err) {
-      if (method === "tools/call" && err instanceof ToolError) return { content: [{ type: "text", text: err.message }], isError: true };
-      throw err;
-    }
-  };

@@ -104,7 +104,7 @@ export async function reported(
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
-    if (span) endAttributes(span, operationAttributes(method, op && { attribute: op.attribute, name }, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    if (span) endAttributes(span, operationAttributes(method, op?.attribute && { attribute: op.attribute, name }, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
     return outcome;
   });
 }
@@ -113,8 +113,8 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
   try {
     const ctx = handlerContext(options);
     const next = options.serve ?? (() => dispatch(options.revision.methods, options.reg, method, params, ctx));
-    // The app's policy runs around every operation (docs/authorization.md); most apps have none.
-    return { kind: "result", result: await (options.reg.policy ? options.reg.policy(method, params, ctx, next) : next()) };
+    // The middleware chain runs around every operation (docs/authorization.md); most apps have none.
+    return { kind: "result", result: await (options.reg.chain ? options.reg.chain(method, params, ctx, next) : next()) };
   } catch (thrown) {
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };

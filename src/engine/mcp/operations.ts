@@ -13,47 +13,33 @@ export type OperationKind = "tool" | "prompt" | "resource" | "completion" | "sub
 
 /**
  * The definition whose scopes an operation needs: a tool or prompt by name, a resource by URI (a
- * resource, or a URI a template matches), or a template by its own URI template (completion of its
- * variables), with the variables the request already knows.
+ * resource, or a URI a template matches), or a template by its own URI template (the completion of
+ * its variables, whose `context.arguments` are in the operation's arguments).
  */
-export type Guard =
-  | { of: "tool" | "prompt" | "resource"; name: string }
-  | { of: "template"; name: string; vars: Record<string, string> };
+export interface Guard {
+  of: "tool" | "prompt" | "resource" | "template";
+  name: string;
+}
 
 /** The span attribute that carries an operation's target (the OTel MCP conventions' names). */
 type TargetAttribute = "gen_ai.tool.name" | "gen_ai.prompt.name" | "mcp.resource.uri" | "mcp.task.id";
 
 interface OperationRow {
   readonly kind: OperationKind;
-  /** The params member that names the target, raw as the client sent it. */
-  readonly target: (params: Record<string, unknown>) => unknown;
-  /** The span attribute for the target. */
-  readonly attribute: TargetAttribute | ((params: Record<string, unknown>) => TargetAttribute);
-  /** The target is a URI: its query and fragment, where tokens travel, never reach a log line. */
-  readonly uri?: boolean;
+  /** The params member that names the target; "ref": a completion's reference (its name or URI). */
+  readonly target: "name" | "uri" | "taskId" | "ref";
   /** 2026-07-28: `Mcp-Name` mirrors the target. */
   readonly routed?: boolean;
+  /** The span attribute for the target. */
+  readonly attribute?: TargetAttribute;
   /** May answer with an input round (InputRequiredResult, or a 2025 server request). */
   readonly input?: boolean;
-  /** Whose scopes it needs; undefined: none of a definition's. */
-  readonly guard?: (params: Record<string, unknown>) => Guard | undefined;
-  /** What middleware sees as its arguments (default: the params). */
-  readonly arguments?: (params: Record<string, unknown>) => unknown;
+  /** Whose scopes it needs: the definition its target names; undefined: none. */
+  readonly guard?: Guard["of"];
 }
 
-const str = (value: unknown) => (typeof value === "string" ? value : undefined);
-const named = (of: "tool" | "prompt" | "resource", value: unknown): Guard | undefined => (typeof value === "string" ? { of, name: value } : undefined);
-const refOf = (params: Record<string, unknown>) => (isObject(params.ref) ? params.ref : {});
-
-/** The context arguments of a completion as strings (what a template's scopes function is given). */
-function stringArguments(params: Record<string, unknown>): Record<string, string> {
-  const context = isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : {};
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(context)) if (typeof v === "string") out[k] = v;
-  return out;
-}
-
-const TASK: OperationRow = { kind: "task", target: (p) => p.taskId, attribute: "mcp.task.id", routed: true };
+const URI = "mcp.resource.uri";
+const TASK: OperationRow = { kind: "task", target: "taskId", attribute: "mcp.task.id", routed: true };
 
 /**
  * Every method that names an operation, by name. Methods not here (lists, ping, initialize,
@@ -61,24 +47,14 @@ const TASK: OperationRow = { kind: "task", target: (p) => p.taskId, attribute: "
  * spans and log lines carry no target.
  */
 const OPERATIONS: Readonly<Record<string, OperationRow>> = {
-  "tools/call": { kind: "tool", target: (p) => p.name, attribute: "gen_ai.tool.name", routed: true, input: true, guard: (p) => named("tool", p.name), arguments: (p) => p.arguments ?? {} },
-  "prompts/get": { kind: "prompt", target: (p) => p.name, attribute: "gen_ai.prompt.name", routed: true, input: true, guard: (p) => named("prompt", p.name), arguments: (p) => p.arguments ?? {} },
-  "resources/read": { kind: "resource", target: (p) => p.uri, attribute: "mcp.resource.uri", uri: true, routed: true, input: true, guard: (p) => named("resource", p.uri) },
+  "tools/call": { kind: "tool", target: "name", attribute: "gen_ai.tool.name", routed: true, input: true, guard: "tool" },
+  "prompts/get": { kind: "prompt", target: "name", attribute: "gen_ai.prompt.name", routed: true, input: true, guard: "prompt" },
+  "resources/read": { kind: "resource", target: "uri", attribute: URI, routed: true, input: true, guard: "resource" },
   // Subscribing needs what reading needs; dropping a subscription needs nothing.
-  "resources/subscribe": { kind: "subscription", target: (p) => p.uri, attribute: "mcp.resource.uri", uri: true, guard: (p) => named("resource", p.uri) },
-  "resources/unsubscribe": { kind: "subscription", target: (p) => p.uri, attribute: "mcp.resource.uri", uri: true },
+  "resources/subscribe": { kind: "subscription", target: "uri", attribute: URI, guard: "resource" },
+  "resources/unsubscribe": { kind: "subscription", target: "uri", attribute: URI },
   // Completing a prompt's arguments or a template's variables needs that prompt's or template's scopes.
-  "completion/complete": {
-    kind: "completion",
-    target: (p) => refOf(p).name ?? refOf(p).uri,
-    attribute: (p) => (refOf(p).type === "ref/prompt" ? "gen_ai.prompt.name" : "mcp.resource.uri"),
-    guard(p) {
-      const ref = refOf(p);
-      if (ref.type === "ref/prompt") return named("prompt", ref.name);
-      const uri = str(ref.uri);
-      return ref.type === "ref/resource" && uri !== undefined ? { of: "template", name: uri, vars: stringArguments(p) } : undefined;
-    },
-  },
+  "completion/complete": { kind: "completion", target: "ref" },
   "tasks/get": TASK,
   "tasks/update": TASK,
   "tasks/cancel": TASK,
@@ -93,7 +69,7 @@ export interface NamedOperation {
   /** The tool or prompt name, resource URI or task id as the client wrote it (a string, else undefined). */
   target?: string;
   /** The span attribute that carries the target. */
-  attribute: TargetAttribute;
+  attribute?: TargetAttribute;
   /** Whether the target is a URI. */
   uri: boolean;
   /** Whose scopes it needs. */
@@ -109,16 +85,19 @@ export const operationRow = (method: string): OperationRow | undefined => (Objec
 export function operationOf(method: string, params: Record<string, unknown>): NamedOperation | undefined {
   const row = operationRow(method);
   if (!row) return undefined;
-  const args = row.arguments ? row.arguments(params) : params;
-  return {
-    method,
-    kind: row.kind,
-    target: str(row.target(params)),
-    attribute: typeof row.attribute === "function" ? row.attribute(params) : row.attribute,
-    uri: row.uri === true,
-    guard: row.guard?.(params),
-    arguments: isObject(args) ? args : {},
-  };
+  let { kind, target: key, attribute, guard } = row;
+  let source = params;
+  if (key === "ref") {
+    // A completion names a prompt (ref/prompt) or a template (ref/resource) by its reference.
+    source = isObject(params.ref) ? params.ref : {};
+    const prompt = source.type === "ref/prompt";
+    key = prompt ? "name" : "uri";
+    attribute = prompt ? "gen_ai.prompt.name" : URI;
+    guard = prompt ? "prompt" : source.type === "ref/resource" ? "template" : undefined;
+  }
+  const target = typeof source[key] === "string" ? (source[key] as string) : undefined;
+  const args = kind === "tool" || kind === "prompt" ? (isObject(params.arguments) ? params.arguments : {}) : params;
+  return { method, kind, target, attribute, uri: key === "uri", guard: guard && target !== undefined ? { of: guard, name: target } : undefined, arguments: args };
 }
 
 /** Whether a method may answer with an input round. */

@@ -3,10 +3,11 @@
  * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, AuthorizeOperation, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, AuthorizeOperation, ExtensionMethod, Middleware, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
+import { chainOf } from "./middleware";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
@@ -59,8 +60,10 @@ export interface Registry {
   allows?: (method: string, params: Record<string, unknown>, auth: Auth) => boolean;
   /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
-  /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
-  policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+  /** The steps `defineAuthorization` brings to the middleware chain (scope check, hidden lists, policy). */
+  steps?: Middleware[];
+  /** The middleware chain around every operation (middleware.ts); absent for an app without steps. */
+  chain?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
   /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
   scopesSupported?: readonly string[];
 }
@@ -185,8 +188,7 @@ export function registeredTarget(reg: Registry, guard: Guard | undefined): strin
   if (of === "tool") return reg.tools.has(name) ? name : undefined;
   if (of === "prompt") return reg.prompts.has(name) ? name : undefined;
   if (reg.resources.has(name)) return name;
-  const template = of === "template" ? reg.templates.find((t) => t.def.uriTemplate === name) : reg.templates.find((t) => t.matcher.match(name) !== null);
-  return template?.def.uriTemplate;
+  return reg.templates.find((t) => (of === "template" ? t.def.uriTemplate === name : t.matcher.match(name) !== null))?.def.uriTemplate;
 }
 
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
@@ -259,6 +261,9 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
   } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
+  // The middleware chain: authorization's steps, then the app's own (docs/authorization.md).
+  const steps = [...(reg.steps ?? []), ...(app.use ?? [])];
+  if (steps.length > 0) reg.chain = chainOf(steps);
   // Views come with their tools. Every extension carries the same installer (src/engine/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

@@ -6,10 +6,14 @@
  * Its policy acts only for principals named `policy-…` (test/engine/integration/policy.test.ts): those named
  * `policy-refused-…` may not call prepare_report, `policy-stepup-…` must step up to `report:write`
  * for it, and each counts 3 calls of it a minute.
+ * Its middleware (`use`) acts only for principals named `use-…` (test/engine/integration/middleware.test.ts):
+ * each step writes what it saw into the result's `_meta.trail` on the way out, so the order is the
+ * trail read backwards; `use-refused-…` may not convert temperatures (a ToolError), `use-error-…` gets a
+ * JSON-RPC error for it.
  * caller_task is a task whose runs answer their ctx.auth (test/engine/integration/tasks-auth.test.ts); its
  * task class too is bound only in the engine tests (MCP_TASK_SCOPED).
  */
-import { InsufficientScope, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit } from "../../../src/mcp";
+import { InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit, type Middleware } from "../../../src/mcp";
 import engineApp from "./app";
 
 const callerTask = defineTool({
@@ -20,6 +24,19 @@ const callerTask = defineTool({
 });
 
 const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
+
+/** A middleware step that, for `use-…` principals, adds what it saw to the result's `_meta.trail` on the way out. */
+const trail =
+  (step: string): Middleware =>
+  async (op, next) => {
+    if (!op.auth?.principal.startsWith("use-")) return next();
+    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-refused-")) throw new ToolError("Conversions are not for you");
+    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-error-")) throw new McpError(-32602, "Conversions refused");
+    const result = await next();
+    const meta = (result._meta ?? {}) as { trail?: unknown[] };
+    const seen = { step, kind: op.kind, name: op.name, arguments: op.arguments, principal: op.auth.principal, isError: result.isError === true };
+    return { ...result, _meta: { ...meta, trail: [...(meta.trail ?? []), seen] } };
+  };
 
 const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask];
 
@@ -38,4 +55,5 @@ export default defineApp({
       });
     },
   }),
+  use: [trail("outer"), trail("inner")],
 });

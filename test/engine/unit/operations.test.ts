@@ -26,7 +26,7 @@ const ROWS: Row[] = [
   [
     "completion/complete",
     { ref: { type: "ref/resource", uri: "vault://{key}" }, argument: { name: "key", value: "a" }, context: { arguments: { zone: "eu", n: 3 } } },
-    { kind: "completion", target: "vault://{key}", attribute: "mcp.resource.uri", guard: { of: "template", name: "vault://{key}", vars: { zone: "eu" } } },
+    { kind: "completion", target: "vault://{key}", attribute: "mcp.resource.uri", guard: { of: "template", name: "vault://{key}" }, arguments: { context: { arguments: { zone: "eu", n: 3 } } } },
     false,
     false,
   ],

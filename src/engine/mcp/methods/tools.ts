@@ -78,7 +78,8 @@ function internalFailure(tool: string, err: unknown, traceId: string | undefined
   return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
 
-const toolError = (message: string): CallToolResult => ({ content: [{ type: "text", text: message }], isError: true });
+/** A tool result that says the call failed, for the model to read. */
+export const toolError = (message: string): CallToolResult => ({ content: [{ type: "text", text: message }], isError: true });
 
 function toResult(value: ToolReturn): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };

@@ -1,0 +1,29 @@
+/**
+ * The middleware chain (docs/authorization.md): ordered steps around every operation, on both
+ * revisions, each seeing the operation, its arguments and the caller. The app's `use: [...]` are its
+ * steps, after those `defineAuthorization` brings (the scope check, hidden lists, the policy). A step
+ * lets the operation pass (`return next()`), refuses it (a ToolError on a tools/call is a tool result
+ * with isError; an McpError a JSON-RPC error; InsufficientScope the 403 step-up challenge) or observes
+ * what `next()` gave. An app without steps has no chain, and runs none of this per request.
+ */
+import type { Middleware, Operation } from "./app";
+import { ToolError } from "./errors";
+import { toolError } from "./methods/tools";
+import { operationOf } from "./operations";
+import type { Registry } from "./registry";
+
+/** The chain of `steps`, run around an operation's handler (`next`). */
+export const chainOf =
+  (steps: readonly Middleware[]): NonNullable<Registry["chain"]> =>
+  async (method, params, ctx, next) => {
+    const named = operationOf(method, params);
+    const op: Operation = { method, kind: named?.kind, name: named?.target, arguments: named?.arguments ?? params, params, auth: ctx.auth, ctx };
+    const step = (i: number): Promise<Record<string, unknown>> => (i < steps.length ? steps[i]!(op, () => step(i + 1)) : next());
+    try {
+      return await step(0);
+    } catch (err) {
+      // As a handler's: the model reads why its call was refused.
+      if (method === "tools/call" && err instanceof ToolError) return { ...toolError(err.message) };
+      throw err;
+    }
+  };
