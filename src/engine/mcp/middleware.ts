@@ -7,14 +7,16 @@
  * what `next()` gave. An app without steps has no chain, and runs none of this per request.
  */
 import type { Middleware, Operation } from "./app";
-import { ToolError } from "./errors";
-import { toolError } from "./methods/tools";
+import type { HandlerContext } from "./context";
+import { ToolError, toolError } from "./errors";
 import { operationOf } from "./operations";
-import type { Registry } from "./registry";
 
-/** The chain of `steps`, run around an operation's handler (`next`). */
+/** The chain as the executor runs it: around the operation's handler (`next`). */
+export type Chain = (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+
+/** The chain of `steps`. */
 export const chainOf =
-  (steps: readonly Middleware[]): NonNullable<Registry["chain"]> =>
+  (steps: readonly Middleware[]): Chain =>
   async (method, params, ctx, next) => {
     const named = operationOf(method, params);
     const op: Operation = { method, kind: named?.kind, name: named?.target, arguments: named?.arguments ?? params, params, auth: ctx.auth, ctx };

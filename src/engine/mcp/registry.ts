@@ -7,7 +7,7 @@ import type { AppDefinition, AuthorizeOperation, ExtensionMethod, Middleware, Pr
 import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
-import { chainOf } from "./middleware";
+import { chainOf, type Chain } from "./middleware";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
@@ -63,7 +63,7 @@ export interface Registry {
   /** The steps `defineAuthorization` brings to the middleware chain (scope check, hidden lists, policy). */
   steps?: Middleware[];
   /** The middleware chain around every operation (middleware.ts); absent for an app without steps. */
-  chain?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+  chain?: Chain;
   /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
   scopesSupported?: readonly string[];
 }

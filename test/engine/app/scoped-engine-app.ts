@@ -6,6 +6,7 @@
  * Its policy acts only for principals named `policy-…` (test/engine/integration/policy.test.ts): those named
  * `policy-refused-…` may not call prepare_report, `policy-stepup-…` must step up to `report:write`
  * for it, and each counts 3 calls of it a minute.
+ * greet needs `greet:ask` (test/engine/integration/elicitation-scopes.test.ts).
  * Its middleware (`use`) acts only for principals named `use-…` (test/engine/integration/middleware.test.ts):
  * each step writes what it saw into the result's `_meta.trail` on the way out, so the order is the
  * trail read backwards; `use-refused-…` may not convert temperatures (a ToolError), `use-error-…` gets a
@@ -38,7 +39,7 @@ const trail =
     return { ...result, _meta: { ...meta, trail: [...(meta.trail ?? []), seen] } };
   };
 
-const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask];
+const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t.name === "greet" ? { ...t, scopes: ["greet:ask"] } : t)), callerTask];
 
 export default defineApp({
   ...engineApp,
