@@ -11,7 +11,7 @@ import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp } from "./mcp/registry";
 import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
-import { authOf, refusedScopes } from "./mcp/auth";
+import { authOf } from "./mcp/auth";
 import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
@@ -202,17 +202,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const limited = await overLimit(env.MCP_RATE_LIMIT, admitted.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
     if (limited) return limited;
     if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
-    // Authorization of the operation the body names, the same on both revisions; a 2025 session never
-    // sees a refused request, so it goes on once the client steps up (docs/authorization.md).
-    if (auth && reg.authorize && msg.kind === "request") {
-      try {
-        reg.authorize(msg.message.method, msg.message.params ?? {}, auth);
-      } catch (err) {
-        const e = toMcpError(err);
-        const scopes = refusedScopes(e);
-        return scopes ? admitted.scopeChallenge(msg.message.id, scopes) : rpcError(id, e.toJSON(), 200);
-      }
-    }
+    // The operation the body names is authorized by the first step of the middleware chain, where the
+    // lane runs it (src/engine/mcp/authorization.ts): on both revisions, reported like any outcome.
     if (classifyEra(msg, request.headers) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.

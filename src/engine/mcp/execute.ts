@@ -8,7 +8,7 @@
  */
 import type { Auth } from "./auth";
 import type { HandlerContext, Notifier } from "./context";
-import { dispatch } from "./dispatch";
+import { dispatch, hasMethod } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
 import { operationOf, takesInput } from "./operations";
@@ -66,6 +66,9 @@ interface ExecuteOptions {
   serve?: () => Promise<Record<string, unknown>>;
 }
 
+/** What names the span and the metrics index of a method the server does not have. */
+const UNKNOWN_METHOD = "unknown method";
+
 export type Outcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "input"; required: InputRequired }
@@ -83,7 +86,7 @@ export function execute(method: string, params: Record<string, unknown>, options
 export async function reported(
   method: string,
   params: Record<string, unknown>,
-  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "principal" | "reporting" | "task">,
+  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "reg" | "principal" | "reporting" | "task">,
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { reporting } = options;
@@ -91,11 +94,14 @@ export async function reported(
   const op = operationOf(method, params);
   const registered = op && reporting.registered?.(op.guard);
   // A task id is the span's mcp.task.id; the log line names tools, prompts and resources.
-  const name = op?.target === undefined || op.kind === "task" ? undefined : loggedName(op.uri, op.target);
-  // The span's name holds the app's name for the target, never one a client made up: names stay few.
-  return inSpan(reporting.tracer, registered === undefined ? method : `${method} ${registered}`, async (span) => {
+  const name = op?.target === undefined || op.kind === "task" ? undefined : loggedName(op.attribute === "mcp.resource.uri", op.target);
+  // A method the server does not have is "unknown method" in the span, the log line and the metrics:
+  // a name a client made up never names a span or an index row, nor grows a line.
+  const { revision } = options;
+  const known = op || hasMethod(revision.methods, options.reg, method) ? method : UNKNOWN_METHOD;
+  return inSpan(reporting.tracer, registered === undefined ? known : `${method} ${registered}`, async (span) => {
     const started = Date.now();
-    const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
+    const about = { revision: options.protocolVersion, lane: revision.era, method: known, name, traceId: traceIdOf(reporting.trace.traceparent) };
     runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
     const outcome = await work();
     const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
@@ -104,7 +110,7 @@ export async function reported(
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
-    if (span) endAttributes(span, operationAttributes(method, op?.attribute && { attribute: op.attribute, name }, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    if (span) endAttributes(span, operationAttributes(known, op?.attribute, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
     return outcome;
   });
 }

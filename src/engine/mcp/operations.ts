@@ -70,8 +70,6 @@ export interface NamedOperation {
   target?: string;
   /** The span attribute that carries the target. */
   attribute?: TargetAttribute;
-  /** Whether the target is a URI. */
-  uri: boolean;
   /** Whose scopes it needs. */
   guard?: Guard;
   /** The tool's or prompt's arguments; the params for other methods. */
@@ -97,7 +95,7 @@ export function operationOf(method: string, params: Record<string, unknown>): Na
   }
   const target = typeof source[key] === "string" ? (source[key] as string) : undefined;
   const args = kind === "tool" || kind === "prompt" ? (isObject(params.arguments) ? params.arguments : {}) : params;
-  return { method, kind, target, attribute, uri: key === "uri", guard: guard && target !== undefined ? { of: guard, name: target } : undefined, arguments: args };
+  return { method, kind, target, attribute, guard: guard && target !== undefined ? { of: guard, name: target } : undefined, arguments: args };
 }
 
 /** Whether a method may answer with an input round. */

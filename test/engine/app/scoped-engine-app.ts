@@ -6,7 +6,9 @@
  * Its policy acts only for principals named `policy-…` (test/engine/integration/policy.test.ts): those named
  * `policy-refused-…` may not call prepare_report, `policy-stepup-…` must step up to `report:write`
  * for it, and each counts 3 calls of it a minute.
- * greet needs `greet:ask` (test/engine/integration/elicitation-scopes.test.ts).
+ * greet needs `greet:ask` (test/engine/integration/elicitation-scopes.test.ts); the units template and the
+ * explain_unit prompt, completed and subscribed to in a session, need `units:read`
+ * (test/engine/integration/operation-scopes.test.ts).
  * Its middleware (`use`) acts only for principals named `use-…` (test/engine/integration/middleware.test.ts):
  * each step writes what it saw into the result's `_meta.trail` on the way out, so the order is the
  * trail read backwards; `use-refused-…` may not convert temperatures (a ToolError), `use-error-…` gets a
@@ -44,6 +46,8 @@ const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name 
 export default defineApp({
   ...engineApp,
   tools,
+  resourceTemplates: engineApp.resourceTemplates!.map((t) => ({ ...t, scopes: ["units:read"] })),
+  prompts: engineApp.prompts!.map((p) => ({ ...p, scopes: ["units:read"] })),
   authorization: defineAuthorization({
     claims: ["email", "groups", "padding"],
     policy: (op, next) => {

@@ -13,7 +13,7 @@ import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 const verifyToken: TokenVerifier = async (token) => {
   if (!token.startsWith("use-")) throw new AuthFailure("invalid_token", "unknown");
-  return { id: token, scopes: ["dice:roll"] };
+  return { id: token, scopes: ["dice:roll", "units:read"] };
 };
 const worker = createMcpWorker(scopedApp, { verifyToken });
 // The scoped app's own sessions, so that a 2025 session's chain is that app's.

@@ -7,6 +7,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, defineApp, defineAuthorization, definePrompt, defineResource, defineResourceTemplate, text, type TokenVerifier } from "../../../src/mcp";
+import scopedApp from "../app/scoped-engine-app";
 import { SseReader, buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 const MCP = "http://localhost/mcp";
@@ -127,33 +128,59 @@ describe("subscriptions/listen honours only the resources the caller may read (2
   });
 });
 
-describe("2025-11-25: completion and resources/subscribe are authorized as reads are", () => {
+/**
+ * 2025-11-25, in the scoped engine app's own sessions (test/engine/app/scoped-engine-app.ts): its units
+ * template and explain_unit prompt need `units:read`.
+ */
+describe("2025-11-25: completion and resources/subscribe are authorized as reads are (in the session's object)", () => {
+  const SESSION_TOKENS: Record<string, string[]> = { low: [], units: ["units:read"] };
+  const sessionWorker = createMcpWorker(scopedApp, {
+    verifyToken: async (token) => {
+      if (!Object.hasOwn(SESSION_TOKENS, token)) throw new AuthFailure("invalid_token", "unknown");
+      return { id: "session-user", scopes: SESSION_TOKENS[token]! };
+    },
+    authorizationServers: [AS],
+  });
+  const scopedEnv = { ...env, MCP_SESSION: (env as unknown as { MCP_SESSION_SCOPED: DurableObjectNamespace }).MCP_SESSION_SCOPED };
   const headers = (token: string, sessionId?: string) => ({
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
     Authorization: `Bearer ${token}`,
     ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
   });
-  const post = (token: string, body: object, sessionId?: string) => send({ method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) });
-  const open = async (token: string) => {
-    const init = await post(token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const post = async (token: string, body: object, sessionId?: string) => {
+    const ctx = createExecutionContext();
+    const res = await sessionWorker.fetch(new Request(MCP, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) }), scopedEnv as never, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+  const open = async () => {
+    const init = await post("low", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
     return init.headers.get("Mcp-Session-Id")!;
   };
+  const completions = [completeTemplate("units://{unit}", "unit"), { ref: { type: "ref/prompt", name: "explain_unit" }, argument: { name: "unit", value: "k" } }];
 
-  it("completing an admin-only template's variables is the 403 step-up challenge", async () => {
-    const sessionId = await open("notes");
-    const refused = await post("notes", { jsonrpc: "2.0", id: 2, method: "completion/complete", params: completeTemplate("vault://{key}", "key") }, sessionId);
-    expect(refused.status).toBe(403);
-    expect(scopesOf(refused)).toBe("vault:admin");
-    expect(((await refused.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["vault:admin"] } });
+  it("completing a scoped template's variables or prompt's arguments is the 403 step-up challenge; with the scope, the values", async () => {
+    const sessionId = await open();
+    for (const params of completions) {
+      const refused = await post("low", { jsonrpc: "2.0", id: 2, method: "completion/complete", params }, sessionId);
+      expect(refused.status).toBe(403);
+      expect(scopesOf(refused)).toBe("units:read");
+      expect(((await refused.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["units:read"] } });
+      const served = await post("units", { jsonrpc: "2.0", id: 3, method: "completion/complete", params }, sessionId);
+      expect(served.status).toBe(200);
+      expect(((await served.json()) as RpcMessage).result.completion.values).toContain("kelvin");
+    }
   });
 
-  it("subscribing to a resource needs the scopes reading it needs", async () => {
-    const sessionId = await open("notes");
-    for (const uri of ["vault://index", "vault://payroll"]) {
-      const refused = await post("notes", { jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri } }, sessionId);
-      expect(refused.status).toBe(403);
-      expect(scopesOf(refused)).toBe("vault:admin");
-    }
+  it("subscribing to a resource needs the scopes reading it needs; the session goes on", async () => {
+    const sessionId = await open();
+    const subscribe = { jsonrpc: "2.0", id: 4, method: "resources/subscribe", params: { uri: "units://kelvin" } };
+    const refused = await post("low", subscribe, sessionId);
+    expect(refused.status).toBe(403);
+    expect(scopesOf(refused)).toBe("units:read");
+    const stepped = await post("units", subscribe, sessionId);
+    expect(stepped.status).toBe(200);
+    expect(((await stepped.json()) as RpcMessage).result).toEqual({});
   });
 });
