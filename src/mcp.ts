@@ -30,6 +30,7 @@ export { defineAuthorization } from "./engine/mcp/authorization";
 export type { Authorization, AuthorizationOptions, Middleware, Operation, Policy, Scopes } from "./engine/mcp/app";
 export type { OperationKind } from "./engine/mcp/operations";
 export { toolRateLimit, type ToolRateLimitOptions } from "./engine/mcp/tool-rate-limit";
+export { defineMiddleware } from "./engine/mcp/middleware";
 export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./engine/mcp/errors";
 export {
   elicit,

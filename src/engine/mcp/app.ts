@@ -164,7 +164,8 @@ export interface AppDefinition<Env = DefaultEnv> {
   /**
    * Middleware: steps run in order around every operation on both revisions, after the checks
    * `authorization` brings (docs/authorization.md). Each sees the operation, its arguments and the
-   * caller, and may let it pass, refuse it, or observe its outcome.
+   * caller, and may let it pass, refuse it, or observe its outcome. Make each with `defineMiddleware`
+   * (it brings the code that runs the chain, which an app without middleware does not carry).
    */
   use?: readonly Middleware[];
 }
@@ -212,11 +213,17 @@ export interface Operation {
   ctx: HandlerContext<any>;
 }
 
-/** A step around every operation: `next()` runs the rest of the chain and the operation, and gives its result. */
-export type Middleware = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+/**
+ * A step around every operation: `next()` runs the rest of the chain and the operation, and gives
+ * its result. The policy of `defineAuthorization` is one.
+ */
+export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
 
-/** The policy seam of `defineAuthorization`: one middleware step. */
-export type Policy = Middleware;
+/** A step of `defineApp({ use })`, made by `defineMiddleware`: a Policy that brings the chain's code. */
+export type Middleware = Policy & {
+  /** Builds the chain of the app's steps (middleware.ts); `unknown` here because registry.ts builds on this file. */
+  readonly compose: (steps: readonly Policy[]) => unknown;
+};
 
 /** Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs. */
 export type AuthorizeOperation = (method: string, params: Record<string, unknown>, auth: Auth) => void;

@@ -4,10 +4,11 @@
  * with `defineAuthorization` (its `authorization`), which brings this code: an app that declares no
  * scopes carries none of it, and one that declares scopes without it is refused at start-up.
  */
-import type { Authorization, AuthorizationOptions, AuthorizeOperation, Middleware, Scopes } from "./app";
+import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
 import { ErrorCode, McpError, invalidParams } from "./errors";
 import { isObject } from "./guards";
+import { chainOf } from "./middleware";
 import { operationOf, type NamedOperation } from "./operations";
 import type { Registry } from "./registry";
 
@@ -74,11 +75,12 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   reg.allows = (method, params, auth) => allowed(operationOf(method, params), auth);
   // Its steps of the middleware chain: the scope check (again inside a 2025 session, where an answer to
   // a tool's question re-runs it under the answering token), the hidden lists, the app's policy.
-  const scopeCheck: Middleware = (op, next) => {
+  const scopeCheck: Policy = (op, next) => {
     if (op.auth) check(operationOf(op.method, op.params), op.auth);
     return next();
   };
   reg.steps = [scopeCheck];
+  reg.compose = chainOf;
   if (options.hideUnauthorized) reg.steps.push(hidingLists(reg.allows));
   if (options.policy) reg.steps.push(options.policy);
   return (method, params, auth) => check(operationOf(method, params), auth);
@@ -92,7 +94,7 @@ const LISTS: Record<string, [key: string, method: string, param: string, field: 
 };
 
 /** Lists without the entries the caller may not use (`hideUnauthorized`). */
-function hidingLists(allowed: NonNullable<Registry["allows"]>): Middleware {
+function hidingLists(allowed: NonNullable<Registry["allows"]>): Policy {
   return async ({ method, auth }, next) => {
     const result = await next();
     const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;

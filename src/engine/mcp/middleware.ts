@@ -6,7 +6,7 @@
  * with isError; an McpError a JSON-RPC error; InsufficientScope the 403 step-up challenge) or observes
  * what `next()` gave. An app without steps has no chain, and runs none of this per request.
  */
-import type { Middleware, Operation } from "./app";
+import type { Middleware, Operation, Policy } from "./app";
 import type { HandlerContext } from "./context";
 import { ToolError, toolError } from "./errors";
 import { operationOf } from "./operations";
@@ -16,7 +16,7 @@ export type Chain = (method: string, params: Record<string, unknown>, ctx: Handl
 
 /** The chain of `steps`. */
 export const chainOf =
-  (steps: readonly Middleware[]): Chain =>
+  (steps: readonly Policy[]): Chain =>
   async (method, params, ctx, next) => {
     const named = operationOf(method, params);
     const op: Operation = { method, kind: named?.kind, name: named?.target, arguments: named?.arguments ?? params, params, auth: ctx.auth, ctx };
@@ -29,3 +29,9 @@ export const chainOf =
       throw err;
     }
   };
+
+/**
+ * A step of `defineApp({ use: [...] })`: `step` itself, carrying the code that runs the chain, so
+ * that only an app with middleware has it in its bundle.
+ */
+export const defineMiddleware = (step: Policy): Middleware => Object.assign((op: Operation, next: () => Promise<Record<string, unknown>>) => step(op, next), { compose: chainOf });

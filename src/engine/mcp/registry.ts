@@ -3,11 +3,11 @@
  * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, AuthorizeOperation, ExtensionMethod, Middleware, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, AuthorizeOperation, ExtensionMethod, Policy, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
 import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
-import { chainOf, type Chain } from "./middleware";
+import type { Chain } from "./middleware";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
@@ -61,7 +61,9 @@ export interface Registry {
   /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
   /** The steps `defineAuthorization` brings to the middleware chain (scope check, hidden lists, policy). */
-  steps?: Middleware[];
+  steps?: Policy[];
+  /** What builds the chain (middleware.ts), brought by `defineAuthorization` or `defineMiddleware`. */
+  compose?: (steps: readonly Policy[]) => unknown;
   /** The middleware chain around every operation (middleware.ts); absent for an app without steps. */
   chain?: Chain;
   /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
@@ -261,9 +263,15 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
   } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
-  // The middleware chain: authorization's steps, then the app's own (docs/authorization.md).
-  const steps = [...(reg.steps ?? []), ...(app.use ?? [])];
-  if (steps.length > 0) reg.chain = chainOf(steps);
+  // The middleware chain: authorization's steps, then the app's own (docs/authorization.md). Its code
+  // comes with them, so an app without middleware carries none.
+  const use = app.use ?? [];
+  const steps = [...(reg.steps ?? []), ...use];
+  const compose = reg.compose ?? use[0]?.compose;
+  if (steps.length > 0) {
+    if (!compose) throw new Error("use: make each middleware step with defineMiddleware()");
+    reg.chain = compose(steps) as Chain;
+  }
   // Views come with their tools. Every extension carries the same installer (src/engine/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

@@ -16,7 +16,7 @@
  * caller_task is a task whose runs answer their ctx.auth (test/engine/integration/tasks-auth.test.ts); its
  * task class too is bound only in the engine tests (MCP_TASK_SCOPED).
  */
-import { InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit, type Middleware } from "../../../src/mcp";
+import { InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineMiddleware, defineTool, durableTask, toolRateLimit, type Middleware } from "../../../src/mcp";
 import engineApp from "./app";
 
 const callerTask = defineTool({
@@ -31,7 +31,7 @@ const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => en
 /** A middleware step that, for `use-…` principals, adds what it saw to the result's `_meta.trail` on the way out. */
 const trail =
   (step: string): Middleware =>
-  async (op, next) => {
+  defineMiddleware(async (op, next) => {
     if (!op.auth?.principal.startsWith("use-")) return next();
     if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-refused-")) throw new ToolError("Conversions are not for you");
     if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-error-")) throw new McpError(-32602, "Conversions refused");
@@ -39,7 +39,7 @@ const trail =
     const meta = (result._meta ?? {}) as { trail?: unknown[] };
     const seen = { step, kind: op.kind, name: op.name, arguments: op.arguments, principal: op.auth.principal, isError: result.isError === true };
     return { ...result, _meta: { ...meta, trail: [...(meta.trail ?? []), seen] } };
-  };
+  });
 
 const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t.name === "greet" ? { ...t, scopes: ["greet:ask"] } : t)), callerTask];
 

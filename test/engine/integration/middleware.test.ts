@@ -6,8 +6,8 @@
  * way out, so the trail lists the inner step first.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { AuthFailure, ToolError, createMcpWorker, defineApp, defineMiddleware, defineTool, type Policy, type TokenVerifier } from "../../../src/mcp";
 import scopedApp from "../app/scoped-engine-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
@@ -107,3 +107,51 @@ for (const [revision, open] of REVISIONS) {
     });
   });
 }
+
+describe("middleware without defineAuthorization (2026-07-28, no authentication)", () => {
+  const calls: string[] = [];
+  const logged: string[] = [];
+  const lines = () => logged;
+  beforeEach(() => {
+    logged.length = 0;
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+  });
+  afterEach(() => vi.restoreAllMocks());
+  const app = defineApp({
+    info: { name: "use-only", version: "0" },
+    tools: [defineTool({ name: "ping_tool", handler: () => "pong" }), defineTool({ name: "closed", handler: () => "never" })],
+    use: [
+      defineMiddleware(async (op, next) => {
+        calls.push(`${op.method} ${op.name ?? ""}`.trim());
+        return next();
+      }),
+      defineMiddleware((op, next) => {
+        if (op.name === "closed") throw new ToolError("closed today");
+        return next();
+      }),
+    ],
+  });
+  const plain = createMcpWorker(app);
+  const post = async (method: string, params: Record<string, unknown>) => {
+    const { message, headers } = buildModernRequest(method, params);
+    const ctx = createExecutionContext();
+    const res = await plain.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    await waitOnExecutionContext(ctx);
+    return (await res.json()) as RpcMessage;
+  };
+
+  it("runs the app's steps for an anonymous caller, in order, and a step's ToolError is the call's result", async () => {
+    expect((await post("tools/call", { name: "ping_tool" })).result.content[0].text).toBe("pong");
+    expect((await post("tools/call", { name: "closed" })).result).toMatchObject({ isError: true, content: [{ text: "closed today" }] });
+    expect(calls).toEqual(["tools/call ping_tool", "tools/call closed"]);
+  });
+
+  it("a step not made with defineMiddleware is refused (the app's definitions are invalid), not left unrun", async () => {
+    const bare: Policy = (_op, next) => next();
+    const refused = createMcpWorker(defineApp({ info: { name: "bare", version: "0" }, tools: [defineTool({ name: "t", handler: () => "x" })], use: [bare as never] }));
+    const { message, headers } = buildModernRequest("tools/list", {});
+    const res = await refused.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, createExecutionContext());
+    expect(res.status).toBe(500);
+    expect(lines().some((l) => l.includes("defineMiddleware"))).toBe(true);
+  });
+});
