@@ -7,7 +7,8 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AuthFailure, ToolError, createMcpWorker, defineApp, defineMiddleware, defineTool, type Policy, type TokenVerifier } from "../../../src/mcp";
+import { AuthFailure, ToolError, createMcpWorker, defineApp, defineMiddleware, defineTool, toolRateLimit, type Policy, type TokenVerifier } from "../../../src/mcp";
+import { checkApp } from "../../../src/engine/mcp/check-app";
 import scopedApp from "../app/scoped-engine-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
@@ -153,5 +154,9 @@ describe("middleware without defineAuthorization (2026-07-28, no authentication)
     const res = await refused.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, createExecutionContext());
     expect(res.status).toBe(500);
     expect(lines().some((l) => l.includes("defineMiddleware"))).toBe(true);
+    // The app check (npm test, dev, deploy) names it first, with or without defineAuthorization.
+    expect(checkApp(defineApp({ info: { name: "bare", version: "0" }, use: [bare as never, toolRateLimit(() => undefined)] }))).toEqual([
+      expect.stringMatching(/^use\[0\]: make each middleware step with defineMiddleware/),
+    ]);
   });
 });
