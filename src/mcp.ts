@@ -27,8 +27,10 @@ export type { HandlerContext, Notifier } from "./engine/mcp/context";
 export { InsufficientScope, type Auth, type Caller } from "./engine/mcp/auth";
 // Checks of the scopes operations declare (docs/authorization.md); an app without it carries none of that code.
 export { defineAuthorization } from "./engine/mcp/authorization";
-export type { Authorization, AuthorizationOptions, Operation, Policy, Scopes } from "./engine/mcp/app";
+export type { Authorization, AuthorizationOptions, Middleware, Operation, Policy, Scopes } from "./engine/mcp/app";
+export type { OperationKind } from "./engine/mcp/operations";
 export { toolRateLimit, type ToolRateLimitOptions } from "./engine/mcp/tool-rate-limit";
+export { defineMiddleware } from "./engine/mcp/middleware";
 export { ErrorCode, McpError, ResourceNotFound, ToolError, invalidParams, missingClientCapability } from "./engine/mcp/errors";
 export {
   elicit,

@@ -5,7 +5,7 @@ import type { Env } from "./env";
 import { registeredTarget, type Registry } from "./mcp/registry";
 import type { JsonRpcRequest } from "./mcp/jsonrpc";
 import { pseudonym, type Reporting, type TraceContext } from "./mcp/telemetry";
-import { inSpan, operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
+import { endAttributes, inSpan, operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
 
 /** The platform's tracer, unless TRACING=off. */
 export const tracerFor = (config: Config): Tracer | undefined => (config.tracing ? tracing : undefined);
@@ -20,7 +20,7 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
     trace,
     sessionId,
     salt: config.stateSecret,
-    registered: (method, target) => registeredTarget(reg, method, target),
+    registered: (guard) => registeredTarget(reg, guard),
     tracer: tracerFor(config),
     requestId,
   };
@@ -29,15 +29,16 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
 /**
  * The span of a 2025 request served without the executor (initialize in the Worker; tasks/get,
  * tasks/list, tasks/cancel, tasks/result in the session): the method's attributes, the session
- * (hashed), the task asked about, and the code of the JSON-RPC error it ended with.
+ * (hashed), the task asked about, and the code of the JSON-RPC error it ended with, with an error
+ * status, as the executor's spans end.
  */
-export const tagServed = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string, config: Config, error?: { code: number }) =>
-  span.setAttributes({
-    ...operationAttributes(req.method, undefined, protocolVersion, undefined, req.id),
-    "mcp.session.id": await pseudonym(sessionId, config.stateSecret),
-    "mcp.task.id": req.params?.taskId as string | undefined,
-    "error.type": error && String(error.code),
-  });
+export const tagServed = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string | undefined, config: Config, error?: { code: number }) =>
+  endAttributes(
+    span,
+    operationAttributes(req.method, undefined, undefined, protocolVersion, undefined, req.id),
+    { outcome: error ? "error" : "result", errorCode: error?.code, session: sessionId && (await pseudonym(sessionId, config.stateSecret)) },
+    req.params?.taskId,
+  );
 
 /** tasks/* as a 2025 session serves them, in their span (tagServed). */
 export const servedInSpan = <T>(config: Config, req: JsonRpcRequest, protocolVersion: string, sessionId: string, work: () => Promise<T>): Promise<T> =>

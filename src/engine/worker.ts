@@ -11,7 +11,7 @@ import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp, type Registry } from "./mcp/registry";
 import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
-import { authView, callerOf, refusedScopes, type Caller } from "./mcp/auth";
+import { callerOf, refusedScopes, type Caller } from "./mcp/auth";
 import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
@@ -234,18 +234,9 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const limited = await overLimit(env.MCP_RATE_LIMIT, caller.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
     if (limited) return limited;
     if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
-    // Authorization of the operation the body names, the same on both revisions; a 2025 session never
-    // sees a refused request, so it goes on once the client steps up (docs/authorization.md).
-    if (reg.authorize && msg.kind === "request") {
-      try {
-        // An anonymous caller too: a scoped operation is refused it unless the app allows it.
-        reg.authorize(msg.message.method, msg.message.params ?? {}, authView(caller));
-      } catch (err) {
-        const e = toMcpError(err);
-        const scopes = refusedScopes(e);
-        return scopes ? admitted.scopeChallenge(msg.message.id, scopes) : rpcError(id, e.toJSON(), 200);
-      }
-    }
+    // The operation the body names is authorized by the first step of the middleware chain, where the
+    // lane runs it (src/engine/mcp/authorization.ts): on both revisions, reported like any outcome, and a
+    // caller nobody authenticated is refused a scoped operation there too (secure by default).
     if (classifyEra(msg, request.headers, config.strictHeaders) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.

@@ -4,6 +4,7 @@
  * `=?base64?…?=` when so marked, and compared case-sensitively with the body.
  */
 import { ErrorCode, McpError } from "../mcp/errors";
+import { operationRow } from "../mcp/operations";
 import type { CompiledTool } from "../mcp/registry";
 import { UTF8 } from "./gate";
 
@@ -44,17 +45,12 @@ export function requiredHeader(headers: Headers, name: string): string {
 export function checkRoutingHeaders(headers: Headers, method: string, params: Record<string, unknown>): void {
   const m = requiredHeader(headers, "Mcp-Method");
   if (m !== method) throw mismatch(`Mcp-Method header "${m}" does not match the body method "${method}"`);
-  const target = routingTarget(method, params);
+  // The body field Mcp-Name mirrors (operations.ts): the tool or prompt name, the resource URI, or (tasks extension) the task id.
+  const row = operationRow(method);
+  if (!row?.routed) return;
+  const target = params[row.target];
   if (target === undefined) return;
   if (requiredHeader(headers, "Mcp-Name") !== target) throw mismatch(`Mcp-Name header does not match the body`);
-}
-
-/** The body field Mcp-Name mirrors: the tool or prompt name, the resource URI, or (tasks extension) the task id. */
-function routingTarget(method: string, params: Record<string, unknown>): unknown {
-  if (method === "tools/call" || method === "prompts/get") return params.name;
-  if (method === "resources/read") return params.uri;
-  if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel") return params.taskId;
-  return undefined;
 }
 
 /** Every argument a tool marks with x-mcp-header must be mirrored exactly in its Mcp-Param-* header. */

@@ -136,7 +136,10 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike): Promise<Response> {
   const p = req.params ?? {};
   if (typeof p.protocolVersion !== "string" || !isObject(p.capabilities) || !isObject(p.clientInfo)) {
-    return rpcError(req.id, invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo").toJSON(), 400);
+    const error = invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo");
+    // A failed initialize ends its span with the error, as every operation's span does.
+    if (span) await tagServed(span, req, "", undefined, deps.config, error);
+    return rpcError(req.id, error.toJSON(), 400);
   }
   const protocolVersion = negotiate(p.protocolVersion);
   const start = {

@@ -6,6 +6,7 @@
  * side closes.
  */
 import type { Env } from "../env";
+import { authView, type Auth } from "../mcp/auth";
 import { encodeModernResult } from "../mcp/encode";
 import { ErrorCode, invalidParams, missingClientCapability, toMcpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
@@ -89,7 +90,7 @@ function requestedList(r: Record<string, unknown>, key: string, { entries, entry
  * The subset of the requested filter this server honours (echoed in the acknowledgement).
  * `client` is the request's declared capabilities (its `_meta` envelope).
  */
-export function honouredFilter(requested: unknown, reg: Registry, client?: ClientCapabilities): HubFilter {
+export function honouredFilter(requested: unknown, reg: Registry, client?: ClientCapabilities, auth?: Auth): HubFilter {
   if (!isObject(requested)) throw invalidParams("subscriptions/listen needs params.notifications (an object)");
   const r = requested;
   for (const key in LIST_CHANGED)
@@ -104,7 +105,8 @@ export function honouredFilter(requested: unknown, reg: Registry, client?: Clien
   const out: HubFilter = {};
   for (const [key, capability] of Object.entries(LIST_CHANGED))
     if (r[key] === true && caps[capability]?.listChanged) out[key as keyof typeof LIST_CHANGED] = true;
-  if (uris && caps.resources?.subscribe) out.resourceSubscriptions = uris;
+  // Only the resources the caller may read: subscribing needs what reading needs (operations.ts).
+  if (uris && caps.resources?.subscribe) out.resourceSubscriptions = auth && reg.allows ? uris.filter((uri) => reg.allows!("resources/subscribe", { uri }, auth)) : uris;
   const extensions = caps.extensions as Record<string, unknown> | undefined;
   if (taskIds && extensions?.[TASKS_EXTENSION]) out.taskIds = taskIds;
   return out;
@@ -124,13 +126,14 @@ const LISTEN_REFUSALS: Record<ListenRefusal, string> = {
 export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, caller: Caller): Promise<Response> {
   const principal = caller.principal || undefined;
   const clientKey = caller.rateLimitKey;
+  const auth = authView(caller);
   // Only the id outlives this call: the request, its filter included, is not kept while the stream is open.
   const { id } = msg;
   let filter: HubFilter | undefined;
   try {
     const meta = msg.params?._meta;
     const client = isObject(meta) && isObject(meta[META.clientCapabilities]) ? (meta[META.clientCapabilities] as ClientCapabilities) : undefined;
-    filter = honouredFilter(msg.params?.notifications, reg, client);
+    filter = honouredFilter(msg.params?.notifications, reg, client, auth);
   } catch (err) {
     const e = toMcpError(err);
     return rpcError(id, e.toJSON(), refusedStatus(e.code));

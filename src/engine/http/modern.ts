@@ -11,7 +11,8 @@ import type { Env } from "../env";
 import { reportingFor } from "../reporting";
 import { readTrace, type TraceContext } from "../mcp/telemetry";
 import type { Notifier } from "../mcp/context";
-import { INPUT_METHODS, hasMethod } from "../mcp/dispatch";
+import { hasMethod } from "../mcp/dispatch";
+import { operationOf, takesInput } from "../mcp/operations";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
 import { methodNotFound, toMcpError } from "../mcp/errors";
 import { execute, reported } from "../mcp/execute";
@@ -187,10 +188,11 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       if (made.kind === "error") throw made.error;
       return reply((made as { result: Record<string, unknown> }).result);
     }
-    const input = INPUT_METHODS.has(method);
+    const op = operationOf(method, params);
+    const input = takesInput(method);
     const bind: Binding = {
       method,
-      target: String(params.name ?? params.uri ?? ""),
+      target: op?.target ?? "",
       principal: principal ?? "",
       digest: "",
     };

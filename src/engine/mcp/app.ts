@@ -5,6 +5,7 @@
 import type * as v from "valibot";
 import type { Auth, Caller } from "./auth";
 import type { HandlerContext } from "./context";
+import type { OperationKind } from "./operations";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type {
@@ -160,6 +161,13 @@ export interface AppDefinition<Env = DefaultEnv> {
   telemetry?: TelemetryHooks;
   /** Checks of the scopes operations declare, and their implications: `defineAuthorization({...})` (docs/authorization.md). */
   authorization?: Authorization;
+  /**
+   * Middleware: steps run in order around every operation on both revisions, after the checks
+   * `authorization` brings (docs/authorization.md). Each sees the operation, its arguments and the
+   * caller, and may let it pass, refuse it, or observe its outcome. Make each with `defineMiddleware`
+   * (it brings the code that runs the chain, which an app without middleware does not carry).
+   */
+  use?: readonly Middleware[];
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */
@@ -196,13 +204,17 @@ export interface AuthorizationOptions {
   policy?: Policy;
 }
 
-/** An operation as the policy sees it. */
+/** An operation as middleware (and the policy) sees it. */
 export interface Operation {
   method: string;
-  /** The tool or prompt named, or the resource URI read; undefined for lists and the like. */
+  /** What the method is about (a tool call, a prompt, a resource read, a completion…); undefined for lists and the like. */
+  kind?: OperationKind;
+  /** The tool or prompt named, the resource URI read, or the task id; undefined for lists and the like. */
   name?: string;
   /** The tool's or prompt's arguments as sent (before validation); the params for other methods. */
   arguments: Record<string, unknown>;
+  /** The request's params as sent. */
+  params: Record<string, unknown>;
   /** The caller (ctx.auth); undefined when authorization is off. */
   auth?: Auth;
   /** Who is calling, authenticated or not (ctx.caller): its `rateLimitKey` keys per-caller budgets. */
@@ -210,8 +222,17 @@ export interface Operation {
   ctx: HandlerContext<any>;
 }
 
-/** The policy seam: `next()` runs the operation (and any inner policy) and gives its result. */
+/**
+ * A step around every operation: `next()` runs the rest of the chain and the operation, and gives
+ * its result. The policy of `defineAuthorization` is one.
+ */
 export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+
+/** A step of `defineApp({ use })`, made by `defineMiddleware`: a Policy that brings the chain's code. */
+export type Middleware = Policy & {
+  /** Builds the chain of the app's steps (middleware.ts); `unknown` here because registry.ts builds on this file. */
+  readonly compose: (steps: readonly Policy[]) => unknown;
+};
 
 /**
  * Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs;

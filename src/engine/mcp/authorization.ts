@@ -6,7 +6,10 @@
  */
 import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
-import { ErrorCode, McpError, ToolError } from "./errors";
+import { ErrorCode, McpError, invalidParams } from "./errors";
+import { isObject } from "./guards";
+import { chainOf } from "./middleware";
+import { operationOf, type NamedOperation } from "./operations";
 import type { Registry } from "./registry";
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
@@ -39,46 +42,61 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   const holds = (granted: readonly string[], scope: string) => granted.includes(scope) || granted.some((g) => implied.get(g)?.has(scope));
 
   /** What the operation a request names needs; undefined for a request that names none of the app's. */
-  function needed(method: string, params: Record<string, unknown>): readonly string[] | undefined {
-    if (method === "tools/call") {
-      const tool = reg.tools.get(params.name as string);
+  function needed(op: NamedOperation | undefined): readonly string[] | undefined {
+    const guard = op?.guard;
+    if (!guard) return undefined;
+    if (guard.of === "tool") {
+      const tool = reg.tools.get(guard.name);
       return tool && (tool.def.scopes ?? fallback);
     }
-    if (method === "prompts/get") {
-      const prompt = reg.prompts.get(params.name as string);
+    if (guard.of === "prompt") {
+      const prompt = reg.prompts.get(guard.name);
       return prompt && (prompt.scopes ?? fallback);
     }
-    if (method !== "resources/read" || typeof params.uri !== "string") return undefined;
-    const resource = reg.resources.get(params.uri);
+    const resource = reg.resources.get(guard.name);
     if (resource) return resource.scopes ?? fallback;
+    if (guard.of === "template") {
+      // Completion of a template's variables: its scopes, given the variables the client already chose.
+      const template = reg.templates.find((t) => t.def.uriTemplate === guard.name);
+      return template && completionScopes(template.def.scopes, contextArguments(op!.arguments), guard.name, fallback);
+    }
     for (const t of reg.templates) {
-      const vars = t.matcher.match(params.uri);
+      const vars = t.matcher.match(guard.name);
       if (vars) return templateScopes(t.def.scopes, vars, t.def.uriTemplate) ?? fallback;
     }
-    return reg.ext?.resource?.(params.uri) ? fallback : undefined;
+    return reg.ext?.resource?.(guard.name) ? fallback : undefined;
   }
 
   // A caller nobody authenticated (auth undefined) may use only what declares no scope, unless the
   // app opens its scoped operations to everyone (allowUnauthenticated): secure by default.
-  const allowed = (method: string, params: Record<string, unknown>, auth: Auth | undefined) => {
-    const scopes = needed(method, params);
+  const allowed = (op: NamedOperation | undefined, auth: Auth | undefined) => {
+    const scopes = needed(op);
     if (!scopes) return true;
     return auth ? scopes.every((s) => holds(auth.scopes, s)) : !!options.allowUnauthenticated || scopes.length === 0;
   };
-  const policy = options.policy && runPolicy(options.policy);
-  if (options.hideUnauthorized) reg.policy = hidingLists(policy, allowed);
-  else reg.policy = policy;
-  return (method, params, auth) => {
-    if (allowed(method, params, auth)) return;
-    const scopes = needed(method, params)!;
-    throw auth ? new InsufficientScope(scopes) : unauthenticated(method, params, scopes);
+  const check = (op: NamedOperation | undefined, auth: Auth | undefined) => {
+    if (allowed(op, auth)) return;
+    const scopes = needed(op)!;
+    throw auth ? new InsufficientScope(scopes) : unauthenticated(op!, scopes);
   };
+  // What else may ask whether a caller may use an operation (a listen filter's resource URIs).
+  reg.allows = (method, params, auth) => allowed(operationOf(method, params), auth);
+  // Its steps of the middleware chain: the scope check (again inside a 2025 session, where an answer to
+  // a tool's question re-runs it under the answering token), the hidden lists, the app's policy.
+  const scopeCheck: Policy = (op, next) => {
+    check(operationOf(op.method, op.params), op.auth);
+    return next();
+  };
+  reg.steps = [scopeCheck];
+  reg.compose = chainOf;
+  if (options.hideUnauthorized) reg.steps.push(hidingLists(reg.allows));
+  if (options.policy) reg.steps.push(options.policy);
+  return (method, params, auth) => check(operationOf(method, params), auth);
 }
 
 /** What a scoped operation answers when the Worker authenticates nobody: the setting to turn on. */
-function unauthenticated(method: string, params: Record<string, unknown>, scopes: readonly string[]): McpError {
-  const target = params.name ?? params.uri;
-  const what = typeof target === "string" ? `${method} ${JSON.stringify(target.slice(0, 200))}` : method;
+function unauthenticated(op: NamedOperation, scopes: readonly string[]): McpError {
+  const what = op.target !== undefined ? `${op.method} ${JSON.stringify(op.target.slice(0, 200))}` : op.method;
   return new McpError(
     ErrorCode.InvalidRequest,
     `${what} needs the scopes ${scopes.join(" ")}, and this server authenticates nobody: set AUTH_MODE (token or jwt), or pass verifyToken or principal to createMcpWorker (docs/security.md); or serve scoped operations to everyone with defineAuthorization({ allowUnauthenticated: true }) (docs/authorization.md)`,
@@ -92,12 +110,11 @@ const LISTS: Record<string, [key: string, method: string, param: string, field: 
   "resources/list": ["resources", "resources/read", "uri", "uri"],
 };
 
-/** Lists without the entries the caller may not use (`hideUnauthorized`), around the app's policy if any. */
-function hidingLists(policy: Registry["policy"], allowed: (method: string, params: Record<string, unknown>, auth: Auth | undefined) => boolean): Registry["policy"] {
-  return async (method, params, ctx, next) => {
-    const result = await (policy ? policy(method, params, ctx, next) : next());
+/** Lists without the entries the caller may not use (`hideUnauthorized`); an unauthenticated caller's too. */
+function hidingLists(allowed: NonNullable<Registry["allows"]>): Policy {
+  return async ({ method, auth }, next) => {
+    const result = await next();
     const list = Object.hasOwn(LISTS, method) ? LISTS[method]! : undefined;
-    const { auth } = ctx;
     if (!list || !Array.isArray(result[list[0]])) return result;
     const [key, op, param, field] = list;
     return { ...result, [key]: (result[key] as Record<string, unknown>[]).filter((entry) => allowed(op, { [param]: entry[field] }, auth)) };
@@ -118,6 +135,30 @@ function templateScopes(scopes: Scopes<Record<string, string>> | undefined, vars
   throw new McpError(ErrorCode.InternalError, "The server could not tell which scopes this resource needs");
 }
 
+/** A completion's `context.arguments` as strings: the variables its client already chose. */
+function contextArguments(params: Record<string, unknown>): Record<string, string> {
+  const chosen = isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : {};
+  return Object.fromEntries(Object.entries(chosen).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
+/**
+ * A template's scopes for completing its variables: a list as it is; a function is given the
+ * variables the completion's `context.arguments` already chose, and a function that cannot tell from
+ * them (it throws, or returns no scope list) refuses the completion rather than guess.
+ */
+function completionScopes(scopes: Scopes<Record<string, string>> | undefined, vars: Record<string, string>, uriTemplate: string, fallback: readonly string[]): readonly string[] {
+  if (scopes === undefined) return fallback;
+  if (typeof scopes !== "function") return scopes;
+  let out: unknown;
+  try {
+    out = scopes(vars);
+  } catch {
+    // A function of variables the client has not chosen yet: expected, not a server fault.
+  }
+  if (Array.isArray(out) && out.length <= 64 && out.every(isScopeToken)) return out;
+  throw invalidParams(`The scopes of ${uriTemplate} depend on its variables: name them in params.context.arguments to complete it`);
+}
+
 /** Every scope each scope implies, directly or through others (cycles are harmless). */
 function closure(implies: Readonly<Record<string, readonly string[]>>): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
@@ -134,20 +175,3 @@ function closure(implies: Readonly<Record<string, readonly string[]>>): Map<stri
   }
   return out;
 }
-
-/**
- * Runs the app's policy around an operation: the operation as it sees it, and a ToolError it throws
- * on a tools/call as a tool result with `isError` (the model reads it), as a handler's is.
- */
-const runPolicy =
-  (policy: Policy): Registry["policy"] =>
-  async (method, params, ctx, next) => {
-    const target = params.name ?? params.uri;
-    const op = { method, name: typeof target === "string" ? target : undefined, arguments: (params.arguments ?? params) as Record<string, unknown>, auth: ctx.auth, caller: ctx.caller, ctx };
-    try {
-      return await policy(op, next);
-    } catch (err) {
-      if (method === "tools/call" && err instanceof ToolError) return { content: [{ type: "text", text: err.message }], isError: true };
-      throw err;
-    }
-  };

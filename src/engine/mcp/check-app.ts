@@ -77,6 +77,9 @@ export function checkApp(app: AppDefinition<any>): string[] {
       if (!args.includes(key)) problems.push(`Prompt "${name}": complete.${key} names no declared argument`);
   }
 
+  for (const [i, step] of (app.use ?? []).entries())
+    if (typeof step !== "function" || typeof step.compose !== "function") problems.push(`use[${i}]: make each middleware step with defineMiddleware(async (op, next) => ...), which brings the code that runs the chain`);
+
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
   if (problems.length === 0) {
     try {

@@ -13,9 +13,6 @@ export const SHARED_METHODS: MethodTable = {
   "tools/call": { run: callTool, needs: "tools" },
 };
 
-/** Methods that may answer with an InputRequiredResult (MRTR). */
-export const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
-
 /** The revision's own entry for a method, else the one the app's definitions brought. */
 const entryOf = (table: MethodTable, reg: Registry, method: string): MethodEntry | undefined =>
   Object.hasOwn(table, method) ? table[method] : reg.methods[method];

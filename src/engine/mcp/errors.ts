@@ -4,6 +4,7 @@
  * Codes are named so no literal number appears at a throw site. The core
  * knows nothing of HTTP: each lane picks the status for a code at its edge.
  */
+import type { CallToolResult } from "./types";
 
 // An enum rather than an object: the bundler writes each code's number where its name is used,
 // so the names cost the Worker nothing at the throw sites (about 0.2 KiB gzip).
@@ -63,6 +64,9 @@ export class ToolError extends Error {
     this.name = "ToolError";
   }
 }
+
+/** A tool result that says the call failed, for the model to read (a ToolError's, a refusal's). */
+export const toolError = (message: string): CallToolResult => ({ content: [{ type: "text", text: message }], isError: true });
 
 /** Thrown by the core for a missing resource; each revision encodes it its own way. */
 export class ResourceNotFound extends McpError {

@@ -8,9 +8,10 @@
  */
 import { ANONYMOUS, authView, type Caller } from "./auth";
 import type { HandlerContext, Notifier } from "./context";
-import { INPUT_METHODS, dispatch } from "./dispatch";
+import { dispatch, hasMethod } from "./dispatch";
 import { ErrorCode, McpError, toMcpError } from "./errors";
 import { Input, InputRequired } from "./input";
+import { operationOf, takesInput } from "./operations";
 import type { Revision } from "./revisions/revision";
 import { StartTask } from "./tasks";
 import { notification, type JsonRpcNotification } from "./jsonrpc";
@@ -64,6 +65,9 @@ interface ExecuteOptions {
   serve?: () => Promise<Record<string, unknown>>;
 }
 
+/** What names the span and the metrics index of a method the server does not have. */
+const UNKNOWN_METHOD = "unknown method";
+
 export type Outcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "input"; required: InputRequired }
@@ -81,18 +85,22 @@ export function execute(method: string, params: Record<string, unknown>, options
 export async function reported(
   method: string,
   params: Record<string, unknown>,
-  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "caller" | "reporting" | "task">,
+  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "reg" | "caller" | "reporting" | "task">,
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { reporting } = options;
   if (!reporting) return work();
-  const target = targetOf(method, params);
-  const registered = target === undefined ? undefined : reporting.registered?.(method, target);
-  const name = target === undefined ? undefined : loggedName(method, target);
-  // The span's name holds the app's name for the target, never one a client made up: names stay few.
-  return inSpan(reporting.tracer, registered === undefined ? method : `${method} ${registered}`, async (span) => {
+  const op = operationOf(method, params);
+  const registered = op && reporting.registered?.(op.guard);
+  // A task id is the span's mcp.task.id; the log line names tools, prompts and resources.
+  const name = op?.target === undefined || op.kind === "task" ? undefined : loggedName(op.attribute === "mcp.resource.uri", op.target);
+  // A method the server does not have is "unknown method" in the span, the log line and the metrics:
+  // a name a client made up never names a span or an index row, nor grows a line.
+  const { revision } = options;
+  const known = op || hasMethod(revision.methods, options.reg, method) ? method : UNKNOWN_METHOD;
+  return inSpan(reporting.tracer, registered === undefined ? known : `${method} ${registered}`, async (span) => {
     const started = Date.now();
-    const about = { revision: options.protocolVersion, lane: options.revision.era, method, name, traceId: traceIdOf(reporting.trace.traceparent) };
+    const about = { revision: options.protocolVersion, lane: revision.era, method: known, name, traceId: traceIdOf(reporting.trace.traceparent) };
     runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
     const outcome = await work();
     const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
@@ -102,7 +110,7 @@ export async function reported(
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
-    if (span) endAttributes(span, operationAttributes(method, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    if (span) endAttributes(span, operationAttributes(known, op?.attribute, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
     return outcome;
   });
 }
@@ -111,21 +119,15 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
   try {
     const ctx = handlerContext(options);
     const next = options.serve ?? (() => dispatch(options.revision.methods, options.reg, method, params, ctx));
-    // The app's policy runs around every operation (docs/authorization.md); most apps have none.
-    return { kind: "result", result: await (options.reg.policy ? options.reg.policy(method, params, ctx, next) : next()) };
+    // The middleware chain runs around every operation (docs/authorization.md); most apps have none.
+    return { kind: "result", result: await (options.reg.chain ? options.reg.chain(method, params, ctx, next) : next()) };
   } catch (thrown) {
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
-    if (INPUT_METHODS.has(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
+    if (takesInput(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
   }
-}
-
-/** The tool or prompt a request names, or the resource it reads, as the client wrote it. */
-function targetOf(method: string, params: Record<string, unknown>): string | undefined {
-  const target = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
-  return typeof target === "string" ? target : undefined;
 }
 
 function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode"> {

@@ -3,11 +3,14 @@
  * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, AuthorizeOperation, ExtensionMethod, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, AuthorizeOperation, ExtensionMethod, Policy, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from "./event-names";
+import type { Chain } from "./middleware";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
+import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
@@ -54,11 +57,17 @@ export interface Registry {
   methods: Record<string, MethodEntry | undefined>;
   /** The check of declared scopes (authorization.ts); absent for an app without `authorization`. */
   authorize?: AuthorizeOperation;
+  /** Whether a caller may use the operation a request names (authorization.ts); absent: every caller may. */
+  allows?: (method: string, params: Record<string, unknown>, auth: Auth | undefined) => boolean;
   /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
-  /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
-  policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
-  /** Every scope the definitions declare as a list (the OAuth entry's consent). */
+  /** The steps `defineAuthorization` brings to the middleware chain (scope check, hidden lists, policy). */
+  steps?: Policy[];
+  /** What builds the chain (middleware.ts), brought by `defineAuthorization` or `defineMiddleware`. */
+  compose?: (steps: readonly Policy[]) => unknown;
+  /** The middleware chain around every operation (middleware.ts); absent for an app without steps. */
+  chain?: Chain;
+  /** Every scope the definitions declare as a list (the OAuth entry's grants). */
   scopesSupported?: readonly string[];
   /** What every operation needs (`defineAuthorization({ scopes })`): with AUTH_SCOPES, what a client asks for first. */
   baselineScopes?: readonly string[];
@@ -177,15 +186,17 @@ export function legacyCapabilities(reg: Registry, principal: string): ServerCapa
 }
 
 /**
- * The name the app registered for a request's target: the tool or prompt, the resource's URI or the
- * template it matches. Undefined for anything else, a name the client made up.
+ * The name the app registered for what an operation names (its guard: operations.ts): the tool or
+ * prompt, the resource's URI, or the template it matches or completes. Undefined for anything else,
+ * a name the client made up.
  */
-export function registeredTarget(reg: Registry, method: string, target: string): string | undefined {
-  if (method === "tools/call") return reg.tools.has(target) ? target : undefined;
-  if (method === "prompts/get") return reg.prompts.has(target) ? target : undefined;
-  if (method !== "resources/read") return undefined;
-  if (reg.resources.has(target)) return target;
-  return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;
+export function registeredTarget(reg: Registry, guard: Guard | undefined): string | undefined {
+  if (!guard) return undefined;
+  const { of, name } = guard;
+  if (of === "tool") return reg.tools.has(name) ? name : undefined;
+  if (of === "prompt") return reg.prompts.has(name) ? name : undefined;
+  if (reg.resources.has(name)) return name;
+  return reg.templates.find((t) => (of === "template" ? t.def.uriTemplate === name : t.matcher.match(name) !== null))?.def.uriTemplate;
 }
 
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
@@ -258,6 +269,15 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
   } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
+  // The middleware chain: authorization's steps, then the app's own (docs/authorization.md). Its code
+  // comes with them, so an app without middleware carries none.
+  const use = app.use ?? [];
+  const steps = [...(reg.steps ?? []), ...use];
+  const compose = reg.compose ?? use[0]?.compose;
+  if (steps.length > 0) {
+    if (!compose) throw new Error("use: make each middleware step with defineMiddleware()");
+    reg.chain = compose(steps) as Chain;
+  }
   // Views come with their tools. Every extension carries the same installer (src/engine/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

@@ -5,7 +5,8 @@
  * values, tokens or secrets; callers and sessions appear only as hashes.
  */
 import { messageOf } from "./errors";
-import { isObject } from "./guards";
+import { bounded, isObject } from "./guards";
+import type { Guard } from "./operations";
 import type { Tracer } from "./tracing";
 
 /** W3C trace context as a client sends it in `_meta` (or the `traceparent` header). */
@@ -61,7 +62,7 @@ export interface Reporting {
    * The name the app registered for a request's target (a tool or prompt, a resource or the template
    * it matches); undefined for a name the client made up, which never becomes a metrics dimension.
    */
-  registered?(method: string, target: string): string | undefined;
+  registered?(guard: Guard | undefined): string | undefined;
   /** Where the request's span is made (the Workers tracing API); omitted (TRACING=off), none is. */
   tracer?: Tracer;
   /** The JSON-RPC id of the request, for its span. */
@@ -108,18 +109,11 @@ export async function pseudonym(value: string, salt = ""): Promise<string> {
   return h;
 }
 
-/** Characters of a request's target a log line keeps: real tool names and resource URIs are shorter. */
-const MAX_LOGGED_NAME = 128;
-
 /**
  * A request's target (tool or prompt name, resource URI) as a log line carries it. The client chose
- * it, so it is cut to MAX_LOGGED_NAME characters, and a URI loses its query and fragment, where
- * tokens travel.
+ * it, so it is bounded, and a URI loses its query and fragment, where tokens travel.
  */
-export function loggedName(method: string, target: string): string {
-  const name = method === "resources/read" ? target.replace(/[?#][\s\S]*$/, "") : target;
-  return name.length > MAX_LOGGED_NAME ? `${name.slice(0, MAX_LOGGED_NAME)}…` : name;
-}
+export const loggedName = (uri: boolean, target: string): string => bounded(uri ? target.replace(/[?#][\s\S]*$/, "") : target);
 
 /**
  * One JSON log line. JSON.stringify leaves U+2028 and U+2029 as they are, and some log viewers break
@@ -144,8 +138,9 @@ const REQUEST_LINE_START = '{"mcp":"request",';
 
 /**
  * Writes the record where the operator looks: the log line, the data point, the app's hook.
- * `registered` is the app's name for the target (see Reporting.registered): only that is a metrics
- * dimension, so a client cannot add rows to the metrics' index by making names up.
+ * `registered` is the app's name for the target (see Reporting.registered): only that and the method
+ * (which names no method a client made up) are metrics dimensions, so a client cannot add rows to
+ * the metrics' index by making names up.
  */
 export function report(record: RequestRecord, reporting: Reporting, registered?: string): void {
   const extra = runHook(() => reporting.hooks?.onResult?.(record), record.traceId);

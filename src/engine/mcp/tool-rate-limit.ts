@@ -4,7 +4,8 @@
  * storage). Over the limit, the call is a tool result with `isError` that tells the model when to
  * retry, not an HTTP 429 that would end the client's turn. Only an app that uses it carries it.
  */
-import type { Policy } from "./app";
+import type { Middleware } from "./app";
+import { defineMiddleware } from "./middleware";
 
 export interface ToolRateLimitOptions {
   /**
@@ -21,9 +22,9 @@ export interface ToolRateLimitOptions {
  * the request rate limit counts it (its principal; when anonymous, its address, an IPv6 /64), so one
  * anonymous client cannot spend another's. Without the binding (unbound in a test) calls pass.
  */
-export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, options: ToolRateLimitOptions = {}): Policy {
+export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, options: ToolRateLimitOptions = {}): Middleware {
   const period = options.periodSeconds ?? 60;
-  return async (op, next) => {
+  return defineMiddleware(async (op, next) => {
     // A task's runs were counted once, as the call that made the task (with its caller's auth).
     if (op.method !== "tools/call" || op.ctx.task || (options.tools && !options.tools.includes(op.name!))) return next();
     const binding = limiter(op.ctx.env);
@@ -35,5 +36,5 @@ export function toolRateLimit(limiter: (env: any) => RateLimit | undefined, opti
       isError: true,
       _meta: { retryAfterSeconds: period },
     };
-  };
+  });
 }

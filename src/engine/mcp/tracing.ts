@@ -6,6 +6,8 @@
  * Like the log line, a span carries names and outcomes, never argument or result values, and the
  * session only as a hash. Small on purpose: it is in every bundle (test/engine/e2e/bundle.mjs).
  */
+import { bounded } from "./guards";
+
 type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** The part of a Workers span the engine writes to. */
@@ -30,16 +32,25 @@ export function inSpan<T>(tracer: Tracer | undefined, name: string, work: (span?
 }
 
 /** The attributes of the OTel MCP conventions an operation's span starts with. */
-export function operationAttributes(method: string, name: string | undefined, protocolVersion: string, traceparent: string | undefined, requestId?: string | number): Attributes {
-  return {
+export function operationAttributes(
+  method: string,
+  attribute: string | undefined,
+  name: string | undefined,
+  protocolVersion: string,
+  traceparent: string | undefined,
+  requestId?: string | number,
+): Attributes {
+  const attributes: Attributes = {
     "mcp.method.name": method,
     "mcp.protocol.version": protocolVersion,
-    "jsonrpc.request.id": requestId?.toString(),
-    [method === "tools/call" ? "gen_ai.tool.name" : method === "prompts/get" ? "gen_ai.prompt.name" : "mcp.resource.uri"]: name,
+    "jsonrpc.request.id": bounded(requestId?.toString()),
     // The caller's span cannot become this one's parent (the platform starts the trace), so it is
     // kept beside it; its trace id is the request's log line's traceId.
     "mcp.caller.traceparent": traceparent,
   };
+  // The tool, prompt, resource or task the operation names (operations.ts says which attribute).
+  if (attribute) attributes[attribute] = name;
+  return attributes;
 }
 
 /**
@@ -50,6 +61,6 @@ export function operationAttributes(method: string, name: string | undefined, pr
  */
 export function endAttributes(span: SpanLike, start: Attributes, outcome: { outcome: string; errorCode?: number; session?: string }, taskId: unknown, cutShort?: number): void {
   const failed = outcome.outcome === "error" ? String(outcome.errorCode) : outcome.outcome === "tool_error" ? outcome.outcome : undefined;
-  span.setAttributes({ ...start, "mcp.session.id": outcome.session, "error.type": failed, "mcp.task.id": taskId as string | undefined, "mcp.task.cut_short": cutShort });
+  span.setAttributes({ ...start, "mcp.session.id": outcome.session, "error.type": failed, "mcp.task.id": typeof taskId === "string" ? bounded(taskId) : undefined, "mcp.task.cut_short": cutShort });
   if (failed) span.setStatus({ code: "error", message: failed });
 }

@@ -4,7 +4,7 @@
  * notifications (initialized, cancelled), and responses to the server's own
  * requests, which complete a call waiting for input.
  */
-import type { Caller } from "../mcp/auth";
+import { authView, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
 import { resourceExists } from "../mcp/methods/resources";
@@ -72,6 +72,12 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
         return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
       if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
       const add = req.method === "resources/subscribe";
+      // Subscribing needs what reading needs (operations.ts): the step-up challenge otherwise.
+      try {
+        if (add) host.reg.authorize?.(req.method, params, authView(caller));
+      } catch (err) {
+        return fail(err as McpError);
+      }
       // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
       if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       const subs = new Set(host.session.subscriptions);

@@ -6,10 +6,17 @@
  * Its policy acts only for principals named `policy-…` (test/engine/integration/policy.test.ts): those named
  * `policy-refused-…` may not call prepare_report, `policy-stepup-…` must step up to `report:write`
  * for it, and each counts 3 calls of it a minute.
+ * greet needs `greet:ask` (test/engine/integration/elicitation-scopes.test.ts); the units template and the
+ * explain_unit prompt, completed and subscribed to in a session, need `units:read`
+ * (test/engine/integration/operation-scopes.test.ts).
+ * Its middleware (`use`) acts only for principals named `use-…` (test/engine/integration/middleware.test.ts):
+ * each step writes what it saw into the result's `_meta.trail` on the way out, so the order is the
+ * trail read backwards; `use-refused-…` may not convert temperatures (a ToolError), `use-error-…` gets a
+ * JSON-RPC error for it.
  * caller_task is a task whose runs answer their ctx.auth (test/engine/integration/tasks-auth.test.ts); its
  * task class too is bound only in the engine tests (MCP_TASK_SCOPED).
  */
-import { ErrorCode, InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineTool, durableTask, toolRateLimit } from "../../../src/mcp";
+import { ErrorCode, InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineMiddleware, defineTool, durableTask, toolRateLimit, type Middleware } from "../../../src/mcp";
 import engineApp from "./app";
 
 const callerTask = defineTool({
@@ -42,11 +49,26 @@ const hostileScope = defineTool({
 
 const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
 
-const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t)), callerTask, callerInfo, callerInfoTask, hostileScope];
+/** A middleware step that, for `use-…` principals, adds what it saw to the result's `_meta.trail` on the way out. */
+const trail =
+  (step: string): Middleware =>
+  defineMiddleware(async (op, next) => {
+    if (!op.auth?.principal.startsWith("use-")) return next();
+    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-refused-")) throw new ToolError("Conversions are not for you");
+    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-error-")) throw new McpError(-32602, "Conversions refused");
+    const result = await next();
+    const meta = (result._meta ?? {}) as { trail?: unknown[] };
+    const seen = { step, kind: op.kind, name: op.name, arguments: op.arguments, principal: op.auth.principal, isError: result.isError === true };
+    return { ...result, _meta: { ...meta, trail: [...(meta.trail ?? []), seen] } };
+  });
+
+const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t.name === "greet" ? { ...t, scopes: ["greet:ask"] } : t)), callerTask, callerInfo, callerInfoTask, hostileScope];
 
 export default defineApp({
   ...engineApp,
   tools,
+  resourceTemplates: engineApp.resourceTemplates!.map((t) => ({ ...t, scopes: ["units:read"] })),
+  prompts: engineApp.prompts!.map((p) => ({ ...p, scopes: ["units:read"] })),
   authorization: defineAuthorization({
     claims: ["email", "groups", "padding"],
     policy: (op, next) => {
@@ -59,4 +81,5 @@ export default defineApp({
       });
     },
   }),
+  use: [trail("outer"), trail("inner")],
 });

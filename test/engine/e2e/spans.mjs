@@ -166,6 +166,23 @@ export function runSpans() {
       assertEqual(get.attributes["mcp.session.id"], s.sessionHash, "the session's hash on tasks/get");
     });
 
+    await check("2025-11-25: a made-up method never names a span (`unknown method`), and a failed tasks/get or initialize says its error.type", async () => {
+      const made = requestMessage(`x_${"y".repeat(20_000)}`, {});
+      await answerOf(await fetch(url(), { method: "POST", headers: legacyHeaders(s.sessionId), body: JSON.stringify(made) }), made.id);
+      const [unknown] = await spansNamed(url(), "unknown method");
+      assertEqual(unknown.attributes["mcp.method.name"], "unknown method", "mcp.method.name");
+      assertEqual(unknown.attributes["error.type"], "-32601", "error.type");
+      const longId = "t".repeat(5_000);
+      const get = requestMessage("tasks/get", { taskId: longId });
+      await answerOf(await fetch(url(), { method: "POST", headers: legacyHeaders(s.sessionId), body: JSON.stringify(get) }), get.id);
+      const [failed] = await spansNamed(url(), "tasks/get", 1, "AND json_extract(attributes, '$.\"error.type\"') IS NOT NULL");
+      assert(String(failed.attributes["mcp.task.id"]).length <= 129, `mcp.task.id of ${String(failed.attributes["mcp.task.id"]).length} characters`);
+      const init = { jsonrpc: "2.0", id: "bad-init", method: "initialize", params: {} };
+      await fetch(url(), { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify(init) });
+      const [badInit] = await spansNamed(url(), "initialize", 1, "AND json_extract(attributes, '$.\"error.type\"') = '-32602'");
+      assertEqual(badInit.attributes["mcp.method.name"], "initialize", "mcp.method.name");
+    });
+
     await check("the hub: a notification's publish has a span per shard, saying how many streams it goes to", async () => {
       const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "spans-listen" });
       const ctl = new AbortController();

@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import type { ToolReturn } from "../app";
 import type { HandlerContext } from "../context";
-import { McpError, ToolError, invalidParams } from "../errors";
+import { McpError, ToolError, invalidParams, toolError } from "../errors";
 import { isObject } from "../guards";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
@@ -78,7 +78,6 @@ function internalFailure(tool: string, err: unknown, traceId: string | undefined
   return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
 
-const toolError = (message: string): CallToolResult => ({ content: [{ type: "text", text: message }], isError: true });
 
 function toResult(value: ToolReturn): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };

@@ -4,11 +4,12 @@
  * extension (a flattened task, `ttlMs`, the result inlined on `tasks/get`, answers through
  * `tasks/update`).
  */
-import { INPUT_METHODS, SHARED_METHODS } from "../dispatch";
+import { SHARED_METHODS } from "../dispatch";
 import { missingClientCapability } from "../errors";
 import { isObject } from "../guards";
 import { Input, InputRequired } from "../input";
 import { listToolsFrom } from "../methods/tools";
+import { takesInput } from "../operations";
 import { toolNamed } from "../registry";
 import { TASKS_EXTENSION, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
 import type { ClientCapabilities } from "../types";
@@ -59,7 +60,7 @@ export const MODERN: Revision = {
   inputRequests: (requests) => withUrlParams(requests, ({ elicitationId: _id, ...params }) => params),
   /** There is no -32042: "complete this URL first" is an input round, asked like any other (-32021 when the client cannot open URLs). */
   urlElicitation(err, method, round) {
-    if (!INPUT_METHODS.has(method)) return new InputRequired({}, undefined);
+    if (!takesInput(method)) return new InputRequired({}, undefined);
     try {
       return new Input({}, round.state, round.clientCapabilities).require(err.asInputRequests(), round.state);
     } catch (signal) {
