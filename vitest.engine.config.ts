@@ -9,7 +9,7 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./test/engine/app/wrangler.toml" },
-      // The engine app's entry and the classes only the tests bind (MCP_SESSION_SCOPED, MCP_TASK_SCOPED below).
+      // The engine app's entry and the classes only the tests bind (MCP_SESSION_SCOPED, MCP_TASK_SCOPED… below).
       main: "./test/engine/app/vitest-index.ts",
       // OAUTH_KV: the opt-in OAuth entry (src/engine/oauth/) keeps its clients, grants and tokens there.
       miniflare: {
@@ -18,6 +18,10 @@ export default defineConfig({
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
+          // The user-state fixture app's (user-state-app.ts): its sessions, tasks and each principal's state.
+          MCP_SESSION_USER: { className: "UserStateSession", useSQLite: true },
+          MCP_TASK_USER: { className: "UserStateTask", useSQLite: true },
+          MCP_USER: { className: "McpUser", useSQLite: true },
         },
       },
     }),

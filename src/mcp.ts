@@ -62,6 +62,9 @@ export { createMcpWorker, type McpWorker, type WorkerContext, type WorkerOptions
 export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./engine/http/auth";
 // Declares a tool's task and brings the task runtime with it: an app without task tools carries none.
 export { durableTask } from "./engine/tasks";
+// Each caller's own durable storage (ctx.user, docs/state.md), opt-in: an app without `userState` carries none of it.
+export { forgetUser, userState, userStore, type UserStateOptions } from "./engine/user-state";
+export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

@@ -81,11 +81,13 @@ export interface McpWorker {
   McpSession: ReturnType<typeof sessionObjectFor>;
   /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
   McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
+  /** Per-user state (bound as MCP_USER, docs/state.md); an app without `userState` may leave it unbound. */
+  McpUser: typeof DurableObject<Env>;
 }
 
 /**
- * MCP_TASK's class in a Worker whose tools declare no task: nothing ever calls it, but a
- * wrangler.toml that binds it still deploys.
+ * MCP_TASK's class in a Worker whose tools declare no task, and MCP_USER's in one without
+ * `userState`: nothing ever calls it, but a wrangler.toml that binds it still deploys.
  */
 class NoTasks extends DurableObject<Env> {}
 
@@ -102,6 +104,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     McpHub,
     McpSession: sessionObjectFor(app, tasks?.session),
     McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
+    McpUser: (app.userState?.objectClass as typeof NoTasks | undefined) ?? NoTasks,
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);

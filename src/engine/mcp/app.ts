@@ -7,6 +7,7 @@ import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
+import type { UserState } from "./user-state";
 import type {
   Annotations,
   CallToolResult,
@@ -160,6 +161,8 @@ export interface AppDefinition<Env = DefaultEnv> {
   telemetry?: TelemetryHooks;
   /** Checks of the scopes operations declare, and their implications: `defineAuthorization({...})` (docs/authorization.md). */
   authorization?: Authorization;
+  /** Each authenticated caller's own durable storage, `ctx.user`: `userState({ migrations })` (docs/state.md). */
+  userState?: UserState;
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */

@@ -18,6 +18,7 @@ import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
 import { loggedName, pseudonym, report, runHook, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { endAttributes, inSpan, operationAttributes } from "./tracing";
+import type { UserStore } from "./user-state";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
 interface ExecuteOptions {
@@ -137,6 +138,7 @@ function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode
 
 function handlerContext(o: ExecuteOptions): HandlerContext {
   let lastProgress = -Infinity;
+  let user: UserStore | undefined;
   // Without the logging capability nothing is logged to the client, whatever level it asked for.
   const threshold = o.reg.capabilities.logging && o.logLevel ? LOG_LEVELS.indexOf(o.logLevel) : Infinity;
   return {
@@ -162,6 +164,11 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     env: o.env,
     principal: o.principal,
     auth: o.auth,
+    // Opened when a handler first reads it: a request that never does touches no storage.
+    get user() {
+      if (!o.reg.userState) throw new McpError(ErrorCode.InternalError, "ctx.user needs userState in defineApp (docs/state.md)");
+      return (user ??= o.reg.userState.open(o.env, o.principal));
+    },
     trace: o.reporting?.trace ?? {},
     step: o.task?.step ?? (async (_name, fn) => fn()),
     startTask() {

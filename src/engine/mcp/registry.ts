@@ -10,6 +10,7 @@ import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
+import type { UserState } from "./user-state";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -57,6 +58,8 @@ export interface Registry {
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
   /** The app's policy around every operation, as authorization.ts runs it (its ToolErrors become tool results). */
   policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+  /** The app's per-user state (ctx.user); absent for an app without `userState`. */
+  userState?: UserState;
   /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
   scopesSupported?: readonly string[];
 }
@@ -247,6 +250,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
     prompts,
     promptList: [...prompts.values()].map((p) => wireOf(p, ["complete", "scopes"])),
     methods,
+    userState: app.userState,
   };
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {

@@ -5,6 +5,7 @@
 import type { Env } from "../../../src/engine/env";
 import { createMcpWorker } from "../../../src/mcp";
 import scopedApp from "./scoped-engine-app";
+import userStateApp from "./user-state-app";
 
 export * from "./index";
 export { default } from "./index";
@@ -25,3 +26,22 @@ export class ScopedTask extends scoped.McpTask {
     super(ctx, withScopedTasks(env));
   }
 }
+
+const userStateWorker = createMcpWorker(userStateApp);
+/** The user-state app's objects make and reach their tasks in its own task namespace. */
+const withUserStateTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_USER: Env["MCP_TASK"] }).MCP_TASK_USER });
+
+/** The 2025 session class of the user-state fixture app (bound as MCP_SESSION_USER). */
+export class UserStateSession extends userStateWorker.McpSession {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withUserStateTasks(env));
+  }
+}
+/** Its task class (bound as MCP_TASK_USER). */
+export class UserStateTask extends userStateWorker.McpTask {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withUserStateTasks(env));
+  }
+}
+/** Each principal's state for the user-state app (bound as MCP_USER). */
+export const McpUser = userStateWorker.McpUser;
