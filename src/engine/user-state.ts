@@ -4,13 +4,15 @@
  * carries none of this. `userStore(env, principal)` is the same store for the app's own routes, and
  * `forgetUser(env, principal)` erases a principal's state.
  */
-import type { Env } from "./env";
 import { ErrorCode, McpError, ToolError } from "./mcp/errors";
 import type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./mcp/user-state";
 import type { UserRpc, WriteAnswer } from "./objects/contracts";
 import { DEFAULT_MAX_BYTES, userObjectFor, type UserStateOptions } from "./objects/user";
 
 export type { UserStateOptions };
+
+/** What per-user state reads of the Worker's bindings (any env: one without MCP_USER gets a clear error). */
+type UserStateEnv = { MCP_USER?: DurableObjectNamespace<any> };
 
 /** A key is a non-empty string of at most this many characters. */
 const MAX_KEY_CHARS = 512;
@@ -30,33 +32,33 @@ export function userState(options: UserStateOptions = {}): UserState {
   return {
     open(env, principal) {
       if (!principal) throw new McpError(ErrorCode.InvalidRequest, "This operation keeps state per user, and the caller is anonymous: it needs an authenticated caller (docs/state.md)");
-      return storeOf(env as Env, principal, maxBytes);
+      return storeOf(env as object, principal, maxBytes);
     },
     objectClass: userObjectFor(options),
   };
 }
 
 /** A principal's store outside a handler (your own routes, a webhook): the one `ctx.user` is for that principal. */
-export const userStore = (env: Env, principal: string): UserStore => storeOf(env, principal, DEFAULT_MAX_BYTES);
+export const userStore = (env: object, principal: string): UserStore => storeOf(env, principal, DEFAULT_MAX_BYTES);
 
 /**
  * Erases everything a principal's state holds: its values and its tables. The way to honour a
  * deletion request; tests call it to start a principal afresh.
  */
-export async function forgetUser(env: Env, principal: string): Promise<void> {
+export async function forgetUser(env: object, principal: string): Promise<void> {
   await objectOf(env, principal).erase();
 }
 
-function objectOf(env: Env, principal: string): DurableObjectStub<UserRpc> {
+function objectOf(env: object, principal: string): DurableObjectStub<UserRpc> {
   if (typeof principal !== "string" || !principal) throw new Error("Per-user state needs a principal (a non-empty string)");
-  const ns = env?.MCP_USER;
+  const ns = (env as UserStateEnv | undefined)?.MCP_USER as DurableObjectNamespace<UserRpc> | undefined;
   // The server's configuration, not the call, is wrong: a JSON-RPC error that says what to bind.
   if (!ns) throw new McpError(ErrorCode.InternalError, "Per-user state needs the MCP_USER Durable Object binding (class McpUser) in wrangler.toml; in tests, pass `env` from cloudflare:test (docs/state.md)");
   // Named by the principal: each principal's state is an object of its own.
   return ns.get(ns.idFromName(principal));
 }
 
-function storeOf(env: Env, principal: string, maxBytes: number): UserStore {
+function storeOf(env: object, principal: string, maxBytes: number): UserStore {
   let stub: DurableObjectStub<UserRpc> | undefined;
   const object = () => (stub ??= objectOf(env, principal));
   const written = (answer: WriteAnswer) => {

@@ -197,7 +197,7 @@ describe("ctx.user: each caller's own durable storage", () => {
     await call(alice, "remember", { key: "k", value: 1 });
     await call(alice, "add_note", { text: "n" });
     await call(bob, "remember", { key: "k", value: 2 });
-    await forgetUser(env as never, alice);
+    await forgetUser(env, alice);
     expect((await schemaOf(alice)).entries).toBe(0);
     expect(await call(alice, "recall", { key: "k" })).toBe(null);
     expect(await call(alice, "notes")).toEqual([]);
@@ -210,7 +210,7 @@ describe("ctx.user: each caller's own durable storage", () => {
   it("is the same store from the app's own routes: userStore(env, principal)", async () => {
     const alice = fresh("alice");
     await call(alice, "remember", { key: "from-mcp", value: { n: 1 } });
-    const store = userStore(env as never, alice);
+    const store = userStore(env, alice);
     expect(await store.get("from-mcp")).toEqual({ n: 1 });
     await store.put("from-route", "hi");
     expect(await call(alice, "recall", { key: "from-route" })).toBe("hi");
@@ -234,7 +234,7 @@ describe("testClient(app, { principal, env }): each test principal's own state",
     expect(text(await bob.callTool("recall", { key: "k" }))).toBe("null");
     await bob.callTool("remember", { key: "k", value: "bob's" });
     expect(text(await alice.callTool("recall", { key: "k" }))).toBe('"alice\'s"');
-    await forgetUser(env as never, bobName);
+    await forgetUser(env, bobName);
     expect(text(await bob.callTool("recall", { key: "k" }))).toBe("null");
   });
 
