@@ -15,6 +15,8 @@ export default defineConfig({
       miniflare: {
         bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" },
         kvNamespaces: ["OAUTH_KV"],
+        // The mount fixture app's upstream: the engine test app itself, through a service binding.
+        serviceBindings: { MOUNT_UPSTREAM: "mcp-engine-test-app" },
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
@@ -22,6 +24,8 @@ export default defineConfig({
           MCP_SESSION_USER: { className: "UserStateSession", useSQLite: true },
           MCP_TASK_USER: { className: "UserStateTask", useSQLite: true },
           MCP_USER: { className: "McpUser", useSQLite: true },
+          // The mount fixture app's sessions (mount-app.ts).
+          MCP_SESSION_MOUNT: { className: "MountSession", useSQLite: true },
         },
       },
     }),

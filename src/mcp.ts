@@ -65,6 +65,8 @@ export { durableTask } from "./engine/tasks";
 // Each caller's own durable storage (ctx.user, docs/state.md), opt-in: an app without `userState` carries none of it.
 export { forgetUser, userState, userStore, type UserStateOptions } from "./engine/user-state";
 export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";
+// Other MCP servers served as part of this one (docs/mount.md), opt-in: an app without mounts carries no client.
+export { mountServer, type MountOptions } from "./engine/mount";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

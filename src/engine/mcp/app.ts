@@ -8,6 +8,7 @@ import type { HandlerContext } from "./context";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { UserState } from "./user-state";
+import type { Mount } from "./mounts";
 import type {
   Annotations,
   CallToolResult,
@@ -163,6 +164,8 @@ export interface AppDefinition<Env = DefaultEnv> {
   authorization?: Authorization;
   /** Each authenticated caller's own durable storage, `ctx.user`: `userState({ migrations })` (docs/state.md). */
   userState?: UserState;
+  /** Other MCP servers served as part of this one: `mountServer({ prefix, url })` (docs/mount.md). */
+  mounts?: readonly Mount[];
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */

@@ -7,6 +7,7 @@
 import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
 import { ErrorCode, McpError, ToolError } from "./errors";
+import { mountedScopes } from "./mounts";
 import type { Registry } from "./registry";
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
@@ -25,6 +26,10 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const r of reg.resources.values()) checkDeclared(r.scopes, `resource ${r.uri}`);
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
+  for (const m of reg.mounts ?? []) {
+    checkDeclared(m.scopes, `mount ${m.prefix}`);
+    for (const [name, scopes] of Object.entries(m.toolScopes ?? {})) checkDeclared(scopes, `mount ${m.prefix}, tool ${name}`);
+  }
   reg.scopesSupported = [...declared];
   const names = options.claims ?? [];
   reg.claimsOf = (claims) => {
@@ -39,7 +44,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   function needed(method: string, params: Record<string, unknown>): readonly string[] | undefined {
     if (method === "tools/call") {
       const tool = reg.tools.get(params.name as string);
-      return tool && (tool.def.scopes ?? fallback);
+      return tool ? (tool.def.scopes ?? fallback) : mountedScopes(reg.mounts, String(params.name), fallback);
     }
     if (method === "prompts/get") {
       const prompt = reg.prompts.get(params.name as string);

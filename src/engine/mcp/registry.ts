@@ -11,6 +11,7 @@ import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
 import type { UserState } from "./user-state";
+import type { Mount } from "./mounts";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -60,6 +61,8 @@ export interface Registry {
   policy?: (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
   /** The app's per-user state (ctx.user); absent for an app without `userState`. */
   userState?: UserState;
+  /** The servers mounted here (their tools under a prefix); absent for an app without mounts. */
+  mounts?: readonly Mount[];
   /** Every scope the definitions declare as a list (RFC 9728 `scopes_supported`). */
   scopesSupported?: readonly string[];
 }
@@ -224,7 +227,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const hasResources = resources.size > 0 || templates.length > 0;
   const hasCompletions = [...prompts.values(), ...templates.map((t) => t.def)].some((def) => def.complete);
   const capabilities: ServerCapabilities = {};
-  if (tools.size > 0) capabilities.tools = { listChanged: true };
+  if (tools.size > 0 || app.mounts?.length) capabilities.tools = { listChanged: true };
   if (hasResources) capabilities.resources = resourcesCapability(app);
   if (prompts.size > 0) capabilities.prompts = { listChanged: true };
   if (hasCompletions) capabilities.completions = {};
@@ -251,11 +254,12 @@ function compileOnce(app: AppDefinition<any>): Registry {
     promptList: [...prompts.values()].map((p) => wireOf(p, ["complete", "scopes"])),
     methods,
     userState: app.userState,
+    mounts: app.mounts,
   };
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
-  } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
+  } else if ([...defs, ...app.tools ?? [], ...app.mounts ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
   // Views come with their tools. Every extension carries the same installer (src/engine/mcp/ext/host.ts), so
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];

@@ -6,6 +6,7 @@ import type { Env } from "../../../src/engine/env";
 import { createMcpWorker } from "../../../src/mcp";
 import scopedApp from "./scoped-engine-app";
 import userStateApp from "./user-state-app";
+import mountApp from "./mount-app";
 
 export * from "./index";
 export { default } from "./index";
@@ -45,3 +46,6 @@ export class UserStateTask extends userStateWorker.McpTask {
 }
 /** Each principal's state for the user-state app (bound as MCP_USER). */
 export const McpUser = userStateWorker.McpUser;
+
+/** The 2025 session class of the mount fixture app (bound as MCP_SESSION_MOUNT; see mount-app.ts). */
+export const MountSession = createMcpWorker(mountApp).McpSession;

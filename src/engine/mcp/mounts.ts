@@ -1,0 +1,34 @@
+/**
+ * Mounted servers as the core sees them (docs/mount.md): another MCP server's tools served as this
+ * server's own, under a prefix (`ex_<tool>`). `mountServer` (src/engine/mount.ts) makes the value and
+ * brings the client that reaches the upstream, so an app without mounts carries none of it; here are
+ * only the shape and the lookup by name. A mounted call is an operation of this server: its
+ * authorization, policy, rate limits, spans and log line are the ones a local tool's call gets.
+ */
+import type { HandlerContext } from "./context";
+import type { CallToolResult } from "./types";
+
+export interface Mount {
+  /** Every mounted name starts with it and `_`. */
+  prefix: string;
+  /** The scopes a call of any of its tools needs (docs/authorization.md); `toolScopes` per tool. */
+  scopes?: readonly string[];
+  /** Scopes by the upstream tool's name, in place of `scopes` for that tool. */
+  toolScopes?: Readonly<Record<string, readonly string[]>>;
+  /** Its tools as listed here: the upstream's, renamed with the prefix. */
+  tools(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
+  /** Calls the upstream's tool `name` (without the prefix). */
+  callTool(name: string, args: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult>;
+}
+
+/** The mount a tool name belongs to, and the upstream's name for it. */
+export function mountedTool(mounts: readonly Mount[] | undefined, name: string): [Mount, string] | undefined {
+  for (const m of mounts ?? []) if (name.startsWith(`${m.prefix}_`)) return [m, name.slice(m.prefix.length + 1)];
+  return undefined;
+}
+
+/** The scopes a call of a mounted tool needs, or undefined when no mount has that name. */
+export function mountedScopes(mounts: readonly Mount[] | undefined, name: string, fallback: readonly string[]): readonly string[] | undefined {
+  const found = mountedTool(mounts, name);
+  return found && (found[0].toolScopes?.[found[1]] ?? found[0].scopes ?? fallback);
+}

@@ -1,0 +1,139 @@
+/**
+ * mountServer through /mcp: the engine test app, mounted over a service binding, served by the mount
+ * fixture app (test/engine/app/mount-app.ts) as its own tools on both revisions, whichever revision
+ * the upstream speaks; its scopes and policy applied to a mounted tool; an elicitation the upstream
+ * asks relayed to this server's client; an upstream error, an unreachable upstream and one that breaks
+ * off mid-call answered as errors, never a 5xx.
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
+import mountApp from "../app/mount-app";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+
+/** `mount-<principal>`: alice holds dice:roll, the others nothing. */
+const verifyToken: TokenVerifier = async (token) => {
+  if (!token.startsWith("mount-")) throw new AuthFailure("invalid_token", "unknown");
+  const id = token.slice("mount-".length);
+  return { id, scopes: id === "alice" ? ["dice:roll"] : [] };
+};
+const worker = createMcpWorker(mountApp, { verifyToken });
+const bound = env as unknown as Record<string, DurableObjectNamespace>;
+const mountEnv = { ...env, MCP_SESSION: bound.MCP_SESSION_MOUNT } as never;
+const TOKEN = "mount-alice";
+
+async function post(token: string, body: object, headers: Record<string, string>): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), mountEnv, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+const ELICIT = { capabilities: { elicitation: { form: {} } } };
+
+async function modern(method: string, params: Record<string, unknown>, token = TOKEN): Promise<{ status: number; body: RpcMessage }> {
+  const { message, headers } = buildModernRequest(method, params, ELICIT);
+  const res = await post(token, message, headers);
+  const text = await res.text();
+  // A streamed answer: its last `data:` line is the response.
+  const json = res.headers.get("Content-Type")?.includes("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).filter((d) => d.includes('"id"')).pop()! : text;
+  return { status: res.status, body: JSON.parse(json) as RpcMessage };
+}
+
+async function legacySession(token = TOKEN) {
+  const headersOf = (sessionId?: string): Record<string, string> => ({
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
+  });
+  const init = await post(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, headersOf());
+  const sessionId = init.headers.get("Mcp-Session-Id")!;
+  expect(sessionId).toBeTruthy();
+  await post(token, { jsonrpc: "2.0", method: "notifications/initialized" }, headersOf(sessionId));
+  let id = 0;
+  return async (method: string, params: Record<string, unknown>) => {
+    const res = await post(token, { jsonrpc: "2.0", id: ++id, method, params }, headersOf(sessionId));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const json = res.headers.get("Content-Type")?.includes("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).filter((d) => d.includes('"id"')).pop()! : text;
+    return JSON.parse(json) as RpcMessage;
+  };
+}
+
+const names = (result: Record<string, unknown> | undefined) => (result?.tools as { name: string }[]).map((t) => t.name);
+const textOf = (result: Record<string, unknown> | undefined) => (result?.content as { text: string }[])[0]!.text;
+
+describe("mountServer: another server's tools served as this server's own", () => {
+  it("2026-07-28 downstream: lists the app's tools, then each mount's under its prefix (both upstream revisions)", async () => {
+    const { status, body } = await modern("tools/list", {});
+    expect(status).toBe(200);
+    const listed = names(body.result);
+    expect(listed[0]).toBe("local_echo");
+    expect(listed).toEqual(expect.arrayContaining(["ex_roll_dice", "ex_greet", "ex_convert_temperature", "old_roll_dice", "old_greet"]));
+    // An unreachable mount leaves its tools out rather than failing the list.
+    expect(listed.some((n) => n.startsWith("down_"))).toBe(false);
+    const dice = (body.result!.tools as Record<string, unknown>[]).find((t) => t.name === "ex_roll_dice")!;
+    expect(dice).toMatchObject({ description: "Rolls dice and reports each roll and the total.", inputSchema: { type: "object" } });
+  });
+
+  it("2026-07-28 downstream: calls a mounted tool on a 2026 upstream and on a 2025 session upstream", async () => {
+    const dice = await modern("tools/call", { name: "ex_roll_dice", arguments: { sides: 6, count: 2 } });
+    expect(textOf(dice.body.result)).toMatch(/^Rolled 2d6: /);
+    const converted = await modern("tools/call", { name: "old_convert_temperature", arguments: { value: 100, from: "celsius" } });
+    expect(converted.body.result?.structuredContent).toEqual({ celsius: 100, fahrenheit: 212, kelvin: 373.15 });
+  });
+
+  it("2025-11-25 downstream: lists and calls mounted tools in a session", async () => {
+    const rpc = await legacySession();
+    expect(names((await rpc("tools/list", {})).result)).toEqual(expect.arrayContaining(["local_echo", "ex_roll_dice", "old_greet"]));
+    expect(textOf((await rpc("tools/call", { name: "ex_roll_dice", arguments: { count: 1 } })).result)).toMatch(/^Rolled 1d6: /);
+    expect((await rpc("tools/call", { name: "old_convert_temperature", arguments: { value: 0, from: "celsius" } })).result?.structuredContent).toEqual({ celsius: 0, fahrenheit: 32, kelvin: 273.15 });
+  });
+
+  it("applies this server's scopes to a mounted tool: without dice:roll, 403 with the scope to step up to", async () => {
+    const { status, body } = await modern("tools/call", { name: "ex_roll_dice", arguments: {} }, "mount-bob");
+    expect(status).toBe(403);
+    expect(JSON.stringify(body)).toContain("dice:roll");
+  });
+
+  it("applies this server's policy to a mounted tool", async () => {
+    const refused = await modern("tools/call", { name: "ex_convert_temperature", arguments: { value: 1, from: "celsius" } }, "mount-refused-carol");
+    expect(refused.body.result).toMatchObject({ isError: true, content: [{ type: "text", text: "Conversions are not for you" }] });
+  });
+
+  it("relays the upstream's elicitation to this server's client, and its answer back", async () => {
+    const first = await modern("tools/call", { name: "ex_greet", arguments: {} });
+    expect(first.body.result?.resultType).toBe("input_required");
+    const requests = first.body.result!.inputRequests as Record<string, { method: string; params: { message: string } }>;
+    expect(Object.keys(requests)).toEqual(["ex:0"]);
+    expect(requests["ex:0"]).toMatchObject({ method: "elicitation/create", params: { message: "What is your name?" } });
+    const second = await modern("tools/call", {
+      name: "ex_greet",
+      arguments: {},
+      inputResponses: { "ex:0": { action: "accept", content: { name: "Ada" } } },
+      requestState: first.body.result!.requestState,
+    });
+    expect(textOf(second.body.result)).toBe("Hello, Ada!");
+  });
+
+  it("an upstream's JSON-RPC error is the downstream's error, not a 5xx", async () => {
+    const { status, body } = await modern("tools/call", { name: "ex_no_such_tool", arguments: {} });
+    expect(status).toBeLessThan(500);
+    expect(body.error?.code).toBe(-32602);
+    expect(body.error?.message).toMatch(/no_such_tool/);
+  });
+
+  it("an unreachable upstream is a tool error naming the mount", async () => {
+    const { status, body } = await modern("tools/call", { name: "down_anything", arguments: {} });
+    expect(status).toBe(200);
+    expect(body.result?.isError).toBe(true);
+    expect(textOf(body.result)).toMatch(/mounted server "down" could not be reached/);
+  });
+
+  it("an upstream that breaks off mid-call is a tool error naming the mount", async () => {
+    const { status, body } = await modern("tools/call", { name: "cut_countdown", arguments: { from: 3 } });
+    expect(status).toBe(200);
+    expect(body.result?.isError, JSON.stringify(body)).toBe(true);
+    expect(textOf(body.result)).toMatch(/mounted server "cut"/);
+  });
+});
