@@ -5,7 +5,7 @@
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
-import { McpClient, type McpClientOptions } from "./client/client";
+import { McpClient, type AuthProvider, type McpClientOptions } from "./client/client";
 import type { Protocol } from "./client/era";
 import { McpClientError } from "./client/errors";
 import type { Fetch } from "./client/wire";
@@ -29,6 +29,12 @@ export interface MountOptions<Env = any> {
    * token is never sent.
    */
   headers?: (env: Env) => Record<string, string>;
+  /**
+   * Credentials obtained for the upstream, made once per isolate from `env`: OAuth client credentials
+   * with the issuer pinned, `(env) => new ClientCredentials({ clientId, clientSecret: env.EX_SECRET,
+   * issuer })` from `./client`. None by default.
+   */
+  auth?: (env: Env) => AuthProvider;
   /** The scopes a call of any mounted tool needs here (docs/authorization.md). */
   scopes?: readonly string[];
   /** Scopes by the upstream tool's name, in place of `scopes` for that tool. */
@@ -55,6 +61,8 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   if (!PREFIX.test(prefix)) throw new Error(`mountServer: prefix "${prefix}" must be 1 to 32 letters, digits, "-" or "." (no "_")`);
   const bound = options.listTtlMs ?? 60_000;
   let listed: { tools: Record<string, unknown>[]; until: number } | undefined;
+  // Kept across requests, so that a token it obtained serves every call until it expires.
+  let credentials: AuthProvider | undefined;
 
   /** A client for this request: a Worker may not reuse one request's connections in another. */
   const clientFor = (ctx: HandlerContext<any>, more: McpClientOptions = {}): McpClient => {
@@ -67,6 +75,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       ...(options.protocol ? { protocol: options.protocol } : {}),
       ...(fetch ? { fetch } : {}),
       headers: options.headers?.(ctx.env as Env) ?? {},
+      ...(options.auth ? { auth: (credentials ??= options.auth(ctx.env as Env)) } : {}),
       timeoutMs: options.timeoutMs,
       sessionStream: false,
       // The downstream client checks what it asked for; this server passes results on as they are.

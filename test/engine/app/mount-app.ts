@@ -2,7 +2,8 @@
  * A fixture app that mounts the engine test app (test/engine/app/app.ts) through a service binding
  * (MOUNT_UPSTREAM): as `ex` (whichever revision the client picks), as `old` (a 2025-11-25 session
  * upstream), as `cut` (a binding whose answers break off after their first chunk: an upstream that
- * dies mid-call), and as `down` (an address nothing listens on). Scopes: `ex_roll_dice` needs
+ * dies mid-call), as `rec` (with a static token, each request's Authorization recorded), and as
+ * `down` (an address nothing listens on). Scopes: `ex_roll_dice` needs
  * `dice:roll`; the policy refuses `ex_convert_temperature` to principals named `refused-…`.
  * What test/engine/integration/mount-server.test.ts calls; its session class is bound only in the
  * engine tests (vitest-index.ts), so the engine app's bundle carries none of it.
@@ -32,6 +33,16 @@ const cutting = (upstream: Fetcher): Fetcher =>
     },
   }) as unknown as Fetcher;
 
+/** The Authorization header of every request the `rec` mount sent upstream, in order. */
+export const recordedAuthorization: (string | null)[] = [];
+const recording = (upstream: Fetcher): Fetcher =>
+  ({
+    fetch(input: RequestInfo | URL, init?: RequestInit) {
+      recordedAuthorization.push(new Request(input, init).headers.get("Authorization"));
+      return upstream.fetch(input as never, init as never);
+    },
+  }) as unknown as Fetcher;
+
 export default defineApp<MountEnv>({
   info: { name: "mount-app", version: "1.0.0" },
   tools: [defineTool({ name: "local_echo", handler: () => "local" })],
@@ -39,6 +50,7 @@ export default defineApp<MountEnv>({
     mountServer<MountEnv>({ prefix: "ex", url: (env) => env.MOUNT_UPSTREAM, toolScopes: { roll_dice: ["dice:roll"] } }),
     mountServer<MountEnv>({ prefix: "old", url: (env) => env.MOUNT_UPSTREAM, protocol: "2025-11-25" }),
     mountServer<MountEnv>({ prefix: "cut", url: (env) => cutting(env.MOUNT_UPSTREAM), timeoutMs: 5000 }),
+    mountServer<MountEnv>({ prefix: "rec", url: (env) => recording(env.MOUNT_UPSTREAM), headers: () => ({ Authorization: "Bearer upstream-static" }) }),
     mountServer({ prefix: "down", url: "http://127.0.0.1:9/mcp", timeoutMs: 5000 }),
   ],
   authorization: defineAuthorization({

@@ -8,7 +8,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
-import mountApp from "../app/mount-app";
+import mountApp, { recordedAuthorization } from "../app/mount-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 /** `mount-<principal>`: alice holds dice:roll, the others nothing. */
@@ -114,6 +114,15 @@ describe("mountServer: another server's tools served as this server's own", () =
       requestState: first.body.result!.requestState,
     });
     expect(textOf(second.body.result)).toBe("Hello, Ada!");
+  });
+
+  it("sends the upstream the mount's own credentials, never the caller's token", async () => {
+    recordedAuthorization.length = 0;
+    const { body } = await modern("tools/call", { name: "rec_roll_dice", arguments: {} });
+    expect(textOf(body.result)).toMatch(/^Rolled 1d6: /);
+    expect(recordedAuthorization.length).toBeGreaterThan(0);
+    expect(new Set(recordedAuthorization)).toEqual(new Set(["Bearer upstream-static"]));
+    expect(JSON.stringify(recordedAuthorization)).not.toContain(TOKEN);
   });
 
   it("an upstream's JSON-RPC error is the downstream's error, not a 5xx", async () => {
