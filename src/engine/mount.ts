@@ -1,7 +1,7 @@
 /**
- * `mountServer` (docs/mount.md): another MCP server's tools served as this server's own, under a
- * prefix. The upstream is reached with the dual-era client (src/engine/client/), whose fallback picks
- * the revision it speaks; downstream, the mounted tools are listed and called on both revisions like
+ * `mountServer` (docs/mount.md): another MCP server's tools and prompts served as this server's own,
+ * under a prefix. The upstream is reached with the dual-era client (src/engine/client/), whose fallback picks
+ * the revision it speaks; downstream, the mounted tools and prompts are served on both revisions like
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
@@ -10,7 +10,12 @@ import type { Protocol } from "./client/era";
 import { McpClientError } from "./client/errors";
 import type { Fetch } from "./client/wire";
 import type { HandlerContext } from "./mcp/context";
-import { McpError } from "./mcp/errors";
+import { ErrorCode, McpError, invalidParams } from "./mcp/errors";
+import { isObject } from "./mcp/guards";
+import { PROMPT_METHODS } from "./mcp/methods/prompts";
+import { mountedTool } from "./mcp/mounts";
+import { paginate } from "./mcp/pagination";
+import { servedBy, type MethodTable } from "./mcp/registry";
 import type { InputRequest } from "./mcp/input";
 import type { Mount } from "./mcp/mounts";
 import type { CallToolResult } from "./mcp/types";
@@ -56,11 +61,35 @@ const PREFIX = /^[A-Za-z0-9.-]{1,32}$/;
  */
 const SERVICE_URL = "http://localhost/mcp";
 
+/**
+ * prompts/list and prompts/get with the mounts' prompts: the app's own (PROMPT_METHODS, which an app
+ * with prompts brings anyway) first, then each mount's under its prefix.
+ */
+const MOUNT_METHODS: MethodTable = {
+  "prompts/list": {
+    needs: "prompts",
+    run: async (reg, params, ctx) =>
+      paginate("prompts", [...reg.promptList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.prompts(ctx)))).flat()], params.cursor, reg.pageSize),
+  },
+  "prompts/get": {
+    needs: "prompts",
+    run: (reg, params, ctx) => {
+      const name = params.name;
+      const mounted = typeof name === "string" && !reg.prompts.has(name) && mountedTool(reg.mounts, name);
+      if (!mounted) return PROMPT_METHODS["prompts/get"]!.run(reg, params, ctx);
+      const args = params.arguments ?? {};
+      if (!isObject(args) || Object.values(args).some((a) => typeof a !== "string")) throw invalidParams("params.arguments must be an object of strings");
+      return mounted[0].getPrompt(mounted[1], args as Record<string, string>, ctx);
+    },
+  },
+};
+
 export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   const { prefix } = options;
   if (!PREFIX.test(prefix)) throw new Error(`mountServer: prefix "${prefix}" must be 1 to 32 letters, digits, "-" or "." (no "_")`);
   const bound = options.listTtlMs ?? 60_000;
-  let listed: { tools: Record<string, unknown>[]; until: number } | undefined;
+  /** The upstream's lists, renamed, by kind ("tools", "prompts"), each kept until its `until`. */
+  const listed = new Map<string, { items: Record<string, unknown>[]; until: number }>();
   // Kept across requests, so that a token it obtained serves every call until it expires.
   let credentials: AuthProvider | undefined;
 
@@ -92,29 +121,53 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
     return { content: [{ type: "text", text: `The mounted server "${prefix}" could not be reached for ${what}: ${reason}` }], isError: true };
   };
 
-  return {
+  /** One of the upstream's lists (all its pages, up to 20), renamed with the prefix and kept a while. */
+  async function list(ctx: HandlerContext<any>, kind: "tools" | "prompts"): Promise<Record<string, unknown>[]> {
+    const kept = listed.get(kind);
+    if (kept && kept.until > Date.now()) return kept.items;
+    const client = clientFor(ctx);
+    try {
+      // An upstream without prompts has none to list.
+      if (kind === "prompts") {
+        await client.connect();
+        if (!client.capabilities.prompts) return [];
+      }
+      const items: Record<string, unknown>[] = [];
+      let ttlMs: unknown;
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 20; pages++) {
+        const page = (await client.request(`${kind}/list`, cursor ? { cursor } : {}, { signal: ctx.signal })) as Record<string, unknown>;
+        items.push(...((page[kind] as Record<string, unknown>[] | undefined) ?? []));
+        ttlMs ??= page.ttlMs;
+        cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
+        if (!cursor) break;
+      }
+      const ttl = typeof ttlMs === "number" && ttlMs >= 0 ? Math.min(ttlMs, bound) : bound;
+      const renamed = items.map(({ execution: _execution, ...item }) => ({ ...item, name: `${prefix}_${item.name as string}` }));
+      listed.set(kind, { items: renamed, until: Date.now() + ttl });
+      return renamed;
+    } catch (err) {
+      // A list this server cannot complete leaves the mount's entries out rather than failing the app's.
+      console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what: `${kind}/list`, message: err instanceof Error ? err.message : String(err) }));
+      return kept?.items ?? [];
+    } finally {
+      void client.close().catch(() => undefined);
+    }
+  }
+
+  return servedBy<Mount>({
     prefix,
     scopes: options.scopes,
     toolScopes: options.toolScopes,
-    async tools(ctx) {
-      if (listed && listed.until > Date.now()) return listed.tools;
+    tools: (ctx) => list(ctx, "tools"),
+    prompts: (ctx) => list(ctx, "prompts"),
+    async getPrompt(name, args, ctx) {
       const client = clientFor(ctx);
       try {
-        const page = await client.listTools({}, { signal: ctx.signal });
-        const tools = [...page.tools] as unknown as Record<string, unknown>[];
-        for (let cursor = page.nextCursor, pages = 1; cursor && pages < 20; pages++) {
-          const next = await client.listTools({ cursor }, { signal: ctx.signal });
-          tools.push(...(next.tools as unknown as Record<string, unknown>[]));
-          cursor = next.nextCursor;
-        }
-        const ttl = typeof page.ttlMs === "number" && page.ttlMs >= 0 ? Math.min(page.ttlMs, bound) : bound;
-        const renamed = tools.map(({ execution: _execution, ...tool }) => ({ ...tool, name: `${prefix}_${tool.name as string}` }));
-        listed = { tools: renamed, until: Date.now() + ttl };
-        return renamed;
+        return (await client.getPrompt(name, args, { signal: ctx.signal })) as unknown as Record<string, unknown>;
       } catch (err) {
-        // A list this server cannot complete leaves the mount's tools out rather than failing the app's.
-        console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what: "tools/list", message: err instanceof Error ? err.message : String(err) }));
-        return listed?.tools ?? [];
+        const failed = failure(err, `the prompt ${name}`);
+        throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
       } finally {
         void client.close().catch(() => undefined);
       }
@@ -156,5 +209,5 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
         void client.close().catch(() => undefined);
       }
     },
-  };
+  }, { tables: [MOUNT_METHODS] });
 }

@@ -48,7 +48,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     }
     if (method === "prompts/get") {
       const prompt = reg.prompts.get(params.name as string);
-      return prompt && (prompt.scopes ?? fallback);
+      return prompt ? (prompt.scopes ?? fallback) : mountedScopes(reg.mounts, String(params.name), fallback);
     }
     if (method !== "resources/read" || typeof params.uri !== "string") return undefined;
     const resource = reg.resources.get(params.uri);

@@ -1,5 +1,5 @@
 /**
- * Mounted servers as the core sees them (docs/mount.md): another MCP server's tools served as this
+ * Mounted servers as the core sees them (docs/mount.md): another MCP server's tools and prompts served as this
  * server's own, under a prefix (`ex_<tool>`). `mountServer` (src/engine/mount.ts) makes the value and
  * brings the client that reaches the upstream, so an app without mounts carries none of it; here are
  * only the shape and the lookup by name. A mounted call is an operation of this server: its
@@ -19,6 +19,10 @@ export interface Mount {
   tools(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
   /** Calls the upstream's tool `name` (without the prefix). */
   callTool(name: string, args: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult>;
+  /** Its prompts as listed here: the upstream's, renamed with the prefix. */
+  prompts(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
+  /** Gets the upstream's prompt `name` (without the prefix). */
+  getPrompt(name: string, args: Record<string, string>, ctx: HandlerContext<any>): Promise<Record<string, unknown>>;
 }
 
 /** The mount a tool name belongs to, and the upstream's name for it. */

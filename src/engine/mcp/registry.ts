@@ -218,6 +218,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const methods: Record<string, MethodEntry | undefined> = Object.create(null);
   const defs = [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()];
   for (const def of defs) for (const table of carriedBy(def).tables) Object.assign(methods, table);
+  // A mount brings what serves its prompts (mount.ts), after the app's own: its prompts/get routes by name.
+  for (const mount of app.mounts ?? []) for (const table of carriedBy(mount as never).tables) Object.assign(methods, table);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete", "scopes"]),
@@ -229,7 +231,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const capabilities: ServerCapabilities = {};
   if (tools.size > 0 || app.mounts?.length) capabilities.tools = { listChanged: true };
   if (hasResources) capabilities.resources = resourcesCapability(app);
-  if (prompts.size > 0) capabilities.prompts = { listChanged: true };
+  if (prompts.size > 0 || app.mounts?.length) capabilities.prompts = { listChanged: true };
   if (hasCompletions) capabilities.completions = {};
   if (app.logging ?? true) capabilities.logging = {};
   const hasTasks = [...tools.values()].some((t) => t.task);

@@ -90,6 +90,18 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect((await rpc("tools/call", { name: "old_convert_temperature", arguments: { value: 0, from: "celsius" } })).result?.structuredContent).toEqual({ celsius: 0, fahrenheit: 32, kelvin: 273.15 });
   });
 
+  it("serves the upstream's prompts under the prefix, listed and got on both revisions", async () => {
+    const listed = (await modern("prompts/list", {})).body.result!.prompts as { name: string }[];
+    expect(listed.map((p) => p.name)).toEqual(expect.arrayContaining(["ex_explain_unit", "old_explain_unit"]));
+    const got = await modern("prompts/get", { name: "ex_explain_unit", arguments: { unit: "kelvin" } });
+    expect(JSON.stringify(got.body.result?.messages)).toMatch(/kelvin/i);
+    const rpc = await legacySession();
+    expect(((await rpc("prompts/list", {})).result!.prompts as { name: string }[]).map((p) => p.name)).toContain("ex_explain_unit");
+    expect(JSON.stringify((await rpc("prompts/get", { name: "old_explain_unit", arguments: { unit: "celsius" } })).result?.messages)).toMatch(/celsius/i);
+    // The upstream's error for a prompt it does not have is this server's.
+    expect((await modern("prompts/get", { name: "ex_nope", arguments: {} })).body.error?.code).toBe(-32602);
+  });
+
   it("applies this server's scopes to a mounted tool: without dice:roll, 403 with the scope to step up to", async () => {
     const { status, body } = await modern("tools/call", { name: "ex_roll_dice", arguments: {} }, "mount-bob");
     expect(status).toBe(403);
