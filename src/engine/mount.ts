@@ -160,6 +160,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
     scopes: options.scopes,
     toolScopes: options.toolScopes,
     tools: (ctx) => list(ctx, "tools"),
+    lists: (kind, name) => listed.get(kind)?.items.some((item) => item.name === name) ?? false,
     prompts: (ctx) => list(ctx, "prompts"),
     async getPrompt(name, args, ctx) {
       const client = clientFor(ctx);

@@ -19,6 +19,11 @@ export interface Mount {
   tools(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
   /** Calls the upstream's tool `name` (without the prefix). */
   callTool(name: string, args: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult>;
+  /**
+   * Whether its last list of `kind` held `name` (as listed here): such a name is the app's for spans
+   * and metrics, as a local tool's is; any other name a client sends is not.
+   */
+  lists(kind: "tools" | "prompts", name: string): boolean;
   /** Its prompts as listed here: the upstream's, renamed with the prefix. */
   prompts(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
   /** Gets the upstream's prompt `name` (without the prefix). */

@@ -181,8 +181,8 @@ export function legacyCapabilities(reg: Registry, principal: string): ServerCapa
  * template it matches. Undefined for anything else, a name the client made up.
  */
 export function registeredTarget(reg: Registry, method: string, target: string): string | undefined {
-  if (method === "tools/call") return reg.tools.has(target) ? target : undefined;
-  if (method === "prompts/get") return reg.prompts.has(target) ? target : undefined;
+  if (method === "tools/call") return reg.tools.has(target) || reg.mounts?.some((m) => m.lists("tools", target)) ? target : undefined;
+  if (method === "prompts/get") return reg.prompts.has(target) || reg.mounts?.some((m) => m.lists("prompts", target)) ? target : undefined;
   if (method !== "resources/read") return undefined;
   if (reg.resources.has(target)) return target;
   return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;

@@ -6,10 +6,11 @@
  * off mid-call answered as errors, never a 5xx.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
 import mountApp, { recordedAuthorization } from "../app/mount-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { cancelAllReaders, sse } from "../helpers/legacy";
 
 /** `mount-<principal>`: alice holds dice:roll, the others nothing. */
 const verifyToken: TokenVerifier = async (token) => {
@@ -22,9 +23,13 @@ const bound = env as unknown as Record<string, DurableObjectNamespace>;
 const mountEnv = { ...env, MCP_SESSION: bound.MCP_SESSION_MOUNT } as never;
 const TOKEN = "mount-alice";
 
+/** The metrics data points of the requests this file makes (MCP_METRICS). */
+const points: { blobs: string[]; indexes: string[] }[] = [];
+const metrics = { writeDataPoint: (p: (typeof points)[number]) => void points.push(p) };
+
 async function post(token: string, body: object, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), mountEnv, ctx);
+  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), { ...(mountEnv as object), MCP_METRICS: metrics } as never, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -59,6 +64,8 @@ async function legacySession(token = TOKEN) {
     return JSON.parse(json) as RpcMessage;
   };
 }
+
+afterEach(cancelAllReaders);
 
 const names = (result: Record<string, unknown> | undefined) => (result?.tools as { name: string }[]).map((t) => t.name);
 const textOf = (result: Record<string, unknown> | undefined) => (result?.content as { text: string }[])[0]!.text;
@@ -102,6 +109,14 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect((await modern("prompts/get", { name: "ex_nope", arguments: {} })).body.error?.code).toBe(-32602);
   });
 
+  it("counts a mounted call in the metrics under its name, as a local one; a made-up name under none", async () => {
+    await modern("tools/list", {});
+    points.length = 0;
+    await modern("tools/call", { name: "ex_roll_dice", arguments: {} });
+    await modern("tools/call", { name: `ex_made_up_${crypto.randomUUID()}`, arguments: {} });
+    expect(points.map((p) => p.indexes[0])).toEqual(["ex_roll_dice", "tools/call"]);
+  });
+
   it("applies this server's scopes to a mounted tool: without dice:roll, 403 with the scope to step up to", async () => {
     const { status, body } = await modern("tools/call", { name: "ex_roll_dice", arguments: {} }, "mount-bob");
     expect(status).toBe(403);
@@ -135,6 +150,28 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(recordedAuthorization.length).toBeGreaterThan(0);
     expect(new Set(recordedAuthorization)).toEqual(new Set(["Bearer upstream-static"]));
     expect(JSON.stringify(recordedAuthorization)).not.toContain(TOKEN);
+  });
+
+  it("2025-11-25 downstream: relays the upstream's elicitation as a request on the call's stream, and the answer back", async () => {
+    const headersOf = (sessionId?: string): Record<string, string> => ({
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${TOKEN}`,
+      ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
+    });
+    // Not waiting on the execution context: the call's stream stays open until the answer is in.
+    const send = (body: object, sessionId?: string) =>
+      worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: headersOf(sessionId), body: JSON.stringify(body) }), mountEnv, createExecutionContext());
+    const init = await send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
+    const sessionId = init.headers.get("Mcp-Session-Id")!;
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" }, sessionId);
+    const reader = sse(await send({ jsonrpc: "2.0", id: "greet", method: "tools/call", params: { name: "ex_greet", arguments: {} } }, sessionId));
+    await reader.next(); // the priming event
+    const ask = (await reader.nextMessage())!.message!;
+    expect(ask).toMatchObject({ method: "elicitation/create", params: { message: "What is your name?" } });
+    expect((await send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Grace" } } }, sessionId)).status).toBe(202);
+    const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)!.message!;
+    expect(final).toMatchObject({ id: "greet", result: { content: [{ type: "text", text: "Hello, Grace!" }] } });
   });
 
   it("an upstream's JSON-RPC error is the downstream's error, not a 5xx", async () => {
