@@ -1,7 +1,7 @@
 /**
- * `mountServer` (docs/mount.md): another MCP server's tools and prompts served as this server's own,
+ * `mountServer` (docs/mount.md): another MCP server's tools, prompts and resources served as this server's own,
  * under a prefix. The upstream is reached with the dual-era client (src/engine/client/), whose fallback picks
- * the revision it speaks; downstream, the mounted tools and prompts are served on both revisions like
+ * the revision it speaks; downstream, they are served on both revisions like
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
@@ -13,7 +13,8 @@ import type { HandlerContext } from "./mcp/context";
 import { ErrorCode, McpError, invalidParams } from "./mcp/errors";
 import { isObject } from "./mcp/guards";
 import { PROMPT_METHODS } from "./mcp/methods/prompts";
-import { mountedTool } from "./mcp/mounts";
+import { mountedResource, mountedTool, type MountedList } from "./mcp/mounts";
+import { RESOURCE_METHODS } from "./mcp/methods/resources";
 import { paginate } from "./mcp/pagination";
 import { servedBy, type MethodTable } from "./mcp/registry";
 import type { InputRequest } from "./mcp/input";
@@ -21,7 +22,10 @@ import type { Mount } from "./mcp/mounts";
 import type { CallToolResult } from "./mcp/types";
 
 export interface MountOptions<Env = any> {
-  /** Mounted tools are named `<prefix>_<tool>`: letters, digits, `-` and `.` (no `_`, so names stay unambiguous). */
+  /**
+   * Mounted tools and prompts are named `<prefix>_<name>`, resources `<prefix>+<uri>`: a letter, then
+   * letters, digits, `-` and `.` (no `_`, so names stay unambiguous), at most 32.
+   */
   prefix: string;
   /**
    * Where the upstream's MCP endpoint is: a URL, or a function of `env` giving a URL (kept in a var or
@@ -54,7 +58,9 @@ export interface MountOptions<Env = any> {
   timeoutMs?: number;
 }
 
-const PREFIX = /^[A-Za-z0-9.-]{1,32}$/;
+const PREFIX = /^[A-Za-z][A-Za-z0-9.-]{0,31}$/;
+/** The request that lists each kind. */
+const LIST_METHOD: Record<MountedList, string> = { tools: "tools/list", prompts: "prompts/list", resources: "resources/list", resourceTemplates: "resources/templates/list" };
 /**
  * The URL a service binding is called at: the binding decides where the request goes; the URL is what
  * the upstream reads (localhost passes the default ALLOWED_HOSTS of a Worker built on this template).
@@ -62,10 +68,28 @@ const PREFIX = /^[A-Za-z0-9.-]{1,32}$/;
 const SERVICE_URL = "http://localhost/mcp";
 
 /**
- * prompts/list and prompts/get with the mounts' prompts: the app's own (PROMPT_METHODS, which an app
- * with prompts brings anyway) first, then each mount's under its prefix.
+ * The lists and reads of prompts and resources with the mounts' own: the app's first (PROMPT_METHODS,
+ * RESOURCE_METHODS, which an app with prompts or resources brings anyway), then each mount's under its
+ * prefix. A local URI that starts like a mount's (`ex+…`) is the mount's.
  */
 const MOUNT_METHODS: MethodTable = {
+  "resources/list": {
+    needs: "resources",
+    run: async (reg, params, ctx) =>
+      paginate("resources", [...reg.resourceList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.resources(ctx)))).flat()], params.cursor, reg.pageSize),
+  },
+  "resources/templates/list": {
+    needs: "resources",
+    run: async (reg, params, ctx) =>
+      paginate("resourceTemplates", [...reg.templateList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.resourceTemplates(ctx)))).flat()], params.cursor, reg.pageSize),
+  },
+  "resources/read": {
+    needs: "resources",
+    run: (reg, params, ctx) => {
+      const mounted = typeof params.uri === "string" && mountedResource(reg.mounts, params.uri);
+      return mounted ? mounted[0].readResource(mounted[1], ctx) : RESOURCE_METHODS["resources/read"]!.run(reg, params, ctx);
+    },
+  },
   "prompts/list": {
     needs: "prompts",
     run: async (reg, params, ctx) =>
@@ -86,7 +110,7 @@ const MOUNT_METHODS: MethodTable = {
 
 export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   const { prefix } = options;
-  if (!PREFIX.test(prefix)) throw new Error(`mountServer: prefix "${prefix}" must be 1 to 32 letters, digits, "-" or "." (no "_")`);
+  if (!PREFIX.test(prefix)) throw new Error(`mountServer: prefix "${prefix}" must be a letter then up to 31 letters, digits, "-" or "." (no "_": names stay unambiguous; it starts mounted URIs' schemes)`);
   const bound = options.listTtlMs ?? 60_000;
   /** The upstream's lists, renamed, by kind ("tools", "prompts"), each kept until its `until`. */
   const listed = new Map<string, { items: Record<string, unknown>[]; until: number }>();
@@ -121,34 +145,40 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
     return { content: [{ type: "text", text: `The mounted server "${prefix}" could not be reached for ${what}: ${reason}` }], isError: true };
   };
 
+  /** An upstream entry as listed here: a name with the prefix and `_`, a URI (or template) with the prefix and `+`. */
+  const renamedEntry = (kind: MountedList, item: Record<string, unknown>) =>
+    kind === "resources" ? { ...item, uri: `${prefix}+${item.uri as string}` }
+    : kind === "resourceTemplates" ? { ...item, uriTemplate: `${prefix}+${item.uriTemplate as string}` }
+    : { ...item, name: `${prefix}_${item.name as string}` };
+
   /** One of the upstream's lists (all its pages, up to 20), renamed with the prefix and kept a while. */
-  async function list(ctx: HandlerContext<any>, kind: "tools" | "prompts"): Promise<Record<string, unknown>[]> {
+  async function list(ctx: HandlerContext<any>, kind: MountedList): Promise<Record<string, unknown>[]> {
     const kept = listed.get(kind);
     if (kept && kept.until > Date.now()) return kept.items;
     const client = clientFor(ctx);
     try {
-      // An upstream without prompts has none to list.
-      if (kind === "prompts") {
+      // An upstream without prompts or resources has none to list.
+      if (kind !== "tools") {
         await client.connect();
-        if (!client.capabilities.prompts) return [];
+        if (!client.capabilities[kind === "prompts" ? "prompts" : "resources"]) return [];
       }
       const items: Record<string, unknown>[] = [];
       let ttlMs: unknown;
       let cursor: string | undefined;
       for (let pages = 0; pages < 20; pages++) {
-        const page = (await client.request(`${kind}/list`, cursor ? { cursor } : {}, { signal: ctx.signal })) as Record<string, unknown>;
+        const page = (await client.request(LIST_METHOD[kind], cursor ? { cursor } : {}, { signal: ctx.signal })) as Record<string, unknown>;
         items.push(...((page[kind] as Record<string, unknown>[] | undefined) ?? []));
         ttlMs ??= page.ttlMs;
         cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
         if (!cursor) break;
       }
       const ttl = typeof ttlMs === "number" && ttlMs >= 0 ? Math.min(ttlMs, bound) : bound;
-      const renamed = items.map(({ execution: _execution, ...item }) => ({ ...item, name: `${prefix}_${item.name as string}` }));
+      const renamed = items.map(({ execution: _execution, ...item }) => renamedEntry(kind, item));
       listed.set(kind, { items: renamed, until: Date.now() + ttl });
       return renamed;
     } catch (err) {
       // A list this server cannot complete leaves the mount's entries out rather than failing the app's.
-      console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what: `${kind}/list`, message: err instanceof Error ? err.message : String(err) }));
+      console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what: LIST_METHOD[kind], message: err instanceof Error ? err.message : String(err) }));
       return kept?.items ?? [];
     } finally {
       void client.close().catch(() => undefined);
@@ -162,6 +192,20 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
     tools: (ctx) => list(ctx, "tools"),
     lists: (kind, name) => listed.get(kind)?.items.some((item) => item.name === name) ?? false,
     prompts: (ctx) => list(ctx, "prompts"),
+    resources: (ctx) => list(ctx, "resources"),
+    resourceTemplates: (ctx) => list(ctx, "resourceTemplates"),
+    async readResource(uri, ctx) {
+      const client = clientFor(ctx);
+      try {
+        const result = (await client.readResource(uri, { signal: ctx.signal })) as unknown as { contents?: Record<string, unknown>[] };
+        return { ...result, contents: (result.contents ?? []).map((c) => ({ ...c, uri: `${prefix}+${c.uri as string}` })) };
+      } catch (err) {
+        const failed = failure(err, `the resource ${uri}`);
+        throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
+      } finally {
+        void client.close().catch(() => undefined);
+      }
+    },
     async getPrompt(name, args, ctx) {
       const client = clientFor(ctx);
       try {

@@ -7,7 +7,7 @@
 import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, Scopes } from "./app";
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
 import { ErrorCode, McpError, ToolError } from "./errors";
-import { mountedScopes } from "./mounts";
+import { mountedResource, mountedScopes, mountedTool } from "./mounts";
 import type { Registry } from "./registry";
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
@@ -44,11 +44,11 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   function needed(method: string, params: Record<string, unknown>): readonly string[] | undefined {
     if (method === "tools/call") {
       const tool = reg.tools.get(params.name as string);
-      return tool ? (tool.def.scopes ?? fallback) : mountedScopes(reg.mounts, String(params.name), fallback);
+      return tool ? (tool.def.scopes ?? fallback) : mountedScopes(mountedTool(reg.mounts, String(params.name)), fallback);
     }
     if (method === "prompts/get") {
       const prompt = reg.prompts.get(params.name as string);
-      return prompt ? (prompt.scopes ?? fallback) : mountedScopes(reg.mounts, String(params.name), fallback);
+      return prompt ? (prompt.scopes ?? fallback) : mountedScopes(mountedTool(reg.mounts, String(params.name)), fallback);
     }
     if (method !== "resources/read" || typeof params.uri !== "string") return undefined;
     const resource = reg.resources.get(params.uri);
@@ -57,7 +57,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
       const vars = t.matcher.match(params.uri);
       if (vars) return templateScopes(t.def.scopes, vars, t.def.uriTemplate) ?? fallback;
     }
-    return reg.ext?.resource?.(params.uri) ? fallback : undefined;
+    return reg.ext?.resource?.(params.uri) ? fallback : mountedScopes(mountedResource(reg.mounts, params.uri), fallback);
   }
 
   const allowed = (method: string, params: Record<string, unknown>, auth: Auth) => {

@@ -1,5 +1,5 @@
 /**
- * Mounted servers as the core sees them (docs/mount.md): another MCP server's tools and prompts served as this
+ * Mounted servers as the core sees them (docs/mount.md): another MCP server's tools, prompts and resources served as this
  * server's own, under a prefix (`ex_<tool>`). `mountServer` (src/engine/mount.ts) makes the value and
  * brings the client that reaches the upstream, so an app without mounts carries none of it; here are
  * only the shape and the lookup by name. A mounted call is an operation of this server: its
@@ -7,6 +7,9 @@
  */
 import type { HandlerContext } from "./context";
 import type { CallToolResult } from "./types";
+
+/** The lists a mount serves, by their result's key. */
+export type MountedList = "tools" | "prompts" | "resources" | "resourceTemplates";
 
 export interface Mount {
   /** Every mounted name starts with it and `_`. */
@@ -23,11 +26,16 @@ export interface Mount {
    * Whether its last list of `kind` held `name` (as listed here): such a name is the app's for spans
    * and metrics, as a local tool's is; any other name a client sends is not.
    */
-  lists(kind: "tools" | "prompts", name: string): boolean;
+  lists(kind: MountedList, name: string): boolean;
   /** Its prompts as listed here: the upstream's, renamed with the prefix. */
   prompts(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
   /** Gets the upstream's prompt `name` (without the prefix). */
   getPrompt(name: string, args: Record<string, string>, ctx: HandlerContext<any>): Promise<Record<string, unknown>>;
+  /** Its resources and templates as listed here: URIs with `<prefix>+` before them. */
+  resources(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
+  resourceTemplates(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
+  /** Reads the upstream's resource `uri` (without the prefix); the contents' URIs get it again. */
+  readResource(uri: string, ctx: HandlerContext<any>): Promise<Record<string, unknown>>;
 }
 
 /** The mount a tool name belongs to, and the upstream's name for it. */
@@ -36,8 +44,13 @@ export function mountedTool(mounts: readonly Mount[] | undefined, name: string):
   return undefined;
 }
 
-/** The scopes a call of a mounted tool needs, or undefined when no mount has that name. */
-export function mountedScopes(mounts: readonly Mount[] | undefined, name: string, fallback: readonly string[]): readonly string[] | undefined {
-  const found = mountedTool(mounts, name);
+/** The mount a resource URI belongs to (`<prefix>+<upstream URI>`), and the upstream's URI. */
+export function mountedResource(mounts: readonly Mount[] | undefined, uri: string): [Mount, string] | undefined {
+  for (const m of mounts ?? []) if (uri.startsWith(`${m.prefix}+`)) return [m, uri.slice(m.prefix.length + 1)];
+  return undefined;
+}
+
+/** What an operation on a mounted tool, prompt or resource needs, or undefined when it is no mount's. */
+export function mountedScopes(found: [Mount, string] | undefined, fallback: readonly string[]): readonly string[] | undefined {
   return found && (found[0].toolScopes?.[found[1]] ?? found[0].scopes ?? fallback);
 }

@@ -184,7 +184,7 @@ export function registeredTarget(reg: Registry, method: string, target: string):
   if (method === "tools/call") return reg.tools.has(target) || reg.mounts?.some((m) => m.lists("tools", target)) ? target : undefined;
   if (method === "prompts/get") return reg.prompts.has(target) || reg.mounts?.some((m) => m.lists("prompts", target)) ? target : undefined;
   if (method !== "resources/read") return undefined;
-  if (reg.resources.has(target)) return target;
+  if (reg.resources.has(target) || reg.mounts?.some((m) => m.lists("resources", target))) return target;
   return reg.templates.find((t) => t.matcher.match(target) !== null)?.def.uriTemplate;
 }
 
@@ -230,7 +230,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const hasCompletions = [...prompts.values(), ...templates.map((t) => t.def)].some((def) => def.complete);
   const capabilities: ServerCapabilities = {};
   if (tools.size > 0 || app.mounts?.length) capabilities.tools = { listChanged: true };
-  if (hasResources) capabilities.resources = resourcesCapability(app);
+  if (hasResources || app.mounts?.length) capabilities.resources = resourcesCapability(app);
   if (prompts.size > 0 || app.mounts?.length) capabilities.prompts = { listChanged: true };
   if (hasCompletions) capabilities.completions = {};
   if (app.logging ?? true) capabilities.logging = {};

@@ -109,6 +109,22 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect((await modern("prompts/get", { name: "ex_nope", arguments: {} })).body.error?.code).toBe(-32602);
   });
 
+  it("serves the upstream's resources and templates with its prefix before their URIs, on both revisions", async () => {
+    const resources = (await modern("resources/list", {})).body.result!.resources as { uri: string }[];
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["ex+info://about", "old+info://about"]));
+    const templates = (await modern("resources/templates/list", {})).body.result!.resourceTemplates as { uriTemplate: string }[];
+    expect(templates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(["ex+units://{unit}"]));
+    const about = (await modern("resources/read", { uri: "ex+info://about" })).body.result!.contents as { uri: string; text: string }[];
+    expect(about).toEqual([expect.objectContaining({ uri: "ex+info://about", mimeType: "text/markdown", text: expect.stringMatching(/^# Engine test app/) })]);
+    const rpc = await legacySession();
+    const kelvin = (await rpc("resources/read", { uri: "old+units://kelvin" })).result!.contents as { uri: string; text: string }[];
+    expect(kelvin[0]).toMatchObject({ uri: "old+units://kelvin" });
+    // Not found upstream is not found here.
+    const missing = await modern("resources/read", { uri: "ex+units://nowhere" });
+    expect(missing.status).toBeLessThan(500);
+    expect(missing.body.error?.code).toBeDefined();
+  });
+
   it("counts a mounted call in the metrics under its name, as a local one; a made-up name under none", async () => {
     await modern("tools/list", {});
     points.length = 0;
