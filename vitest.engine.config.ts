@@ -9,12 +9,14 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./test/engine/app/wrangler.toml" },
-      // The engine app's entry and the classes only the tests bind (MCP_SESSION_SCOPED, MCP_TASK_SCOPED below).
+      // The engine app's entry and the classes only the tests bind (MCP_SESSION_SCOPED, MCP_TASK_SCOPED… below).
       main: "./test/engine/app/vitest-index.ts",
       // OAUTH_KV: the opt-in OAuth entry (src/engine/oauth/) keeps its clients, grants and tokens there.
       miniflare: {
         bindings: { MCP_STATE_SECRET: "test-secret-for-vitest-only" },
         kvNamespaces: ["OAUTH_KV"],
+        // The mount fixture app's upstream: the engine test app itself, through a service binding.
+        serviceBindings: { MOUNT_UPSTREAM: "mcp-engine-test-app" },
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
@@ -22,6 +24,12 @@ export default defineConfig({
           OAUTH_ONCE: { className: "OAuthOnce", useSQLite: true },
           // The events test app's (test/engine/app/events-app.ts).
           MCP_EVENTS: { className: "EventsObject", useSQLite: true },
+          // The user-state fixture app's (user-state-app.ts): its sessions, tasks and each principal's state.
+          MCP_SESSION_USER: { className: "UserStateSession", useSQLite: true },
+          MCP_TASK_USER: { className: "UserStateTask", useSQLite: true },
+          MCP_USER: { className: "McpUser", useSQLite: true },
+          // The mount fixture app's sessions (mount-app.ts).
+          MCP_SESSION_MOUNT: { className: "MountSession", useSQLite: true },
         },
       },
     }),

@@ -66,6 +66,11 @@ export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./en
 export { durableTask } from "./engine/tasks";
 // MCP Events (docs/events.md): `extensions: [events([...])]` brings the McpEvents object and its methods; `emit` publishes.
 export { defineEvent, emit, events, type DeliveryMode, type EmitOptions, type EventDefinition, type EventSubscriber, type EventsOptions, type ReplayOptions } from "./engine/events";
+// Each caller's own durable storage (ctx.user, docs/state.md), opt-in: an app without `userState` carries none of it.
+export { forgetUser, userState, userStore, type UserStateOptions } from "./engine/user-state";
+export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";
+// Other MCP servers served as part of this one (docs/mount.md), opt-in: an app without mounts carries no client.
+export { mountServer, type MountOptions } from "./engine/mount";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

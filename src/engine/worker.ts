@@ -85,11 +85,13 @@ export interface McpWorker {
   McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
   /** Events (bound as MCP_EVENTS, docs/events.md); an app without `events(...)` may leave it unbound. */
   McpEvents: EventsExtension["McpEvents"] | typeof NoTasks;
+  /** Per-user state (bound as MCP_USER, docs/state.md); an app without `userState` may leave it unbound. */
+  McpUser: typeof DurableObject<Env>;
 }
 
 /**
- * MCP_TASK's class in a Worker whose tools declare no task, and MCP_EVENTS's in one without events:
- * nothing ever calls it, but a wrangler.toml that binds it still deploys.
+ * MCP_TASK's class in a Worker whose tools declare no task, MCP_EVENTS's in one without events and
+ * MCP_USER's in one without `userState`: nothing ever calls it, but a wrangler.toml that binds it still deploys.
  */
 class NoTasks extends DurableObject<Env> {}
 
@@ -108,6 +110,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
     // The events extension brings its object class (src/engine/events/); an app without it has none.
     McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoTasks,
+    McpUser: (app.userState?.objectClass as typeof NoTasks | undefined) ?? NoTasks,
     handle,
     async fetch(request, env, ctx) {
       return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);

@@ -17,8 +17,8 @@ import { deliver, nextId, type CallOptions, type Lane, type LaneConfig } from ".
 import { queued, type ListenFilter } from "./listen";
 import { httpError, messagesOf, post, type WireMessage } from "./wire";
 
-/** The newest legacy revision, the one a client asks for in `initialize`. */
-const LEGACY_VERSION = LEGACY_VERSIONS[0];
+/** The newest 2025 revision, the one a client asks for in `initialize`; a function: a top-level index expression would stay in a bundle that leaves this module out. */
+const legacyVersion = () => LEGACY_VERSIONS[0];
 /** How long to wait before resuming when the server named no `retry:`. */
 const DEFAULT_RETRY_MS = 1000;
 
@@ -51,7 +51,7 @@ interface InitializeResult {
 
 export class LegacySession implements Lane {
   readonly era = "legacy";
-  version: string = LEGACY_VERSION;
+  version: string = legacyVersion();
   sessionId: string | undefined;
   server!: InitializeResult;
 
@@ -172,7 +172,7 @@ export class LegacySession implements Lane {
   private async initialize(): Promise<void> {
     this.sessionId = undefined;
     const id = nextId();
-    const params = { protocolVersion: LEGACY_VERSION, capabilities: capabilitiesOf(this.config.handlers, true, false, this.config.extensions), clientInfo: this.config.clientInfo };
+    const params = { protocolVersion: legacyVersion(), capabilities: capabilitiesOf(this.config.handlers, true, false, this.config.extensions), clientInfo: this.config.clientInfo };
     const deadline = new Deadline(this.config.timeoutMs, "initialize");
     let result: InitializeResult;
     try {

@@ -8,6 +8,8 @@ import type { HandlerContext } from "./context";
 import type { OperationKind } from "./operations";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
+import type { UserState } from "./user-state";
+import type { Mount } from "./mounts";
 import type {
   Annotations,
   CallToolResult,
@@ -168,6 +170,10 @@ export interface AppDefinition<Env = DefaultEnv> {
    * (it brings the code that runs the chain, which an app without middleware does not carry).
    */
   use?: readonly Middleware[];
+  /** Each authenticated caller's own durable storage, `ctx.user`: `userState({ migrations })` (docs/state.md). */
+  userState?: UserState;
+  /** Other MCP servers served as part of this one: `mountServer({ prefix, url })` (docs/mount.md). */
+  mounts?: readonly Mount[];
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */

@@ -10,6 +10,7 @@ import { ErrorCode, McpError, invalidParams } from "./errors";
 import { isObject } from "./guards";
 import { chainOf } from "./middleware";
 import { operationOf, type NamedOperation } from "./operations";
+import { mountedResource, mountedScopes, mountedTool } from "./mounts";
 import type { Registry } from "./registry";
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
@@ -28,6 +29,10 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const r of reg.resources.values()) checkDeclared(r.scopes, `resource ${r.uri}`);
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
+  for (const m of reg.mounts ?? []) {
+    checkDeclared(m.scopes, `mount ${m.prefix}`);
+    for (const [name, scopes] of Object.entries(m.toolScopes ?? {})) checkDeclared(scopes, `mount ${m.prefix}, tool ${name}`);
+  }
   reg.scopesSupported = [...declared];
   reg.baselineScopes = fallback;
   if (declared.size > 0 && !options.allowUnauthenticated)
@@ -47,11 +52,11 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     if (!guard) return undefined;
     if (guard.of === "tool") {
       const tool = reg.tools.get(guard.name);
-      return tool && (tool.def.scopes ?? fallback);
+      return tool ? (tool.def.scopes ?? fallback) : mountedScopes(mountedTool(reg.mounts, guard.name), fallback);
     }
     if (guard.of === "prompt") {
       const prompt = reg.prompts.get(guard.name);
-      return prompt && (prompt.scopes ?? fallback);
+      return prompt ? (prompt.scopes ?? fallback) : mountedScopes(mountedTool(reg.mounts, guard.name), fallback);
     }
     const resource = reg.resources.get(guard.name);
     if (resource) return resource.scopes ?? fallback;
@@ -64,7 +69,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
       const vars = t.matcher.match(guard.name);
       if (vars) return templateScopes(t.def.scopes, vars, t.def.uriTemplate) ?? fallback;
     }
-    return reg.ext?.resource?.(guard.name) ? fallback : undefined;
+    return reg.ext?.resource?.(guard.name) ? fallback : mountedScopes(mountedResource(reg.mounts, guard.name), fallback);
   }
 
   // A caller nobody authenticated (auth undefined) may use only what declares no scope, unless the

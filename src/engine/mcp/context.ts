@@ -2,6 +2,7 @@
 import type { Auth, Caller } from "./auth";
 import type { Input } from "./input";
 import type { TraceContext } from "./telemetry";
+import type { UserStore } from "./user-state";
 import type { ClientCapabilities, Implementation, LogLevel } from "./types";
 
 export interface Notifier {
@@ -53,6 +54,12 @@ export interface HandlerContext<Env = unknown> {
    * key its budgets are counted under: its principal, or its address when anonymous).
    */
   caller: Caller;
+  /**
+   * The caller's own durable storage (docs/state.md), with `userState` in defineApp: JSON values by key
+   * and the app's own tables, the same on both revisions and in a task's runs. Reading it for an
+   * anonymous caller throws a clear error; no store is shared.
+   */
+  readonly user: UserStore;
   /** The caller's W3C trace context (`traceparent`…), to pass on to what the handler calls. */
   trace: TraceContext;
   /**

@@ -19,6 +19,7 @@ import { UrlElicitationRequired } from "./url-elicitation";
 import type { Registry } from "./registry";
 import { loggedName, pseudonym, report, runHook, traceIdOf, type Reporting, type RequestRecord } from "./telemetry";
 import { endAttributes, inSpan, operationAttributes } from "./tracing";
+import type { UserStore } from "./user-state";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
 interface ExecuteOptions {
@@ -139,6 +140,7 @@ function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode
 
 function handlerContext(o: ExecuteOptions): HandlerContext {
   let lastProgress = -Infinity;
+  let user: UserStore | undefined;
   // Without the logging capability nothing is logged to the client, whatever level it asked for.
   const threshold = o.reg.capabilities.logging && o.logLevel ? LOG_LEVELS.indexOf(o.logLevel) : Infinity;
   return {
@@ -165,6 +167,11 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     principal: o.caller?.principal || undefined,
     auth: authView(o.caller),
     caller: o.caller ?? ANONYMOUS,
+    // Opened when a handler first reads it: a request that never does touches no storage.
+    get user() {
+      if (!o.reg.userState) throw new McpError(ErrorCode.InternalError, "ctx.user needs userState in defineApp (docs/state.md)");
+      return (user ??= o.reg.userState.open(o.env, o.caller?.principal || undefined));
+    },
     trace: o.reporting?.trace ?? {},
     step: o.task?.step ?? (async (_name, fn) => fn()),
     startTask() {

@@ -14,6 +14,8 @@ import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
 import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
+import type { UserState } from "./user-state";
+import type { Mount } from "./mounts";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -67,6 +69,10 @@ export interface Registry {
   compose?: (steps: readonly Policy[]) => unknown;
   /** The middleware chain around every operation (middleware.ts); absent for an app without steps. */
   chain?: Chain;
+  /** The app's per-user state (ctx.user); absent for an app without `userState`. */
+  userState?: UserState;
+  /** The servers mounted here (their tools under a prefix); absent for an app without mounts. */
+  mounts?: readonly Mount[];
   /** Every scope the definitions declare as a list (the OAuth entry's grants). */
   scopesSupported?: readonly string[];
   /** What every operation needs (`defineAuthorization({ scopes })`): with AUTH_SCOPES, what a client asks for first. */
@@ -193,9 +199,9 @@ export function legacyCapabilities(reg: Registry, principal: string): ServerCapa
 export function registeredTarget(reg: Registry, guard: Guard | undefined): string | undefined {
   if (!guard) return undefined;
   const { of, name } = guard;
-  if (of === "tool") return reg.tools.has(name) ? name : undefined;
-  if (of === "prompt") return reg.prompts.has(name) ? name : undefined;
-  if (reg.resources.has(name)) return name;
+  if (of === "tool") return reg.tools.has(name) || reg.mounts?.some((m) => m.lists("tools", name)) ? name : undefined;
+  if (of === "prompt") return reg.prompts.has(name) || reg.mounts?.some((m) => m.lists("prompts", name)) ? name : undefined;
+  if (reg.resources.has(name) || (of === "resource" && reg.mounts?.some((m) => m.lists("resources", name)))) return name;
   return reg.templates.find((t) => (of === "template" ? t.def.uriTemplate === name : t.matcher.match(name) !== null))?.def.uriTemplate;
 }
 
@@ -229,6 +235,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const methods: Record<string, MethodEntry | undefined> = Object.create(null);
   const defs = [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()];
   for (const def of defs) for (const table of carriedBy(def).tables) Object.assign(methods, table);
+  // A mount brings what serves its prompts (mount.ts), after the app's own: its prompts/get routes by name.
+  for (const mount of app.mounts ?? []) for (const table of carriedBy(mount as never).tables) Object.assign(methods, table);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,
     wire: wireOf(def, ["complete", "scopes"]),
@@ -238,9 +246,9 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const hasResources = resources.size > 0 || templates.length > 0;
   const hasCompletions = [...prompts.values(), ...templates.map((t) => t.def)].some((def) => def.complete);
   const capabilities: ServerCapabilities = {};
-  if (tools.size > 0) capabilities.tools = { listChanged: true };
-  if (hasResources) capabilities.resources = resourcesCapability(app);
-  if (prompts.size > 0) capabilities.prompts = { listChanged: true };
+  if (tools.size > 0 || app.mounts?.length) capabilities.tools = { listChanged: true };
+  if (hasResources || app.mounts?.length) capabilities.resources = resourcesCapability(app);
+  if (prompts.size > 0 || app.mounts?.length) capabilities.prompts = { listChanged: true };
   if (hasCompletions) capabilities.completions = {};
   if (app.logging ?? true) capabilities.logging = {};
   const hasTasks = [...tools.values()].some((t) => t.task);
@@ -264,11 +272,13 @@ function compileOnce(app: AppDefinition<any>): Registry {
     prompts,
     promptList: [...prompts.values()].map((p) => wireOf(p, ["complete", "scopes"])),
     methods,
+    userState: app.userState,
+    mounts: app.mounts,
   };
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
-  } else if ([...defs, ...app.tools ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
+  } else if ([...defs, ...app.tools ?? [], ...app.mounts ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
   // The middleware chain: authorization's steps, then the app's own (docs/authorization.md). Its code
   // comes with them, so an app without middleware carries none.
   const use = app.use ?? [];

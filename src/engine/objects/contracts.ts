@@ -248,4 +248,22 @@ export interface ObjectBindings {
   MCP_HUB: DurableObjectNamespace<HubRpc>;
   /** Tasks and their owners' indexes; needed only by an app with task tools. */
   MCP_TASK?: DurableObjectNamespace<TaskRpc>;
+  /** Per-user state (docs/state.md), one object per principal; needed only by an app with `userState`. */
+  MCP_USER?: DurableObjectNamespace<UserRpc>;
 }
+
+/** What a write answers: nothing, or the bound it would have passed. */
+export type WriteAnswer = { over?: number; error?: string; rows?: Record<string, unknown>[] };
+
+/** What the Worker calls on a principal's object (per-user state, user.ts). */
+export interface UserMethods {
+  get(key: string): Promise<string | null>;
+  put(key: string, json: string): Promise<WriteAnswer>;
+  delete(key: string): Promise<boolean>;
+  list(prefix: string, after: string, limit: number): Promise<{ key: string; value: string }[]>;
+  sql(query: string, bindings: unknown[]): Promise<WriteAnswer>;
+  /** Erases everything the object holds. */
+  erase(): Promise<void>;
+}
+
+export interface UserRpc extends UserMethods, Rpc.DurableObjectBranded {}

@@ -5,6 +5,8 @@
 import type { Env } from "../../../src/engine/env";
 import { createMcpWorker } from "../../../src/mcp";
 import scopedApp from "./scoped-engine-app";
+import userStateApp from "./user-state-app";
+import mountApp from "./mount-app";
 
 export * from "./index";
 export { default } from "./index";
@@ -30,3 +32,24 @@ export class ScopedTask extends scoped.McpTask {
 
 /** The events test app's object class (bound as MCP_EVENTS): test/engine/integration/events-*.test.ts. */
 export { McpEvents as EventsObject } from "./events-worker";
+const userStateWorker = createMcpWorker(userStateApp);
+/** The user-state app's objects make and reach their tasks in its own task namespace. */
+const withUserStateTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_USER: Env["MCP_TASK"] }).MCP_TASK_USER });
+
+/** The 2025 session class of the user-state fixture app (bound as MCP_SESSION_USER). */
+export class UserStateSession extends userStateWorker.McpSession {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withUserStateTasks(env));
+  }
+}
+/** Its task class (bound as MCP_TASK_USER). */
+export class UserStateTask extends userStateWorker.McpTask {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withUserStateTasks(env));
+  }
+}
+/** Each principal's state for the user-state app (bound as MCP_USER). */
+export const McpUser = userStateWorker.McpUser;
+
+/** The 2025 session class of the mount fixture app (bound as MCP_SESSION_MOUNT; see mount-app.ts). */
+export const MountSession = createMcpWorker(mountApp).McpSession;

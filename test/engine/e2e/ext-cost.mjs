@@ -25,7 +25,13 @@ export const EXT_COST_APPS = [
 export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta", "webhook-signature", "whsec_"];
 
 /** The task runtime's modules (src/engine/tasks.ts and what only it imports): an app without task tools carries none. */
-export const TASK_RUNTIME_MODULES = /^src\/(tasks|objects\/task[-a-z]*|objects\/session-tasks|http\/tasks|mcp\/step-journal)\.ts$/;
+export const TASK_RUNTIME_MODULES = /^src\/engine\/(tasks|objects\/task[-a-z]*|objects\/session-tasks|http\/tasks|mcp\/step-journal)\.ts$/;
+
+/** Per-user state's modules (src/engine/user-state.ts and its object): an app without `userState` carries none. */
+export const USER_STATE_MODULES = /^src\/engine\/(user-state|objects\/user)\.ts$/;
+
+/** Mounted servers' runtime and the client it brings (src/engine/mount.ts, src/engine/client/): an app without mounts carries none. */
+export const MOUNT_MODULES = /^src\/engine\/(mount\.ts$|client\/)/;
 
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this
@@ -72,8 +78,8 @@ function extensionTraces(bundle) {
   return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
 }
 
-/** The task runtime's modules in bundles of apps without task tools (empty when there are none). */
-const taskTraces = (apps) => apps.flatMap((a) => a.inputs.filter((f) => TASK_RUNTIME_MODULES.test(f)).map((m) => `${a.name}: module ${m}`));
+/** The task runtime's, per-user state's or mounts' modules in bundles of apps without them: empty when there are none. */
+const taskTraces = (apps) => apps.flatMap((a) => a.inputs.filter((f) => TASK_RUNTIME_MODULES.test(f) || USER_STATE_MODULES.test(f) || MOUNT_MODULES.test(f)).map((m) => `${a.name}: module ${m}`));
 
 /** The three apps bundled under `dir`, and whether the one without extensions is free of them. */
 export async function extensionCost(dir) {
@@ -85,10 +91,10 @@ export async function extensionCost(dir) {
   const overBudget = apps[0].gzip > ONE_TOOL_GZIP_BUDGET;
   const verdicts = [
     traces.length ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}` : "the app without extensions carries none of their code",
-    tasks.length ? `FAIL, apps without task tools carry the task runtime: ${tasks.join(", ")}` : "none carries the task runtime",
+    tasks.length ? `FAIL, apps without task tools, userState or mounts carry their runtime: ${tasks.join(", ")}` : "none carries the task runtime, per-user state or mounts",
     `${overBudget ? "FAIL, " : ""}the app without extensions is ${apps[0].gzip} B gzip against a budget of ${ONE_TOOL_GZIP_BUDGET} B`,
   ];
-  // `ok`: free of the extensions' and the task runtime's code; the budget is checked apart (the bench prints its own goal).
+  // `ok`: free of the extensions', the task runtime's and per-user state's code; the budget is checked apart (the bench prints its own goal).
   return { ok: traces.length === 0 && tasks.length === 0, withinBudget: !overBudget, apps, message: `extension cost: ${verdicts.join("; ")}\n${lines.join("\n")}` };
 }
 

@@ -6,6 +6,7 @@ import { McpError, ToolError, invalidParams, toolError } from "../errors";
 import { isObject } from "../guards";
 import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
+import { mountedTool } from "../mounts";
 import { paginate } from "../pagination";
 import { logLine, traceIdOf } from "../telemetry";
 import { toolNamed, type Registry } from "../registry";
@@ -13,9 +14,10 @@ import type { CallToolResult, Content } from "../types";
 
 /** tools/list over the list a revision picks from the registry. */
 export function listToolsFrom(list: (reg: Registry) => Record<string, unknown>[]) {
-  return (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
+  return async (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
     // An extension may give this client other tools (MCP Apps: text-only ones for a host without it).
-    const all = list(reg);
+    // Mounted servers' tools follow the app's own.
+    const all = reg.mounts ? [...list(reg), ...(await Promise.all(reg.mounts.map((m) => m.tools(ctx)))).flat()] : list(reg);
     return paginate("tools", reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
   };
 }
@@ -36,6 +38,11 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
   const tool = reg.tools.get(name);
+  const mounted = !tool && mountedTool(reg.mounts, name);
+  if (mounted) {
+    if (!isObject(args)) throw invalidParams("params.arguments must be an object");
+    return mounted[0].callTool(mounted[1], args, ctx);
+  }
   // A tool left out of this client's list (MCP Apps: one only a view calls, and this client shows none) is unknown to it.
   if (!tool || reg.ext?.hidden?.(ctx, name)) throw invalidParams(`Unknown tool: ${name}`);
   if (!isObject(args)) throw invalidParams("params.arguments must be an object");
