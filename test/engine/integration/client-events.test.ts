@@ -1,0 +1,222 @@
+/**
+ * The client's MCP Events module (src/engine/client/events.ts) against the engine's events fixture
+ * (test/engine/app/events-app.ts) through /mcp: list, subscribe, refresh, unsubscribe and poll; and
+ * its webhook receiver as a Worker route would run it, answering the server's real handshake and
+ * taking the server's real deliveries, refusing a tampered body, a stale timestamp and a wrong
+ * secret, and agreeing with the `standardwebhooks` package in both directions.
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { McpClient, type Fetch } from "../../../src/engine/client";
+import {
+  WebhookVerificationError,
+  eventErrorName,
+  followEvents,
+  listAllEvents,
+  listEvents,
+  pollEvents,
+  refreshEvents,
+  subscribeEvents,
+  unsubscribeEvents,
+  verifyWebhook,
+  webhookHandler,
+  webhookSecret,
+  type EventOccurrence,
+} from "../../../src/engine/client/events";
+import { eventsWorker } from "../app/events-worker";
+import { receiver, stubReceivers, until, type Received } from "../helpers/events";
+
+beforeAll(stubReceivers);
+afterAll(() => vi.restoreAllMocks());
+
+const eventsFetch: Fetch = async (input, init) => {
+  const ctx = createExecutionContext();
+  const res = await eventsWorker.fetch(new Request(input instanceof Request ? input : String(input), init), env as never, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+};
+
+const connect = (token: string) => McpClient.connect("http://localhost/mcp", { protocol: "2026-07-28", fetch: eventsFetch, headers: { Authorization: `Bearer ${token}` } });
+
+/**
+ * A callback URL whose requests the server sends to `handle` (the client's receiver, as a Worker
+ * route would run it); every request's exact bytes and headers are kept, to replay them altered.
+ */
+function callback(handle: (request: Request) => Promise<Response>) {
+  const hook = receiver();
+  const seen: Received[] = [];
+  hook.answer = async (request: Request) => {
+    const body = await request.clone().text();
+    seen.push({ url: request.url, headers: Object.fromEntries(request.headers), body, json: JSON.parse(body) });
+    return handle(request);
+  };
+  return { url: hook.url, seen };
+}
+
+const replay = (r: Received, changes: { body?: string; headers?: Record<string, string> } = {}) =>
+  new Request(r.url, { method: "POST", headers: { ...r.headers, ...changes.headers }, body: changes.body ?? r.body });
+
+describe("client: events/list, subscribe, refresh, unsubscribe", () => {
+  it("lists the event types a page at a time, or all of them", async () => {
+    const client = await connect("alice");
+    expect(client.capabilities.extensions?.["io.modelcontextprotocol/events"]).toEqual({});
+    const first = await listEvents(client);
+    expect(first.events.map((e) => e.name)).toEqual(["test_event", "scoped_event"]);
+    expect(first.events[0]).toMatchObject({ delivery: ["poll", "webhook"], inputSchema: { required: ["topic"] } });
+    expect((await listEvents(client, first.nextCursor)).events.map((e) => e.name)).toEqual(["plain_event"]);
+    expect((await listAllEvents(client)).map((e) => e.name)).toEqual(["test_event", "scoped_event", "plain_event"]);
+  });
+
+  it("subscribes a webhook whose handler answers the handshake, takes each event once, refreshes and unsubscribes", async () => {
+    const client = await connect("olga");
+    const secret = webhookSecret();
+    const taken: EventOccurrence[] = [];
+    const { url, seen } = callback(webhookHandler({ secret, onEvent: (event) => void taken.push(event) }));
+    const sub = { name: "test_event", arguments: { topic: "client" }, url, secret };
+
+    const result = await subscribeEvents(client, sub);
+    expect(result).toMatchObject({ truncated: false });
+    expect(result.id).toMatch(/^sub_/);
+    expect(seen[0]!.json.type).toBe("verification");
+
+    await client.callTool("emit_test_event", { topic: "client", text: "hello", count: 2 });
+    await until(() => expect(taken.map((e) => e.data.seq)).toEqual([1, 2]));
+    expect(taken[0]).toMatchObject({ name: "test_event", data: { topic: "client", text: "hello" } });
+
+    // A retry of a delivery already taken is acknowledged, and not handed over again.
+    const handle = webhookHandler({ secret, onEvent: (event) => void taken.push(event) });
+    const delivery = seen.find((r) => r.json.eventId)!;
+    expect((await handle(replay(delivery))).status).toBe(204);
+    expect((await handle(replay(delivery))).status).toBe(204);
+    expect(taken).toHaveLength(3);
+
+    const refreshed = await refreshEvents(client, sub, taken[1]!.cursor ?? null);
+    expect(refreshed.id).toBe(result.id);
+    expect(refreshed.deliveryStatus).toMatchObject({ active: true });
+
+    await unsubscribeEvents(client, sub);
+    await client.callTool("emit_test_event", { topic: "client", text: "unheard" });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen.filter((r) => r.json.data?.text === "unheard")).toHaveLength(0);
+  });
+
+  it("throws the server's refusals with codes eventErrorName reads in either numbering", async () => {
+    const client = await connect("alice");
+    const refused = await subscribeEvents(client, { name: "nope", url: "https://x.hooks.example/cb", secret: webhookSecret() }).catch((e: unknown) => e);
+    expect(eventErrorName(refused)).toBe("NotFound");
+    const wrongEcho = callback(async () => Response.json({ challenge: "not it" }));
+    const failed = await subscribeEvents(client, { name: "test_event", arguments: { topic: "x" }, url: wrongEcho.url, secret: webhookSecret() }).catch((e: unknown) => e);
+    expect(eventErrorName(failed)).toBe("CallbackEndpointError");
+    const { McpClientError } = await import("../../../src/engine/client");
+    expect(eventErrorName(new McpClientError("spec numbering", -32024))).toBe("Forbidden");
+    expect(eventErrorName(new McpClientError("not an events error", -32602))).toBeUndefined();
+  });
+});
+
+describe("client: events/poll", () => {
+  it("starts from now, then returns the events since its cursor, and follows hasMore without waiting", async () => {
+    const client = await connect("paula");
+    const start = await pollEvents(client, { name: "test_event", arguments: { topic: "cpoll" } });
+    expect(start.events).toEqual([]);
+    await client.callTool("emit_test_event", { topic: "cpoll", text: "p", count: 3 });
+    const controller = new AbortController();
+    const batches: number[][] = [];
+    for await (const result of followEvents(client, { name: "test_event", arguments: { topic: "cpoll" }, cursor: start.cursor, maxEvents: 2 }, { signal: controller.signal })) {
+      batches.push(result.events.map((e) => e.data.seq as number));
+      if (!result.hasMore) controller.abort();
+    }
+    expect(batches).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe("client: the webhook receiver", () => {
+  /** A real delivery from the server, and its secret. */
+  async function serverDelivery(topic: string): Promise<{ delivery: Received; secret: string }> {
+    const client = await connect("rita");
+    const secret = webhookSecret();
+    const { url, seen } = callback(webhookHandler({ secret, onEvent: () => {} }));
+    await subscribeEvents(client, { name: "test_event", arguments: { topic }, url, secret });
+    await client.callTool("emit_test_event", { topic, text: "signed by the server" });
+    await until(() => expect(seen.some((r) => r.json.eventId)).toBe(true));
+    return { delivery: seen.find((r) => r.json.eventId)!, secret };
+  }
+
+  it("accepts the server's delivery and refuses it tampered, under another secret, or stale", async () => {
+    const { delivery, secret } = await serverDelivery("recv");
+    const ok = await verifyWebhook(replay(delivery), { secret });
+    expect(ok).toMatchObject({ type: "event", event: { data: { text: "signed by the server" } }, webhookId: delivery.json.eventId });
+    expect(ok.subscriptionId).toMatch(/^sub_/);
+
+    const refusals: [Request, string, string][] = [
+      [replay(delivery, { body: delivery.body.replace("signed by the server", "signed by someone else") }), secret, "bad_signature"],
+      [replay(delivery), webhookSecret(), "bad_signature"],
+      [replay(delivery, { headers: { "webhook-timestamp": String(Math.floor(Date.now() / 1000) - 600) } }), secret, "stale"],
+      [replay(delivery, { headers: { "webhook-signature": "" } }), secret, "missing_headers"],
+    ];
+    for (const [request, key, reason] of refusals) {
+      const err = await verifyWebhook(request, { secret: key }).catch((e: unknown) => e);
+      expect(err, reason).toBeInstanceOf(WebhookVerificationError);
+      expect((err as WebhookVerificationError).reason).toBe(reason);
+    }
+    // As a route: a refusal is a 4xx, and nothing is handed over.
+    const onEvent = vi.fn();
+    const res = await webhookHandler({ secret: webhookSecret(), onEvent })(replay(delivery));
+    expect(res.status).toBe(401);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it("answers the verification handshake with its challenge, and only when it is signed", async () => {
+    const secret = webhookSecret();
+    const body = JSON.stringify({ type: "verification", challenge: "nonce-123" });
+    const id = "msg_verification_abc";
+    const signature = new Webhook(secret).sign(id, new Date(), body);
+    const headers = { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": signature };
+    const handle = webhookHandler({ secret, onEvent: () => {} });
+    const res = await handle(new Request("https://me.example/cb", { method: "POST", headers, body }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ challenge: "nonce-123" });
+    const unsigned = await webhookHandler({ secret: webhookSecret(), onEvent: () => {} })(new Request("https://me.example/cb", { method: "POST", headers, body }));
+    expect(unsigned.status).toBe(401);
+  });
+
+  it("agrees with the standardwebhooks package both ways", async () => {
+    const { delivery, secret } = await serverDelivery("cross");
+    // What the package signs, this verifies; what this accepts from the server, the package accepts.
+    const body = JSON.stringify({ eventId: "evt_1", name: "test_event", timestamp: new Date().toISOString(), data: { topic: "cross", text: "theirs", seq: 1 } });
+    const now = new Date();
+    const theirs = { "webhook-id": "evt_1", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("evt_1", now, body) };
+    const request = (headers: Record<string, string>, text: string) => new Request("https://me.example/cb", { method: "POST", headers, body: text });
+    expect(await verifyWebhook(request(theirs, body), { secret })).toMatchObject({ type: "event", event: { data: { text: "theirs" } } });
+    expect(() => new Webhook(secret).verify(delivery.body, delivery.headers)).not.toThrow();
+    await expect(verifyWebhook(replay(delivery), { secret })).resolves.toMatchObject({ type: "event" });
+
+    // And they refuse the same things: a stale signature of theirs, a tampered body, another secret.
+    const old = new Date(Date.now() - 10 * 60_000);
+    const stale = { ...theirs, "webhook-timestamp": String(Math.floor(old.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("evt_1", old, body) };
+    const other = webhookSecret();
+    const cases: [Record<string, string>, string, string][] = [
+      [stale, body, secret],
+      [theirs, body.replace("theirs", "forged"), secret],
+      [theirs, body, other],
+      [delivery.headers, delivery.body, other],
+    ];
+    for (const [headers, text, key] of cases) {
+      expect(() => new Webhook(key).verify(text, headers)).toThrow();
+      await expect(verifyWebhook(request(headers, text), { secret: key })).rejects.toBeInstanceOf(WebhookVerificationError);
+    }
+    // Several signatures (a rotation): one that matches is enough, for both.
+    const both = { ...theirs, "webhook-signature": `${new Webhook(other).sign("evt_1", now, body)} ${theirs["webhook-signature"]}` };
+    expect(() => new Webhook(secret).verify(body, both)).not.toThrow();
+    await expect(verifyWebhook(request(both, body), { secret })).resolves.toMatchObject({ type: "event" });
+  });
+
+  it("refuses a body larger than the bound before reading it all", async () => {
+    const secret = webhookSecret();
+    const body = JSON.stringify({ eventId: "e", name: "n", timestamp: "", data: { pad: "x".repeat(300_000) } });
+    const now = new Date();
+    const headers = { "webhook-id": "e", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("e", now, body) };
+    const res = await webhookHandler({ secret, onEvent: () => {} })(new Request("https://me.example/cb", { method: "POST", headers, body }));
+    expect(res.status).toBe(413);
+  });
+});
