@@ -6,7 +6,7 @@
  * took (de-duplicated on the subscription and `webhook-id`). Web APIs only; no server code. It comes
  * with `./client/events` and nowhere else.
  */
-import type { EventOccurrence } from "./events";
+import type { EventOccurrence } from "./event-types";
 
 /** A secret (`whsec_…`), several (while you rotate one), or a lookup by request and subscription id. */
 export type ReceiverSecret =
