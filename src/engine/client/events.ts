@@ -1,9 +1,9 @@
 /**
  * MCP Events (`io.modelcontextprotocol/events`) from the client's side: list a server's event types,
- * subscribe a webhook to one (subscribing again with the same key refreshes it), unsubscribe, and
- * poll with cursors; the receiver that verifies the deliveries is in ./webhook-receiver, exported
- * here too. The extension is defined for 2026-07-28. Imported on its own (`./client/events`): a
- * client that does not use events does not carry it.
+ * subscribe a webhook to one (subscribing again with the same key refreshes it), unsubscribe, poll
+ * with cursors, and stream (./event-stream); the receiver that verifies the deliveries is in
+ * ./webhook-receiver, exported here too. The extension is defined for 2026-07-28. Imported on its
+ * own (`./client/events`): a client that does not use events does not carry it.
  */
 import type { McpClient } from "./client";
 import { McpClientError } from "./errors";
@@ -122,6 +122,7 @@ export function eventErrorName(err: unknown): "NotFound" | "Forbidden" | "Resour
 }
 
 export type * from "./event-types";
+export { EventStream, streamEvents, type StreamNotice } from "./event-stream";
 export {
   MemoryDeliveryLog,
   WebhookVerificationError,

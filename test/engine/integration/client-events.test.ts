@@ -17,6 +17,7 @@ import {
   listEvents,
   pollEvents,
   refreshEvents,
+  streamEvents,
   subscribeEvents,
   unsubscribeEvents,
   verifyWebhook,
@@ -25,6 +26,7 @@ import {
   type EventOccurrence,
 } from "../../../src/engine/client/events";
 import { eventsWorker } from "../app/events-worker";
+import { scripted } from "../helpers/client";
 import { receiver, stubReceivers, until, type Received } from "../helpers/events";
 
 beforeAll(stubReceivers);
@@ -127,6 +129,69 @@ describe("client: events/poll", () => {
       if (!result.hasMore) controller.abort();
     }
     expect(batches).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe("client: events/stream", () => {
+  const SUB = "io.modelcontextprotocol/subscriptionId";
+  /** A server played by the test: events/stream answers SSE frames the test pushes, or a refusal. */
+  function streamingServer() {
+    const sent: Record<string, unknown>[] = [];
+    let push: (message: object) => void = () => {};
+    let end: () => void = () => {};
+    let signal: AbortSignal | undefined;
+    const answer = scripted((m, request) => {
+      if (m.method === "server/discover") return { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { extensions: { "io.modelcontextprotocol/events": {} } } };
+      sent.push(m.params!);
+      if (m.params!.name === "nope") return Response.json({ jsonrpc: "2.0", id: m.id, error: { code: -32011, message: "No event type", data: { kind: "event" } } });
+      signal = request.signal;
+      const id = m.id;
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          push = (message) => c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify({ jsonrpc: "2.0", ...message })}\n\n`));
+          end = () => c.close();
+        },
+      });
+      queueMicrotask(() => push({ method: "notifications/events/active", params: { cursor: "c0", truncated: true, _meta: { [SUB]: id } } }));
+      return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+    });
+    const fetch: Fetch = (input, init) => answer(input, init);
+    return { fetch, sent, push: (m: object) => push(m), end: () => end(), aborted: () => signal?.aborted };
+  }
+
+  it("resolves once active, then yields events, heartbeats and errors, keeping the cursor, until terminated", async () => {
+    const server = streamingServer();
+    const client = await McpClient.connect("http://scripted.test/mcp", { protocol: "2026-07-28", fetch: server.fetch });
+    const stream = await streamEvents(client, { name: "test_event", arguments: { topic: "s" }, cursor: "c-before" });
+    expect(server.sent[0]).toMatchObject({ name: "test_event", arguments: { topic: "s" }, cursor: "c-before" });
+    expect(stream).toMatchObject({ cursor: "c0", truncated: true });
+    const meta = { _meta: { [SUB]: 1 } };
+    server.push({ method: "notifications/events/event", params: { eventId: "e1", name: "test_event", timestamp: "2026-12-05T00:00:00Z", data: { seq: 1 }, cursor: "c1", ...meta } });
+    server.push({ method: "notifications/events/heartbeat", params: { cursor: "c1", ...meta } });
+    server.push({ method: "notifications/events/error", params: { error: { code: -32603, message: "blip" }, ...meta } });
+    server.push({ method: "notifications/events/terminated", params: { error: { code: -32012, message: "revoked" }, ...meta } });
+    const seen: string[] = [];
+    for await (const notice of stream) {
+      seen.push(notice.type);
+      if (notice.type === "event") {
+        expect(notice.event).toEqual({ eventId: "e1", name: "test_event", timestamp: "2026-12-05T00:00:00Z", data: { seq: 1 }, cursor: "c1" });
+        expect(stream.cursor).toBe("c1");
+      }
+    }
+    expect(seen).toEqual(["event", "heartbeat", "error", "terminated"]);
+    // Ending is ending the request.
+    expect(server.aborted()).toBe(true);
+  });
+
+  it("is cancelled by close(), and a refusal throws before any stream", async () => {
+    const server = streamingServer();
+    const client = await McpClient.connect("http://scripted.test/mcp", { protocol: "2026-07-28", fetch: server.fetch });
+    const stream = await streamEvents(client, { name: "test_event", arguments: { topic: "s" } });
+    expect(server.sent[0]!.cursor).toBeNull();
+    stream.close();
+    expect(server.aborted()).toBe(true);
+    const refused = await streamEvents(client, { name: "nope" }).catch((e: unknown) => e);
+    expect(eventErrorName(refused)).toBe("NotFound");
   });
 });
 
