@@ -243,6 +243,19 @@ describe("client: the webhook receiver", () => {
     expect(await res.json()).toEqual({ challenge: "nonce-123" });
     const unsigned = await webhookHandler({ secret: webhookSecret(), onEvent: () => {} })(new Request("https://me.example/cb", { method: "POST", headers, body }));
     expect(unsigned.status).toBe(401);
+    // The handshake comes before the subscription's id is known: the secret is found by the URL.
+    const secrets: Record<string, string> = { "/hooks/a": webhookSecret(), "/hooks/b": secret };
+    const byPath = webhookHandler({ secret: (request) => secrets[new URL(request.url).pathname], onEvent: () => {} });
+    expect((await byPath(new Request("https://me.example/hooks/b", { method: "POST", headers, body }))).status).toBe(200);
+    expect((await byPath(new Request("https://me.example/hooks/a", { method: "POST", headers, body }))).status).toBe(401);
+    expect((await byPath(new Request("https://me.example/hooks/c", { method: "POST", headers, body }))).status).toBe(401);
+  });
+
+  it("remembers a bounded number of deliveries by default", async () => {
+    const { MemoryDeliveryLog } = await import("../../../src/engine/client/events");
+    const log = new MemoryDeliveryLog(3);
+    for (const key of ["a", "b", "c", "d"]) log.add(key);
+    expect(["a", "b", "c", "d"].map((k) => log.has(k))).toEqual([false, true, true, true]);
   });
 
   it("agrees with the standardwebhooks package both ways", async () => {
