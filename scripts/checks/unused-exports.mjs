@@ -22,12 +22,21 @@ export const PUBLIC = new Set([
   "src/engine/mcp/app.ts: ObjectSchema",
   "src/engine/mcp/input.ts: PrimitiveSchema",
   "src/engine/mcp/input.ts: ElicitFormParams",
-  // The client's public types and its skills module, imported on their own.
+  // The client's public types and its skills and events modules, imported on their own.
   "src/engine/client/types.ts: Page",
   "src/engine/client/types.ts: ResourceTemplate",
   "src/engine/client/types.ts: Prompt",
   "src/engine/client/skills.ts: SKILLS_EXTENSION",
   "src/engine/client/skills.ts: LoadedSkill",
+  "src/engine/client/events.ts: EVENTS_EXTENSION",
+  "src/engine/client/event-types.ts: EventDeliveryMode",
+  "src/engine/client/event-types.ts: EventType",
+  "src/engine/client/event-types.ts: ListEventsResult",
+  "src/engine/client/event-types.ts: WebhookSubscription",
+  "src/engine/client/event-types.ts: DeliveryStatus",
+  "src/engine/client/event-types.ts: SubscribeResult",
+  "src/engine/client/event-types.ts: PollParams",
+  "src/engine/client/event-types.ts: PollResult",
 ]);
 
 /** @returns {{ ok: boolean, message: string, unused: string[] }} */

@@ -365,6 +365,17 @@ export class McpClient {
     }
   }
 
+  /**
+   * Sends a 2026-07-28 request whose answer is a long stream (`events/stream`) and returns its
+   * messages as they come, unfiltered; aborting `signal` ends it. For extension modules built on the
+   * client (./events); it has no deadline, as a listen stream has none.
+   */
+  async openStream(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<{ id: number; messages: AsyncGenerator<WireMessage> }> {
+    const lane = await this.ready();
+    if (lane.era !== "modern") throw new McpClientError(`${method} exists only in 2026-07-28; this server speaks ${lane.version}`);
+    return lane.open(method, params, { signal });
+  }
+
   /** Ends the client: DELETE of the 2025-11-25 session; nothing to end in 2026-07-28. */
   async close(): Promise<void> {
     await this.lane?.close();

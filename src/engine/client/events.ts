@@ -1,130 +1,136 @@
 /**
- * The client's side of MCP Events (docs/events.md): typed calls for another server's events (list,
- * subscribe and refresh, unsubscribe, poll) on an McpClient, and `receiveEvent`, which a Worker route
- * uses to take the deliveries: it checks the Standard Webhooks signature and its timestamp, answers
- * the verification handshake itself, and hands the route the occurrence (or the control envelope).
+ * MCP Events (`io.modelcontextprotocol/events`) from the client's side: list a server's event types,
+ * subscribe a webhook to one (subscribing again with the same key refreshes it), unsubscribe, poll
+ * with cursors, and stream (./event-stream); the receiver that verifies the deliveries is in
+ * ./webhook-receiver, exported here too. The extension is defined for 2026-07-28. Imported on its
+ * own (`./client/events`): a client that does not use events does not carry it.
  */
 import type { McpClient } from "./client";
+import { McpClientError } from "./errors";
+import type { CallOptions } from "./lane";
+import type { EventType, ListEventsResult, PollParams, PollResult, SubscribeResult, WebhookSubscription } from "./event-types";
 
-export interface EventType {
-  name: string;
-  description?: string;
-  delivery: ("poll" | "push" | "webhook")[];
-  inputSchema: Record<string, unknown>;
-  payloadSchema: Record<string, unknown>;
+export const EVENTS_EXTENSION = "io.modelcontextprotocol/events";
+
+/** One page of the event types the server offers this caller (`events/list`). */
+export function listEvents(client: McpClient, cursor?: string, options?: CallOptions): Promise<ListEventsResult> {
+  return client.request<ListEventsResult>("events/list", cursor === undefined ? {} : { cursor }, options);
 }
 
-export interface EventOccurrence {
-  eventId: string;
-  name: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-  cursor?: string | null;
+/** Every event type, following `nextCursor` for at most `maxPages` pages; a cursor seen before ends the list. */
+export async function listAllEvents(client: McpClient, options?: CallOptions & { maxPages?: number }): Promise<EventType[]> {
+  const all: EventType[] = [];
+  const seen = new Set<string>();
+  const maxPages = options?.maxPages ?? 100;
+  let cursor: string | undefined;
+  for (let pages = 0; pages === 0 || (cursor !== undefined && !seen.has(cursor)); pages++) {
+    if (pages >= maxPages) throw new McpClientError(`events/list went on past ${pages} pages`);
+    if (cursor !== undefined) seen.add(cursor);
+    const page = await listEvents(client, cursor, options);
+    all.push(...(page.events ?? []));
+    cursor = page.nextCursor;
+  }
+  return all;
 }
-
-export interface WebhookSubscription {
-  id: string;
-  refreshBefore: string | null;
-  cursor: string | null;
-  truncated: boolean;
-  deliveryStatus?: { active: boolean; lastDeliveryAt?: string; lastError?: string; failedSince?: string };
-}
-
-export interface PolledEvents {
-  events: EventOccurrence[];
-  cursor: string | null;
-  truncated: boolean;
-  hasMore: boolean;
-  nextPollMs: number;
-}
-
-/** One page of the server's event types. */
-export const listEvents = (client: McpClient, cursor?: string) =>
-  client.request<{ events: EventType[]; nextCursor?: string }>("events/list", cursor === undefined ? {} : { cursor });
 
 /**
- * Subscribes a webhook, or refreshes it: call again with the same name, arguments and URL (and the last
- * cursor your receiver saw) before `refreshBefore`. `secret` is yours: `whsec_` and the base64 of 24 to 64 random bytes.
+ * Subscribes a webhook (`events/subscribe`). The server verifies the callback first (your endpoint
+ * must echo its challenge) and answers with the subscription. Calling it again with the same name,
+ * arguments and URL is a refresh: the same id, a new grant, a new secret if you give one.
  */
-export const subscribeEvent = (
-  client: McpClient,
-  s: { name: string; arguments?: Record<string, unknown>; url: string; secret: string; cursor?: string | null; ttlMs?: number | null },
-) =>
-  client.request<WebhookSubscription>("events/subscribe", {
-    name: s.name,
-    arguments: s.arguments ?? {},
-    delivery: { mode: "webhook", url: s.url, secret: s.secret },
-    cursor: s.cursor ?? null,
-    ...(s.ttlMs === undefined ? {} : { ttlMs: s.ttlMs }),
+export function subscribeEvents(client: McpClient, sub: WebhookSubscription, options?: CallOptions): Promise<SubscribeResult> {
+  const params: Record<string, unknown> = {
+    name: sub.name,
+    arguments: sub.arguments ?? {},
+    delivery: { mode: "webhook", url: sub.url, secret: sub.secret },
+    cursor: sub.cursor ?? null,
+    ...(sub.maxAgeMs !== undefined ? { maxAgeMs: sub.maxAgeMs } : {}),
+    ...(sub.ttlMs !== undefined ? { ttlMs: sub.ttlMs } : {}),
+  };
+  return client.request<SubscribeResult>("events/subscribe", params, options);
+}
+
+/** Renews a subscription before its `refreshBefore`, from the last cursor you received (a delivery's or the last result's). */
+export function refreshEvents(client: McpClient, sub: WebhookSubscription, lastCursor: string | null, options?: CallOptions): Promise<SubscribeResult> {
+  return subscribeEvents(client, { ...sub, cursor: lastCursor }, options);
+}
+
+/** Ends a webhook subscription (`events/unsubscribe`), by the same name, arguments and URL. */
+export async function unsubscribeEvents(client: McpClient, sub: Pick<WebhookSubscription, "name" | "arguments" | "url">, options?: CallOptions): Promise<void> {
+  await client.request("events/unsubscribe", { name: sub.name, arguments: sub.arguments ?? {}, delivery: { mode: "webhook", url: sub.url } }, options);
+}
+
+/** One poll (`events/poll`): what happened since the cursor. No subscription, no state on the server. */
+export function pollEvents(client: McpClient, params: PollParams, options?: CallOptions): Promise<PollResult> {
+  return client.request<PollResult>(
+    "events/poll",
+    {
+      name: params.name,
+      arguments: params.arguments ?? {},
+      cursor: params.cursor ?? null,
+      ...(params.maxEvents !== undefined ? { maxEvents: params.maxEvents } : {}),
+      ...(params.maxAgeMs !== undefined ? { maxAgeMs: params.maxAgeMs } : {}),
+    },
+    options,
+  );
+}
+
+/** The least wait between polls when nothing is left, whatever the server says. */
+const MIN_POLL_MS = 1_000;
+
+/**
+ * Polls for as long as `signal` lets it, yielding every result (its `cursor` is the one to keep):
+ * again at once while `hasMore`, otherwise after `nextPollMs` (at least a second).
+ */
+export async function* followEvents(client: McpClient, params: PollParams, options: CallOptions = {}): AsyncGenerator<PollResult> {
+  let cursor = params.cursor ?? null;
+  const { signal } = options;
+  while (!signal?.aborted) {
+    const result = await pollEvents(client, { ...params, cursor }, options);
+    cursor = result.cursor;
+    yield result;
+    if (!result.hasMore) await pause(Math.max(MIN_POLL_MS, result.nextPollMs ?? 0), signal);
+  }
+}
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
   });
 
-export const unsubscribeEvent = (client: McpClient, s: { name: string; arguments?: Record<string, unknown>; url: string }) =>
-  client.request<Record<string, never>>("events/unsubscribe", { name: s.name, arguments: s.arguments ?? {}, delivery: { mode: "webhook", url: s.url } });
-
-/** One poll: `cursor: null` starts from now; poll again at once while `hasMore`, else after `nextPollMs`. */
-export const pollEvents = (client: McpClient, p: { name: string; arguments?: Record<string, unknown>; cursor: string | null; maxEvents?: number }) =>
-  client.request<PolledEvents>("events/poll", { name: p.name, arguments: p.arguments ?? {}, cursor: p.cursor, ...(p.maxEvents ? { maxEvents: p.maxEvents } : {}) });
-
-/** What `receiveEvent` made of a request: an occurrence to store, a control envelope, or the answer to send now. */
-export type Received =
-  | { kind: "event"; subscriptionId: string; webhookId: string; event: EventOccurrence }
-  | { kind: "control"; subscriptionId: string; envelope: { type: string; [key: string]: unknown } }
-  | { kind: "answer"; response: Response };
-
-const TOLERANCE_SECONDS = 300;
-const MAX_BODY_BYTES = 262_144;
+/** A fresh webhook secret: `whsec_` and the base64 of 32 random bytes. */
+export function webhookSecret(): string {
+  return `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
+}
 
 /**
- * Takes one delivery in a Worker route. `secret` is the subscription's (or a lookup by the
- * `X-MCP-Subscription-Id` header). Answers the handshake and refuses a bad signature, a timestamp more
- * than 5 minutes off or a body over 256 KiB by itself (`kind: "answer"`: return `response`); for an
- * event, store it durably (dedup on subscriptionId + webhookId), then answer 2xx.
+ * The name of an Events error, read from either numbering a server may use: the one ChatGPT
+ * implements (-32011..-32015) or the SEP's (-32023..-32027). Undefined for anything else.
  */
-export async function receiveEvent(request: Request, secret: string | ((subscriptionId: string) => string | undefined | Promise<string | undefined>)): Promise<Received> {
-  const refuse = (status: number, why: string): Received => ({ kind: "answer", response: new Response(why, { status }) });
-  if (request.method !== "POST") return refuse(405, "POST only");
-  const subscriptionId = request.headers.get("X-MCP-Subscription-Id") ?? "";
-  const webhookId = request.headers.get("webhook-id") ?? "";
-  const timestamp = request.headers.get("webhook-timestamp") ?? "";
-  const signatures = (request.headers.get("webhook-signature") ?? "").split(" ");
-  if (!webhookId || !/^\d{1,12}$/.test(timestamp)) return refuse(400, "missing webhook headers");
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return refuse(400, "timestamp too old or too new");
-  const raw = new Uint8Array(await request.arrayBuffer());
-  if (raw.byteLength > MAX_BODY_BYTES) return refuse(413, "too large");
-  const body = new TextDecoder().decode(raw);
-  const key = await keyOf(typeof secret === "string" ? secret : await secret(subscriptionId));
-  if (!key) return refuse(401, "unknown subscription");
-  const expected = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${webhookId}.${timestamp}.${body}`)));
-  const valid = signatures.some((s) => s.startsWith("v1,") && sameBytes(decode(s.slice(3)), expected));
-  if (!valid) return refuse(401, "bad signature");
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(body) as Record<string, unknown>;
-  } catch {
-    return refuse(400, "not JSON");
-  }
-  if (json.type === "verification") return { kind: "answer", response: Response.json({ challenge: json.challenge }) };
-  if (typeof json.type === "string") return { kind: "control", subscriptionId, envelope: json as { type: string } };
-  return { kind: "event", subscriptionId, webhookId, event: json as unknown as EventOccurrence };
+export function eventErrorName(err: unknown): "NotFound" | "Forbidden" | "ResourceExhausted" | "Unsupported" | "CallbackEndpointError" | undefined {
+  if (!(err instanceof McpClientError) || err.code === undefined) return undefined;
+  const names = ["NotFound", "Forbidden", "ResourceExhausted", "Unsupported", "CallbackEndpointError"] as const;
+  const at = err.code <= -32011 && err.code >= -32015 ? -32011 - err.code : err.code <= -32023 && err.code >= -32027 ? -32023 - err.code : -1;
+  return names[at];
 }
 
-async function keyOf(secret: string | undefined): Promise<CryptoKey | undefined> {
-  if (!secret?.startsWith("whsec_")) return undefined;
-  const bytes = decode(secret.slice(6));
-  if (bytes.length < 24) return undefined;
-  return crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-}
-
-function decode(b64: string): Uint8Array {
-  try {
-    return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  } catch {
-    return new Uint8Array();
-  }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
-  return diff === 0;
-}
+export type * from "./event-types";
+export { EventStream, streamEvents, type StreamNotice } from "./event-stream";
+export {
+  MemoryDeliveryLog,
+  WebhookVerificationError,
+  verifyWebhook,
+  webhookHandler,
+  type DeliveryLog,
+  type ReceiverSecret,
+  type VerifiedDelivery,
+  type WebhookHandlerOptions,
+  type WebhookReceiverOptions,
+} from "./webhook-receiver";

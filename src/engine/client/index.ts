@@ -12,7 +12,6 @@ export type { InputHandlers, ElicitResult, RootsResult, SamplingResult } from ".
 export type { CallOptions, LogMessage, Progress, TaskOptions } from "./lane";
 export { TaskClient, type Task, type TaskPage, type TaskStatus } from "./task-client";
 export { Subscription, type ListenFilter, type ServerNotification } from "./listen";
-export { listEvents, pollEvents, receiveEvent, subscribeEvent, unsubscribeEvent, type EventOccurrence, type EventType, type PolledEvents, type Received, type WebhookSubscription } from "./events";
 export { MemoryCache, type ResultCache } from "./cache";
 export { encodeHeaderValue } from "./headers";
 export type * from "./types";
