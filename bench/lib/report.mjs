@@ -113,8 +113,8 @@ ${table(
   ["at concurrency " + l.concurrency, "p50 ms", "p99 ms", "max ms", "p50 vs its plain call"],
   ["l", "r", "r", "r", "r"],
   [
-    row("task create (\`tools/call\` → CreateTaskResult)", l.create, l.plainCall),
-    row("task create → completed seen by \`tasks/get\`", l.done, l.plainCall),
+    row("task create (`tools/call` → CreateTaskResult)", l.create, l.plainCall),
+    row("task create → completed seen by `tasks/get`", l.done, l.plainCall),
     row(`plain \`tools/call\` (convert_temperature, ${l.plainCall.n} calls)`, l.plainCall, l.plainCall),
     ...floorRows,
   ],
@@ -123,11 +123,11 @@ ${table(
 Polling a finished task beside the plain call, same server, ${get.roundRps.length} interleaved rounds at concurrency ${get.concurrency}:
 
 ${table(
-  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs \`tools/call\`"],
+  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs `tools/call`"],
   ["l", "r", "r", "r", "r", "r", "r"],
   [
-    ["\`tasks/get\` (finished task)", get],
-    ["\`tools/call\` (convert_temperature)", call],
+    ["`tasks/get` (finished task)", get],
+    ["`tools/call` (convert_temperature)", call],
   ].map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), String(r.errors), x(r.rps, call.rps)]),
 )}`;
 }

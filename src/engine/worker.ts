@@ -11,7 +11,7 @@ import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp, type Registry } from "./mcp/registry";
 import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
-import { callerOf, refusedScopes, type Caller } from "./mcp/auth";
+import { callerOf, type Caller } from "./mcp/auth";
 import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
 import { preflight, withCors } from "./http/cors";
@@ -225,8 +225,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const body = await readBody(request, config.maxBodyBytes);
     if (body instanceof Response) return body;
 
-    let msg;
-    let invalid;
+    let msg: ReturnType<typeof parseMessage> | undefined;
+    let invalid: ReturnType<typeof toMcpError> | undefined;
     try {
       msg = parseMessage(body, config.maxJsonDepth);
     } catch (err) {

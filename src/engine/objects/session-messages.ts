@@ -64,7 +64,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       await host.save();
       return ok();
     case "resources/subscribe":
-    case "resources/unsubscribe":
+    case "resources/unsubscribe": {
       if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
       if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
       // Subscriptions are stored in the session and in the hub: their number and size are capped.
@@ -89,6 +89,7 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       else subs.delete(params.uri);
       await saveSubscriptions(host, [...subs]);
       return ok();
+    }
   }
   if (host.tasks) {
     // tasks/* and a tools/call the task rules decide are the task runtime's; nothing to await for any other.

@@ -43,14 +43,6 @@ function doctor(url, args = [], { text = false } = {}) {
   });
 }
 
-/** Asserts a report with no fault and no error, and exit 0. */
-function assertClean({ code, report }) {
-  const errors = report.steps.filter((s) => s.status === "error");
-  assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
-  assertEqual(idsOf(report).join(","), "", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
-  assertEqual(code, 0, "exit status");
-}
-
 const faultsOf = (report) => report.steps.flatMap((s) => s.faults.map((f) => ({ ...f, step: s.name })));
 const idsOf = (report) => [...new Set(faultsOf(report).map((f) => f.id))].sort();
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { McpClient, type Fetch } from "../../../src/engine/client";
-import { MCP_URL, engineFetch, recording, scripted, type Sent } from "../helpers/client";
+import { MCP_URL, engineFetch, recording, scripted, } from "../helpers/client";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const LEGACY = "2025-11-25";

@@ -10,7 +10,7 @@ import { SELF, createExecutionContext, env, runInDurableObject, waitOnExecutionC
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../app/index";
 import { readConfig } from "../../../src/engine/config";
-import { MCP_URL, SseReader, VERSION, base64Header, buildModernRequest, expectRpcError, modernCall, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { MCP_URL, SseReader, VERSION, base64Header, buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
 import { hubShards } from "../helpers/hub";
 import { listenerPlace } from "../../../src/engine/objects/addresses";
 import {

@@ -4,10 +4,10 @@
  * a closed shard ends only its own streams, a session stays with the shard it joined, and a 2025
  * GET stream takes its notifications from its shard's socket and log, through eviction and restart.
  */
-import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../../src/engine/config";
-import { DRAIN_BATCH, type McpHub } from "../../../src/engine/objects/hub";
+import { DRAIN_BATCH, } from "../../../src/engine/objects/hub";
 import { hubStub, publishToHub, sessionShard } from "../../../src/engine/objects/addresses";
 import type { SessionRow } from "../../../src/engine/objects/session-store";
 import { addressOnShard, evictHub, hubShards, publish } from "../helpers/hub";

@@ -5,7 +5,7 @@
  * requests fail at their deadline, and an open stream survives the object
  * hibernating (the Worker holds the SSE, the object a hibernatable socket).
  */
-import { SELF, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { SELF, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { hubHasSession } from "../helpers/hub";
 import { expectRpcError } from "../helpers/mcp";

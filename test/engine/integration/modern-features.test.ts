@@ -4,7 +4,7 @@
  * completions, and request-scoped progress/logging over SSE.
  */
 import { describe, expect, it } from "vitest";
-import { META, SseReader, VERSION, expectRpcError, modernCall, modernPost, modernResult, readSse } from "../helpers/mcp";
+import { META, SseReader, VERSION, modernCall, modernPost, modernResult, readSse } from "../helpers/mcp";
 
 const InvalidParams = -32602;
 const SERVER_INFO = { name: "engine-test-app", version: "0.1.0" };

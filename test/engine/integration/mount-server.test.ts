@@ -67,8 +67,8 @@ async function legacySession(token = TOKEN) {
 
 afterEach(cancelAllReaders);
 
-const names = (result: Record<string, unknown> | undefined) => (result?.tools as { name: string }[]).map((t) => t.name);
-const textOf = (result: Record<string, unknown> | undefined) => (result?.content as { text: string }[])[0]!.text;
+const names = (result: Record<string, unknown> | undefined) => (result!.tools as { name: string }[]).map((t) => t.name);
+const textOf = (result: Record<string, unknown> | undefined) => (result!.content as { text: string }[])[0]!.text;
 
 describe("mountServer: another server's tools served as this server's own", () => {
   it("2026-07-28 downstream: lists the app's tools, then each mount's under its prefix (both upstream revisions)", async () => {
