@@ -20,7 +20,13 @@ import { pidsCpuMs } from "./lib/procstat.mjs";
 import { runLoad } from "./lib/runner.mjs";
 import { build } from "./lib/startup.mjs";
 
-const { values: opt } = parseArgs({ options: { requests: { type: "string", default: "1500" }, stretches: { type: "string", default: "11" }, concurrency: { type: "string", default: "8" } } });
+const { values: opt } = parseArgs({
+  options: {
+    requests: { type: "string", default: "1500" },
+    stretches: { type: "string", default: "11" },
+    concurrency: { type: "string", default: "8" },
+  },
+});
 const ENTRIES = { plain: "bench/router-entry/wrangler.toml", router: "wrangler.toml" };
 const tmp = mkdtempSync(path.join(os.tmpdir(), "bench-router-"));
 const servers = {};
@@ -36,14 +42,22 @@ try {
     clients[key] = new Client(servers[key].url, { connections: Number(opt.concurrency), timeoutMs: 60_000 });
   }
   const ops = Object.fromEntries(Object.keys(ENTRIES).map((key) => [key, { server: key, op: convertOn(clients[key]) }]));
-  for (const { op } of Object.values(ops)) await runLoad({ name: "warm-up", total: 400, concurrency: Number(opt.concurrency), maxMs: 60_000, op });
+  for (const { op } of Object.values(ops))
+    await runLoad({ name: "warm-up", total: 400, concurrency: Number(opt.concurrency), maxMs: 60_000, op });
   // Load from the other processes on the machine comes and goes: the ratio of each short stretch
   // (two interleaved rounds, so each entry ran first once) is taken, and their median reported.
   const ratios = [];
   const cpuUs = { plain: [], router: [] };
   for (let i = 0; i < Number(opt.stretches); i++) {
     const rows = await interleavedRows(
-      { ops, rounds: 2, perRound: Number(opt.requests), concurrency: Number(opt.concurrency), rowMaxMs: 120_000, cpuOf: (key) => ({ worker: pidsCpuMs(servers[key].pids) }) },
+      {
+        ops,
+        rounds: 2,
+        perRound: Number(opt.requests),
+        concurrency: Number(opt.concurrency),
+        rowMaxMs: 120_000,
+        cpuOf: (key) => ({ worker: pidsCpuMs(servers[key].pids) }),
+      },
       () => {},
     );
     for (const key of Object.keys(cpuUs)) {
@@ -51,11 +65,15 @@ try {
       cpuUs[key].push(rows[key].cpuUs.worker);
     }
     ratios.push(rows.router.cpuUs.worker / rows.plain.cpuUs.worker);
-    console.log(`  stretch ${i + 1}: plain ${rows.plain.cpuUs.worker.toFixed(0)} µs, router ${rows.router.cpuUs.worker.toFixed(0)} µs, ratio ${ratios.at(-1).toFixed(3)}`);
+    console.log(
+      `  stretch ${i + 1}: plain ${rows.plain.cpuUs.worker.toFixed(0)} µs, router ${rows.router.cpuUs.worker.toFixed(0)} µs, ratio ${ratios.at(-1).toFixed(3)}`,
+    );
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`\nbundle gzip: plain ${sizes.plain} B, router ${sizes.router} B (+${sizes.router - sizes.plain} B)`);
-  console.log(`Worker CPU per 2026-07-28 tools/call, median of ${ratios.length} stretches: plain ${median(cpuUs.plain).toFixed(0)} µs, router ${median(cpuUs.router).toFixed(0)} µs; ratio median ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);
+  console.log(
+    `Worker CPU per 2026-07-28 tools/call, median of ${ratios.length} stretches: plain ${median(cpuUs.plain).toFixed(0)} µs, router ${median(cpuUs.router).toFixed(0)} µs; ratio median ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`,
+  );
 } finally {
   for (const c of Object.values(clients)) c.close();
   for (const s of Object.values(servers)) await s.stop();

@@ -39,7 +39,8 @@ try {
     for (const key of round % 2 ? ["scoped", "plain"] : ["plain", "scoped"]) {
       const before = pidsCpuMs(servers[key].pids);
       const r = await runLoad({ name: key, total: calls, concurrency, maxMs: 300_000, op: call(key) });
-      if (r.errors > 0) throw new Error(`${key}: ${r.errors} of ${calls} calls failed: ${JSON.stringify(r.errorSamples ?? []).slice(0, 300)}`);
+      if (r.errors > 0)
+        throw new Error(`${key}: ${r.errors} of ${calls} calls failed: ${JSON.stringify(r.errorSamples ?? []).slice(0, 300)}`);
       cpu[key] += pidsCpuMs(servers[key].pids) - before;
       done[key] += calls;
     }

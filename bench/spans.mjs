@@ -22,10 +22,16 @@ import { SERVERS } from "./lib/servers.mjs";
 import { build, tempDir } from "./lib/startup.mjs";
 import { ROOT } from "../scripts/lib/procs.mjs";
 
-const { values: opt } = parseArgs({ options: { rounds: { type: "string", default: "12" }, "per-round": { type: "string", default: "300" } } });
+const { values: opt } = parseArgs({
+  options: { rounds: { type: "string", default: "12" }, "per-round": { type: "string", default: "300" } },
+});
 const rounds = Number(opt.rounds);
 const perRound = Number(opt["per-round"]);
-const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 const at = loadavg();
 
 const base = { ratelimits: {}, assets: undefined };
@@ -59,7 +65,9 @@ try {
   clients.floorLog = new Client(servers.floorLog.url, { connections: 16, timeoutMs: 60_000 });
   rows.floorLog = {};
   for (const key of Object.keys(rows)) await runLoad({ name: "warm-up", total: 200, concurrency: 8, maxMs: 30_000, op: opOf(key) });
-  console.error(`▶ spans: ${rounds} interleaved rounds of ${perRound} calls on each of ${Object.keys(rows).join(", ")}; load average ${at}`);
+  console.error(
+    `▶ spans: ${rounds} interleaved rounds of ${perRound} calls on each of ${Object.keys(rows).join(", ")}; load average ${at}`,
+  );
   const keys = Object.keys(rows);
   const per = Object.fromEntries(keys.map((k) => [k, []]));
   for (let round = 0; round < rounds; round++) {
@@ -77,13 +85,17 @@ try {
     const rs = ratios(a, b);
     return `| ${label} | ${Math.round(med(per[a]))} µs / ${Math.round(med(per[b]))} µs | ${(med(per[a]) / med(per[b])).toFixed(3)}× | ${med(rs).toFixed(3)}× | ${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)}× |`;
   };
-  console.log(`| comparison (${rounds} interleaved rounds of ${perRound} calls) | workerd CPU per call, medians | ratio of medians | median of per-round ratios | per-round range |`);
+  console.log(
+    `| comparison (${rounds} interleaved rounds of ${perRound} calls) | workerd CPU per call, medians | ratio of medians | median of per-round ratios | per-round range |`,
+  );
   console.log("|---|---:|---:|---:|---|");
   console.log(line("traced: spans on / TRACING=off", "tracedOn", "tracedOff"));
   console.log(line("traced: TRACING=off / TRACING=off (two alike: the noise)", "tracedOff2", "tracedOff"));
   console.log(line("untraced: spans on / TRACING=off", "untracedOn", "untracedOff"));
   console.log(line("untraced 2026 call / the bare Worker with the same log line", "untracedOn", "floorLog"));
-  console.log(`\nMeasured by \`node bench/spans.mjs --rounds ${rounds} --per-round ${perRound}\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`);
+  console.log(
+    `\nMeasured by \`node bench/spans.mjs --rounds ${rounds} --per-round ${perRound}\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`,
+  );
 } finally {
   for (const c of Object.values(clients)) c.close();
   for (const s of Object.values(servers)) await s.stop();

@@ -30,15 +30,24 @@ const { values: opt } = parseArgs({
     floor: { type: "boolean", default: false },
   },
 });
-const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 if (opt.extensions) {
   const at = loadavg();
   console.error(`▶ what the extensions cost an app; load average ${at}`);
   const tmp = tempDir("mcp-ext-cost-");
-  const extensions = await extensionCostPhase({ tmpDir: tmp.dir, rounds: Number(opt.rounds === "9" ? 7 : opt.rounds), cpuRounds: Number(opt.cpu) }, (s) => console.error(s));
+  const extensions = await extensionCostPhase(
+    { tmpDir: tmp.dir, rounds: Number(opt.rounds === "9" ? 7 : opt.rounds), cpuRounds: Number(opt.cpu) },
+    (s) => console.error(s),
+  );
   tmp.remove();
   console.log(extensionSection({ extensions }));
-  console.log(`\nMeasured by \`npm run bench:startup -- --extensions\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`);
+  console.log(
+    `\nMeasured by \`npm run bench:startup -- --extensions\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`,
+  );
   process.exit(extensions.ok ? 0 : 1);
 }
 if (opt.floor) {
@@ -58,8 +67,16 @@ if (opt.floor) {
   }
   console.error(`▶ start-up of the engine test app against the bare Worker, ${rounds} interleaved rounds; load average ${at}`);
   const checks = { engine: [], floor: [] };
-  for (let round = 0; round < rounds; round++) for (let k = 0; k < 2; k++) checks[keys[(round + k) % 2]].push((await checkStartup(built[keys[(round + k) % 2]].upload, tmp.dir)).active);
-  const profiles = await interleavedProfiles(Object.fromEntries(keys.map((key) => [key, { dir: built[key].raw.dir, main: built[key].raw.main, compat: compatibilityOf(SERVERS[key].config) }])), rounds, (s) => console.error(s));
+  for (let round = 0; round < rounds; round++)
+    for (let k = 0; k < 2; k++)
+      checks[keys[(round + k) % 2]].push((await checkStartup(built[keys[(round + k) % 2]].upload, tmp.dir)).active);
+  const profiles = await interleavedProfiles(
+    Object.fromEntries(
+      keys.map((key) => [key, { dir: built[key].raw.dir, main: built[key].raw.main, compat: compatibilityOf(SERVERS[key].config) }]),
+    ),
+    rounds,
+    (s) => console.error(s),
+  );
   const cpuRounds = Number(opt.cpu);
   const cpu = { engine: [], floor: [] };
   for (let round = 0; round < cpuRounds; round++)
@@ -71,22 +88,40 @@ if (opt.floor) {
   tmp.remove();
   const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const active = Object.fromEntries(keys.map((key) => [key, profiles[key].map((p) => summarize(p).active)]));
-  console.log(`| | CPU of an isolate's first request, import included (median of ${cpuRounds}) | every run (ms) | import alone (ms) | 50 µs profile Active (median of ${rounds}) | every run (ms) | \`check startup\` Active (median of ${rounds}) | every run (ms) |`);
+  console.log(
+    `| | CPU of an isolate's first request, import included (median of ${cpuRounds}) | every run (ms) | import alone (ms) | 50 µs profile Active (median of ${rounds}) | every run (ms) | \`check startup\` Active (median of ${rounds}) | every run (ms) |`,
+  );
   console.log("|---|---:|---|---|---:|---|---:|---|");
   for (const key of keys)
-    console.log(`| ${SERVERS[key].name} | ${med(cpu[key].map((r) => r.full)).toFixed(2)} ms | ${cpu[key].map((r) => r.full.toFixed(2)).join(", ")} | ${cpu[key].map((r) => r.ms.toFixed(2)).join(", ")} | ${med(active[key]).toFixed(2)} ms | ${active[key].map((x) => x.toFixed(2)).join(", ")} | ${med(checks[key]).toFixed(1)} ms | ${checks[key].join(", ")} |`);
+    console.log(
+      `| ${SERVERS[key].name} | ${med(cpu[key].map((r) => r.full)).toFixed(2)} ms | ${cpu[key].map((r) => r.full.toFixed(2)).join(", ")} | ${cpu[key].map((r) => r.ms.toFixed(2)).join(", ")} | ${med(active[key]).toFixed(2)} ms | ${active[key].map((x) => x.toFixed(2)).join(", ")} | ${med(checks[key]).toFixed(1)} ms | ${checks[key].join(", ")} |`,
+    );
   const ratio = med(cpu.engine.map((r) => r.full)) / med(cpu.floor.map((r) => r.full));
-  console.log(`\nstart-up ≤ ${BUDGETS.startupFloor}× the bare Worker's (CPU of an isolate's first request, import included): ${ratio.toFixed(2)}× ${ratio <= BUDGETS.startupFloor ? "met" : "NOT met"}`);
-  console.log(`Measured by \`npm run bench:startup -- --floor --rounds ${rounds} --cpu ${cpuRounds}\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`);
+  console.log(
+    `\nstart-up ≤ ${BUDGETS.startupFloor}× the bare Worker's (CPU of an isolate's first request, import included): ${ratio.toFixed(2)}× ${ratio <= BUDGETS.startupFloor ? "met" : "NOT met"}`,
+  );
+  console.log(
+    `Measured by \`npm run bench:startup -- --floor --rounds ${rounds} --cpu ${cpuRounds}\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`,
+  );
   process.exit(0);
 }
-const builds = [...(await Promise.all(opt.ref.map(async (ref) => ({ label: `${ref} (${await shortRef(ref)})`, ref })))), { label: "working tree", ref: null }];
+const builds = [
+  ...(await Promise.all(opt.ref.map(async (ref) => ({ label: `${ref} (${await shortRef(ref)})`, ref })))),
+  { label: "working tree", ref: null },
+];
 console.error(`▶ start-up across ${builds.map((b) => b.label).join(", ")}; load average ${loadavg()}`);
 const tmp = tempDir("mcp-startup-refs-");
-const rows = await startupAcrossRefs({ tmpDir: tmp.dir, builds, rounds: Number(opt.rounds), checkRounds: Number(opt.checks), cpuRounds: Number(opt.cpu) }, (s) => console.error(s));
+const rows = await startupAcrossRefs(
+  { tmpDir: tmp.dir, builds, rounds: Number(opt.rounds), checkRounds: Number(opt.checks), cpuRounds: Number(opt.cpu) },
+  (s) => console.error(s),
+);
 tmp.remove();
-console.log(`| build | minified | gzip | JS, 50 µs profile (median of ${opt.rounds}) | every run (ms) | \`check startup\` Active (median of ${opt.checks}) | every run (ms) | import CPU per isolate (median of ${opt.cpu}) | every run (ms) |`);
+console.log(
+  `| build | minified | gzip | JS, 50 µs profile (median of ${opt.rounds}) | every run (ms) | \`check startup\` Active (median of ${opt.checks}) | every run (ms) | import CPU per isolate (median of ${opt.cpu}) | every run (ms) |`,
+);
 console.log("|---|---:|---:|---:|---|---:|---|---:|---|");
 for (const r of rows)
-  console.log(`| ${r.label} | ${(r.min / 1024).toFixed(1)} KiB | ${(r.gzip / 1024).toFixed(1)} KiB | ${r.js.toFixed(2)} ms | ${r.jsAll.map((x) => x.toFixed(1)).join(", ")} | ${r.check.toFixed(1)} ms | ${r.checkAll.join(", ")} | ${r.cpu.toFixed(2)} ms | ${r.cpuAll.map((x) => x.toFixed(2)).join(", ")} |`);
+  console.log(
+    `| ${r.label} | ${(r.min / 1024).toFixed(1)} KiB | ${(r.gzip / 1024).toFixed(1)} KiB | ${r.js.toFixed(2)} ms | ${r.jsAll.map((x) => x.toFixed(1)).join(", ")} | ${r.check.toFixed(1)} ms | ${r.checkAll.join(", ")} | ${r.cpu.toFixed(2)} ms | ${r.cpuAll.map((x) => x.toFixed(2)).join(", ")} |`,
+  );
 console.log(`\nload average at the end ${loadavg()}`);

@@ -69,14 +69,31 @@ const settings = {
   // Each drill well under a minute here (2 cores, shared): 500 connector turns and 2 users' idle
   // window of chat sessions rather than 10,000 and a thousand users; the per-session figures do not
   // depend on the count, since nothing a session leaves is shared with the next.
-  churn: { turns: quick ? 50 : 500, chatUsers: quick ? 1 : 2, idleMinutes: quick ? 20 : 60, calls: quick ? 100 : 800, concurrency: 8, rowMaxMs: 120_000 },
+  churn: {
+    turns: quick ? 50 : 500,
+    chatUsers: quick ? 1 : 2,
+    idleMinutes: quick ? 20 : 60,
+    calls: quick ? 100 : 800,
+    concurrency: 8,
+    rowMaxMs: 120_000,
+  },
   // --quick: the sharded hub alone, at a tenth of the receivers (its targets then read "not run").
-  fanout: { shardCounts: quick ? [8] : [1, 8], listeners: quick ? [100] : [300, 1000], sessions: quick ? 50 : 500, rounds: quick ? 2 : 5, roundMs: 20_000 },
+  fanout: {
+    shardCounts: quick ? [8] : [1, 8],
+    listeners: quick ? [100] : [300, 1000],
+    sessions: quick ? 50 : 500,
+    rounds: quick ? 2 : 5,
+    roundMs: 20_000,
+  },
 };
 
 // Progress on stderr (detail lines come indented); the report goes to stdout.
 const progress = (s) => console.error(s.startsWith(" ") ? s : `▶ ${s}`);
-const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 const clock = phaseClock(progress);
 const loadAtStart = loadavg();
 
@@ -119,7 +136,9 @@ if (opt.cost) {
 
 const versions = await clock.time("peers installed", () => installPeers(progress));
 const tmp = tempDir("mcp-bench-");
-const { stat, engineProfile, built, sameTool } = await clock.time("size and start-up", () => sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress));
+const { stat, engineProfile, built, sameTool } = await clock.time("size and start-up", () =>
+  sizeAndStartup({ tmpDir: tmp.dir, ...settings }, progress),
+);
 const history = await clock.time("start-up beside earlier commits", async () => {
   progress("start-up beside earlier commits (interleaved)");
   // --quick: the latest earlier commit only, and one reading of each kind fewer.
@@ -127,7 +146,17 @@ const history = await clock.time("start-up beside earlier commits", async () => 
   // This checkout's builds are the engine's from the size phase, not built again.
   const current = { label: "this checkout", ref: null, prebuilt: built.engine };
   return baselines.length
-    ? startupAcrossRefs({ tmpDir: tmp.dir, builds: [...baselines, current], rounds: quick ? 1 : 7, checkRounds: quick ? 1 : 3, cpuRounds: quick ? 1 : 2, isolates: quick ? 20 : 60 }, progress)
+    ? startupAcrossRefs(
+        {
+          tmpDir: tmp.dir,
+          builds: [...baselines, current],
+          rounds: quick ? 1 : 7,
+          checkRounds: quick ? 1 : 3,
+          cpuRounds: quick ? 1 : 2,
+          isolates: quick ? 20 : 60,
+        },
+        progress,
+      )
     : [];
 });
 const extensions = await clock.time("extension cost", () => {
@@ -137,10 +166,16 @@ const extensions = await clock.time("extension cost", () => {
 const dev = await clock.time("wrangler dev servers, side by side", () => startDevServers(settings.fanout, progress));
 const rows = await clock.time("throughput (wrangler dev)", () => throughput({ ...settings, servers: dev.throughput }, progress));
 const direct = await clock.time("throughput (workerd direct)", () => directThroughput({ tmpDir: tmp.dir, built, ...settings }, progress));
-const memory = await clock.time("memory per connection", () => memoryPerConnection({ tmpDir: tmp.dir, built, count: settings.memoryCount, settleMs: settings.memorySettleMs }, progress));
+const memory = await clock.time("memory per connection", () =>
+  memoryPerConnection({ tmpDir: tmp.dir, built, count: settings.memoryCount, settleMs: settings.memorySettleMs }, progress),
+);
 tmp.remove();
-const replayed = await clock.time("Last-Event-ID replay", () => replay({ logSize: settings.replayLog, quick, server: dev.replay }, progress));
-const fannedOut = await clock.time("notification fan-out", () => fanout({ ...settings.fanout, servers: dev.fanout, sessionServers: dev.fanoutSessions, floorServers: dev.fanoutFloor }, progress));
+const replayed = await clock.time("Last-Event-ID replay", () =>
+  replay({ logSize: settings.replayLog, quick, server: dev.replay }, progress),
+);
+const fannedOut = await clock.time("notification fan-out", () =>
+  fanout({ ...settings.fanout, servers: dev.fanout, sessionServers: dev.fanoutSessions, floorServers: dev.fanoutFloor }, progress),
+);
 const tasks = await clock.time("tasks", () => tasksPhase({ quick, ...settings, server: dev.tasks, floorServer: dev.taskFloor }, progress));
 const churn = await clock.time("session churn", () => churnPhase({ ...settings.churn, servers: dev.churn }, progress));
 const costTmp = tempDir("mcp-bench-cost-");
@@ -148,7 +183,9 @@ const cost = await clock.time("what a million calls cost", () => costPhase({ tmp
 costTmp.remove();
 
 const errors = [
-  ...[...Object.values(rows), ...Object.values(direct)].filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
+  ...[...Object.values(rows), ...Object.values(direct)]
+    .filter((r) => r.errors)
+    .map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`),
   ...replayed.errors,
   ...fannedOut.errors,
   ...tasks.errors,
@@ -169,7 +206,24 @@ const meta = {
   seconds: clock.seconds(),
   phases: clock.phases,
 };
-const data = { meta, versions, stat, sameTool, engineProfile, history, extensions, rows, direct, memory, replay: replayed, fanout: fannedOut, tasks, churn, cost, errors };
+const data = {
+  meta,
+  versions,
+  stat,
+  sameTool,
+  engineProfile,
+  history,
+  extensions,
+  rows,
+  direct,
+  memory,
+  replay: replayed,
+  fanout: fannedOut,
+  tasks,
+  churn,
+  cost,
+  errors,
+};
 // The cost section goes before the targets, as --cost --write places it.
 const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n## Targets`);
 

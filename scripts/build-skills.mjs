@@ -77,15 +77,23 @@ export function buildSkills(assetsDir) {
     const resources = [];
     const files = walk(dir);
     if (files.length > SKILL_MAX_FILES)
-      throw new Error(`skill "${name}" (${dir}) has ${files.length} files: a skill may have at most ${SKILL_MAX_FILES} (the Skills extension's limit)`);
+      throw new Error(
+        `skill "${name}" (${dir}) has ${files.length} files: a skill may have at most ${SKILL_MAX_FILES} (the Skills extension's limit)`,
+      );
     let total = 0;
     for (const rel of files) total += statSync(path.join(dir, rel)).size;
     if (total > SKILL_MAX_BYTES)
-      throw new Error(`skill "${name}" (${dir}) holds ${total} bytes: a skill may hold at most ${SKILL_MAX_BYTES} (16 MiB, the Skills extension's limit)`);
+      throw new Error(
+        `skill "${name}" (${dir}) holds ${total} bytes: a skill may hold at most ${SKILL_MAX_BYTES} (16 MiB, the Skills extension's limit)`,
+      );
     for (const rel of files) {
       const bytes = readFileSync(path.join(dir, rel));
       const fileUri = `skill://${name}/${rel}`;
-      const file = { size: bytes.length, digest: digest(bytes), mimeType: MIME[path.extname(rel).toLowerCase()] ?? "application/octet-stream" };
+      const file = {
+        size: bytes.length,
+        digest: digest(bytes),
+        mimeType: MIME[path.extname(rel).toLowerCase()] ?? "application/octet-stream",
+      };
       manifest.files[fileUri] = file;
       resources.push({ uri: fileUri, digest: file.digest, size: file.size });
       // Each folder on the way lists its direct children: files with their size, folders as inode/directory.
@@ -95,7 +103,12 @@ export function buildSkills(assetsDir) {
         const here = `${parent}/${parts[i]}`;
         const isFile = i === parts.length - 1;
         if (!isFile && manifest.dirs[parent]?.some((e) => e.uri === here)) continue;
-        child(parent, isFile ? { uri: here, name: parts[i], mimeType: file.mimeType, size: file.size } : { uri: here, name: parts[i], mimeType: "inode/directory" });
+        child(
+          parent,
+          isFile
+            ? { uri: here, name: parts[i], mimeType: file.mimeType, size: file.size }
+            : { uri: here, name: parts[i], mimeType: "inode/directory" },
+        );
       }
     }
     manifest.skills.push({ uri, frontmatter, resources: resources.sort(byUri) });

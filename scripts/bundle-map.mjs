@@ -105,7 +105,9 @@ for (const [file, input] of Object.entries(Object.values(out.metafile.outputs).f
   const g = groupOf(rel(file));
   raw.set(g, (raw.get(g) ?? 0) + input.bytesInOutput);
 }
-const rows = [...raw].filter(([, b]) => b > 0).map(([group, bytes]) => ({ group, bytes, gzipDelta: total - gz(without((g) => g === group)) }));
+const rows = [...raw]
+  .filter(([, b]) => b > 0)
+  .map(([group, bytes]) => ({ group, bytes, gzipDelta: total - gz(without((g) => g === group)) }));
 rows.sort((a, b) => b.gzipDelta - a.gzipDelta);
 
 const pad = (s, n) => String(s).padStart(n);
@@ -119,7 +121,11 @@ function blanked(kinds) {
   const cuts = [];
   const visit = (node) => {
     if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
-      const kind = /^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE)\b/.test(node.text) ? "sql" : node.text.length > 20 && / [a-z]+ /.test(node.text) ? "prose" : undefined;
+      const kind = /^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE)\b/.test(node.text)
+        ? "sql"
+        : node.text.length > 20 && / [a-z]+ /.test(node.text)
+          ? "prose"
+          : undefined;
       if (kind && kinds.includes(kind)) {
         const start = node.getStart(file);
         // Keep each literal's own delimiters (a template's head ends in "${", its middle starts with "}").

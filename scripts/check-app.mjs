@@ -70,7 +70,12 @@ export async function checkAppDefinitions(root = ROOT) {
       ],
     });
   } catch (err) {
-    return { loaded: false, problems: [], warnings: [], why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}` };
+    return {
+      loaded: false,
+      problems: [],
+      warnings: [],
+      why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}`,
+    };
   }
   let run, warn, authOf;
   try {
@@ -95,7 +100,9 @@ export async function checkAppDefinitions(root = ROOT) {
 /** Prints the directory warnings (they never fail a check). */
 export function printDirectoryWarnings(warnings, log = console.warn) {
   if (!warnings?.length) return;
-  log(`app check: ${warnings.length} ${warnings.length === 1 ? "warning" : "warnings"} (the app works; Claude's and ChatGPT's connector directories would not list it):`);
+  log(
+    `app check: ${warnings.length} ${warnings.length === 1 ? "warning" : "warnings"} (the app works; Claude's and ChatGPT's connector directories would not list it):`,
+  );
   for (const w of warnings) log(`  ! ${w}`);
 }
 
@@ -116,7 +123,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(0);
   }
   const lines = problems.map((p) => `  ✗ ${p}`).join("\n");
-  console.error(`\napp check: src/server.ts has ${problems.length} definition ${problems.length === 1 ? "mistake" : "mistakes"}:\n${lines}\n`);
+  console.error(
+    `\napp check: src/server.ts has ${problems.length} definition ${problems.length === 1 ? "mistake" : "mistakes"}:\n${lines}\n`,
+  );
   if (warnOnly) console.error("A client calling this server will get errors until they are fixed.\n");
   process.exit(warnOnly ? 0 : 1);
 }

@@ -32,13 +32,25 @@ export async function d1Databases(root, target = "wrangler.toml", config) {
   const read = config ?? (await readWranglerConfig(root, t));
   return (read.d1_databases ?? []).map((d) => {
     const dir = path.resolve(path.dirname(file), d.migrations_dir ?? "migrations");
-    const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sql")).sort() : [];
+    const files = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith(".sql"))
+          .sort()
+      : [];
     return { binding: d.binding, name: d.database_name, id: d.database_id, table: d.migrations_table ?? "d1_migrations", dir, files };
   });
 }
 
 /** The command that applies a binding's migrations, locally or to the deployed database, for the same config and environment. */
-export const migrationsCommand = (binding, target, where) => ["wrangler", "d1", "migrations", "apply", binding, where, ...targetFlags(target)];
+export const migrationsCommand = (binding, target, where) => [
+  "wrangler",
+  "d1",
+  "migrations",
+  "apply",
+  binding,
+  where,
+  ...targetFlags(target),
+];
 
 /**
  * Applies every D1 binding's migrations to the local state `wrangler dev` uses (`--persist-to`

@@ -14,7 +14,9 @@ export const DEV_TOKEN_KEY = "MCP_DEV_TOKEN_KEY";
 const DEV_ONLY = [DEV_TOKEN_KEY, "MCP_DEV"];
 
 /** Whether this config is the opt-in OAuth entry, which authenticates every /mcp request itself. */
-export const isOAuthEntry = (config) => /(^|[\\/])engine[\\/]oauth[\\/]index\.ts$/.test(config.main ?? "") || (config.kv_namespaces ?? []).some((kv) => kv.binding === "OAUTH_KV");
+export const isOAuthEntry = (config) =>
+  /(^|[\\/])engine[\\/]oauth[\\/]index\.ts$/.test(config.main ?? "") ||
+  (config.kv_namespaces ?? []).some((kv) => kv.binding === "OAUTH_KV");
 
 /**
  * Whether requests will be authenticated: AUTH_MODE token or jwt in the config's vars (or AUTH_MODE
@@ -22,7 +24,9 @@ export const isOAuthEntry = (config) => /(^|[\\/])engine[\\/]oauth[\\/]index\.ts
  */
 export function authConfigured(config, secrets) {
   if (isOAuthEntry(config)) return true;
-  const mode = String(config.vars?.AUTH_MODE ?? "").trim().toLowerCase();
+  const mode = String(config.vars?.AUTH_MODE ?? "")
+    .trim()
+    .toLowerCase();
   if (mode === "token" || mode === "jwt") return true;
   if (Array.isArray(secrets) && secrets.includes("AUTH_MODE")) return true;
   return false;
@@ -52,10 +56,17 @@ export function authConfigured(config, secrets) {
 export function deployProblems(f) {
   const problems = [];
   const { config, configFile } = f;
-  if (f.loggedIn === false) problems.push({ problem: "wrangler is not logged in to a Cloudflare account.", fix: "npx wrangler login        (or set CLOUDFLARE_API_TOKEN)" });
+  if (f.loggedIn === false)
+    problems.push({
+      problem: "wrangler is not logged in to a Cloudflare account.",
+      fix: "npx wrangler login        (or set CLOUDFLARE_API_TOKEN)",
+    });
   const templateName = (n) => TEMPLATE_NAMES.has(n) || (!!f.env && [...TEMPLATE_NAMES].some((t) => n === `${t}-${f.env}`));
   if (!config.name || templateName(config.name))
-    problems.push({ problem: `${configFile} still names the Worker "${config.name ?? ""}", the template's name.`, fix: `In ${configFile} set your Worker's name, e.g.  name = "my-mcp-server"   (its URL is https://<name>.<your subdomain>.workers.dev/mcp)` });
+    problems.push({
+      problem: `${configFile} still names the Worker "${config.name ?? ""}", the template's name.`,
+      fix: `In ${configFile} set your Worker's name, e.g.  name = "my-mcp-server"   (its URL is https://<name>.<your subdomain>.workers.dev/mcp)`,
+    });
   const shared = (config.ratelimits ?? []).filter((r) => TEMPLATE_NAMESPACE_IDS.has(String(r.namespace_id)));
   if (shared.length)
     problems.push({
@@ -63,7 +74,10 @@ export function deployProblems(f) {
       fix: `In ${configFile} pick your own, e.g. these random ones: ${shared.map((r) => `${r.name}: namespace_id = "${f.randomId()}"`).join(", ")}`,
     });
   if (f.secrets === "no-worker" || (Array.isArray(f.secrets) && !f.secrets.includes(SECRET)))
-    problems.push({ problem: `The Worker has no ${SECRET}: 2026-07-28 tools that ask the user for input would fail.`, fix: `openssl rand -hex 32 | npx wrangler secret put ${SECRET} --config ${configFile}${f.env ? ` --env ${f.env}` : ""}` });
+    problems.push({
+      problem: `The Worker has no ${SECRET}: 2026-07-28 tools that ask the user for input would fail.`,
+      fix: `openssl rand -hex 32 | npx wrangler secret put ${SECRET} --config ${configFile}${f.env ? ` --env ${f.env}` : ""}`,
+    });
 
   if (f.app?.scoped && !f.app.allowUnauthenticated && !authConfigured(config, f.secrets))
     problems.push({
@@ -74,22 +88,35 @@ export function deployProblems(f) {
   if (devOnly.length)
     problems.push({
       problem: `${devOnly.join(" and ")} ${devOnly.length === 1 ? "is a" : "are"} development-only setting${devOnly.length === 1 ? "" : "s"} (npm run dev passes ${devOnly.length === 1 ? "it" : "them"} to wrangler dev): a deployed Worker with ${DEV_TOKEN_KEY} would accept tokens anyone with the key can mint.`,
-      fix: devOnly.map((v) => (config.vars?.[v] !== undefined ? `remove ${v} from ${configFile}'s [vars]` : `npx wrangler secret delete ${v} --config ${configFile}`)).join("; "),
+      fix: devOnly
+        .map((v) =>
+          config.vars?.[v] !== undefined
+            ? `remove ${v} from ${configFile}'s [vars]`
+            : `npx wrangler secret delete ${v} --config ${configFile}`,
+        )
+        .join("; "),
     });
 
   for (const db of f.d1) {
     const name = db.name ?? db.binding.toLowerCase();
     const create = `npx wrangler d1 create ${name}   then put the database_id it prints in ${configFile}'s [[d1_databases]] binding = "${db.binding}"`;
     if (!db.id) problems.push({ problem: `D1 ${db.binding} has no database_id.`, fix: create });
-    else if (f.remote?.d1 && !f.remote.d1.some((r) => r.uuid === db.id)) problems.push({ problem: `D1 ${db.binding}: your account has no database ${db.id}.`, fix: create });
+    else if (f.remote?.d1 && !f.remote.d1.some((r) => r.uuid === db.id))
+      problems.push({ problem: `D1 ${db.binding}: your account has no database ${db.id}.`, fix: create });
   }
   for (const kv of config.kv_namespaces ?? []) {
     if (kv.id && f.remote?.kv && !f.remote.kv.some((r) => r.id === kv.id))
-      problems.push({ problem: `KV ${kv.binding}: your account has no namespace ${kv.id}.`, fix: `npx wrangler kv namespace create ${kv.binding}   then put the id it prints in ${configFile}'s [[kv_namespaces]] binding = "${kv.binding}"` });
+      problems.push({
+        problem: `KV ${kv.binding}: your account has no namespace ${kv.id}.`,
+        fix: `npx wrangler kv namespace create ${kv.binding}   then put the id it prints in ${configFile}'s [[kv_namespaces]] binding = "${kv.binding}"`,
+      });
   }
   for (const r2 of config.r2_buckets ?? []) {
     if (r2.bucket_name && f.remote?.r2 && !f.remote.r2.includes(r2.bucket_name))
-      problems.push({ problem: `R2 ${r2.binding}: your account has no bucket ${r2.bucket_name}.`, fix: `npx wrangler r2 bucket create ${r2.bucket_name}` });
+      problems.push({
+        problem: `R2 ${r2.binding}: your account has no bucket ${r2.bucket_name}.`,
+        fix: `npx wrangler r2 bucket create ${r2.bucket_name}`,
+      });
   }
   return problems;
 }
@@ -105,9 +132,13 @@ export function unchecked(f) {
   if (f.loggedIn === undefined) out.push("whether wrangler is logged in (npx wrangler whoami)");
   if (f.secrets === undefined) out.push(`whether the Worker has its ${SECRET} secret (npx wrangler secret list)`);
   if (f.app === undefined) out.push("the app's definitions and scopes (src/server.ts did not load in Node; npm test checks it in workerd)");
-  for (const db of f.d1) if (db.id && !f.remote?.d1) out.push(`whether D1 database ${db.id} (${db.binding}) exists in your account, and which migrations it has`);
-  for (const kv of f.config.kv_namespaces ?? []) if (kv.id && !f.remote?.kv) out.push(`whether KV namespace ${kv.id} (${kv.binding}) exists in your account`);
-  for (const r2 of f.config.r2_buckets ?? []) if (r2.bucket_name && !f.remote?.r2) out.push(`whether R2 bucket ${r2.bucket_name} (${r2.binding}) exists in your account`);
+  for (const db of f.d1)
+    if (db.id && !f.remote?.d1)
+      out.push(`whether D1 database ${db.id} (${db.binding}) exists in your account, and which migrations it has`);
+  for (const kv of f.config.kv_namespaces ?? [])
+    if (kv.id && !f.remote?.kv) out.push(`whether KV namespace ${kv.id} (${kv.binding}) exists in your account`);
+  for (const r2 of f.config.r2_buckets ?? [])
+    if (r2.bucket_name && !f.remote?.r2) out.push(`whether R2 bucket ${r2.bucket_name} (${r2.binding}) exists in your account`);
   return out;
 }
 

@@ -41,7 +41,8 @@ const refuse = (lines) => {
 };
 
 const app = await checkAppDefinitions(ROOT);
-if (app.loaded && app.problems.length) refuse([`src/server.ts has definition mistakes (every request would fail):`, ...app.problems.map((p) => `✗ ${p}`)]);
+if (app.loaded && app.problems.length)
+  refuse([`src/server.ts has definition mistakes (every request would fail):`, ...app.problems.map((p) => `✗ ${p}`)]);
 if (!app.loaded) console.warn(`app check: skipped in Node (${app.why}); \`npm test\` checks the app inside workerd`);
 
 const config = await readWranglerConfig(ROOT, target);
@@ -49,10 +50,19 @@ const d1 = await d1Databases(ROOT, target, config);
 
 // The OAuth entry serves the same app: every binding of wrangler.toml its tools read must be in its config too.
 if (isOAuthEntry(config) && path.resolve(ROOT, configFile) !== path.resolve(ROOT, "wrangler.toml")) {
-  const lacking = missingBindings(await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env }), config, "wrangler.toml", configFile);
-  const lines = [`${configFile} (the OAuth entry) lacks what the app's tools read through wrangler.toml; they would fail with an internal error:`, ...lacking.map((l) => `✗ ${l}`)];
+  const lacking = missingBindings(
+    await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env }),
+    config,
+    "wrangler.toml",
+    configFile,
+  );
+  const lines = [
+    `${configFile} (the OAuth entry) lacks what the app's tools read through wrangler.toml; they would fail with an internal error:`,
+    ...lacking.map((l) => `✗ ${l}`),
+  ];
   if (lacking.length && !dryRun) refuse(lines);
-  if (lacking.length) console.warn(`\nnpm run deploy --dry-run: a real deploy would stop here first:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
+  if (lacking.length)
+    console.warn(`\nnpm run deploy --dry-run: a real deploy would stop here first:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
 }
 
 /** A wrangler command's exit code and output, its stdin closed so that it never waits on a prompt. */
@@ -74,11 +84,19 @@ if (dryRun) {
   // Nothing is asked of Cloudflare: what can be judged from the files is, and what cannot is said.
   const dry = { ...facts, loggedIn: undefined };
   const problems = deployProblems(dry);
-  if (problems.length) console.warn(`\nnpm run deploy --dry-run: a real deploy would stop here first:\n${problems.map((p) => `  ✗ ${p.problem}\n      ${p.fix}`).join("\n")}\n`);
+  if (problems.length)
+    console.warn(
+      `\nnpm run deploy --dry-run: a real deploy would stop here first:\n${problems.map((p) => `  ✗ ${p.problem}\n      ${p.fix}`).join("\n")}\n`,
+    );
   for (const db of migrations)
-    console.log(`npm run deploy --dry-run: would apply D1 ${db.binding}'s migrations before the Worker (${db.files.join(", ")}): ${migrationsCommand(db.binding, target, "--remote").join(" ")}`);
+    console.log(
+      `npm run deploy --dry-run: would apply D1 ${db.binding}'s migrations before the Worker (${db.files.join(", ")}): ${migrationsCommand(db.binding, target, "--remote").join(" ")}`,
+    );
   const notChecked = unchecked(dry);
-  if (notChecked.length) console.warn(`\nnpm run deploy --dry-run: not checked (a dry run asks Cloudflare nothing; a real deploy checks these first):\n${notChecked.map((n) => `  ? ${n}`).join("\n")}\n`);
+  if (notChecked.length)
+    console.warn(
+      `\nnpm run deploy --dry-run: not checked (a dry run asks Cloudflare nothing; a real deploy checks these first):\n${notChecked.map((n) => `  ? ${n}`).join("\n")}\n`,
+    );
 } else {
   const whoami = wrangler("whoami");
   const loggedIn = process.env.CLOUDFLARE_API_TOKEN ? true : /not authenticated/i.test(whoami.out) ? false : whoami.ok ? true : undefined;
@@ -99,19 +117,27 @@ if (dryRun) {
   const problems = deployProblems(real);
   if (problems.length) refuse(problems.flatMap((p, i) => [`${i + 1}. ${p.problem}`, `     ${p.fix}`]));
   if (secrets === undefined)
-    console.warn(`\n!!! Could not ask wrangler whether the Worker has ${SECRET} (offline?). If it is not set, 2026-07-28 input rounds fail:\n!!!   openssl rand -hex 32 | npx wrangler secret put ${SECRET} ${targetFlags(target).join(" ")}\n`);
+    console.warn(
+      `\n!!! Could not ask wrangler whether the Worker has ${SECRET} (offline?). If it is not set, 2026-07-28 input rounds fail:\n!!!   openssl rand -hex 32 | npx wrangler secret put ${SECRET} ${targetFlags(target).join(" ")}\n`,
+    );
   const notChecked = unchecked(real).filter((n) => !n.includes(SECRET));
-  if (notChecked.length) console.warn(`\nnpm run deploy: could not check (wrangler did not say):\n${notChecked.map((n) => `  ? ${n}`).join("\n")}\n`);
+  if (notChecked.length)
+    console.warn(`\nnpm run deploy: could not check (wrangler did not say):\n${notChecked.map((n) => `  ? ${n}`).join("\n")}\n`);
 
   for (const db of migrations) {
     const [cmd, ...rest] = migrationsCommand(db.binding, target, "--remote");
-    console.log(`\nD1 ${db.binding}: applying its migrations to the deployed database before the Worker goes out: ${cmd} ${rest.join(" ")}`);
+    console.log(
+      `\nD1 ${db.binding}: applying its migrations to the deployed database before the Worker goes out: ${cmd} ${rest.join(" ")}`,
+    );
     const r = spawnSync(cmd, rest, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
     if (r.status !== 0) refuse([`D1 ${db.binding}: its migrations failed (above); the Worker was not deployed.`]);
   }
 }
 const created = provisioned(config);
-if (created.length) console.log(`wrangler deploy creates what ${targetName(target)} declares without an id, and writes the ids into it: ${created.join(", ")}`);
+if (created.length)
+  console.log(
+    `wrangler deploy creates what ${targetName(target)} declares without an id, and writes the ids into it: ${created.join(", ")}`,
+  );
 
 const deploy = spawnSync("wrangler", ["deploy", ...args], { cwd: ROOT, stdio: "inherit" });
 process.exit(deploy.status ?? 1);

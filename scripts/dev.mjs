@@ -31,7 +31,9 @@ const app = await checkAppDefinitions(ROOT);
 if (!app.loaded) console.warn(`app check: skipped in Node (${app.why}); npm test checks the app inside workerd`);
 else if (app.problems.length) {
   const lines = app.problems.map((p) => `  ✗ ${p}`).join("\n");
-  console.error(`\nnpm run dev: not started. src/server.ts has ${app.problems.length} definition ${app.problems.length === 1 ? "mistake" : "mistakes"}:\n${lines}\n\nEvery request would fail until they are fixed. \`npm run check:app\` checks again.\n`);
+  console.error(
+    `\nnpm run dev: not started. src/server.ts has ${app.problems.length} definition ${app.problems.length === 1 ? "mistake" : "mistakes"}:\n${lines}\n\nEvery request would fail until they are fixed. \`npm run check:app\` checks again.\n`,
+  );
   process.exit(1);
 }
 
@@ -39,8 +41,16 @@ else if (app.problems.length) {
 if (path.resolve(ROOT, target.configFile) !== path.resolve(ROOT, "wrangler.toml")) {
   const config = await readWranglerConfig(ROOT, target);
   if (isOAuthEntry(config)) {
-    const lacking = missingBindings(await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env: target.env }), config, "wrangler.toml", target.configFile);
-    if (lacking.length) console.warn(`\n!!! ${target.configFile} (the OAuth entry) lacks what the app reads through wrangler.toml; those tools fail with an internal error here:\n${lacking.map((l) => `!!!   ${l}`).join("\n")}\n`);
+    const lacking = missingBindings(
+      await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env: target.env }),
+      config,
+      "wrangler.toml",
+      target.configFile,
+    );
+    if (lacking.length)
+      console.warn(
+        `\n!!! ${target.configFile} (the OAuth entry) lacks what the app reads through wrangler.toml; those tools fail with an internal error here:\n${lacking.map((l) => `!!!   ${l}`).join("\n")}\n`,
+      );
   }
 }
 
@@ -48,7 +58,10 @@ if (!(await applyLocalMigrations(ROOT, target, flagValue(args, "--persist-to")))
 
 // MCP_DEV: errors carry their details while developing (src/engine/config.ts says which); never deployed.
 // MCP_DEV_TOKEN_KEY: the key of `npm run token`'s tokens (scripts/lib/dev-token.mjs), accepted here only.
-const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on", "--var", `MCP_DEV_TOKEN_KEY:${devTokenKey(ROOT)}`], { cwd: ROOT, stdio: "inherit" });
+const wrangler = spawn("wrangler", ["dev", ...args, "--var", "MCP_DEV:on", "--var", `MCP_DEV_TOKEN_KEY:${devTokenKey(ROOT)}`], {
+  cwd: ROOT,
+  stdio: "inherit",
+});
 let stopping = false;
 const stop = (signal) => {
   if (stopping) return;

@@ -46,16 +46,21 @@ const ctx = {
   timeoutMs,
   state: {},
   /** The headers of every request: the neutral agent (or a hosted client's) and the token, when given and wanted. */
-  headers: ({ ua = NEUTRAL_AGENT, auth = true } = {}) => ({ "User-Agent": ua, ...(auth && args.token ? { Authorization: `Bearer ${args.token}` } : {}) }),
+  headers: ({ ua = NEUTRAL_AGENT, auth = true } = {}) => ({
+    "User-Agent": ua,
+    ...(auth && args.token ? { Authorization: `Bearer ${args.token}` } : {}),
+  }),
   /**
    * One request with those headers, to `url` (the server's unless told).
    * @param {{ method?: string, headers?: Record<string, string>, body?: string }} spec
    * @param {{ url?: string, ua?: string, auth?: boolean }} [options]
    */
-  send: (spec, { url = args.url, ua, auth } = {}) => request(url, { ...spec, headers: { ...ctx.headers({ ua, auth }), ...spec.headers }, timeoutMs }),
+  send: (spec, { url = args.url, ua, auth } = {}) =>
+    request(url, { ...spec, headers: { ...ctx.headers({ ua, auth }), ...spec.headers }, timeoutMs }),
 };
 
-if (!args.json) console.log(`mcp doctor: ${clean(args.url)} (budget ${args.budgetMs} ms; agents: ${HOSTED_AGENTS.map((a) => a.name).join(", ")})\n`);
+if (!args.json)
+  console.log(`mcp doctor: ${clean(args.url)} (budget ${args.budgetMs} ms; agents: ${HOSTED_AGENTS.map((a) => a.name).join(", ")})\n`);
 ctx.lib = await loadClient();
 await reachChecks(ctx, report);
 await agentChecks(ctx, report);

@@ -73,7 +73,9 @@ const body = [
   "",
   "| figure | value | what | measured |",
   "| --- | --- | --- | --- |",
-  ...[...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, r]) => `| \`${key}\` | ${r.value} | ${r.what} | ${r.measured} |`),
+  ...[...rows.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, r]) => `| \`${key}\` | ${r.value} | ${r.what} | ${r.measured} |`),
   "",
 ].join("\n");
 writeFileSync(page, body);

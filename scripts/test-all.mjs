@@ -54,18 +54,35 @@ const mayBeSkipped = (what, fn) => async (skipped) => {
  */
 const STEPS = [
   { id: "app-check", name: appCheck[0], run: appCheck[1] },
+  { id: "lint", name: "lint and format (biome ci)", run: command("biome", ["ci", "--reporter=summary"], 60_000) },
   { id: "typecheck", name: "typecheck (tsc --noEmit)", run: command("tsc", ["--noEmit"], 180_000) },
   // The project's JavaScript (scripts/, the e2e runners, the bench harness) checked from its JSDoc.
-  { id: "typecheck-scripts", name: "typecheck scripts and e2e (tsc -p tsconfig.scripts.json)", run: command("tsc", ["-p", "tsconfig.scripts.json", "--noEmit"], 180_000) },
+  {
+    id: "typecheck-scripts",
+    name: "typecheck scripts and e2e (tsc -p tsconfig.scripts.json)",
+    run: command("tsc", ["-p", "tsconfig.scripts.json", "--noEmit"], 180_000),
+  },
   // Static checks (scripts/checks/): layering of src/, README and docs/ snippets and links, fresh Env types,
   // docs figures. Each proves on a planted tree that it can fail before it judges ours.
   ...CHECKS.map((entry) => {
     const [name, fn] = staticCheck(entry.id);
     return { id: `check-${entry.id}`, name, run: fn };
   }),
-  { id: "fork-tests", name: "the fork's tests and the app checks (vitest run, vitest.config.ts)", run: command("vitest", ["run"], 300_000) },
-  { id: "unit", name: "engine unit tests (vitest run -c vitest.unit.config.ts, Node, no workerd)", run: command("vitest", ["run", "-c", "vitest.unit.config.ts"], 120_000) },
-  { id: "integration", name: "engine integration (vitest run -c vitest.engine.config.ts, workerd)", run: command("vitest", ["run", "-c", "vitest.engine.config.ts"], 900_000) },
+  {
+    id: "fork-tests",
+    name: "the fork's tests and the app checks (vitest run, vitest.config.ts)",
+    run: command("vitest", ["run"], 300_000),
+  },
+  {
+    id: "unit",
+    name: "engine unit tests (vitest run -c vitest.unit.config.ts, Node, no workerd)",
+    run: command("vitest", ["run", "-c", "vitest.unit.config.ts"], 120_000),
+  },
+  {
+    id: "integration",
+    name: "engine integration (vitest run -c vitest.engine.config.ts, workerd)",
+    run: command("vitest", ["run", "-c", "vitest.engine.config.ts"], 900_000),
+  },
   {
     id: "bundle",
     name: "bundle (wrangler deploy --dry-run, gzip budget)",
@@ -88,34 +105,89 @@ const STEPS = [
   // under `npm run dev` (D1 migrated, stack traces into src/, stopped by SIGTERM to npm); one with
   // definition mistakes fails `npm test` and `npm run deploy`, naming each mistake. The engine's suite
   // runs once, above, not again in each fork.
-  { id: "fork-drill", e2e: true, name: "e2e: fork drill (scratch forks: own tests, KV and D1 with a migration under npm test, npm run dev and a deploy dry run; definition mistakes; a view)", run: runForkDrill },
+  {
+    id: "fork-drill",
+    e2e: true,
+    name: "e2e: fork drill (scratch forks: own tests, KV and D1 with a migration under npm test, npm run dev and a deploy dry run; definition mistakes; a view)",
+    run: runForkDrill,
+  },
   // docs/upgrade.md as written: a fork made from an earlier template commit merges this one with no conflict.
-  { id: "upgrade-drill", e2e: true, name: "e2e: upgrade drill (a fork of an earlier template version merges this one by docs/upgrade.md: no conflict, npm test green)", run: runUpgradeDrill },
-  { id: "client-modern", e2e: true, name: "e2e: official client, 2026-07-28, engine test app (wrangler dev)", run: () => withEngineApp(runClientModern) },
-  { id: "client-legacy", e2e: true, name: "e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)", run: () => withEngineApp(runClientLegacy) },
+  {
+    id: "upgrade-drill",
+    e2e: true,
+    name: "e2e: upgrade drill (a fork of an earlier template version merges this one by docs/upgrade.md: no conflict, npm test green)",
+    run: runUpgradeDrill,
+  },
+  {
+    id: "client-modern",
+    e2e: true,
+    name: "e2e: official client, 2026-07-28, engine test app (wrangler dev)",
+    run: () => withEngineApp(runClientModern),
+  },
+  {
+    id: "client-legacy",
+    e2e: true,
+    name: "e2e: SDK 1.32.2 + client 2.4.0 legacy, 2025-11-25 sessions, engine test app (wrangler dev)",
+    run: () => withEngineApp(runClientLegacy),
+  },
   // docs/connect.md and the README's "Connect a client": their marked blocks (curl, Inspector CLI and UI,
   // mcp-remote, the TypeScript clients) run as written; then `npm run dev` and `npm run dev:conformance`
   // with wrangler's --port/--ip after `--`.
-  { id: "connect", e2e: true, name: "e2e: README and docs/connect.md client snippets + npm dev scripts' port flags (wrangler dev)", run: runConnect },
+  {
+    id: "connect",
+    e2e: true,
+    name: "e2e: README and docs/connect.md client snippets + npm dev scripts' port flags (wrangler dev)",
+    run: runConnect,
+  },
   // The opt-in OAuth entry (src/engine/oauth/, wrangler.oauth.toml): both bundles, discovery, DCR,
   // authorization code + PKCE, tokens on both revisions and session binding.
-  { id: "oauth", e2e: true, name: "e2e: OAuth authorization server (workers-oauth-provider), wrangler.oauth.toml (wrangler dev)", run: runOAuth },
+  {
+    id: "oauth",
+    e2e: true,
+    name: "e2e: OAuth authorization server (workers-oauth-provider), wrangler.oauth.toml (wrangler dev)",
+    run: runOAuth,
+  },
   // The OAuth entry judged from outside: the official suite in authorization-server mode, then the
   // consent page in headless Chromium (a missing Chromium is reported as skipped, and fails under CI).
-  { id: "oauth-conformance", e2e: true, name: "e2e: OAuth entry vs conformance authorization (metadata + code grant), wrangler dev", run: runOAuthConformance },
-  { id: "oauth-browser", e2e: true, name: "e2e: OAuth consent page in headless Chromium, DCR → consent → token → MCP on both revisions", run: mayBeSkipped("OAuth consent page in a browser", runOAuthBrowser) },
+  {
+    id: "oauth-conformance",
+    e2e: true,
+    name: "e2e: OAuth entry vs conformance authorization (metadata + code grant), wrangler dev",
+    run: runOAuthConformance,
+  },
+  {
+    id: "oauth-browser",
+    e2e: true,
+    name: "e2e: OAuth consent page in headless Chromium, DCR → consent → token → MCP on both revisions",
+    run: mayBeSkipped("OAuth consent page in a browser", runOAuthBrowser),
+  },
   // Real clients' own OAuth code against the entry, through its consent page: client 2.4, mcp-remote and this
   // template's client step up once; the official SDK 1.x client, which cannot, reaches a write tool after one consent.
-  { id: "oauth-clients", e2e: true, name: "e2e: OAuth entry with real client packages through the consent page (wrangler dev)", run: runOAuthClients },
+  {
+    id: "oauth-clients",
+    e2e: true,
+    name: "e2e: OAuth entry with real client packages through the consent page (wrangler dev)",
+    run: runOAuthClients,
+  },
   // MCP Apps views (the example's view, a Static Asset) on both revisions, then in headless Chromium
   // against a simulated host.
-  { id: "extensions", e2e: true, name: "e2e: MCP Apps view of the example app, both revisions + headless Chromium host (wrangler dev)", run: mayBeSkipped("MCP Apps view in a browser", runExtensions) },
+  {
+    id: "extensions",
+    e2e: true,
+    name: "e2e: MCP Apps view of the example app, both revisions + headless Chromium host (wrangler dev)",
+    run: mayBeSkipped("MCP Apps view in a browser", runExtensions),
+  },
   // test/engine/e2e/conformance.mjs serves the fixture app (also `npm run dev:conformance`) and runs the
   // official suite; add or change suite invocations in its RUNS list.
   { id: "conformance", e2e: true, name: "e2e: conformance suite 0.2.0-alpha.12, fixture server (wrangler dev)", run: runConformance },
   // A task on each revision is killed mid-step with the whole `wrangler dev`; a new server on the same
   // state runs it to its result.
-  { id: "tasks-restart", e2e: true, name: "e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)", run: runTasksRestart },
+  {
+    id: "tasks-restart",
+    e2e: true,
+    name: "e2e: tasks survive a server restart (lease re-run), both revisions, engine test app (wrangler dev)",
+    run: runTasksRestart,
+  },
   // docs/tracing.md: the spans of real requests, read from wrangler dev's local trace store.
   {
     id: "spans",
@@ -128,19 +200,44 @@ const STEPS = [
     },
   },
   // Published while a session's GET stream is down across a restart, 2025 notifications come back with Last-Event-ID.
-  { id: "notify-restart", e2e: true, name: "e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)", run: runNotifyRestart },
+  {
+    id: "notify-restart",
+    e2e: true,
+    name: "e2e: 2025 notifications published across a server restart come back with Last-Event-ID (wrangler dev)",
+    run: runNotifyRestart,
+  },
   // MCP Events under a real server: every webhook delivery verified by the standardwebhooks package,
   // retries with backoff, and a delivery pending across a restart of the whole `wrangler dev`.
-  { id: "events", e2e: true, name: "e2e: MCP Events webhooks checked by standardwebhooks, retries, delivery across a server restart, conformance fixture (wrangler dev)", run: runEventsE2e },
+  {
+    id: "events",
+    e2e: true,
+    name: "e2e: MCP Events webhooks checked by standardwebhooks, retries, delivery across a server restart, conformance fixture (wrangler dev)",
+    run: runEventsE2e,
+  },
   // The engine's own client on both revisions, listen and resumption, and a Worker tool calling the fixture through it.
-  { id: "client-own", e2e: true, name: "e2e: own client (src/engine/client) on both revisions, engine app + fixture + client-app (wrangler dev)", run: runClientOwn },
+  {
+    id: "client-own",
+    e2e: true,
+    name: "e2e: own client (src/engine/client) on both revisions, engine app + fixture + client-app (wrangler dev)",
+    run: runClientOwn,
+  },
   // `npm run doctor` against the engine app and the OAuth entry behind a proxy that reproduces one fault at a
   // time, each named with its fix; no fault on healthy servers, this template's and third-party ones (SDK 1.x,
   // SDK v2, mcp-handler, tmcp); hostile servers' control sequences and 256 MiB answers never reach the
   // terminal or memory whole.
-  { id: "doctor", e2e: true, name: "e2e: npm run doctor names each fault in front of a deployment, and none on a healthy one (wrangler dev + fault proxy)", run: runDoctor },
+  {
+    id: "doctor",
+    e2e: true,
+    name: "e2e: npm run doctor names each fault in front of a deployment, and none on a healthy one (wrangler dev + fault proxy)",
+    run: runDoctor,
+  },
   // The official suite judging the client: `npm run conformance-client`, both requirement sets.
-  { id: "conformance-client", e2e: true, name: "e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)", run: runConformanceClient },
+  {
+    id: "conformance-client",
+    e2e: true,
+    name: "e2e: conformance suite 0.2.0-alpha.12, client scenarios (npm run conformance-client)",
+    run: runConformanceClient,
+  },
 ];
 
 const args = process.argv.slice(2);
@@ -153,7 +250,10 @@ if (args.includes("--list")) {
   for (const s of STEPS) console.log(`${s.id.padEnd(22)} ${s.name}`);
   process.exit(0);
 }
-const only = valueOf("--only")?.split(",").map((w) => w.trim()).filter(Boolean);
+const only = valueOf("--only")
+  ?.split(",")
+  .map((w) => w.trim())
+  .filter(Boolean);
 const jobs = Math.max(1, Number(valueOf("--jobs") ?? 1) || 1);
 /** A word that is a step's id names that step alone; any other word, every step whose id or name contains it. */
 const matches = (s, w) => (STEPS.some((x) => x.id === w) ? s.id === w : s.id.includes(w) || s.name.includes(w));
@@ -163,7 +263,9 @@ if (!chosen.length) {
   process.exit(2);
 }
 
-const { step, e2eStep, finish, skipped, timings, e2e } = createRunner(only ? `npm run test:all -- --only ${only.join(",")}` : "npm run test:all");
+const { step, e2eStep, finish, skipped, timings, e2e } = createRunner(
+  only ? `npm run test:all -- --only ${only.join(",")}` : "npm run test:all",
+);
 const asStep = (s) => (s.e2e ? e2eStep(() => s.run(skipped)) : s.run);
 
 /** Runs the steps of `group` as child runs of this script, `jobs` at a time; each child's output is printed whole. */
@@ -173,7 +275,10 @@ async function inParallel(group) {
   const worker = async () => {
     for (let s = queue.shift(); s; s = queue.shift()) {
       const t0 = Date.now();
-      const r = await run(process.execPath, [path.join(ROOT, "scripts/test-all.mjs"), "--only", s.id], { capture: true, timeoutMs: 1_800_000 });
+      const r = await run(process.execPath, [path.join(ROOT, "scripts/test-all.mjs"), "--only", s.id], {
+        capture: true,
+        timeoutMs: 1_800_000,
+      });
       console.log(`\n▶ ${s.name} (its own process, ${((Date.now() - t0) / 1000).toFixed(1)} s)\n${r.out.trimEnd()}`);
       results.push({ s, ok: r.code === 0 && !r.timedOut, out: r.out });
     }
@@ -188,8 +293,14 @@ if (jobs > 1) {
   const results = await inParallel(chosen.filter((s) => s.e2e));
   const failed = results.filter((r) => !r.ok).map((r) => r.s.id);
   for (const r of results) {
-    const counts = r.out.match(/e2e: (\d+) passed, (\d+) failed/g)?.at(-1)?.match(/(\d+) passed, (\d+) failed/);
-    await step(`${r.s.name} (counted from its process)`, e2eStep(async () => ({ passed: Number(counts?.[1] ?? 0), failed: r.ok ? 0 : Math.max(1, Number(counts?.[2] ?? 1)) })));
+    const counts = r.out
+      .match(/e2e: (\d+) passed, (\d+) failed/g)
+      ?.at(-1)
+      ?.match(/(\d+) passed, (\d+) failed/);
+    await step(
+      `${r.s.name} (counted from its process)`,
+      e2eStep(async () => ({ passed: Number(counts?.[1] ?? 0), failed: r.ok ? 0 : Math.max(1, Number(counts?.[2] ?? 1)) })),
+    );
   }
   if (failed.length) console.error(`\nfailed in parallel: ${failed.join(", ")}`);
 }
@@ -197,7 +308,10 @@ if (jobs > 1) {
 // A whole run's times feed docs/figures.md (`npm run figures`); a partial run's are not a figure.
 if (!only && jobs === 1) {
   mkdirSync(path.join(ROOT, "test/.tmp"), { recursive: true });
-  writeFileSync(path.join(ROOT, "test/.tmp/test-all-timings.json"), `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`);
+  writeFileSync(
+    path.join(ROOT, "test/.tmp/test-all-timings.json"),
+    `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`,
+  );
 }
 console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);
 finish();

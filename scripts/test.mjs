@@ -12,12 +12,20 @@ import { appCheck, command, createRunner, staticCheck } from "./test-steps.mjs";
 
 const { step, finish, timings } = createRunner("npm test");
 await step(...appCheck);
+// Biome: the formatter's check and the linter, over src/, scripts/, test/ and bench/ (`npm run format` writes).
+await step("lint and format (biome ci)", command("biome", ["ci", "--reporter=summary"], 60_000));
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit"], 180_000));
-await step("typecheck scripts and e2e (tsc -p tsconfig.scripts.json)", command("tsc", ["-p", "tsconfig.scripts.json", "--noEmit"], 180_000));
+await step(
+  "typecheck scripts and e2e (tsc -p tsconfig.scripts.json)",
+  command("tsc", ["-p", "tsconfig.scripts.json", "--noEmit"], 180_000),
+);
 await step(...staticCheck("layering"));
 await step(...staticCheck("types"));
 await step("your tests and the app checks (vitest run, workerd, your wrangler.toml's bindings)", command("vitest", ["run"], 300_000));
 // The run's times feed docs/figures.md (`npm run figures`).
 mkdirSync(path.join(ROOT, "test/.tmp"), { recursive: true });
-writeFileSync(path.join(ROOT, "test/.tmp/npm-test-timings.json"), `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`);
+writeFileSync(
+  path.join(ROOT, "test/.tmp/npm-test-timings.json"),
+  `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`,
+);
 finish();

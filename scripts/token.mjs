@@ -11,7 +11,12 @@ import { devTokenKey, mintDevToken } from "./lib/dev-token.mjs";
 let values;
 try {
   ({ values } = parseArgs({
-    options: { sub: { type: "string" }, scope: { type: "string", default: "" }, claim: { type: "string", multiple: true, default: [] }, ttl: { type: "string", default: "86400" } },
+    options: {
+      sub: { type: "string" },
+      scope: { type: "string", default: "" },
+      claim: { type: "string", multiple: true, default: [] },
+      ttl: { type: "string", default: "86400" },
+    },
   }));
 } catch (err) {
   console.error(`npm run token: ${err.message}`);
@@ -19,7 +24,9 @@ try {
 }
 const ttl = Number(values.ttl);
 if (!values.sub || !Number.isInteger(ttl) || ttl <= 0) {
-  console.error('npm run token -- --sub <user> [--scope "a b"] [--claim name=value ...] [--ttl seconds]\n  a token of user <user> for npm run dev (restart npm run dev once after the first token)');
+  console.error(
+    'npm run token -- --sub <user> [--scope "a b"] [--claim name=value ...] [--ttl seconds]\n  a token of user <user> for npm run dev (restart npm run dev once after the first token)',
+  );
   process.exit(2);
 }
 /** @type {Record<string, unknown>} */
@@ -33,4 +40,11 @@ for (const c of values.claim) {
   claims[c.slice(0, at)] = c.slice(at + 1);
 }
 // The project is where npm runs the script (its root), as for npm run dev.
-console.log(await mintDevToken(devTokenKey(process.cwd()), { sub: values.sub, scope: values.scope.trim().split(/\s+/).filter(Boolean).join(" "), claims, ttlSeconds: ttl }));
+console.log(
+  await mintDevToken(devTokenKey(process.cwd()), {
+    sub: values.sub,
+    scope: values.scope.trim().split(/\s+/).filter(Boolean).join(" "),
+    claims,
+    ttlSeconds: ttl,
+  }),
+);

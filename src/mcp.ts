@@ -65,7 +65,17 @@ export { AuthFailure, scopeList, type Principal, type TokenVerifier } from "./en
 // Declares a tool's task and brings the task runtime with it: an app without task tools carries none.
 export { durableTask } from "./engine/tasks";
 // MCP Events (docs/events.md): `extensions: [events([...])]` brings the McpEvents object and its methods; `emit` publishes.
-export { defineEvent, emit, events, type DeliveryMode, type EmitOptions, type EventDefinition, type EventSubscriber, type EventsOptions, type ReplayOptions } from "./engine/events";
+export {
+  defineEvent,
+  emit,
+  events,
+  type DeliveryMode,
+  type EmitOptions,
+  type EventDefinition,
+  type EventSubscriber,
+  type EventsOptions,
+  type ReplayOptions,
+} from "./engine/events";
 // Each caller's own durable storage (ctx.user, docs/state.md), opt-in: an app without `userState` carries none of it.
 export { forgetUser, userState, userStore, type UserStateOptions } from "./engine/user-state";
 export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";

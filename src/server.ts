@@ -143,7 +143,9 @@ export const temperatureReport = defineTool({
       ctx.progress(i + 1, readings.length, `checked ${i + 1} of ${readings.length} readings`);
     }
     const { unit } = ctx.input.ask({
-      unit: elicit("Report in which unit?", { unit: { type: "string", title: "Unit", enum: ["celsius", "fahrenheit", "kelvin"] } }, ["unit"]),
+      unit: elicit("Report in which unit?", { unit: { type: "string", title: "Unit", enum: ["celsius", "fahrenheit", "kelvin"] } }, [
+        "unit",
+      ]),
     });
     const to = unit.action === "accept" && typeof unit.content?.unit === "string" ? unit.content.unit : "celsius";
     const shown = checked.map((c) => (to === "fahrenheit" ? round2((c * 9) / 5 + 32) : to === "kelvin" ? round2(c + 273.15) : c));

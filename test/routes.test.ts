@@ -20,8 +20,19 @@ describe("src/index.ts routes", () => {
     const res = await SELF.fetch(`${BASE}/mcp`, {
       method: "POST",
       // As the caller the configured authentication admits (AUTH_MODE in .dev.vars: test/app-checks/caller.ts).
-      headers: { ...(await callerHeaders(app, env)), "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+      headers: {
+        ...(await callerHeaders(app, env)),
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "server/discover",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "server/discover",
+        params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+      }),
     });
     const body = await res.json();
     expect(res.status, whyRefused(res.status, body, env)).toBe(200);

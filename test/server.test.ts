@@ -58,7 +58,12 @@ describe("example app", () => {
   it("greet's question is a form asking for a name", async () => {
     const asked: unknown[] = [];
     await c.callTool(greet, {}, { answers: (_key, request) => (asked.push(request), { action: "cancel" }) });
-    expect(asked).toEqual([{ method: "elicitation/create", params: expect.objectContaining({ mode: "form", requestedSchema: expect.objectContaining({ required: ["name"] }) }) }]);
+    expect(asked).toEqual([
+      {
+        method: "elicitation/create",
+        params: expect.objectContaining({ mode: "form", requestedSchema: expect.objectContaining({ required: ["name"] }) }),
+      },
+    ]);
   });
 
   it("countdown reports increasing progress and ends with liftoff", async () => {
@@ -72,14 +77,22 @@ describe("example app", () => {
   it("temperature_report checks each reading, asks for the unit, and summarises in it", async () => {
     const before = c.record.notifications.length;
     const asked: string[] = [];
-    const result = await c.callTool(temperatureReport, { readings: [10, 20, 30] }, {
-      answers: (key) => (asked.push(key), { action: "accept", content: { unit: "fahrenheit" } }),
-    });
+    const result = await c.callTool(
+      temperatureReport,
+      { readings: [10, 20, 30] },
+      {
+        answers: (key) => (asked.push(key), { action: "accept", content: { unit: "fahrenheit" } }),
+      },
+    );
     expect(text(result)).toBe("3 readings in fahrenheit: mean 68, lowest 50, highest 86");
     expect(asked).toEqual(["unit"]);
     const progress = c.record.notifications.slice(before).filter((n) => n.method === "notifications/progress");
     // The handler runs again once the answer is in; its finished steps are kept, its progress is said again.
-    expect([...new Set(progress.map((n) => n.params?.message))]).toEqual(["checked 1 of 3 readings", "checked 2 of 3 readings", "checked 3 of 3 readings"]);
+    expect([...new Set(progress.map((n) => n.params?.message))]).toEqual([
+      "checked 1 of 3 readings",
+      "checked 2 of 3 readings",
+      "checked 3 of 3 readings",
+    ]);
   });
 
   it("temperature_report reports in Celsius when the user declines to choose", async () => {

@@ -13,7 +13,18 @@ export class FloorObject extends DurableObject {
     await request.arrayBuffer();
     // The engine's line names the session by a 16-hex-digit hash.
     const session = this.ctx.id.toString().slice(0, 16);
-    console.log(JSON.stringify({ mcp: "request", revision: "2025-11-25", lane: "legacy", method: "tools/call", name: "convert_temperature", outcome: "result", durationMs: Date.now() - started, session }));
+    console.log(
+      JSON.stringify({
+        mcp: "request",
+        revision: "2025-11-25",
+        lane: "legacy",
+        method: "tools/call",
+        name: "convert_temperature",
+        outcome: "result",
+        durationMs: Date.now() - started,
+        session,
+      }),
+    );
     return new Response(BODY, { headers: { "Content-Type": "application/json" } });
   }
 }

@@ -7,7 +7,17 @@ const BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type:
 export default {
   fetch() {
     const started = Date.now();
-    console.log(JSON.stringify({ mcp: "request", revision: "2026-07-28", lane: "modern", method: "tools/call", name: "convert_temperature", outcome: "result", durationMs: Date.now() - started }));
+    console.log(
+      JSON.stringify({
+        mcp: "request",
+        revision: "2026-07-28",
+        lane: "modern",
+        method: "tools/call",
+        name: "convert_temperature",
+        outcome: "result",
+        durationMs: Date.now() - started,
+      }),
+    );
     return new Response(BODY, { headers: { "Content-Type": "application/json" } });
   },
 };

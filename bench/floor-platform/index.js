@@ -10,7 +10,17 @@ export default {
     const started = Date.now();
     const { success } = await env.MCP_RATE_LIMIT.limit({ key: request.headers.get("CF-Connecting-IP") ?? "local" });
     if (!success) return new Response("{}", { status: 429 });
-    console.log(JSON.stringify({ mcp: "request", revision: "2026-07-28", lane: "modern", method: "tools/call", name: "floor", outcome: "result", durationMs: Date.now() - started }));
+    console.log(
+      JSON.stringify({
+        mcp: "request",
+        revision: "2026-07-28",
+        lane: "modern",
+        method: "tools/call",
+        name: "floor",
+        outcome: "result",
+        durationMs: Date.now() - started,
+      }),
+    );
     return new Response(BODY, { headers: { "Content-Type": "application/json" } });
   },
 };

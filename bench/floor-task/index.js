@@ -24,7 +24,17 @@ const IN_FLIGHT = 100_000;
 const CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }], isError: false } });
 /** One request log line like the engine's (see the header). */
 const logLine = (method, outcome, started) =>
-  console.log(JSON.stringify({ mcp: "request", revision: "2026-07-28", lane: "modern", method, name: "quick_task", outcome, durationMs: Date.now() - started }));
+  console.log(
+    JSON.stringify({
+      mcp: "request",
+      revision: "2026-07-28",
+      lane: "modern",
+      method,
+      name: "quick_task",
+      outcome,
+      durationMs: Date.now() - started,
+    }),
+  );
 const json = (body, status = 200) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 export class FloorTask extends DurableObject {
@@ -120,7 +130,17 @@ async function answer(request, env, ctx) {
   if (op !== "create") return ["", json({ error: "unknown op" }, 400)];
   const id = crypto.randomUUID();
   const now = Date.now();
-  const state = { taskId: id, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: TTL_MS, pollIntervalMs: 1000, indexed: mode !== "bare", owner: { era: "2026-07-28", principal: "" }, params: { name: "quick_task", arguments: { n } } };
+  const state = {
+    taskId: id,
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: TTL_MS,
+    pollIntervalMs: 1000,
+    indexed: mode !== "bare",
+    owner: { era: "2026-07-28", principal: "" },
+    params: { name: "quick_task", arguments: { n } },
+  };
   const task = taskOf(env, id);
   const refused = ["tools/call", json({ error: "too many tasks" }, 429)];
   if (mode === "parallel") {

@@ -43,7 +43,10 @@ function storageOnDisk(dir) {
       // Its rows are read as plain objects of numbers and strings.
       const db = /** @type {any} */ (new DatabaseSync(path.join(doRoot, ns, name), { readOnly: true }));
       try {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((t) => t.name);
+        const tables = db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+          .all()
+          .map((t) => t.name);
         const kvRows = tables.includes("_cf_KV") ? db.prepare("SELECT count(*) AS n FROM _cf_KV").get().n : 0;
         if (kvRows === 0 && !tables.some((t) => !/^(_cf_|sqlite_|__miniflare)/.test(t))) continue;
         const pages = db.prepare("PRAGMA page_count").get().page_count - db.prepare("PRAGMA freelist_count").get().freelist_count;
@@ -145,31 +148,72 @@ export async function churnPhase(settings, onProgress = () => {}) {
   const { turns, chatUsers, calls, servers = [], idleMinutes = IDLE_MINUTES } = settings;
   const perUser = CHAT_SESSIONS_PER_MINUTE * idleMinutes;
   const chatSessions = chatUsers * perUser;
-  onProgress(`churn: ${turns} connector-like turns, ${chatSessions} chat-like sessions (${chatUsers} users × ${CHAT_SESSIONS_PER_MINUTE}/min × ${idleMinutes} min), ${calls} calls a lane`);
+  onProgress(
+    `churn: ${turns} connector-like turns, ${chatSessions} chat-like sessions (${chatUsers} users × ${CHAT_SESSIONS_PER_MINUTE}/min × ${idleMinutes} min), ${calls} calls a lane`,
+  );
   const errors = [];
   // (a) all from one address, as a hosted connector's traffic comes from its own ranges.
-  const a = await onFreshServer(settings, errors, async (client, measure) => {
-    await measure("warm-up", 20, (i) => turn(client, i, { address: "198.19.0.1", get: false }));
-    return { connector: row(await measure("connector-like turn", turns, (i) => turn(client, i, { address: "198.19.0.1", get: false }))) };
-  }, servers[0]);
-  onProgress(`  (a) p50 ${a.connector.p50.toFixed(1)} ms, p99 ${a.connector.p99.toFixed(1)} ms, Worker CPU ${a.connector.workerCpuMsPerOp.toFixed(2)} ms a turn; on disk ${JSON.stringify(a.disk)}`);
+  const a = await onFreshServer(
+    settings,
+    errors,
+    async (client, measure) => {
+      await measure("warm-up", 20, (i) => turn(client, i, { address: "198.19.0.1", get: false }));
+      return { connector: row(await measure("connector-like turn", turns, (i) => turn(client, i, { address: "198.19.0.1", get: false }))) };
+    },
+    servers[0],
+  );
+  onProgress(
+    `  (a) p50 ${a.connector.p50.toFixed(1)} ms, p99 ${a.connector.p99.toFixed(1)} ms, Worker CPU ${a.connector.workerCpuMsPerOp.toFixed(2)} ms a turn; on disk ${JSON.stringify(a.disk)}`,
+  );
   // (b) user u opens its sessions from its own address (SESSION_MAX_LIVE counts per user); then (c).
-  const b = await onFreshServer(settings, errors, async (client, measure) => {
-    const chat = row(await measure("chat-like session", chatSessions, (i) => turn(client, i, { address: clientAddress(1 + Math.floor(i / perUser)), get: true })));
-    const session = await new LegacySession(client).open();
-    const ops = {
-      legacy: async (i) => checkConvert(i, await session.call("tools/call", convertArgs(i))),
-      modern: async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i))),
-    };
-    for (const op of Object.values(ops)) await measure("warm-up", 50, op);
-    const runs = { legacy: [], modern: [] };
-    for (let round = 0; round < 4; round++) {
-      for (const key of round % 2 ? ["modern", "legacy"] : ["legacy", "modern"]) runs[key].push(await measure(key, Math.ceil(calls / 4), ops[key]));
-    }
-    const merged = (name, rs) => row({ ...mergeRuns(name, rs), workerCpuMs: rs.reduce((x, r) => x + r.workerCpuMs, 0) });
-    return { chat, legacyCall: merged("2025-11-25 tools/call (in a session)", runs.legacy), modernCall: merged("2026-07-28 tools/call", runs.modern) };
-  }, servers[1]);
-  onProgress(`  (b) p50 ${b.chat.p50.toFixed(1)} ms, p99 ${b.chat.p99.toFixed(1)} ms, Worker CPU ${b.chat.workerCpuMsPerOp.toFixed(2)} ms a session; on disk ${JSON.stringify(b.disk)}`);
-  onProgress(`  (c) Worker CPU a call: 2025 ${b.legacyCall.workerCpuMsPerOp.toFixed(2)} ms, 2026 ${b.modernCall.workerCpuMsPerOp.toFixed(2)} ms`);
-  return { turns, chatUsers, chatSessions, idleMinutes, calls, concurrency: settings.concurrency, connector: a.connector, connectorDisk: a.disk, chat: b.chat, chatDisk: b.disk, legacyCall: b.legacyCall, modernCall: b.modernCall, errors };
+  const b = await onFreshServer(
+    settings,
+    errors,
+    async (client, measure) => {
+      const chat = row(
+        await measure("chat-like session", chatSessions, (i) =>
+          turn(client, i, { address: clientAddress(1 + Math.floor(i / perUser)), get: true }),
+        ),
+      );
+      const session = await new LegacySession(client).open();
+      const ops = {
+        legacy: async (i) => checkConvert(i, await session.call("tools/call", convertArgs(i))),
+        modern: async (i) => checkConvert(i, await modernCall(client, "tools/call", convertArgs(i))),
+      };
+      for (const op of Object.values(ops)) await measure("warm-up", 50, op);
+      const runs = { legacy: [], modern: [] };
+      for (let round = 0; round < 4; round++) {
+        for (const key of round % 2 ? ["modern", "legacy"] : ["legacy", "modern"])
+          runs[key].push(await measure(key, Math.ceil(calls / 4), ops[key]));
+      }
+      const merged = (name, rs) => row({ ...mergeRuns(name, rs), workerCpuMs: rs.reduce((x, r) => x + r.workerCpuMs, 0) });
+      return {
+        chat,
+        legacyCall: merged("2025-11-25 tools/call (in a session)", runs.legacy),
+        modernCall: merged("2026-07-28 tools/call", runs.modern),
+      };
+    },
+    servers[1],
+  );
+  onProgress(
+    `  (b) p50 ${b.chat.p50.toFixed(1)} ms, p99 ${b.chat.p99.toFixed(1)} ms, Worker CPU ${b.chat.workerCpuMsPerOp.toFixed(2)} ms a session; on disk ${JSON.stringify(b.disk)}`,
+  );
+  onProgress(
+    `  (c) Worker CPU a call: 2025 ${b.legacyCall.workerCpuMsPerOp.toFixed(2)} ms, 2026 ${b.modernCall.workerCpuMsPerOp.toFixed(2)} ms`,
+  );
+  return {
+    turns,
+    chatUsers,
+    chatSessions,
+    idleMinutes,
+    calls,
+    concurrency: settings.concurrency,
+    connector: a.connector,
+    connectorDisk: a.disk,
+    chat: b.chat,
+    chatDisk: b.disk,
+    legacyCall: b.legacyCall,
+    modernCall: b.modernCall,
+    errors,
+  };
 }

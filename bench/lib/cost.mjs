@@ -46,7 +46,11 @@ async function oneTask(client, i) {
 async function openListeners(url) {
   const client = new Client(url, { connections: LISTENERS, timeoutMs: 600_000 });
   for (let i = 0; i < LISTENERS; i++) {
-    const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: `cost-${i}`, headers: { "CF-Connecting-IP": clientAddress(i) } });
+    const { headers, body } = modernRequest(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true } },
+      { id: `cost-${i}`, headers: { "CF-Connecting-IP": clientAddress(i) } },
+    );
     const res = await expectOk(await client.open("POST", headers, body), "subscriptions/listen");
     res.on("error", () => {});
     res.resume();
@@ -58,16 +62,29 @@ async function openListeners(url) {
 /** The operations, each a function of (client, i, sessions) on the server it names; `per`: deliveries per op. */
 const OPERATIONS = {
   modernCall: { server: "engine", label: "2026-07-28 `tools/call`", op: (c, i) => convertOn(c)(i) },
-  legacyCall: { server: "engine", label: "2025-11-25 session `tools/call`", op: async (c, i, sessions) => checkConvert(i, await sessions[i % sessions.length].call("tools/call", convertArgs(i))) },
+  legacyCall: {
+    server: "engine",
+    label: "2025-11-25 session `tools/call`",
+    op: async (c, i, sessions) => checkConvert(i, await sessions[i % sessions.length].call("tools/call", convertArgs(i))),
+  },
   task: { server: "engine", label: "a task (create, tasks/get every 25 ms, completed)", op: (c, i) => oneTask(c, i) },
-  delivery: { server: "engine", label: `a listen delivery (1/${LISTENERS} of a publish)`, per: LISTENERS, op: async (c) => void (await modernCall(c, "tools/call", { name: "announce", arguments: {} })) },
+  delivery: {
+    server: "engine",
+    label: `a listen delivery (1/${LISTENERS} of a publish)`,
+    per: LISTENERS,
+    op: async (c) => void (await modernCall(c, "tools/call", { name: "announce", arguments: {} })),
+  },
   official: { server: "official", label: "official SDK v2 `tools/call`", op: (c, i) => convertOn(c)(i) },
   agents: { server: "agents", label: "agents `tools/call`", op: (c, i) => convertOn(c)(i) },
 };
 
 /** Rows of a read-only query of a `wrangler dev`'s trace store. */
 async function traceStore(origin, sql, params = []) {
-  const res = await fetch(`${origin}/cdn-cgi/local/explorer/api/local/observability/query`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sql, params }) });
+  const res = await fetch(`${origin}/cdn-cgi/local/explorer/api/local/observability/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ sql, params }),
+  });
   const body = await res.json();
   if (!body.success) throw new Error(`trace store: ${JSON.stringify(body).slice(0, 300)}`);
   return body.result.rows;
@@ -88,7 +105,17 @@ const COUNTS = `
     (SELECT COUNT(*) FROM logs WHERE ts_ms >= ?1 AND message LIKE '%mcp\\":\\"request%'),
     (SELECT COUNT(*) FROM inv),
     (SELECT COUNT(*) FROM spans WHERE start_ms >= ?1 AND ${ATTR("mcp.method.name")} IS NOT NULL)`;
-const FIELDS = ["workerRequests", "doRequests", "wsMessages", "doWallMs", "rowsWritten", "consoleLines", "requestLines", "invocations", "mcpSpans"];
+const FIELDS = [
+  "workerRequests",
+  "doRequests",
+  "wsMessages",
+  "doWallMs",
+  "rowsWritten",
+  "consoleLines",
+  "requestLines",
+  "invocations",
+  "mcpSpans",
+];
 
 /** Counts per operation from `wrangler dev`'s trace store: `n` of each, one after another. */
 async function countPerOp(ops, n, onProgress) {
@@ -154,15 +181,40 @@ async function cpuPerOp(ops, { tmpDir, rounds, perRound, warmup }, onProgress) {
     const sessions = await Promise.all(Array.from({ length: 16 }, () => new LegacySession(clients.engine).open()));
     listeners = await openListeners(servers.engine.url);
     const serverOf = (key, o) => (key === "modernCall" ? "engineCall" : o.server);
-    const rowOps = Object.fromEntries(Object.entries(ops).map(([k, o]) => [k, { server: serverOf(k, o), op: (i) => o.op(clients[serverOf(k, o)], i, sessions) }]));
-    for (const [key, server] of [["modernCallNoSpans", "engineNoSpans"], ["tracedCall", "engineTraced"], ["tracedNoSpans", "engineTracedNoSpans"], ["tracedNoSpans2", "engineTracedNoSpans2"]]) rowOps[key] = { server, op: convertOn(clients[server]) };
+    const rowOps = Object.fromEntries(
+      Object.entries(ops).map(([k, o]) => [k, { server: serverOf(k, o), op: (i) => o.op(clients[serverOf(k, o)], i, sessions) }]),
+    );
+    for (const [key, server] of [
+      ["modernCallNoSpans", "engineNoSpans"],
+      ["tracedCall", "engineTraced"],
+      ["tracedNoSpans", "engineTracedNoSpans"],
+      ["tracedNoSpans2", "engineTracedNoSpans2"],
+    ])
+      rowOps[key] = { server, op: convertOn(clients[server]) };
     // The task and the publish are slower per op: fewer of them, at a lower concurrency.
     const heavy = new Set(["task", "delivery"]);
-    for (const [k, o] of Object.entries(rowOps)) await runLoad({ name: "warm-up", total: heavy.has(k) ? 8 : warmup, concurrency: 8, maxMs: 30_000, op: o.op });
+    for (const [k, o] of Object.entries(rowOps))
+      await runLoad({ name: "warm-up", total: heavy.has(k) ? 8 : warmup, concurrency: 8, maxMs: 30_000, op: o.op });
     const rows = {};
-    for (const [keys, per, concurrency] of [[Object.keys(rowOps).filter((k) => !heavy.has(k)), perRound, 16], [[...heavy], Math.max(10, Math.ceil(perRound / 20)), 4]]) {
+    for (const [keys, per, concurrency] of [
+      [Object.keys(rowOps).filter((k) => !heavy.has(k)), perRound, 16],
+      [[...heavy], Math.max(10, Math.ceil(perRound / 20)), 4],
+    ]) {
       const picked = Object.fromEntries(keys.map((k) => [k, rowOps[k]]));
-      Object.assign(rows, await interleavedRows({ ops: picked, rounds, perRound: per, concurrency, rowMaxMs: 120_000, cpuOf: (server) => ({ worker: pidsCpuMs(servers[server].pids) }) }, onProgress));
+      Object.assign(
+        rows,
+        await interleavedRows(
+          {
+            ops: picked,
+            rounds,
+            perRound: per,
+            concurrency,
+            rowMaxMs: 120_000,
+            cpuOf: (server) => ({ worker: pidsCpuMs(servers[server].pids) }),
+          },
+          onProgress,
+        ),
+      );
     }
     return rows;
   } finally {
@@ -195,15 +247,33 @@ export function billOf(c, cpuUs) {
  * @param {(line: string) => void} [onProgress]
  */
 export async function costPhase({ tmpDir, rounds = 3, perRound = 300, warmup = 100, countEach = 10 }, onProgress = () => {}) {
-  onProgress(`cost: what each operation makes the platform do (wrangler dev trace store, ${countEach} of each), then workerd CPU per operation (Miniflare, ${rounds} interleaved rounds)`);
+  onProgress(
+    `cost: what each operation makes the platform do (wrangler dev trace store, ${countEach} of each), then workerd CPU per operation (Miniflare, ${rounds} interleaved rounds)`,
+  );
   const counts = await countPerOp(OPERATIONS, countEach, onProgress);
   const rows = await cpuPerOp(OPERATIONS, { tmpDir, rounds, perRound, warmup }, onProgress);
-  const errors = Object.values(rows).filter((r) => r.errors).map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`);
+  const errors = Object.values(rows)
+    .filter((r) => r.errors)
+    .map((r) => `${r.name}: ${r.errors} errors (${r.errorSamples.join(" | ")})`);
   /** @type {Record<string, any>} */
   const ops = {};
   for (const [key, o] of Object.entries(OPERATIONS)) {
     const cpuUs = rows[key].cpuUs.worker / (o.per ?? 1);
     ops[key] = { label: o.label, counts: counts[key], cpuUs, bill: billOf(counts[key], cpuUs) };
   }
-  return { pricesAsOf: PRICES_AS_OF, prices: PRICES, ops, spans: { on: rows.tracedCall.cpuUs.worker, off: rows.tracedNoSpans.cpuUs.worker, control: rows.tracedNoSpans2.cpuUs.worker, untracedOn: rows.modernCall.cpuUs.worker, untracedOff: rows.modernCallNoSpans.cpuUs.worker, rounds, perRound }, errors };
+  return {
+    pricesAsOf: PRICES_AS_OF,
+    prices: PRICES,
+    ops,
+    spans: {
+      on: rows.tracedCall.cpuUs.worker,
+      off: rows.tracedNoSpans.cpuUs.worker,
+      control: rows.tracedNoSpans2.cpuUs.worker,
+      untracedOn: rows.modernCall.cpuUs.worker,
+      untracedOff: rows.modernCallNoSpans.cpuUs.worker,
+      rounds,
+      perRound,
+    },
+    errors,
+  };
 }

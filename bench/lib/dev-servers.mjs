@@ -18,7 +18,9 @@ import { TASKS_SERVER } from "./tasks.mjs";
  * @param {(line: string) => void} [onProgress]
  */
 export async function startDevServers({ shardCounts }, onProgress = () => {}) {
-  onProgress(`starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks (and its floor) and churn phases, side by side`);
+  onProgress(
+    `starting wrangler dev for the throughput, replay, fan-out (HUB_SHARDS=${shardCounts.join(", ")}), tasks (and its floor) and churn phases, side by side`,
+  );
   // A start that fails is tried once more: with fifteen starting at once, wrangler's bundler has been
   // seen to deadlock in one of them, and a whole run should not be lost to that.
   const retried = (start) =>

@@ -24,7 +24,10 @@ export const FLOOR_DO_LOG = "bench/floor-do-log/wrangler.toml";
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
  */
-export async function directThroughput({ tmpDir, built = {}, requests, rounds, concurrency, warmup, rowMaxMs, legacySessions }, onProgress = () => {}) {
+export async function directThroughput(
+  { tmpDir, built = {}, requests, rounds, concurrency, warmup, rowMaxMs, legacySessions },
+  onProgress = () => {},
+) {
   onProgress("throughput without the dev proxy: the same Workers served by workerd through Miniflare");
   const servers = {};
   const clients = {};
@@ -70,7 +73,14 @@ export async function directThroughput({ tmpDir, built = {}, requests, rounds, c
       modernCallNoSpans: { server: "engineNoSpans", op: convertOn(clients.engineNoSpans) },
       // The same call as Claude sends it (a 2025-11-25 version header on a 2026-07-28 body, served as a
       // quirk: src/engine/http/quirks.ts), beside the well-formed one: what the tolerance costs.
-      modernCallQuirk: { server: "engine", op: async (i) => checkConvert(i, await modernCall(clients.engine, "tools/call", convertArgs(i), { headers: { "MCP-Protocol-Version": "2025-11-25" } })) },
+      modernCallQuirk: {
+        server: "engine",
+        op: async (i) =>
+          checkConvert(
+            i,
+            await modernCall(clients.engine, "tools/call", convertArgs(i), { headers: { "MCP-Protocol-Version": "2025-11-25" } }),
+          ),
+      },
       floorLog: {
         server: "floorLog",
         op: async () => {

@@ -25,7 +25,12 @@ function versus(base, other) {
  */
 export async function extensionCostPhase({ tmpDir, rounds = 7, cpuRounds = 3, isolates = 30 }, onProgress = () => {}) {
   const { ok, apps, message } = await extensionCost(path.join(tmpDir, "ext-cost"));
-  onProgress(message.split("\n").map((l) => `  ${l.trim()}`).join("\n"));
+  onProgress(
+    message
+      .split("\n")
+      .map((l) => `  ${l.trim()}`)
+      .join("\n"),
+  );
   const compat = compatibilityOf("test/engine/app/wrangler.toml");
   const runs = apps.map(() => ({ js: [], cpu: [] }));
   for (let round = 0; round < rounds; round++) {

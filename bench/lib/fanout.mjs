@@ -92,7 +92,11 @@ async function pool(count, concurrency, fn) {
 }
 
 async function openListener(client, i) {
-  const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: `fanout-${i}`, headers: { "CF-Connecting-IP": clientAddress(i) } });
+  const { headers, body } = modernRequest(
+    "subscriptions/listen",
+    { notifications: { toolsListChanged: true } },
+    { id: `fanout-${i}`, headers: { "CF-Connecting-IP": clientAddress(i) } },
+  );
   const a = new Arrivals(await expectOk(await client.open("POST", headers, body), "subscriptions/listen"));
   if (!(await a.until(() => a.acked, 30_000))) throw new Error(`listen ${i}: no acknowledgement in 30 s`);
   return a;
@@ -104,19 +108,31 @@ async function openListener(client, i) {
  */
 async function openSession(client, i) {
   const address = { "CF-Connecting-IP": clientAddress(i) };
-  const { id } = await openLegacySession(async (x) => client.send({ ...x, headers: { ...x.headers, ...address } }), { clientInfo: { name: "mcp-bench-fanout", version: "0.0.0" } });
+  const { id } = await openLegacySession(async (x) => client.send({ ...x, headers: { ...x.headers, ...address } }), {
+    clientInfo: { name: "mcp-bench-fanout", version: "0.0.0" },
+  });
   return new Arrivals(await expectOk(await client.open("GET", streamHeaders(id, undefined, address)), "GET stream"));
 }
 
 /** A publish through the engine's announce tool: resolves with the tool's own measurement of it (ms). */
-const announce = (client) => async () => (await modernCall(client, "tools/call", { name: "announce", arguments: {} })).structuredContent.publishMs;
+const announce = (client) => async () =>
+  (await modernCall(client, "tools/call", { name: "announce", arguments: {} })).structuredContent.publishMs;
 
 /** The floor's notification: the engine's tools list change as a listen stream gets it. */
-const FLOOR_FRAME = JSON.stringify({ jsonrpc: "2.0", method: NOTIFICATION, params: { _meta: { "io.modelcontextprotocol/subscriptionId": "fanout-0" } } });
+const FLOOR_FRAME = JSON.stringify({
+  jsonrpc: "2.0",
+  method: NOTIFICATION,
+  params: { _meta: { "io.modelcontextprotocol/subscriptionId": "fanout-0" } },
+});
 
 /** Stream i of the fan-out floor (bench/floor-fanout), from its own client address like the engine's. */
 async function openFloorListener(client, i) {
-  const a = new Arrivals(await expectOk(await client.open("POST", { "Content-Type": "application/json", "CF-Connecting-IP": clientAddress(i) }, "{}"), "floor stream"));
+  const a = new Arrivals(
+    await expectOk(
+      await client.open("POST", { "Content-Type": "application/json", "CF-Connecting-IP": clientAddress(i) }, "{}"),
+      "floor stream",
+    ),
+  );
   if (!(await a.until(() => a.acked, 30_000))) throw new Error(`floor stream ${i}: no acknowledgement in 30 s`);
   return a;
 }
@@ -159,7 +175,9 @@ class Publishes {
     const ms = await this.publish();
     this.callMs.push(performance.now() - t0);
     this.publishMs.push(ms);
-    await Promise.all(streams.map((s, i) => s.until(() => s.times.length >= base[i] + r, Math.max(1, t0 + this.roundMs - performance.now()))));
+    await Promise.all(
+      streams.map((s, i) => s.until(() => s.times.length >= base[i] + r, Math.max(1, t0 + this.roundMs - performance.now()))),
+    );
     const cpu = cpuDelta(cpuBefore, cpuMs(this.roles));
     this.cpuMs = cpu && this.cpuMs !== undefined ? this.cpuMs + cpu.worker : undefined;
     for (const [i, s] of streams.entries()) {
@@ -198,10 +216,18 @@ async function alternate(publishes, rounds) {
 }
 
 /** The `wrangler dev` the fan-out phase measures at one hub shard count. */
-export const fanoutServer = (shards) => ({ config: SERVERS.engine.config, logLevel: "warn", vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" } });
+export const fanoutServer = (shards) => ({
+  config: SERVERS.engine.config,
+  logLevel: "warn",
+  vars: { HUB_SHARDS: String(shards), LOG_REQUESTS: "errors" },
+});
 
 /** The fan-out floor's `wrangler dev` (bench/floor-fanout) at one hub shard count. */
-export const fanoutFloorServer = (shards) => ({ config: "bench/floor-fanout/wrangler.toml", logLevel: "warn", vars: { HUB_SHARDS: String(shards) } });
+export const fanoutFloorServer = (shards) => ({
+  config: "bench/floor-fanout/wrangler.toml",
+  logLevel: "warn",
+  vars: { HUB_SHARDS: String(shards) },
+});
 
 /** A server's client with room for `most` streams, and its processes; `done()` closes the client and stops the server. */
 function clientOf(server, most) {
@@ -231,14 +257,19 @@ function clientOf(server, most) {
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
  */
-export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {}, floorServers = {} }, onProgress = () => {}) {
+export async function fanout(
+  { shardCounts, listeners, sessions, rounds, roundMs, servers = {}, sessionServers = {}, floorServers = {} },
+  onProgress = () => {},
+) {
   const rows = [];
   const errors = [];
   const counts = [...listeners].sort((a, b) => a - b);
   const record = (kind, shards, count, openMs, m) => {
     rows.push({ kind, shards, openMs, ...m });
     const what = { listen: `${count} listen streams`, session: `${count} 2025 sessions`, floor: `floor, ${count} streams` }[kind];
-    onProgress(`  ${what}: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`);
+    onProgress(
+      `  ${what}: delivery p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms; publish in the Worker p50 ${m.publishP50} ms; Worker CPU ${m.workerCpuMsPerPublish} ms/publish, RSS ${m.rssMiB?.toFixed(0)} MiB; ${m.missed} missed`,
+    );
     if (m.missed) errors.push(`fan-out HUB_SHARDS=${shards}, ${what}: ${m.missed} deliveries missed`);
   };
   /** Runs `fn` on the given servers (started here when absent), stopping them after; a failure is this phase's error. */
@@ -257,36 +288,44 @@ export async function fanout({ shardCounts, listeners, sessions, rounds, roundMs
   for (const shards of shardCounts) {
     onProgress(`fan-out: HUB_SHARDS=${shards}`);
     if (counts.length > 0)
-      await phase(shards, "listen streams and their floor", [[servers[shards], fanoutServer, counts.at(-1)], [floorServers[shards], fanoutFloorServer, counts.at(-1)]], async (engine, floor) => {
-        const publisher = new Client(new URL("/mcp/publish", floor.client.url).href, { connections: 4, timeoutMs: 60_000 });
-        try {
-          // One warm-up publish each, so no row pays for starting the hub shards.
-          await announce(engine.client)();
-          await floorPublish(publisher, () => 0)();
-          const open = { listen: [], floor: [] };
-          const openers = { listen: (i) => openListener(engine.client, i), floor: (i) => openFloorListener(floor.client, i) };
-          for (const count of counts) {
-            const openMs = {};
-            for (const kind of ["listen", "floor"]) {
-              const t0 = performance.now();
-              open[kind].push(...(await pool(count - open[kind].length, 32, (i) => openers[kind](open[kind].length + i))));
-              openMs[kind] = performance.now() - t0;
+      await phase(
+        shards,
+        "listen streams and their floor",
+        [
+          [servers[shards], fanoutServer, counts.at(-1)],
+          [floorServers[shards], fanoutFloorServer, counts.at(-1)],
+        ],
+        async (engine, floor) => {
+          const publisher = new Client(new URL("/mcp/publish", floor.client.url).href, { connections: 4, timeoutMs: 60_000 });
+          try {
+            // One warm-up publish each, so no row pays for starting the hub shards.
+            await announce(engine.client)();
+            await floorPublish(publisher, () => 0)();
+            const open = { listen: [], floor: [] };
+            const openers = { listen: (i) => openListener(engine.client, i), floor: (i) => openFloorListener(floor.client, i) };
+            for (const count of counts) {
+              const openMs = {};
+              for (const kind of ["listen", "floor"]) {
+                const t0 = performance.now();
+                open[kind].push(...(await pool(count - open[kind].length, 32, (i) => openers[kind](open[kind].length + i))));
+                openMs[kind] = performance.now() - t0;
+              }
+              const [l, f] = await alternate(
+                [
+                  new Publishes(open.listen, { ...measured, roles: engine.roles, publish: announce(engine.client) }),
+                  new Publishes(open.floor, { ...measured, roles: floor.roles, publish: floorPublish(publisher, () => open.floor.length) }),
+                ],
+                rounds,
+              );
+              record("listen", shards, count, openMs.listen, l);
+              record("floor", shards, count, openMs.floor, f);
             }
-            const [l, f] = await alternate(
-              [
-                new Publishes(open.listen, { ...measured, roles: engine.roles, publish: announce(engine.client) }),
-                new Publishes(open.floor, { ...measured, roles: floor.roles, publish: floorPublish(publisher, () => open.floor.length) }),
-              ],
-              rounds,
-            );
-            record("listen", shards, count, openMs.listen, l);
-            record("floor", shards, count, openMs.floor, f);
+            for (const a of [...open.listen, ...open.floor]) a.close();
+          } finally {
+            publisher.close();
           }
-          for (const a of [...open.listen, ...open.floor]) a.close();
-        } finally {
-          publisher.close();
-        }
-      });
+        },
+      );
     if (sessions > 0)
       await phase(shards, "sessions", [[sessionServers[shards], fanoutServer, sessions]], async ({ client, roles }) => {
         await announce(client)();

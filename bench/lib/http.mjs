@@ -25,7 +25,13 @@ export class Client {
     // A socket left idle for `idleMs` (while other rows of a bench run) is closed here, before the
     // server closes it on its side: a request sent on a socket the server already closed fails
     // with "socket hang up" and would be booked as the row's error.
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: "lifo", timeout: idleMs });
+    this.agent = new http.Agent({
+      keepAlive: true,
+      maxSockets: connections,
+      maxFreeSockets: connections,
+      scheduling: "lifo",
+      timeout: idleMs,
+    });
   }
 
   /** Starts a request; resolves with the IncomingMessage (body unread). */
@@ -42,7 +48,9 @@ export class Client {
         },
         resolve,
       );
-      req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`timeout after ${this.timeoutMs} ms: ${method} ${headers["Mcp-Method"] ?? ""}`)));
+      req.setTimeout(this.timeoutMs, () =>
+        req.destroy(new Error(`timeout after ${this.timeoutMs} ms: ${method} ${headers["Mcp-Method"] ?? ""}`)),
+      );
       req.once("error", reject);
       if (body !== undefined) req.write(body);
       req.end();

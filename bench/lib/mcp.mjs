@@ -33,7 +33,10 @@ export async function modernCall(client, method, params, opts) {
   const { headers, body } = modernRequest(method, params, opts);
   const res = await expectOk(await client.open("POST", headers, body), method);
   const msgs = await readMessages(res, client.timeoutMs);
-  return resultOf(msgs.find((m) => m.id !== undefined && (m.result !== undefined || m.error !== undefined)), method);
+  return resultOf(
+    msgs.find((m) => m.id !== undefined && (m.result !== undefined || m.error !== undefined)),
+    method,
+  );
 }
 
 /** The engine test app's convert_temperature call number i, and the check of its answer. */
@@ -75,7 +78,10 @@ export class LegacySession {
   async call(method, params = {}) {
     const id = freshId();
     const msgs = await readMessages(await this.openRequest(method, params, id), this.client.timeoutMs);
-    return resultOf(msgs.find((m) => m.id === id), method);
+    return resultOf(
+      msgs.find((m) => m.id === id),
+      method,
+    );
   }
 
   /**
@@ -86,7 +92,10 @@ export class LegacySession {
   async callWithInput(method, params, answer) {
     const id = freshId();
     const res = await this.openRequest(method, params, id);
-    if (!isSse(res)) throw new Error(`${method}: expected an SSE stream, got ${res.headers["content-type"]}: ${(await readBody(res, 5000)).slice(0, 200)}`);
+    if (!isSse(res))
+      throw new Error(
+        `${method}: expected an SSE stream, got ${res.headers["content-type"]}: ${(await readBody(res, 5000)).slice(0, 200)}`,
+      );
     let final;
     const posts = [];
     const events = await eventsOf(res).rest(this.client.timeoutMs, ({ message: m }) => {
@@ -104,7 +113,9 @@ export class LegacySession {
 
   /** GET the session's stream from an event id; resolves with the wire's event reader. */
   async openGet(lastEventId) {
-    return eventsOf(await expectOk(await this.client.open("GET", streamHeaders(this.id, lastEventId)), `GET (Last-Event-ID ${lastEventId})`));
+    return eventsOf(
+      await expectOk(await this.client.open("GET", streamHeaders(this.id, lastEventId)), `GET (Last-Event-ID ${lastEventId})`),
+    );
   }
 
   async close() {

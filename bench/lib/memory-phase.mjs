@@ -11,15 +11,21 @@ import { LegacySession, clientAddress, modernRequest } from "./mcp.mjs";
 import { SERVERS } from "./servers.mjs";
 import { startDirect } from "./direct.mjs";
 
-const rssKiB = (pids) => pids.reduce((a, pid) => a + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN), 0);
+const rssKiB = (pids) =>
+  pids.reduce((a, pid) => a + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN), 0);
 
 /** Opens a listen stream and waits for its acknowledgement; returns the live response. */
 let listeners = 0;
 async function openListen(client) {
-  const { headers, body } = modernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { headers: { "CF-Connecting-IP": clientAddress(++listeners) } });
+  const { headers, body } = modernRequest(
+    "subscriptions/listen",
+    { notifications: { toolsListChanged: true } },
+    { headers: { "CF-Connecting-IP": clientAddress(++listeners) } },
+  );
   const res = await expectOk(await client.open("POST", headers, body), "subscriptions/listen");
   const first = await eventsOf(res).next(30_000);
-  if (first?.message?.method !== "notifications/subscriptions/acknowledged") throw new Error(`listen: first event ${JSON.stringify(first).slice(0, 200)}`);
+  if (first?.message?.method !== "notifications/subscriptions/acknowledged")
+    throw new Error(`listen: first event ${JSON.stringify(first).slice(0, 200)}`);
   return res;
 }
 
@@ -43,10 +49,12 @@ export async function memoryPerConnection({ tmpDir, built = {}, count = 200, set
     for (const s of warmStreams) s.destroy();
     await sleep(settleMs);
     const base = rssKiB(server.pids);
-    for (let i = 0; i < count; i += 20) sessions.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => new LegacySession(client).open()))));
+    for (let i = 0; i < count; i += 20)
+      sessions.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => new LegacySession(client).open()))));
     await sleep(settleMs);
     const withSessions = rssKiB(server.pids);
-    for (let i = 0; i < count; i += 20) streams.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => openListen(client)))));
+    for (let i = 0; i < count; i += 20)
+      streams.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => openListen(client)))));
     await sleep(settleMs);
     const withStreams = rssKiB(server.pids);
     const out = {
@@ -55,7 +63,9 @@ export async function memoryPerConnection({ tmpDir, built = {}, count = 200, set
       sessionKiB: (withSessions - base) / count,
       streamKiB: (withStreams - withSessions) / count,
     };
-    onProgress(`  RSS ${(base / 1024).toFixed(1)} MiB → ${(withSessions / 1024).toFixed(1)} MiB with ${count} sessions → ${(withStreams / 1024).toFixed(1)} MiB with ${count} listen streams: ${out.sessionKiB.toFixed(1)} KiB per session, ${out.streamKiB.toFixed(1)} KiB per stream`);
+    onProgress(
+      `  RSS ${(base / 1024).toFixed(1)} MiB → ${(withSessions / 1024).toFixed(1)} MiB with ${count} sessions → ${(withStreams / 1024).toFixed(1)} MiB with ${count} listen streams: ${out.sessionKiB.toFixed(1)} KiB per session, ${out.streamKiB.toFixed(1)} KiB per stream`,
+    );
     return out;
   } finally {
     for (const s of streams) s.destroy();

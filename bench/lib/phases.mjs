@@ -84,7 +84,13 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
   // map to modules; interleaved like the checks. Its Active time has a figure even for the bare
   // Worker, whose `check startup` (sampled at about 1 ms) can read 0.0 ms.
   onProgress(`start-up profile (50 µs): ${profileRuns} interleaved rounds of ${keys.join(", ")}`);
-  const profiled = await interleavedProfiles(Object.fromEntries(keys.map((key) => [key, { dir: built[key].raw.dir, main: built[key].raw.main, compat: compatibilityOf(SERVERS[key].config) }])), profileRuns, onProgress);
+  const profiled = await interleavedProfiles(
+    Object.fromEntries(
+      keys.map((key) => [key, { dir: built[key].raw.dir, main: built[key].raw.main, compat: compatibilityOf(SERVERS[key].config) }]),
+    ),
+    profileRuns,
+    onProgress,
+  );
   for (const key of keys) {
     const { min, raw } = built[key];
     const check = checks[key];
@@ -112,7 +118,9 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
         topFunctions: meanOf(sums, "byFunction").slice(0, 10),
       };
     }
-    onProgress(`  ${SERVERS[key].name}: unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: Active ${stat[key].profActiveAll.join(", ")} ms, JS ${stat[key].profJs.toFixed(2)} ms (median)`);
+    onProgress(
+      `  ${SERVERS[key].name}: unminified ${raw.raw} B, minified ${min.raw} B, gzip ${min.gzip} B; check startup Active ${check.join(", ")} ms; 50 µs profile: Active ${stat[key].profActiveAll.join(", ")} ms, JS ${stat[key].profJs.toFixed(2)} ms (median)`,
+    );
   }
   // The start-up the "≤ 1.25× the bare Worker's" row compares: CPU time of an isolate's first
   // request importing the minified bundle, isolate and harness included, since the sampled figures
@@ -154,7 +162,10 @@ export function throughputOps(clients, sessions) {
         if (!Array.isArray(result.tools) || result.tools.length === 0) throw new Error("empty tools/list");
       },
     },
-    legacyCall: { server: "engine", op: async (i) => checkConvert(i, await sessions[i % sessions.length].call("tools/call", convertArgs(i))) },
+    legacyCall: {
+      server: "engine",
+      op: async (i) => checkConvert(i, await sessions[i % sessions.length].call("tools/call", convertArgs(i))),
+    },
     official: { server: "official", op: convertOn(clients.official) },
     agents: { server: "agents", op: convertOn(clients.agents) },
   };
@@ -201,14 +212,18 @@ export const THROUGHPUT_SERVERS = {
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
  */
-export async function throughput({ requests, rounds, concurrency, warmup, rowMaxMs, legacySessions, servers: started }, onProgress = () => {}) {
+export async function throughput(
+  { requests, rounds, concurrency, warmup, rowMaxMs, legacySessions, servers: started },
+  onProgress = () => {},
+) {
   onProgress("throughput: wrangler dev of the floor, the engine test app and the peers");
   const servers = { ...started };
   const clients = {};
   const keys = Object.keys(THROUGHPUT_SERVERS);
   try {
     for (const key of keys) servers[key] ??= await startWrangler(THROUGHPUT_SERVERS[key]);
-    for (const key of keys) clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
+    for (const key of keys)
+      clients[key] = new Client(servers[key].url, { connections: Math.max(concurrency, legacySessions), timeoutMs: 60_000 });
     const sessions = await Promise.all(Array.from({ length: legacySessions }, () => new LegacySession(clients.engine).open()));
     const ops = throughputOps(clients, sessions);
     for (const key of Object.keys(ops)) await runLoad({ name: "warm-up", total: warmup, concurrency, maxMs: rowMaxMs, op: ops[key].op });

@@ -29,7 +29,12 @@ export function loadReport({ modern, sessions, failed }) {
   ].join("\n");
 }
 
-const table = (head, align, lines) => [`| ${head.join(" | ")} |`, `|${align.map((a) => (a === "r" ? "---:" : "---")).join("|")}|`, ...lines.map((l) => `| ${l.join(" | ")} |`)].join("\n");
+const table = (head, align, lines) =>
+  [
+    `| ${head.join(" | ")} |`,
+    `|${align.map((a) => (a === "r" ? "---:" : "---")).join("|")}|`,
+    ...lines.map((l) => `| ${l.join(" | ")} |`),
+  ].join("\n");
 
 function sizeSection({ stat, sameTool, versions, meta }) {
   const x = fmt.ratio;
@@ -38,22 +43,45 @@ function sizeSection({ stat, sameTool, versions, meta }) {
     ? `\n\nThe peers serve one tool each, convert_temperature; the same tool served by the engine (bench/same-tool, built the same way) is ${fmt.kib(sameTool.min)} minified, ${fmt.kib(sameTool.gzip)} gzip: ${PEERS.map((p) => `${x(sameTool.gzip, stat[p].gzip)} ${p}'s gzip (minified ${x(sameTool.min, stat[p].min)})`).join(", ")}.`
     : "";
   const label = (k) => (k === "engine" ? "**this template**" : `${SERVERS[k].name}${versions[k] ? ` ${versions[k]}` : ""}`);
-  const versus = (peer) => [`this / ${peer}`, x(e.raw, stat[peer].raw), x(e.min, stat[peer].min), x(e.gzip, stat[peer].gzip), x(e.checkActive, stat[peer].checkActive), x(e.profJs, stat[peer].profJs)];
+  const versus = (peer) => [
+    `this / ${peer}`,
+    x(e.raw, stat[peer].raw),
+    x(e.min, stat[peer].min),
+    x(e.gzip, stat[peer].gzip),
+    x(e.checkActive, stat[peer].checkActive),
+    x(e.profJs, stat[peer].profJs),
+  ];
   return `## Size and start-up
 
 "This template" is the engine serving its own test app (test/engine/app: eight tools, two of them tasks, a resource, a template, a prompt).
 
 ${table(
-  ["", "unminified", "minified", "gzip (minified)", `start-up, \`wrangler check startup\` Active (median of ${meta.startupRuns})`, `start-up JS, 50 µs profile (median of ${meta.profileRuns})`],
+  [
+    "",
+    "unminified",
+    "minified",
+    "gzip (minified)",
+    `start-up, \`wrangler check startup\` Active (median of ${meta.startupRuns})`,
+    `start-up JS, 50 µs profile (median of ${meta.profileRuns})`,
+  ],
   ["l", "r", "r", "r", "r", "r"],
   [
-    ...Object.keys(SERVERS).map((k) => [label(k), fmt.kib(stat[k].raw), fmt.kib(stat[k].min), fmt.kib(stat[k].gzip), `${stat[k].checkActive.toFixed(1)} ms`, `${stat[k].profJs.toFixed(2)} ms`]),
+    ...Object.keys(SERVERS).map((k) => [
+      label(k),
+      fmt.kib(stat[k].raw),
+      fmt.kib(stat[k].min),
+      fmt.kib(stat[k].gzip),
+      `${stat[k].checkActive.toFixed(1)} ms`,
+      `${stat[k].profJs.toFixed(2)} ms`,
+    ]),
     versus("official"),
     versus("agents"),
   ],
 )}
 
-Every \`check startup\` run, in interleaved rounds: ${Object.entries(stat).map(([k, v]) => `${k} ${v.checkAll.join(", ")}`).join("; ")} (ms).
+Every \`check startup\` run, in interleaved rounds: ${Object.entries(stat)
+    .map(([k, v]) => `${k} ${v.checkAll.join(", ")}`)
+    .join("; ")} (ms).
 \`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.${same}`;
 }
 
@@ -76,7 +104,15 @@ function throughputSection({ rows, versions, meta }) {
 ${table(
   ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs floor", "vs official", "vs agents"],
   ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
-  labelled.map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`, ...vs(r, rps)]),
+  labelled.map(([label, r]) => [
+    label,
+    fmt.rps(r.rps),
+    r.roundRps.map(fmt.rps).join(" / "),
+    fmt.ms(r.p50),
+    fmt.ms(r.p99),
+    `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`,
+    ...vs(r, rps),
+  ]),
 )}
 
 CPU per request, from /proc (µs; "Worker" = the workerd process that runs the Worker and its Durable Objects; "proxy" = wrangler's proxy workerd; "wrangler" = its Node process; "client" = this load generator):
@@ -84,7 +120,15 @@ CPU per request, from /proc (µs; "Worker" = the workerd process that runs the W
 ${table(
   ["row", "Worker µs/req", "above floor µs", "vs floor", "vs official", "vs agents", "proxy", "wrangler", "client"],
   ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
-  labelled.map(([label, r]) => [label, fmt.us(r.cpuUs.worker), fmt.us(r.cpuUs.worker - rows.floor.cpuUs.worker), ...vs(r, cpu), fmt.us(r.cpuUs.proxy), fmt.us(r.cpuUs.wrangler), fmt.us(r.cpuUs.client)]),
+  labelled.map(([label, r]) => [
+    label,
+    fmt.us(r.cpuUs.worker),
+    fmt.us(r.cpuUs.worker - rows.floor.cpuUs.worker),
+    ...vs(r, cpu),
+    fmt.us(r.cpuUs.proxy),
+    fmt.us(r.cpuUs.wrangler),
+    fmt.us(r.cpuUs.client),
+  ]),
 )}`;
 }
 
@@ -103,7 +147,11 @@ function tasksSection({ tasks: t }) {
       ]
     : [];
   const cpuLine = f
-    ? `\n\nworkerd CPU (the process that runs the Worker and its Durable Objects, from /proc) per task, from its create through its polls and its run: this template ${cpu(l.cpuMsPerTask)} ms against ${cpu(l.plainCall.cpuMsPerCall)} ms per plain \`tools/call\`; the floor ${Object.entries(f.modes).map(([mode, r]) => `${cpu(r.cpuMsPerTask)} ms (${mode})`).join(", ")} against ${cpu(f.plainCall.cpuMsPerCall)} ms per plain call.`
+    ? `\n\nworkerd CPU (the process that runs the Worker and its Durable Objects, from /proc) per task, from its create through its polls and its run: this template ${cpu(l.cpuMsPerTask)} ms against ${cpu(l.plainCall.cpuMsPerCall)} ms per plain \`tools/call\`; the floor ${Object.entries(
+        f.modes,
+      )
+        .map(([mode, r]) => `${cpu(r.cpuMsPerTask)} ms (${mode})`)
+        .join(", ")} against ${cpu(f.plainCall.cpuMsPerCall)} ms per plain call.`
     : "";
   return `## Tasks (2026-07-28 tasks extension, engine test app, wrangler dev)
 
@@ -128,7 +176,15 @@ ${table(
   [
     ["`tasks/get` (finished task)", get],
     ["`tools/call` (convert_temperature)", call],
-  ].map(([label, r]) => [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), String(r.errors), x(r.rps, call.rps)]),
+  ].map(([label, r]) => [
+    label,
+    fmt.rps(r.rps),
+    r.roundRps.map(fmt.rps).join(" / "),
+    fmt.ms(r.p50),
+    fmt.ms(r.p99),
+    String(r.errors),
+    x(r.rps, call.rps),
+  ]),
 )}`;
 }
 
@@ -156,12 +212,36 @@ function directSection({ direct, rows, versions, meta }) {
 The same bundles \`wrangler deploy --dry-run\` emits, with the bindings their wrangler.toml declares, run by Miniflare's API with no \`wrangler dev\` proxy in front. The engine's rate-limit bindings and Static Assets are left out of every row but one: Miniflare simulates the limits, and the asset router that \`run_worker_first\` puts in front of every request, in JavaScript inside the same workerd process, while on Cloudflare both are the platform's; the floor and the peers have neither, and the calls measured read no asset. The "rate limits and asset router simulated" row shows what the simulations cost. The "\`LOG_REQUESTS=off\`" row shows what the one log line per request costs (it is on by default); the two floors "with the request log line" write one line of the same fields and length (the 2026-07-28 call's from the Worker, the 2025-11-25 call's from the object), which is what any Worker that logs each request pays. "Worker CPU" is the whole workerd process (the Worker, its Durable Objects, and Miniflare's entry Worker).
 
 ${table(
-  ["row", "requests/s", "per round", "p50 ms", "p99 ms", "errors", "vs floor", "Worker CPU µs/req", "CPU vs floor", "wrangler dev requests/s"],
+  [
+    "row",
+    "requests/s",
+    "per round",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "vs floor",
+    "Worker CPU µs/req",
+    "CPU vs floor",
+    "wrangler dev requests/s",
+  ],
   ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
-  labelled.filter(([, key]) => direct[key]).map(([label, key, dev]) => {
-    const r = direct[key];
-    return [label, fmt.rps(r.rps), r.roundRps.map(fmt.rps).join(" / "), fmt.ms(r.p50), fmt.ms(r.p99), `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`, x(r.rps, f.rps), fmt.us(r.cpuUs.worker), x(r.cpuUs.worker, f.cpuUs.worker), dev ? fmt.rps(rows[dev].rps) : "–"];
-  }),
+  labelled
+    .filter(([, key]) => direct[key])
+    .map(([label, key, dev]) => {
+      const r = direct[key];
+      return [
+        label,
+        fmt.rps(r.rps),
+        r.roundRps.map(fmt.rps).join(" / "),
+        fmt.ms(r.p50),
+        fmt.ms(r.p99),
+        `${r.errors}${r.truncated ? ` (${r.done} done, time limit)` : ""}`,
+        x(r.rps, f.rps),
+        fmt.us(r.cpuUs.worker),
+        x(r.cpuUs.worker, f.cpuUs.worker),
+        dev ? fmt.rps(rows[dev].rps) : "–",
+      ];
+    }),
 )}
 
 Stateless lane against its floor: 2026-07-28 \`tools/call\` ${fmt.us(direct.modernCall.cpuUs.worker)} µs of Worker CPU per call, the bare Worker ${fmt.us(f.cpuUs.worker)} µs (${x(direct.modernCall.cpuUs.worker, f.cpuUs.worker)}); without the log line ${fmt.us(direct.modernCallQuiet.cpuUs.worker)} µs (${x(direct.modernCallQuiet.cpuUs.worker, f.cpuUs.worker)})${direct.floorLog ? `; against the bare Worker with the same log line, ${fmt.us(direct.floorLog.cpuUs.worker)} µs, ${x(direct.modernCall.cpuUs.worker, direct.floorLog.cpuUs.worker)}` : ""}.
@@ -194,13 +274,42 @@ Replay cost follows the events missed (an index range scan), not the log size: c
 }
 
 function fanoutSection({ fanout }) {
-  const kind = (r) => ({ listen: "2026 `subscriptions/listen` streams", session: "2025 sessions (GET stream each)", floor: "floor: bare hub objects → SSE streams" })[r.kind];
+  const kind = (r) =>
+    ({
+      listen: "2026 `subscriptions/listen` streams",
+      session: "2025 sessions (GET stream each)",
+      floor: "floor: bare hub objects → SSE streams",
+    })[r.kind];
   return `## Notification fan-out (engine test app, its \`announce\` tool publishes a tools list change)
 
 ${table(
-  ["receivers", "HUB_SHARDS", "count", "delivery p50 ms", "delivery p99 ms", "publish in the Worker, median (max) ms", "tools/call round trip, median ms", "Worker CPU per publish ms", "Worker RSS MiB", "deliveries", "missed"],
+  [
+    "receivers",
+    "HUB_SHARDS",
+    "count",
+    "delivery p50 ms",
+    "delivery p99 ms",
+    "publish in the Worker, median (max) ms",
+    "tools/call round trip, median ms",
+    "Worker CPU per publish ms",
+    "Worker RSS MiB",
+    "deliveries",
+    "missed",
+  ],
   ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
-  fanout.rows.map((r) => [kind(r), r.shards, r.streams.toLocaleString("en-US"), fmt.ms(r.p50), fmt.ms(r.p99), `${fmt.ms(r.publishP50)} (${fmt.ms(r.publishMax)})`, fmt.ms(r.callP50), fmt.ms(r.workerCpuMsPerPublish), fmt.ms(r.rssMiB), r.deliveries.toLocaleString("en-US"), r.missed]),
+  fanout.rows.map((r) => [
+    kind(r),
+    r.shards,
+    r.streams.toLocaleString("en-US"),
+    fmt.ms(r.p50),
+    fmt.ms(r.p99),
+    `${fmt.ms(r.publishP50)} (${fmt.ms(r.publishMax)})`,
+    fmt.ms(r.callP50),
+    fmt.ms(r.workerCpuMsPerPublish),
+    fmt.ms(r.rssMiB),
+    r.deliveries.toLocaleString("en-US"),
+    r.missed,
+  ]),
 )}
 
 Delivery: from sending the \`tools/call\` to the event's arrival on each stream, over ${fanout.rows[0]?.rounds ?? 0} publishes, one at a time. "Publish in the Worker" is the tool's own measurement of \`ctx.notify.toolsListChanged()\` (one call per shard; the shards send after answering). Under \`wrangler dev\` every shard, session and Worker shares one workerd thread, so more shards spread the work without making it parallel; in production each shard runs on its own. The sessions rows run on a \`wrangler dev\` of their own at each shard count: locally, the listen streams the bench has just closed stay open in the Worker until \`wrangler dev\`'s proxy reports them (at a failed write, up to a keep-alive later), and each publish would still be written to them. The floor rows (bench/floor-fanout) do only what any such fan-out must: hub objects holding hibernatable WebSockets to Workers that hold the SSE responses, sending each frame in slices of 16 sockets as the engine's shards do, behind the same Static Assets (whose router \`wrangler dev\` simulates in front of every request, carrying each stream's bytes too) and rate limit as the engine test app, with no MCP, filter, principal, keep-alive or log; the publish is a plain POST the floor's Worker hands to every shard.`;
@@ -212,9 +321,31 @@ function historySection({ history, meta }) {
   return `## Start-up beside earlier commits (the engine test app at each, measured interleaved in this run)
 
 ${table(
-  ["build", "minified", "gzip", `JS, 50 µs profile (median of ${history[0].jsAll.length})`, "every run", `\`check startup\` Active (median of ${history[0].checkAll.length})`, "every run", `import CPU per isolate (median of ${history[0].cpuAll.length})`, "every run", "JS vs this checkout"],
+  [
+    "build",
+    "minified",
+    "gzip",
+    `JS, 50 µs profile (median of ${history[0].jsAll.length})`,
+    "every run",
+    `\`check startup\` Active (median of ${history[0].checkAll.length})`,
+    "every run",
+    `import CPU per isolate (median of ${history[0].cpuAll.length})`,
+    "every run",
+    "JS vs this checkout",
+  ],
   ["l", "r", "r", "r", "l", "r", "l", "r", "l", "r"],
-  history.map((r) => [r.label, fmt.kib(r.min), fmt.kib(r.gzip), `${r.js.toFixed(2)} ms`, r.jsAll.map((x) => x.toFixed(1)).join(", "), `${r.check.toFixed(1)} ms`, r.checkAll.join(", "), `${r.cpu.toFixed(2)} ms`, r.cpuAll.map((x) => x.toFixed(1)).join(", "), fmt.ratio(r.js, last.js)]),
+  history.map((r) => [
+    r.label,
+    fmt.kib(r.min),
+    fmt.kib(r.gzip),
+    `${r.js.toFixed(2)} ms`,
+    r.jsAll.map((x) => x.toFixed(1)).join(", "),
+    `${r.check.toFixed(1)} ms`,
+    r.checkAll.join(", "),
+    `${r.cpu.toFixed(2)} ms`,
+    r.cpuAll.map((x) => x.toFixed(1)).join(", "),
+    fmt.ratio(r.js, last.js),
+  ]),
 )}
 
 "Import CPU per isolate" is CPU time, not sampled wall time: the workerd process's CPU across ${history[0].isolates} isolates each importing the minified bundle on its first request, less as many isolates importing nothing, divided by their number (bench/lib/startup-cpu.mjs). The machine's load moves the sampled columns far more than these builds differ; read the rows against each other, never against another run.`;
@@ -231,12 +362,37 @@ export function extensionSection({ extensions: e }) {
   return `## What the extensions cost an app (test/engine/ext-cost: one tool alone, with a view, beside Skills; interleaved in one run)
 
 ${table(
-  ["app", "minified", "gzip", "gzip vs neither", `start-up JS, 50 µs profile (median of ${e.rounds})`, "every run (ms)", "vs neither, paired by round: median (min to max)", `import CPU per isolate (median of ${e.cpuRounds})`, "every run (ms)", "vs neither, paired by round"],
+  [
+    "app",
+    "minified",
+    "gzip",
+    "gzip vs neither",
+    `start-up JS, 50 µs profile (median of ${e.rounds})`,
+    "every run (ms)",
+    "vs neither, paired by round: median (min to max)",
+    `import CPU per isolate (median of ${e.cpuRounds})`,
+    "every run (ms)",
+    "vs neither, paired by round",
+  ],
   ["l", "r", "r", "r", "r", "l", "r", "r", "l", "r"],
-  e.rows.map((r) => [r.label, fmt.kib(r.raw), `${r.gzip.toLocaleString("en-US")} B`, r === none ? "1.000×" : `${(r.gzip / none.gzip).toFixed(3)}× (+${(r.gzip - none.gzip).toLocaleString("en-US")} B)`, `${r.js.toFixed(2)} ms`, r.jsAll.map((x) => x.toFixed(2)).join(", "), diff(r.jsVsNone), `${r.cpu.toFixed(2)} ms`, r.cpuAll.map((x) => x.toFixed(2)).join(", "), diff(r.cpuVsNone)]),
+  e.rows.map((r) => [
+    r.label,
+    fmt.kib(r.raw),
+    `${r.gzip.toLocaleString("en-US")} B`,
+    r === none ? "1.000×" : `${(r.gzip / none.gzip).toFixed(3)}× (+${(r.gzip - none.gzip).toLocaleString("en-US")} B)`,
+    `${r.js.toFixed(2)} ms`,
+    r.jsAll.map((x) => x.toFixed(2)).join(", "),
+    diff(r.jsVsNone),
+    `${r.cpu.toFixed(2)} ms`,
+    r.cpuAll.map((x) => x.toFixed(2)).join(", "),
+    diff(r.cpuVsNone),
+  ]),
 )}
 
-The app without extensions carries ${e.ok ? "none of their code (no module of src/engine/mcp/ext/, none of their strings: test/engine/e2e/ext-cost.mjs)" : "some of their code: see Errors"}. Bundled with esbuild as wrangler bundles (minified ESM), gzip level 9; start-up on the minified bundle, CPU across ${e.isolates} isolates per reading (bench/lib/startup-cpu.mjs). Start-up against the app without: ${e.rows.slice(1).map((r) => `${r.label}: ${verdict(r, "jsVsNone", "JS")}, ${verdict(r, "cpuVsNone", "CPU")}`).join("; ")}.`;
+The app without extensions carries ${e.ok ? "none of their code (no module of src/engine/mcp/ext/, none of their strings: test/engine/e2e/ext-cost.mjs)" : "some of their code: see Errors"}. Bundled with esbuild as wrangler bundles (minified ESM), gzip level 9; start-up on the minified bundle, CPU across ${e.isolates} isolates per reading (bench/lib/startup-cpu.mjs). Start-up against the app without: ${e.rows
+    .slice(1)
+    .map((r) => `${r.label}: ${verdict(r, "jsVsNone", "JS")}, ${verdict(r, "cpuVsNone", "CPU")}`)
+    .join("; ")}.`;
 }
 
 function startupSection({ stat, engineProfile: p }) {
@@ -244,9 +400,17 @@ function startupSection({ stat, engineProfile: p }) {
 
 Active ${p.active.toFixed(2)} ms = the Worker's JavaScript ${p.js.toFixed(2)} ms + native "(program)" ${p.program.toFixed(2)} ms + GC ${p.gc.toFixed(2)} ms (floor: JS ${stat.floor.profJs.toFixed(2)} ms, program ${stat.floor.profProgram.toFixed(2)} ms, medians).
 
-${table(["source module", "self ms"], ["l", "r"], p.topModules.map(([k, v]) => [k, v.toFixed(2)]))}
+${table(
+  ["source module", "self ms"],
+  ["l", "r"],
+  p.topModules.map(([k, v]) => [k, v.toFixed(2)]),
+)}
 
-${table(["function @ module:line", "self ms"], ["l", "r"], p.topFunctions.map(([k, v]) => [`\`${k}\``, v.toFixed(2)]))}`;
+${table(
+  ["function @ module:line", "self ms"],
+  ["l", "r"],
+  p.topFunctions.map(([k, v]) => [`\`${k}\``, v.toFixed(2)]),
+)}`;
 }
 
 /** Where the run's wall time went, phase by phase (bench/lib/clock.mjs). */
@@ -258,7 +422,10 @@ function timingSection({ meta }) {
 ${table(
   ["phase", "seconds", "share"],
   ["l", "r", "r"],
-  [...meta.phases.map((p) => [p.name, p.seconds.toFixed(1), `${Math.round((100 * p.seconds) / total)} %`]), ["**whole run** (with the report)", meta.seconds.toFixed(1), ""]],
+  [
+    ...meta.phases.map((p) => [p.name, p.seconds.toFixed(1), `${Math.round((100 * p.seconds) / total)} %`]),
+    ["**whole run** (with the report)", meta.seconds.toFixed(1), ""],
+  ],
 )}`;
 }
 
@@ -267,7 +434,11 @@ export function churnSection({ churn: c, meta }) {
   const disk = (d) => {
     const s = d.McpSession ?? { files: 0, holding: 0, bytes: 0 };
     const hub = d.McpHub ?? { holding: 0, bytes: 0 };
-    return [`${s.holding.toLocaleString("en-US")} of ${s.files.toLocaleString("en-US")}`, fmt.kib(s.bytes), `${hub.holding} (${fmt.kib(hub.bytes)})`];
+    return [
+      `${s.holding.toLocaleString("en-US")} of ${s.files.toLocaleString("en-US")}`,
+      fmt.kib(s.bytes),
+      `${hub.holding} (${fmt.kib(hub.bytes)})`,
+    ];
   };
   const perOp = (r, n) => [r.done.toLocaleString("en-US"), fmt.ms(r.p50), fmt.ms(r.p99), fmt.ms(r.workerCpuMsPerOp), n];
   return `## 2025-11-25 session churn (engine test app, wrangler dev)
@@ -314,7 +485,11 @@ ${replaySection(data)}
 ${data.fanout ? `\n${fanoutSection(data)}\n` : ""}${data.churn ? `\n${churnSection(data)}\n` : ""}
 ## Targets
 
-${table(["", "target"], ["l", "l"], targets.map((t) => [t.met === undefined ? "➖" : t.met ? "✅" : "❌", t.text]))}
+${table(
+  ["", "target"],
+  ["l", "l"],
+  targets.map((t) => [t.met === undefined ? "➖" : t.met ? "✅" : "❌", t.text]),
+)}
 
 ${startupSection(data)}
 

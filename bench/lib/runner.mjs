@@ -71,13 +71,18 @@ export function mergeRuns(name, runs) {
     all.set(r.latencies, at);
     at += r.done;
   }
-  return stats(name, all.sort(), runs.reduce((a, r) => a + r.elapsedMs, 0), {
-    errors: runs.reduce((a, r) => a + r.errors, 0),
-    errorSamples: runs.flatMap((r) => r.errorSamples).slice(0, 5),
-    roundRps: runs.map((r) => r.rps),
-    truncated: runs.some((r) => r.truncated),
-    concurrency: runs[0]?.concurrency,
-  });
+  return stats(
+    name,
+    all.sort(),
+    runs.reduce((a, r) => a + r.elapsedMs, 0),
+    {
+      errors: runs.reduce((a, r) => a + r.errors, 0),
+      errorSamples: runs.flatMap((r) => r.errorSamples).slice(0, 5),
+      roundRps: runs.map((r) => r.rps),
+      truncated: runs.some((r) => r.truncated),
+      concurrency: runs[0]?.concurrency,
+    },
+  );
 }
 
 /** Times `fn` into `into[key]` (an array of ms). */

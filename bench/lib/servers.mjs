@@ -8,7 +8,12 @@ import { ROOT, run } from "../../scripts/lib/procs.mjs";
 export const SERVERS = {
   engine: { name: "this template (engine test app)", config: "test/engine/app/wrangler.toml" },
   floor: { name: "floor (bare Worker, fixed JSON)", config: "bench/floor/wrangler.toml" },
-  official: { name: "official SDK v2 `createMcpHandler`", config: "bench/peers/official/wrangler.toml", dir: "bench/peers/official", pkg: "@modelcontextprotocol/server" },
+  official: {
+    name: "official SDK v2 `createMcpHandler`",
+    config: "bench/peers/official/wrangler.toml",
+    dir: "bench/peers/official",
+    pkg: "@modelcontextprotocol/server",
+  },
   agents: { name: "agents `createMcpHandler`", config: "bench/peers/agents/wrangler.toml", dir: "bench/peers/agents", pkg: "agents" },
 };
 
@@ -44,7 +49,10 @@ export async function installPeers(onProgress = () => {}) {
     const changed = Math.max(...["package.json", "package-lock.json"].map((f) => statSync(path.join(abs, f)).mtimeMs));
     if (!existsSync(marker) || statSync(marker).mtimeMs < changed) {
       onProgress(`npm ci in ${dir}`);
-      const r = await run("npm", ["ci", "--prefix", abs, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel", "error"], { timeoutMs: 300_000, capture: true });
+      const r = await run("npm", ["ci", "--prefix", abs, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel", "error"], {
+        timeoutMs: 300_000,
+        capture: true,
+      });
       if (r.code !== 0) throw new Error(`npm ci in ${dir} failed:\n${r.out.slice(-2000)}`);
     }
     versions[key] = JSON.parse(readFileSync(path.join(abs, "node_modules", pkg, "package.json"), "utf8")).version;

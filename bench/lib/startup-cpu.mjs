@@ -13,7 +13,12 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
   const before = new Set(workerdChildren());
-  const workers = Array.from({ length: 2 * isolates }, (_, i) => ({ name: `w${i}`, compatibilityDate, compatibilityFlags, ...(i % 2 ? empty() : withBundle()) }));
+  const workers = Array.from({ length: 2 * isolates }, (_, i) => ({
+    name: `w${i}`,
+    compatibilityDate,
+    compatibilityFlags,
+    ...(i % 2 ? empty() : withBundle()),
+  }));
   const mf = new Miniflare(options({ workers, handleStructuredLogs: () => {} }));
   try {
     await mf.ready;
@@ -34,7 +39,8 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
   }
 }
 
-const harness = (main) => `export default { async fetch() { ${main ? `await import(${JSON.stringify(`./${main}`)});` : ""} return new Response("ok"); } };`;
+const harness = (main) =>
+  `export default { async fetch() { ${main ? `await import(${JSON.stringify(`./${main}`)});` : ""} return new Response("ok"); } };`;
 
 /**
  * CPU ms one isolate spends importing `main` from a built output dir, net of the same harness
@@ -52,7 +58,10 @@ export async function startupCpu(outdir, main, { compatibilityDate, compatibilit
       ...files.map((f) => ({ type: "ESModule", path: path.join(outdir, f), contents: readFileSync(path.join(outdir, f), "utf8") })),
     ],
   });
-  const empty = () => ({ modulesRoot: outdir, modules: [{ type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(null) }] });
+  const empty = () => ({
+    modulesRoot: outdir,
+    modules: [{ type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(null) }],
+  });
   const { full, base } = await cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags, isolates });
   return { ms: full - base, full, base };
 }

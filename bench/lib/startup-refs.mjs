@@ -48,7 +48,10 @@ async function sourceAt(ref, dir) {
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
  */
-export async function startupAcrossRefs({ tmpDir, builds, rounds = 9, checkRounds = 5, cpuRounds = 3, isolates = 100 }, onProgress = () => {}) {
+export async function startupAcrossRefs(
+  { tmpDir, builds, rounds = 9, checkRounds = 5, cpuRounds = 3, isolates = 100 },
+  onProgress = () => {},
+) {
   const built = [];
   for (const [i, { prebuilt, ...b }] of builds.entries()) {
     const src = await sourceAt(b.ref, path.join(tmpDir, `src-${i}`));
@@ -59,7 +62,19 @@ export async function startupAcrossRefs({ tmpDir, builds, rounds = 9, checkRound
       prebuilt?.min ?? build(config, path.join(tmpDir, `min-${i}`)),
       prebuilt?.upload ?? buildUploadBundle(config, path.join(tmpDir, `upload-${i}.bundle`)),
     ]);
-    built.push({ ...b, raw, minDir: min.dir, gzip: min.gzip, min: min.raw, upload, compat: compatibilityOf(path.relative(ROOT, config)), js: [], program: [], check: [], cpu: [] });
+    built.push({
+      ...b,
+      raw,
+      minDir: min.dir,
+      gzip: min.gzip,
+      min: min.raw,
+      upload,
+      compat: compatibilityOf(path.relative(ROOT, config)),
+      js: [],
+      program: [],
+      check: [],
+      cpu: [],
+    });
     onProgress(`  ${b.label}: minified ${min.raw} B, gzip ${min.gzip} B`);
   }
   for (let round = 0; round < rounds; round++) {
@@ -96,4 +111,3 @@ export async function shortRef(ref) {
   const r = await run("git", ["-C", ROOT, "rev-parse", "--short", ref], { timeoutMs: 10_000, capture: true });
   return r.code === 0 ? r.out.trim() : ref;
 }
-

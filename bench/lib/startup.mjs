@@ -35,7 +35,9 @@ export async function build(config, outdir, { minify } = {}) {
   if (minify !== undefined) args.push("--minify", String(minify));
   const r = await run("wrangler", args, { timeoutMs: 180_000, capture: true });
   if (r.code !== 0) throw new Error(`wrangler ${args.join(" ")} failed (code ${r.code}):\n${r.out.slice(-3000)}`);
-  const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f)).sort();
+  const files = readdirSync(outdir, { recursive: true, encoding: "utf8" })
+    .filter((f) => /\.m?js$/.test(f))
+    .sort();
   if (files.length === 0) throw new Error(`no JS in ${outdir}`);
   const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
   const main = files.includes("index.js") ? "index.js" : files[0];
@@ -52,15 +54,24 @@ export async function buildUploadBundle(config, outfile) {
 /** One `wrangler check startup` run on a prebuilt bundle: { active, sampled, window, samples } in ms. */
 export async function checkStartup(bundleFile, tmp) {
   const outfile = path.join(tmp, `startup-${process.hrtime.bigint()}.cpuprofile`);
-  const r = await run("wrangler", ["check", "startup", "--worker", bundleFile, "--outfile", outfile], { timeoutMs: 120_000, capture: true });
+  const r = await run("wrangler", ["check", "startup", "--worker", bundleFile, "--outfile", outfile], {
+    timeoutMs: 120_000,
+    capture: true,
+  });
   rmSync(outfile, { force: true });
   const num = (label) => {
     const m = new RegExp(`${label}:\\s*([\\d.]+)\\s*ms`).exec(r.out);
     return m ? Number(m[1]) : NaN;
   };
   const samples = /Samples:\s*(\d+)/.exec(r.out);
-  if (r.code !== 0 || Number.isNaN(num("Active"))) throw new Error(`wrangler check startup failed (code ${r.code}):\n${r.out.slice(-2000)}`);
-  return { active: num("Active"), sampled: num("Sampled time"), window: num("Profile window"), samples: samples ? Number(samples[1]) : NaN };
+  if (r.code !== 0 || Number.isNaN(num("Active")))
+    throw new Error(`wrangler check startup failed (code ${r.code}):\n${r.out.slice(-2000)}`);
+  return {
+    active: num("Active"),
+    sampled: num("Sampled time"),
+    window: num("Profile window"),
+    samples: samples ? Number(samples[1]) : NaN,
+  };
 }
 
 // ── a finer start-up profile, with wrangler's own miniflare ─────────────────
@@ -103,18 +114,24 @@ export async function profileStartup(outdir, main, { compatibilityDate, compatib
   const harness = path.join(outdir, "__startup-harness.mjs");
   const profiles = [];
   for (let i = 0; i < reps; i++) {
-    const mf = new Miniflare(options({
-      name: "profiler",
-      compatibilityDate,
-      compatibilityFlags,
-      modulesRoot: outdir,
-      modules: [
-        { type: "ESModule", path: harness, contents: `export default { async fetch() { await import(${JSON.stringify(`./${main}`)}); return new Response("ok"); } };` },
-        ...modules,
-      ],
-      inspectorPort: 0,
-      handleStructuredLogs: () => {},
-    }));
+    const mf = new Miniflare(
+      options({
+        name: "profiler",
+        compatibilityDate,
+        compatibilityFlags,
+        modulesRoot: outdir,
+        modules: [
+          {
+            type: "ESModule",
+            path: harness,
+            contents: `export default { async fetch() { await import(${JSON.stringify(`./${main}`)}); return new Response("ok"); } };`,
+          },
+          ...modules,
+        ],
+        inspectorPort: 0,
+        handleStructuredLogs: () => {},
+      }),
+    );
     let ws;
     try {
       await mf.ready;
@@ -189,7 +206,13 @@ export function summarize(profile, moduleOf = () => "?", mainFile = "index.js") 
     // Frames of the profiler's own harness module (its `await import()` of the bundle, where
     // V8 books compiling the bundle) are kept apart from the bundle's modules.
     const inBundle = cf.url === mainFile || cf.url.endsWith(`/${mainFile}`);
-    const mod = !cf.url ? "(native/builtin)" : inBundle ? moduleOf(cf.lineNumber) : cf.url.includes("__startup-harness") ? "(harness: the import() call, where V8 books compiling the bundle)" : cf.url;
+    const mod = !cf.url
+      ? "(native/builtin)"
+      : inBundle
+        ? moduleOf(cf.lineNumber)
+        : cf.url.includes("__startup-harness")
+          ? "(harness: the import() call, where V8 books compiling the bundle)"
+          : cf.url;
     const fn = `${cf.functionName || "(module body)"} @ ${mod}${cf.url ? `:${cf.lineNumber + 1}` : ""}`;
     out.byFunction.set(fn, (out.byFunction.get(fn) ?? 0) + dt);
     // A module body (or any function) spanning several bundled modules: split its time by the
@@ -197,10 +220,11 @@ export function summarize(profile, moduleOf = () => "?", mainFile = "index.js") 
     const ticks = inBundle ? (node?.positionTicks ?? []) : [];
     const total = ticks.reduce((a, t) => a + t.ticks, 0);
     if (total === 0) out.byModule.set(mod, (out.byModule.get(mod) ?? 0) + dt);
-    else for (const t of ticks) {
-      const m = moduleOf(t.line - 1);
-      out.byModule.set(m, (out.byModule.get(m) ?? 0) + (dt * t.ticks) / total);
-    }
+    else
+      for (const t of ticks) {
+        const m = moduleOf(t.line - 1);
+        out.byModule.set(m, (out.byModule.get(m) ?? 0) + (dt * t.ticks) / total);
+      }
   });
   return out;
 }
@@ -217,7 +241,10 @@ export function moduleMapper(bundleText) {
     const p = m[1];
     const nm = p.lastIndexOf("node_modules/");
     // npm packages by package path; project files from src/, bench/ or test/ on.
-    const name = nm !== -1 ? `npm:${p.slice(nm + "node_modules/".length)}` : p.replace(/^(?:\.\.\/)+/, "").replace(/^.*?\b((?:src|bench|test)\/)/, "$1");
+    const name =
+      nm !== -1
+        ? `npm:${p.slice(nm + "node_modules/".length)}`
+        : p.replace(/^(?:\.\.\/)+/, "").replace(/^.*?\b((?:src|bench|test)\/)/, "$1");
     marks.push([i, name]);
   });
   return (line) => {

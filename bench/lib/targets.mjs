@@ -60,7 +60,10 @@ export function checkTargets(data) {
   const bundleShare = `bundle ≤ ${share(BUDGETS.bundleShare)} of the official SDK handler's, the same one tool on each`;
   out.push(
     sameTool && official
-      ? { met: sameTool.gzip <= BUDGETS.bundleShare * official.gzip && sameTool.min <= BUDGETS.bundleShare * official.min, text: `${bundleShare}: minified ${x(sameTool.min, official.min)}, gzip ${x(sameTool.gzip, official.gzip)} (the engine test app: minified ${x(e.min, official.min)}, gzip ${x(e.gzip, official.gzip)})` }
+      ? {
+          met: sameTool.gzip <= BUDGETS.bundleShare * official.gzip && sameTool.min <= BUDGETS.bundleShare * official.min,
+          text: `${bundleShare}: minified ${x(sameTool.min, official.min)}, gzip ${x(sameTool.gzip, official.gzip)} (the engine test app: minified ${x(e.min, official.min)}, gzip ${x(e.gzip, official.gzip)})`,
+        }
       : notRun(bundleShare),
   );
   // Start-up.
@@ -72,61 +75,151 @@ export function checkTargets(data) {
   const startJs = `start-up JS ≤ ${share(BUDGETS.startupJsShare)} of the official SDK's (50 µs profile, median)`;
   if (e && official) {
     out.push(
-      { met: e.checkActive <= BUDGETS.startupShare * official.checkActive, text: `${startShare}: ${x(e.checkActive, official.checkActive)} (50 µs JS profile: ${x(e.profJs, official.profJs)})` },
+      {
+        met: e.checkActive <= BUDGETS.startupShare * official.checkActive,
+        text: `${startShare}: ${x(e.checkActive, official.checkActive)} (50 µs JS profile: ${x(e.profJs, official.profJs)})`,
+      },
       stat.floor?.startCpu > 0 && e.startCpu !== undefined
-        ? { met: e.startCpu <= BUDGETS.startupFloor * stat.floor.startCpu, text: `${startFloor}: ${x(e.startCpu, stat.floor.startCpu)} (${e.startCpu.toFixed(2)} ms against ${stat.floor.startCpu.toFixed(2)} ms; \`check startup\` ${e.checkActive.toFixed(1)} ms against ${stat.floor.checkActive.toFixed(1)} ms)` }
+        ? {
+            met: e.startCpu <= BUDGETS.startupFloor * stat.floor.startCpu,
+            text: `${startFloor}: ${x(e.startCpu, stat.floor.startCpu)} (${e.startCpu.toFixed(2)} ms against ${stat.floor.startCpu.toFixed(2)} ms; \`check startup\` ${e.checkActive.toFixed(1)} ms against ${stat.floor.checkActive.toFixed(1)} ms)`,
+          }
         : notRun(startFloor, stat.floor ? "the bare Worker's start-up CPU was not measured" : "not run"),
-      { met: e.profJs <= BUDGETS.startupJsShare * official.profJs, text: `${startJs}: ${x(e.profJs, official.profJs)} (${e.profJs.toFixed(2)} ms against ${official.profJs.toFixed(2)} ms)` },
+      {
+        met: e.profJs <= BUDGETS.startupJsShare * official.profJs,
+        text: `${startJs}: ${x(e.profJs, official.profJs)} (${e.profJs.toFixed(2)} ms against ${official.profJs.toFixed(2)} ms)`,
+      },
     );
   } else out.push(notRun(startShare), notRun(startFloor), notRun(startJs));
   // Throughput under `wrangler dev`.
   const call = rows?.modernCall;
   const devFloor = `2026-07-28 tools/call ≥ ${BUDGETS.floorRps}× the bare Worker's requests/s (wrangler dev)`;
-  out.push(call ? { met: call.rps >= BUDGETS.floorRps * rows.floor.rps, text: `${devFloor}: ${x(call.rps, rows.floor.rps)} (${fmt.rps(call.rps)}/s against ${fmt.rps(rows.floor.rps)}/s)` } : notRun(devFloor));
+  out.push(
+    call
+      ? {
+          met: call.rps >= BUDGETS.floorRps * rows.floor.rps,
+          text: `${devFloor}: ${x(call.rps, rows.floor.rps)} (${fmt.rps(call.rps)}/s against ${fmt.rps(rows.floor.rps)}/s)`,
+        }
+      : notRun(devFloor),
+  );
   // The measured floor of that row: a bare Worker that pays what wrangler dev adds to every request
   // of a default app (the simulated asset router and rate limit, one log line through the inspector).
   const devPlatform = `(its floor) ≥ ${BUDGETS.floorRps}× the requests/s of a bare Worker with the same platform parts: assets first, a rate limit, a log line (wrangler dev)`;
   const fp = rows?.floorPlatform;
-  out.push(call && fp ? { met: call.rps >= BUDGETS.floorRps * fp.rps, text: `${devPlatform}: ${x(call.rps, fp.rps)} (${fmt.rps(call.rps)}/s against ${fmt.rps(fp.rps)}/s; that floor is ${x(fp.rps, rows.floor.rps)} the bare Worker's)` } : notRun(devPlatform));
+  out.push(
+    call && fp
+      ? {
+          met: call.rps >= BUDGETS.floorRps * fp.rps,
+          text: `${devPlatform}: ${x(call.rps, fp.rps)} (${fmt.rps(call.rps)}/s against ${fmt.rps(fp.rps)}/s; that floor is ${x(fp.rps, rows.floor.rps)} the bare Worker's)`,
+        }
+      : notRun(devPlatform),
+  );
   // Each peer row also says where the same platform-parts floor stands against that peer: the
   // peers pay none of those parts, so a goal above the floor's own ratio is beyond what it allows.
   const floorVs = (value, peerValue) => (fp ? `; the platform-parts floor above: ${x(value, peerValue)}` : "");
   for (const peer of ["official", "agents"]) {
     const t = `2026-07-28 tools/call ≥ ${BUDGETS.peerRps}× ${peer === "official" ? "official SDK" : peer}'s requests/s (wrangler dev)`;
-    out.push(call ? { met: call.rps >= BUDGETS.peerRps * rows[peer].rps, text: `${t}: ${x(call.rps, rows[peer].rps)}${floorVs(fp?.rps, rows[peer].rps)}` } : notRun(t));
+    out.push(
+      call
+        ? {
+            met: call.rps >= BUDGETS.peerRps * rows[peer].rps,
+            text: `${t}: ${x(call.rps, rows[peer].rps)}${floorVs(fp?.rps, rows[peer].rps)}`,
+          }
+        : notRun(t),
+    );
   }
   const devCpu = `(same goal in Worker CPU per request, under \`wrangler dev\`, where each log line also goes through the inspector) ≤ ${share(BUDGETS.peerCpu)} of each peer's`;
-  out.push(call ? { met: ["official", "agents"].every((peer) => call.cpuUs.worker <= BUDGETS.peerCpu * rows[peer].cpuUs.worker), text: `${devCpu}: ${x(call.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(call.cpuUs.worker, rows.agents.cpuUs.worker)} agents${fp ? `; the platform-parts floor: ${x(fp.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(fp.cpuUs.worker, rows.agents.cpuUs.worker)} agents` : ""}` } : notRun(devCpu));
+  out.push(
+    call
+      ? {
+          met: ["official", "agents"].every((peer) => call.cpuUs.worker <= BUDGETS.peerCpu * rows[peer].cpuUs.worker),
+          text: `${devCpu}: ${x(call.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(call.cpuUs.worker, rows.agents.cpuUs.worker)} agents${fp ? `; the platform-parts floor: ${x(fp.cpuUs.worker, rows.official.cpuUs.worker)} official, ${x(fp.cpuUs.worker, rows.agents.cpuUs.worker)} agents` : ""}`,
+        }
+      : notRun(devCpu),
+  );
   const devPlatformCpu = `(its floor) Worker CPU per request ≤ ${BUDGETS.floorCpu}× the bare Worker's with the same platform parts (wrangler dev)`;
-  out.push(call && fp ? { met: call.cpuUs.worker <= BUDGETS.floorCpu * fp.cpuUs.worker, text: `${devPlatformCpu}: ${x(call.cpuUs.worker, fp.cpuUs.worker)} (${Math.round(call.cpuUs.worker).toLocaleString("en-US")} µs against ${Math.round(fp.cpuUs.worker).toLocaleString("en-US")} µs)` } : notRun(devPlatformCpu));
+  out.push(
+    call && fp
+      ? {
+          met: call.cpuUs.worker <= BUDGETS.floorCpu * fp.cpuUs.worker,
+          text: `${devPlatformCpu}: ${x(call.cpuUs.worker, fp.cpuUs.worker)} (${Math.round(call.cpuUs.worker).toLocaleString("en-US")} µs against ${Math.round(fp.cpuUs.worker).toLocaleString("en-US")} µs)`,
+        }
+      : notRun(devPlatformCpu),
+  );
   // The same goals with no dev proxy in front (workerd direct), where requests/s is not capped by
   // the proxy and no inspector is attached; and the Worker CPU against each lane's floor.
   const d = direct?.modernCall;
   const directFloor = `2026-07-28 tools/call ≥ ${BUDGETS.directFloorRps}× the bare Worker's requests/s (workerd direct)`;
-  out.push(d ? { met: d.rps >= BUDGETS.directFloorRps * direct.floor.rps, text: `${directFloor}: ${x(d.rps, direct.floor.rps)}` } : notRun(directFloor));
+  out.push(
+    d
+      ? { met: d.rps >= BUDGETS.directFloorRps * direct.floor.rps, text: `${directFloor}: ${x(d.rps, direct.floor.rps)}` }
+      : notRun(directFloor),
+  );
   for (const peer of ["official", "agents"]) {
     const t = `2026-07-28 tools/call ≥ ${BUDGETS.peerRps}× ${peer === "official" ? "official SDK" : peer}'s requests/s (workerd direct)`;
     out.push(d ? { met: d.rps >= BUDGETS.peerRps * direct[peer].rps, text: `${t}: ${x(d.rps, direct[peer].rps)}` } : notRun(t));
   }
   const directPeerCpu = `Worker CPU per request ≤ ${share(BUDGETS.peerCpu)} of each peer's (workerd direct)`;
-  out.push(d ? { met: ["official", "agents"].every((peer) => d.cpuUs.worker <= BUDGETS.peerCpu * direct[peer].cpuUs.worker), text: `${directPeerCpu}: ${x(d.cpuUs.worker, direct.official.cpuUs.worker)} official, ${x(d.cpuUs.worker, direct.agents.cpuUs.worker)} agents` } : notRun(directPeerCpu));
+  out.push(
+    d
+      ? {
+          met: ["official", "agents"].every((peer) => d.cpuUs.worker <= BUDGETS.peerCpu * direct[peer].cpuUs.worker),
+          text: `${directPeerCpu}: ${x(d.cpuUs.worker, direct.official.cpuUs.worker)} official, ${x(d.cpuUs.worker, direct.agents.cpuUs.worker)} agents`,
+        }
+      : notRun(directPeerCpu),
+  );
   const floorCpu = `2026-07-28 tools/call Worker CPU ≤ ${BUDGETS.floorCpu}× the bare Worker's (workerd direct)`;
-  out.push(d ? { met: d.cpuUs.worker <= BUDGETS.floorCpu * direct.floor.cpuUs.worker, text: `${floorCpu}: ${x(d.cpuUs.worker, direct.floor.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(direct.floor.cpuUs.worker)} µs; ${x(direct.modernCallQuiet.cpuUs.worker, direct.floor.cpuUs.worker)} with LOG_REQUESTS=off)` } : notRun(floorCpu));
+  out.push(
+    d
+      ? {
+          met: d.cpuUs.worker <= BUDGETS.floorCpu * direct.floor.cpuUs.worker,
+          text: `${floorCpu}: ${x(d.cpuUs.worker, direct.floor.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(direct.floor.cpuUs.worker)} µs; ${x(direct.modernCallQuiet.cpuUs.worker, direct.floor.cpuUs.worker)} with LOG_REQUESTS=off)`,
+        }
+      : notRun(floorCpu),
+  );
   // Spans (docs/tracing.md): the same call with TRACING=off, in the same rounds.
   const spansCpu = `2026-07-28 tools/call Worker CPU with spans ≤ ${BUDGETS.spansCpu}× the same call with TRACING=off (workerd direct, same rounds)`;
   const sp = data.cost?.spans ?? (direct?.modernCallNoSpans && { on: d.cpuUs.worker, off: direct.modernCallNoSpans.cpuUs.worker });
-  out.push(sp ? { met: sp.on <= BUDGETS.spansCpu * sp.off, text: `${spansCpu}: ${x(sp.on, sp.off)} (${Math.round(sp.on)} µs against ${Math.round(sp.off)} µs)` } : notRun(spansCpu));
+  out.push(
+    sp
+      ? {
+          met: sp.on <= BUDGETS.spansCpu * sp.off,
+          text: `${spansCpu}: ${x(sp.on, sp.off)} (${Math.round(sp.on)} µs against ${Math.round(sp.off)} µs)`,
+        }
+      : notRun(spansCpu),
+  );
   // The measured floor of that row: the bare Worker writing the one request log line a default app
   // writes (LOG_REQUESTS=all), the same fields and length (bench/floor-log).
   const floorLogCpu = `(its floor) ≤ ${BUDGETS.floorCpu}× the Worker CPU of the bare Worker with the same log line (workerd direct)`;
   const fl = direct?.floorLog;
-  out.push(d && fl ? { met: d.cpuUs.worker <= BUDGETS.floorCpu * fl.cpuUs.worker, text: `${floorLogCpu}: ${x(d.cpuUs.worker, fl.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(fl.cpuUs.worker)} µs; that floor is ${x(fl.cpuUs.worker, direct.floor.cpuUs.worker)} the bare Worker's)` } : notRun(floorLogCpu));
+  out.push(
+    d && fl
+      ? {
+          met: d.cpuUs.worker <= BUDGETS.floorCpu * fl.cpuUs.worker,
+          text: `${floorLogCpu}: ${x(d.cpuUs.worker, fl.cpuUs.worker)} (${Math.round(d.cpuUs.worker)} µs against ${Math.round(fl.cpuUs.worker)} µs; that floor is ${x(fl.cpuUs.worker, direct.floor.cpuUs.worker)} the bare Worker's)`,
+        }
+      : notRun(floorLogCpu),
+  );
   const sessionCpu = `2025-11-25 tools/call Worker CPU ≤ ${BUDGETS.sessionFloorCpu}× the Worker → Durable Object floor's (workerd direct)`;
-  out.push(d ? { met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * direct.floorDo.cpuUs.worker, text: `${sessionCpu}: ${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(direct.floorDo.cpuUs.worker)} µs)` } : notRun(sessionCpu));
+  out.push(
+    d
+      ? {
+          met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * direct.floorDo.cpuUs.worker,
+          text: `${sessionCpu}: ${x(direct.legacyCall.cpuUs.worker, direct.floorDo.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(direct.floorDo.cpuUs.worker)} µs)`,
+        }
+      : notRun(sessionCpu),
+  );
   // The same with the line, which a 2025 call writes from its session's object (bench/floor-do-log).
   const sessionLogCpu = `(its floor) ≤ ${BUDGETS.sessionFloorCpu}× the Worker CPU of the Worker → Durable Object floor with the same log line, written by the object (workerd direct)`;
   const fdl = direct?.floorDoLog;
-  out.push(d && fdl ? { met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * fdl.cpuUs.worker, text: `${sessionLogCpu}: ${x(direct.legacyCall.cpuUs.worker, fdl.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(fdl.cpuUs.worker)} µs; that floor is ${x(fdl.cpuUs.worker, direct.floorDo.cpuUs.worker)} the Worker → Durable Object floor's)` } : notRun(sessionLogCpu));
+  out.push(
+    d && fdl
+      ? {
+          met: direct.legacyCall.cpuUs.worker <= BUDGETS.sessionFloorCpu * fdl.cpuUs.worker,
+          text: `${sessionLogCpu}: ${x(direct.legacyCall.cpuUs.worker, fdl.cpuUs.worker)} (${Math.round(direct.legacyCall.cpuUs.worker)} µs against ${Math.round(fdl.cpuUs.worker)} µs; that floor is ${x(fdl.cpuUs.worker, direct.floorDo.cpuUs.worker)} the Worker → Durable Object floor's)`,
+        }
+      : notRun(sessionLogCpu),
+  );
   out.push(...checkFanoutTargets(data));
   // Tasks, against the plain call at the tasks' concurrency on the same server.
   const l = tasks?.lifecycle;
@@ -140,14 +233,26 @@ export function checkTargets(data) {
   const floorDone = `(its floor) ≤ ${BUDGETS.taskFloor}× the task floor's completed-seen-to-call ratio`;
   const ratioOfRatios = (engine, floor) => engine / l.plainCall.p50 / (floor / fc.p50);
   if (l) {
-    out.push({ met: l.create.p50 <= BUDGETS.taskCreate * l.plainCall.p50, text: `${create}: ${x(l.create.p50, l.plainCall.p50)} (${fmt.ms(l.create.p50)} ms against ${fmt.ms(l.plainCall.p50)} ms)` });
+    out.push({
+      met: l.create.p50 <= BUDGETS.taskCreate * l.plainCall.p50,
+      text: `${create}: ${x(l.create.p50, l.plainCall.p50)} (${fmt.ms(l.create.p50)} ms against ${fmt.ms(l.plainCall.p50)} ms)`,
+    });
     out.push(
       f
-        ? { met: ratioOfRatios(l.create.p50, f.create.p50) <= BUDGETS.taskFloor, text: `${floorCreate}: ${ratioOfRatios(l.create.p50, f.create.p50).toFixed(2)}× (this template ${x(l.create.p50, l.plainCall.p50)}, the floor ${x(f.create.p50, fc.p50)}: ${fmt.ms(f.create.p50)} ms against ${fmt.ms(fc.p50)} ms)` }
+        ? {
+            met: ratioOfRatios(l.create.p50, f.create.p50) <= BUDGETS.taskFloor,
+            text: `${floorCreate}: ${ratioOfRatios(l.create.p50, f.create.p50).toFixed(2)}× (this template ${x(l.create.p50, l.plainCall.p50)}, the floor ${x(f.create.p50, fc.p50)}: ${fmt.ms(f.create.p50)} ms against ${fmt.ms(fc.p50)} ms)`,
+          }
         : notRun(floorCreate),
-      { met: l.done.p50 <= BUDGETS.taskDone * l.plainCall.p50, text: `${done}: ${x(l.done.p50, l.plainCall.p50)} (${fmt.ms(l.done.p50)} ms, polling every ${tasks.pollMs} ms)` },
+      {
+        met: l.done.p50 <= BUDGETS.taskDone * l.plainCall.p50,
+        text: `${done}: ${x(l.done.p50, l.plainCall.p50)} (${fmt.ms(l.done.p50)} ms, polling every ${tasks.pollMs} ms)`,
+      },
       f
-        ? { met: ratioOfRatios(l.done.p50, f.done.p50) <= BUDGETS.taskFloor, text: `${floorDone}: ${ratioOfRatios(l.done.p50, f.done.p50).toFixed(2)}× (this template ${x(l.done.p50, l.plainCall.p50)}, the floor ${x(f.done.p50, fc.p50)}: ${fmt.ms(f.done.p50)} ms against ${fmt.ms(fc.p50)} ms)` }
+        ? {
+            met: ratioOfRatios(l.done.p50, f.done.p50) <= BUDGETS.taskFloor,
+            text: `${floorDone}: ${ratioOfRatios(l.done.p50, f.done.p50).toFixed(2)}× (this template ${x(l.done.p50, l.plainCall.p50)}, the floor ${x(f.done.p50, fc.p50)}: ${fmt.ms(f.done.p50)} ms against ${fmt.ms(fc.p50)} ms)`,
+          }
         : notRun(floorDone),
     );
   } else out.push(notRun(create), notRun(floorCreate), notRun(done), notRun(floorDone));
@@ -157,13 +262,19 @@ export function checkTargets(data) {
   const taskFloorCpu = `(its floor, in CPU) workerd CPU per task ≤ ${BUDGETS.taskFloor}× the task floor's (with the owner's count)`;
   out.push(
     l && f
-      ? { met: l.cpuMsPerTask <= BUDGETS.taskFloor * f.cpuMsPerTask, text: `${taskFloorCpu}: ${x(l.cpuMsPerTask, f.cpuMsPerTask)} (${fmt.ms(l.cpuMsPerTask)} ms against ${fmt.ms(f.cpuMsPerTask)} ms, ${fmt.ms(tasks.floor.modes.bare.cpuMsPerTask)} ms without the owner's count; ${fmt.ms(l.pollsPerTask)} polls a task; a plain call ${fmt.ms(l.plainCall.cpuMsPerCall)} ms against the floor's ${fmt.ms(fc.cpuMsPerCall)} ms)` }
+      ? {
+          met: l.cpuMsPerTask <= BUDGETS.taskFloor * f.cpuMsPerTask,
+          text: `${taskFloorCpu}: ${x(l.cpuMsPerTask, f.cpuMsPerTask)} (${fmt.ms(l.cpuMsPerTask)} ms against ${fmt.ms(f.cpuMsPerTask)} ms, ${fmt.ms(tasks.floor.modes.bare.cpuMsPerTask)} ms without the owner's count; ${fmt.ms(l.pollsPerTask)} polls a task; a plain call ${fmt.ms(l.plainCall.cpuMsPerCall)} ms against the floor's ${fmt.ms(fc.cpuMsPerCall)} ms)`,
+        }
       : notRun(taskFloorCpu),
   );
   // The bench itself.
   if (meta?.minutes !== undefined) {
     const most = meta.quick ? BUDGETS.quickMinutes : BUDGETS.fullMinutes;
-    out.push({ met: Number(meta.minutes) <= most, text: `\`npm run bench${meta.quick ? " -- --quick" : ""}\` ≤ ${most} min: ${meta.minutes} min (load average ${meta.loadAtStart} at the start)` });
+    out.push({
+      met: Number(meta.minutes) <= most,
+      text: `\`npm run bench${meta.quick ? " -- --quick" : ""}\` ≤ ${most} min: ${meta.minutes} min (load average ${meta.loadAtStart} at the start)`,
+    });
   }
   return out;
 }
@@ -202,12 +313,21 @@ function checkFanoutTargets({ fanout }) {
       const floor = kind === "listen" && rows.find((r) => r.kind === "floor" && r.streams === count && r.shards === shards);
       const floorText = `(its floor) delivery p99 ≤ ${FANOUT_BUDGETS.floorP99}× the fan-out floor's (bare hub objects → SSE streams, ${n} streams, HUB_SHARDS=${shards})`;
       if (kind === "listen")
-        out.push(floor ? { met: row.p99 <= FANOUT_BUDGETS.floorP99 * floor.p99 && row.missed === 0, text: `${floorText}: ${fmt.ratio(row.p99, floor.p99)} (${fmt.ms(row.p99)} ms against ${fmt.ms(floor.p99)} ms; Worker CPU per publish ${fmt.ms(row.workerCpuMsPerPublish)} against ${fmt.ms(floor.workerCpuMsPerPublish)} ms)` } : notRun(floorText));
+        out.push(
+          floor
+            ? {
+                met: row.p99 <= FANOUT_BUDGETS.floorP99 * floor.p99 && row.missed === 0,
+                text: `${floorText}: ${fmt.ratio(row.p99, floor.p99)} (${fmt.ms(row.p99)} ms against ${fmt.ms(floor.p99)} ms; Worker CPU per publish ${fmt.ms(row.workerCpuMsPerPublish)} against ${fmt.ms(floor.workerCpuMsPerPublish)} ms)`,
+              }
+            : notRun(floorText),
+        );
       out.push({ met: row.publishP50 <= publishMs, text: `${publish}: ${fmt.ms(row.publishP50)} ms` });
       continue;
     }
     const smaller = rows.filter((r) => r.kind === kind && r.shards === shards).sort((a, b) => b.streams - a.streams)[0];
-    const why = smaller ? `not run at ${n} (this run measured ${smaller.streams.toLocaleString("en-US")}: p99 ${fmt.ms(smaller.p99)} ms, publish ${fmt.ms(smaller.publishP50)} ms, ${smaller.missed} missed)` : "not run";
+    const why = smaller
+      ? `not run at ${n} (this run measured ${smaller.streams.toLocaleString("en-US")}: p99 ${fmt.ms(smaller.p99)} ms, publish ${fmt.ms(smaller.publishP50)} ms, ${smaller.missed} missed)`
+      : "not run";
     out.push(notRun(delivery, why), notRun(publish, why));
   }
   return out;

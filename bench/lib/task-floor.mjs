@@ -27,7 +27,8 @@ export async function oneFloorTask(client, i, { mode, pollMs, maxMs }) {
   const t0 = performance.now();
   const { task } = await post(client, { op: "create", n: i, mode }, "create");
   const createMs = performance.now() - t0;
-  if (task?.status !== "working" || typeof task.taskId !== "string") throw new Error(`floor task ${i}: not a task: ${JSON.stringify(task).slice(0, 200)}`);
+  if (task?.status !== "working" || typeof task.taskId !== "string")
+    throw new Error(`floor task ${i}: not a task: ${JSON.stringify(task).slice(0, 200)}`);
   let polls = 0;
   for (;;) {
     if (performance.now() - t0 > maxMs) throw new Error(`floor task ${i}: not completed after ${maxMs} ms`);
@@ -35,7 +36,8 @@ export async function oneFloorTask(client, i, { mode, pollMs, maxMs }) {
     polls++;
     const { task: got } = await post(client, { op: "get", taskId: task.taskId }, "get");
     if (got?.status === "working") continue;
-    if (got?.status !== "completed" || got.result?.content?.[0]?.text !== `done ${i}`) throw new Error(`floor task ${i}: ${JSON.stringify(got).slice(0, 200)}`);
+    if (got?.status !== "completed" || got.result?.content?.[0]?.text !== `done ${i}`)
+      throw new Error(`floor task ${i}: ${JSON.stringify(got).slice(0, 200)}`);
     return { createMs, doneMs: performance.now() - t0, polls };
   }
 }

@@ -25,7 +25,11 @@ export const POLL_MS = 25;
  * once; the in-flight cap (MAX_TASKS_IN_FLIGHT, 16 by default) is raised so a slow index update is
  * not a refusal here, and so is the count of tasks one owner keeps until their ttl (MAX_TASKS_RETAINED).
  */
-export const TASKS_SERVER = { config: SERVERS.engine.config, logLevel: "warn", vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } };
+export const TASKS_SERVER = {
+  config: SERVERS.engine.config,
+  logLevel: "warn",
+  vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" },
+};
 
 const TASKS = { capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -35,7 +39,8 @@ async function oneTask(client, i, maxMs) {
   const t0 = performance.now();
   const created = await modernCall(client, "tools/call", { name: "quick_task", arguments: { n: i } }, TASKS);
   const createMs = performance.now() - t0;
-  if (created.resultType !== "task" || typeof created.taskId !== "string") throw new Error(`quick_task ${i}: not a task: ${JSON.stringify(created).slice(0, 200)}`);
+  if (created.resultType !== "task" || typeof created.taskId !== "string")
+    throw new Error(`quick_task ${i}: not a task: ${JSON.stringify(created).slice(0, 200)}`);
   let polls = 0;
   for (;;) {
     if (performance.now() - t0 > maxMs) throw new Error(`quick_task ${i}: not completed after ${maxMs} ms`);
@@ -62,12 +67,20 @@ const pcts = (xs) => {
  * @returns {Promise<{lifecycle, floor, get, call, pollMs: number, errors: string[]}>}
  * @param {(line: string) => void} [onProgress]
  */
-export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxMs, server: started, floorServer: floorStarted }, onProgress = () => {}) {
+export async function tasksPhase(
+  { quick, requests, concurrency, warmup, rowMaxMs, server: started, floorServer: floorStarted },
+  onProgress = () => {},
+) {
   const tasks = quick ? 32 : 200;
   const taskConcurrency = 16;
   const rounds = 2;
-  onProgress(`tasks: ${tasks} quick_task tasks at c=${taskConcurrency} (tasks/get every ${POLL_MS} ms), then tasks/get vs tools/call at c=${concurrency}`);
-  const [server, floorServer] = await Promise.all([started ?? startWrangler(TASKS_SERVER), floorStarted ?? startWrangler(TASK_FLOOR_SERVER)]);
+  onProgress(
+    `tasks: ${tasks} quick_task tasks at c=${taskConcurrency} (tasks/get every ${POLL_MS} ms), then tasks/get vs tools/call at c=${concurrency}`,
+  );
+  const [server, floorServer] = await Promise.all([
+    started ?? startWrangler(TASKS_SERVER),
+    floorStarted ?? startWrangler(TASK_FLOOR_SERVER),
+  ]);
   const client = new Client(server.url, { connections: Math.max(concurrency, taskConcurrency), timeoutMs: 60_000 });
   const floorClient = new Client(floorServer.url, { connections: taskConcurrency, timeoutMs: 60_000 });
   const errors = [];
@@ -81,15 +94,27 @@ export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxM
     };
     /** @type {{ key: string, task?: (i: number) => Promise<object>, call?: (i: number) => Promise<void>, cpu: () => any }[]} */
     const rows = [
-      { key: "engine", task: (i) => oneTask(client, i, 30_000), call: (i) => modernCall(client, "tools/call", convertArgs(i)).then((r) => checkConvert(i, r)), cpu: workerCpu(server) },
+      {
+        key: "engine",
+        task: (i) => oneTask(client, i, 30_000),
+        call: (i) => modernCall(client, "tools/call", convertArgs(i)).then((r) => checkConvert(i, r)),
+        cpu: workerCpu(server),
+      },
     ];
     const floorCpu = workerCpu(floorServer);
-    for (const mode of FLOOR_MODES) rows.push({ key: mode, task: (i) => oneFloorTask(floorClient, i, { mode, pollMs: POLL_MS, maxMs: 30_000 }), cpu: floorCpu });
+    for (const mode of FLOOR_MODES)
+      rows.push({ key: mode, task: (i) => oneFloorTask(floorClient, i, { mode, pollMs: POLL_MS, maxMs: 30_000 }), cpu: floorCpu });
     rows.push({ key: "floorCall", call: () => floorCall(floorClient), cpu: floorCpu });
     // The floor's modes share one server and one index object: one of them warms it.
     for (const row of rows.filter((r) => r.key !== "bare" && r.key !== "parallel")) {
       const op = row.task ? (i) => row.task(-1 - i) : row.call;
-      await runLoad({ name: `${row.key} warm-up`, total: quick ? 16 : Math.min(warmup, 32), concurrency: taskConcurrency, maxMs: rowMaxMs, op });
+      await runLoad({
+        name: `${row.key} warm-up`,
+        total: quick ? 16 : Math.min(warmup, 32),
+        concurrency: taskConcurrency,
+        maxMs: rowMaxMs,
+        op,
+      });
     }
     const per = Math.ceil(tasks / rounds);
     const got = {};
@@ -134,8 +159,12 @@ export async function tasksPhase({ quick, requests, concurrency, warmup, rowMaxM
     const engine = taskRow("engine");
     const samples = got["engine task"].samples;
     const lifecycle = { ...engine, concurrency: taskConcurrency, plainCall: callRow("engine", "tools/call at the tasks' concurrency") };
-    const floor = { modes: Object.fromEntries(FLOOR_MODES.map((mode) => [mode, taskRow(mode)])), plainCall: callRow("floorCall", "floor call") };
-    const line = (name, r, call) => `  ${name}: create p50 ${r.create.p50.toFixed(1)} ms (${(r.create.p50 / call.p50).toFixed(2)}× its call's ${call.p50.toFixed(1)} ms); completed p50 ${r.done.p50.toFixed(1)} ms (${(r.done.p50 / call.p50).toFixed(2)}×); workerd CPU ${r.cpuMsPerTask.toFixed(1)} ms/task against ${call.cpuMsPerCall.toFixed(1)} ms/call; ${r.pollsPerTask.toFixed(2)} polls/task; errors ${r.errors}`;
+    const floor = {
+      modes: Object.fromEntries(FLOOR_MODES.map((mode) => [mode, taskRow(mode)])),
+      plainCall: callRow("floorCall", "floor call"),
+    };
+    const line = (name, r, call) =>
+      `  ${name}: create p50 ${r.create.p50.toFixed(1)} ms (${(r.create.p50 / call.p50).toFixed(2)}× its call's ${call.p50.toFixed(1)} ms); completed p50 ${r.done.p50.toFixed(1)} ms (${(r.done.p50 / call.p50).toFixed(2)}×); workerd CPU ${r.cpuMsPerTask.toFixed(1)} ms/task against ${call.cpuMsPerCall.toFixed(1)} ms/call; ${r.pollsPerTask.toFixed(2)} polls/task; errors ${r.errors}`;
     onProgress(line("engine", lifecycle, lifecycle.plainCall));
     for (const mode of FLOOR_MODES) onProgress(line(`floor (${mode})`, floor.modes[mode], floor.plainCall));
 

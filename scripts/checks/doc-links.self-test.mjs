@@ -37,14 +37,23 @@ const TASKS = ["# Tasks", "", "## Whose", "", "Written as the README would: [sec
 
 export function selfTestDocLinks() {
   const { expect, result } = expectations("doc links");
-  expect(slug("Rotating `MCP_STATE_SECRET`") === "rotating-mcp_state_secret", `slug keeps underscores, drops code ticks (got ${slug("Rotating `MCP_STATE_SECRET`")})`);
-  expect(slug("The 2025-11-25 lane: sessions, resumption") === "the-2025-11-25-lane-sessions-resumption", "slug drops punctuation, keeps hyphens");
+  expect(
+    slug("Rotating `MCP_STATE_SECRET`") === "rotating-mcp_state_secret",
+    `slug keeps underscores, drops code ticks (got ${slug("Rotating `MCP_STATE_SECRET`")})`,
+  );
+  expect(
+    slug("The 2025-11-25 lane: sessions, resumption") === "the-2025-11-25-lane-sessions-resumption",
+    "slug drops punctuation, keeps hyphens",
+  );
 
   const files = { "README.md": README, "docs/security.md": SECURITY, "docs/tasks.md": TASKS, "bench/data.txt": "1\n" };
   const faulty = checkDocLinks(plantTree("doc-links-faulty", files));
   const got = faulty.failures.map((f) => `${f.file}:${f.line}`).sort();
   expect(!faulty.ok, "the pages with broken links fail");
-  expect(JSON.stringify(got) === JSON.stringify(["README.md:10", "docs/security.md:10", "docs/tasks.md:5"]), `exactly the three broken links, by page and line (got: ${faulty.message})`);
+  expect(
+    JSON.stringify(got) === JSON.stringify(["README.md:10", "docs/security.md:10", "docs/tasks.md:5"]),
+    `exactly the three broken links, by page and line (got: ${faulty.message})`,
+  );
 
   const mended = {
     ...files,

@@ -25,14 +25,19 @@ export function readFigures(text) {
 
 /** The README and every docs/*.md page but the figures page itself. */
 function pages(root) {
-  const docs = existsSync(path.join(root, "docs")) ? readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`) : [];
+  const docs = existsSync(path.join(root, "docs"))
+    ? readdirSync(path.join(root, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `docs/${f}`)
+    : [];
   return ["README.md", ...docs].filter((p) => p !== FIGURES_PAGE && existsSync(path.join(root, p)));
 }
 
 /** @returns {{ ok: boolean, message: string, stale: string[], quoted: number }} */
 export function checkFigures(root = ROOT) {
   const file = path.join(root, FIGURES_PAGE);
-  if (!existsSync(file)) return { ok: false, message: `figures: ${FIGURES_PAGE} is missing (npm run figures writes it)`, stale: [], quoted: 0 };
+  if (!existsSync(file))
+    return { ok: false, message: `figures: ${FIGURES_PAGE} is missing (npm run figures writes it)`, stale: [], quoted: 0 };
   const figures = readFigures(readFileSync(file, "utf8"));
   const stale = [];
   let quoted = 0;
@@ -44,7 +49,8 @@ export function checkFigures(root = ROOT) {
         const key = m[1];
         const before = line.slice(0, m.index).trimEnd().replace(/\*+$/, "");
         if (!figures.has(key)) stale.push(`${page}:${i + 1} quotes figure "${key}", which ${FIGURES_PAGE} does not have`);
-        else if (!before.endsWith(figures.get(key))) stale.push(`${page}:${i + 1} quotes "${key}" as "${before.slice(-24).trim()}"; ${FIGURES_PAGE} has ${figures.get(key)}`);
+        else if (!before.endsWith(figures.get(key)))
+          stale.push(`${page}:${i + 1} quotes "${key}" as "${before.slice(-24).trim()}"; ${FIGURES_PAGE} has ${figures.get(key)}`);
       }
     });
   }

@@ -23,14 +23,44 @@ import { checkUnusedExports } from "./unused-exports.mjs";
 import { selfTestUnusedExports } from "./unused-exports.self-test.mjs";
 
 export const CHECKS = [
-  { id: "layering", name: "layering of src/ (no import cycles, no forbidden directions)", selfTest: selfTestLayering, check: checkLayering },
-  { id: "revisions", name: "revision branches outside the revision modules (no more than allowed)", selfTest: selfTestRevisionBranches, check: checkRevisionBranches },
+  {
+    id: "layering",
+    name: "layering of src/ (no import cycles, no forbidden directions)",
+    selfTest: selfTestLayering,
+    check: checkLayering,
+  },
+  {
+    id: "revisions",
+    name: "revision branches outside the revision modules (no more than allowed)",
+    selfTest: selfTestRevisionBranches,
+    check: checkRevisionBranches,
+  },
   { id: "readme", name: "README and docs/*.md ```ts blocks typecheck", selfTest: selfTestReadmeSnippets, check: checkReadmeSnippets },
-  { id: "readme-entries", name: "README and docs/*.md Worker entries build with wrangler.toml (wrangler deploy --dry-run)", selfTest: selfTestReadmeEntries, check: checkReadmeEntries },
-  { id: "doc-links", name: "links between README and docs/*.md (files and #anchors) resolve", selfTest: selfTestDocLinks, check: checkDocLinks },
-  { id: "figures", name: "measured figures the README and docs/ quote match docs/figures.md", selfTest: selfTestFigures, check: checkFigures },
+  {
+    id: "readme-entries",
+    name: "README and docs/*.md Worker entries build with wrangler.toml (wrangler deploy --dry-run)",
+    selfTest: selfTestReadmeEntries,
+    check: checkReadmeEntries,
+  },
+  {
+    id: "doc-links",
+    name: "links between README and docs/*.md (files and #anchors) resolve",
+    selfTest: selfTestDocLinks,
+    check: checkDocLinks,
+  },
+  {
+    id: "figures",
+    name: "measured figures the README and docs/ quote match docs/figures.md",
+    selfTest: selfTestFigures,
+    check: checkFigures,
+  },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
-  { id: "exports", name: "no export under src/ that no other file uses, apart from the public ones", selfTest: selfTestUnusedExports, check: checkUnusedExports },
+  {
+    id: "exports",
+    name: "no export under src/ that no other file uses, apart from the public ones",
+    selfTest: selfTestUnusedExports,
+    check: checkUnusedExports,
+  },
 ];
 
 const indent = (text) => text.replace(/^/gm, "  ");

@@ -60,7 +60,8 @@ export function checkLayering(root = ROOT) {
         }
       }
       for (const rule of CONFINED) {
-        if (from.startsWith(rule.dir) && !to.startsWith(rule.dir)) forbidden.push(`${rel(file)}:${line} imports ${rel(target)} (${rule.why})`);
+        if (from.startsWith(rule.dir) && !to.startsWith(rule.dir))
+          forbidden.push(`${rel(file)}:${line} imports ${rel(target)} (${rule.why})`);
       }
     }
   }
@@ -69,7 +70,11 @@ export function checkLayering(root = ROOT) {
   const cycles = findCycles(graph).map((cycle) => cycle.map((f, i) => `${rel(f)}:${graph.get(f).get(cycle[(i + 1) % cycle.length])}`));
   const ok = cycles.length === 0 && forbidden.length === 0 && unresolved.length === 0;
   const lines = [`layering: ${files.length} files under src/, ${cycles.length} import cycle(s), ${forbidden.length} forbidden import(s)`];
-  if (cycles.length) lines.push("  import cycles (file:line imports the next file):", ...cycles.map((c) => `    ${[...c, c[0].replace(/:\d+$/, "")].join(" → ")}`));
+  if (cycles.length)
+    lines.push(
+      "  import cycles (file:line imports the next file):",
+      ...cycles.map((c) => `    ${[...c, c[0].replace(/:\d+$/, "")].join(" → ")}`),
+    );
   if (forbidden.length) lines.push("  forbidden imports:", ...forbidden.map((f) => `    ${f}`));
   if (unresolved.length) lines.push("  unresolved relative imports:", ...unresolved.map((u) => `    ${u}`));
   return { ok, message: lines.join("\n"), cycles, forbidden, unresolved };

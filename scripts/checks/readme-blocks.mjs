@@ -33,7 +33,12 @@ export function fencedBlocks(markdown) {
  */
 export function docFiles(root) {
   const docs = path.join(root, "docs");
-  const pages = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`) : [];
+  const pages = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith(".md"))
+        .sort()
+        .map((f) => `docs/${f}`)
+    : [];
   return [...(existsSync(path.join(root, "README.md")) ? ["README.md"] : []), ...pages];
 }
 

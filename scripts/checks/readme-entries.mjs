@@ -25,7 +25,11 @@ export async function checkReadmeEntries(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "readme-entries");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.join(dir, "src"), { recursive: true });
-  const real = (to) => path.relative(path.join(dir, "src"), path.join(root, "src", to)).split(path.sep).join("/");
+  const real = (to) =>
+    path
+      .relative(path.join(dir, "src"), path.join(root, "src", to))
+      .split(path.sep)
+      .join("/");
   writeFileSync(path.join(dir, "src", "mcp.ts"), `export * from "${real("mcp")}";\n`);
   writeFileSync(path.join(dir, "src", "server.ts"), `export { default } from "${real("server")}";\n`);
   // The config moves to test/.tmp: paths in it (the Static Assets directory) must still name the project's.
@@ -33,22 +37,40 @@ export async function checkReadmeEntries(root = ROOT) {
     /^(directory\s*=\s*)"([^"]*)"/m,
     (_all, key, dirPath) => `${key}"${path.relative(dir, path.resolve(root, dirPath)).split(path.sep).join("/")}"`,
   );
-  if (!/^main\s*=.*$/m.test(config)) return { ok: false, message: "README Worker entries: wrangler.toml has no main line to point at a block", failures: [] };
+  if (!/^main\s*=.*$/m.test(config))
+    return { ok: false, message: "README Worker entries: wrangler.toml has no main line to point at a block", failures: [] };
 
   const failures = [];
   for (const [i, block] of entries.entries()) {
     writeFileSync(path.join(dir, "src", `entry-${i + 1}.ts`), block.code);
     const toml = path.join(dir, `wrangler-${i + 1}.toml`);
     writeFileSync(toml, config.replace(/^main\s*=.*$/m, `main = "src/entry-${i + 1}.ts"`));
-    const r = await run("wrangler", ["deploy", "--dry-run", "--outdir", path.join(dir, `out-${i + 1}`), "--config", toml], { cwd: root, capture: true, timeoutMs: 120_000 });
+    const r = await run("wrangler", ["deploy", "--dry-run", "--outdir", path.join(dir, `out-${i + 1}`), "--config", toml], {
+      cwd: root,
+      capture: true,
+      timeoutMs: 120_000,
+    });
     if (r.code !== 0 || r.timedOut) {
-      const said = r.out.split("\n").filter((l) => /ERROR|error|not exported|export/.test(l)).slice(0, 6).join("\n    ") || r.out.slice(-1500);
+      const said =
+        r.out
+          .split("\n")
+          .filter((l) => /ERROR|error|not exported|export/.test(l))
+          .slice(0, 6)
+          .join("\n    ") || r.out.slice(-1500);
       failures.push({ file: block.file, line: block.line, text: said });
     }
   }
   return failures.length
-    ? { ok: false, failures, message: `README and docs/ Worker entries: ${failures.length} of ${entries.length} do not build with wrangler.toml:\n${failures.map((f) => `  ${f.file}:${f.line}:\n    ${f.text}`).join("\n")}` }
-    : { ok: true, failures, message: `README and docs/ Worker entries: all ${entries.length} build with wrangler.toml (wrangler deploy --dry-run)` };
+    ? {
+        ok: false,
+        failures,
+        message: `README and docs/ Worker entries: ${failures.length} of ${entries.length} do not build with wrangler.toml:\n${failures.map((f) => `  ${f.file}:${f.line}:\n    ${f.text}`).join("\n")}`,
+      }
+    : {
+        ok: true,
+        failures,
+        message: `README and docs/ Worker entries: all ${entries.length} build with wrangler.toml (wrangler deploy --dry-run)`,
+      };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

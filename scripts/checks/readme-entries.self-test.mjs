@@ -46,13 +46,25 @@ export async function selfTestReadmeEntries() {
   const readme = ["# Planted", "", ...entry("First, Second"), "", ...NOT_AN_ENTRY, "", ...entry("First"), ""];
   const badLine = readme.lastIndexOf("```ts") + 1;
   const page = ["# Mount", "", ...entry("Second"), ""];
-  const tree = plantTree("readme-entries", { "README.md": readme.join("\n"), "docs/mount.md": page.join("\n"), "wrangler.toml": CONFIG, "src/mcp.ts": ENGINE, "src/server.ts": "export default {};\n" });
+  const tree = plantTree("readme-entries", {
+    "README.md": readme.join("\n"),
+    "docs/mount.md": page.join("\n"),
+    "wrangler.toml": CONFIG,
+    "src/mcp.ts": ENGINE,
+    "src/server.ts": "export default {};\n",
+  });
   const r = await checkReadmeEntries(tree);
   expect(!r.ok, "the README whose second entry forgets a Durable Object class fails");
   expect(r.failures.length === 2, `exactly two entries fail (got: ${r.message})`);
-  expect(r.failures[0]?.file === "README.md" && r.failures[0]?.line === badLine, `the failure names README line ${badLine} (got: ${r.failures[0]?.file}:${r.failures[0]?.line})`);
+  expect(
+    r.failures[0]?.file === "README.md" && r.failures[0]?.line === badLine,
+    `the failure names README line ${badLine} (got: ${r.failures[0]?.file}:${r.failures[0]?.line})`,
+  );
   expect(/Second/.test(r.failures[0]?.text ?? ""), `the failure names the class not exported (got: ${r.failures[0]?.text})`);
-  expect(r.failures[1]?.file === "docs/mount.md" && r.failures[1]?.line === 3, `the second names docs/mount.md line 3 (got: ${r.failures[1]?.file}:${r.failures[1]?.line})`);
+  expect(
+    r.failures[1]?.file === "docs/mount.md" && r.failures[1]?.line === 3,
+    `the second names docs/mount.md line 3 (got: ${r.failures[1]?.file}:${r.failures[1]?.line})`,
+  );
   expect(/First/.test(r.failures[1]?.text ?? ""), `it names the class not exported (got: ${r.failures[1]?.text})`);
   return result();
 }

@@ -36,7 +36,17 @@ export const ALLOWED = 2;
 /** Folders under src/ that are not searched (see above). */
 export const EXEMPT = ["engine/mcp/revisions/", "engine/mcp/versions.ts", "engine/client/"];
 
-const MARKER_NAMES = new Set(["era", "legacy", "modern", "MODERN_VERSION", "LEGACY_VERSIONS", "PER_REQUEST_VERSIONS", "isModernVersion", "isLegacyVersion", "classifyEra"]);
+const MARKER_NAMES = new Set([
+  "era",
+  "legacy",
+  "modern",
+  "MODERN_VERSION",
+  "LEGACY_VERSIONS",
+  "PER_REQUEST_VERSIONS",
+  "isModernVersion",
+  "isLegacyVersion",
+  "classifyEra",
+]);
 const isMarkerString = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s) || s === "legacy" || s === "modern";
 const COMPARISONS = new Set([
   ts.SyntaxKind.EqualsEqualsEqualsToken,
@@ -114,10 +124,16 @@ export function checkRevisionBranches(root = ROOT, allowed = ALLOWED) {
   }
   const count = branches.length;
   const ok = count <= allowed;
-  const lines = [`revision branches outside src/engine/mcp/revisions/ and src/engine/client/: ${count} in ${holding.size} file(s) (allowed: ${allowed})`];
+  const lines = [
+    `revision branches outside src/engine/mcp/revisions/ and src/engine/client/: ${count} in ${holding.size} file(s) (allowed: ${allowed})`,
+  ];
   lines.push(...branches.map((b) => `    ${b}`));
-  if (!ok) lines.push(`  ${count - allowed} more than allowed: ask the revision module (src/engine/mcp/revisions/) instead of branching on the revision`);
-  else if (count < allowed) lines.push(`  ${allowed - count} below the allowance: lower ALLOWED in scripts/checks/revision-branches.mjs to ${count}`);
+  if (!ok)
+    lines.push(
+      `  ${count - allowed} more than allowed: ask the revision module (src/engine/mcp/revisions/) instead of branching on the revision`,
+    );
+  else if (count < allowed)
+    lines.push(`  ${allowed - count} below the allowance: lower ALLOWED in scripts/checks/revision-branches.mjs to ${count}`);
   return { ok, message: lines.join("\n"), count, files: holding.size, branches };
 }
 

@@ -9,7 +9,15 @@ import { expectations, plantTree } from "./tree.mjs";
 
 const WORKER = {
   "package.json": JSON.stringify({ type: "module", scripts: { types: "wrangler types --include-runtime=false --strict-vars=false" } }),
-  "wrangler.toml": ['name = "planted"', 'main = "src/index.ts"', 'compatibility_date = "2026-11-01"', "[vars]", 'GREETING = "hi"', 'ADDED_LATER = "yes"', ""].join("\n"),
+  "wrangler.toml": [
+    'name = "planted"',
+    'main = "src/index.ts"',
+    'compatibility_date = "2026-11-01"',
+    "[vars]",
+    'GREETING = "hi"',
+    'ADDED_LATER = "yes"',
+    "",
+  ].join("\n"),
   "src/index.ts": 'export default { fetch: () => new Response("ok") };\n',
 };
 const STALE = [
@@ -25,7 +33,10 @@ export async function selfTestTypesFresh() {
   const { expect, result } = expectations("generated types");
 
   const stale = await checkTypesFresh(plantTree("types-stale", { ...WORKER, "worker-configuration.d.ts": STALE }));
-  expect(!stale.ok && stale.message.includes("is stale"), `a file that misses a var of wrangler.toml is called stale (got: ${stale.message})`);
+  expect(
+    !stale.ok && stale.message.includes("is stale"),
+    `a file that misses a var of wrangler.toml is called stale (got: ${stale.message})`,
+  );
   expect(stale.message.includes("ADDED_LATER"), "the message shows the line that differs");
 
   const missing = await checkTypesFresh(plantTree("types-missing", WORKER));

@@ -42,7 +42,11 @@ export const PUBLIC = new Set([
 /** @returns {{ ok: boolean, message: string, unused: string[] }} */
 export function checkUnusedExports(root = ROOT, isPublic = (key) => PUBLIC.has(key)) {
   const ts = createRequire(path.join(ROOT, "package.json"))("typescript");
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, "tsconfig.json"),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   const files = config.fileNames;
   const service = ts.createLanguageService({
     getScriptFileNames: () => files,
@@ -72,7 +76,9 @@ export function checkUnusedExports(root = ROOT, isPublic = (key) => PUBLIC.has(k
       if (!declaration || declaration.getSourceFile() !== file) continue;
       total++;
       const at = (declaration.name ?? declaration).getStart();
-      const elsewhere = (service.findReferences(file.fileName, at) ?? []).some((r) => r.references.some((ref) => ref.fileName !== file.fileName));
+      const elsewhere = (service.findReferences(file.fileName, at) ?? []).some((r) =>
+        r.references.some((ref) => ref.fileName !== file.fileName),
+      );
       const key = `${path.relative(root, file.fileName).split(path.sep).join("/")}: ${symbol.name}`;
       if (!elsewhere && !isPublic(key)) unused.push(key);
     }

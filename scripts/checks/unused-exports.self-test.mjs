@@ -4,7 +4,18 @@ import { fileURLToPath } from "node:url";
 import { checkUnusedExports } from "./unused-exports.mjs";
 import { expectations, plantTree } from "./tree.mjs";
 
-const TSCONFIG = JSON.stringify({ compilerOptions: { target: "es2022", module: "es2022", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ["src", "test"] });
+const TSCONFIG = JSON.stringify({
+  compilerOptions: {
+    target: "es2022",
+    module: "es2022",
+    moduleResolution: "bundler",
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+  },
+  include: ["src", "test"],
+});
 
 export function selfTestUnusedExports() {
   const { expect, result } = expectations("unused exports");
@@ -22,7 +33,10 @@ export function selfTestUnusedExports() {
     "test/lib.test.ts": 'import type { Shape } from "../src/lib";\nexport const s: Shape = { a: 1 };\n',
   });
   const r = checkUnusedExports(root, (key) => key === "src/lib.ts: forUsers" || key === "src/main.ts: default");
-  const names = r.unused.map((u) => u.replace(/^src\/lib\.ts: /, "")).sort().join(",");
+  const names = r.unused
+    .map((u) => u.replace(/^src\/lib\.ts: /, ""))
+    .sort()
+    .join(",");
   expect(!r.ok, "a tree with unused exports fails");
   expect(names === "nowhere,onlyHere", `exactly the exports no other file uses are reported (got: ${names || "none"})`);
   return result();

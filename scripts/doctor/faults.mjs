@@ -50,7 +50,7 @@ export const FAULTS = {
   edgeBlocksAll: (signature) => ({
     shows: `"Error connecting to the MCP server" for every client`,
     why: `Cloudflare's edge answers instead of the Worker (${signature.summary}${signature.ray ? `, Ray ID ${signature.ray}` : ""}): a challenge no API client can solve`,
-    fix: "Cloudflare dashboard → Security → Settings: turn off Bot Fight Mode / \"I'm Under Attack\" for this host, or add a Skip rule (Security rules) for URI Path starts with \"/mcp\" and \"/.well-known/\"; Zero Trust → Access: bypass /mcp",
+    fix: 'Cloudflare dashboard → Security → Settings: turn off Bot Fight Mode / "I\'m Under Attack" for this host, or add a Skip rule (Security rules) for URI Path starts with "/mcp" and "/.well-known/"; Zero Trust → Access: bypass /mcp',
   }),
   slow: (what, ms, budgetMs) => ({
     shows: `the connector times out ("Error connecting to the MCP server" / sign-in hangs then fails)`,
@@ -87,7 +87,7 @@ export const FAULTS = {
   notMcp: (answer) => ({
     shows: `"Error connecting to the MCP server" (the client gets a web page, not MCP)`,
     why: `POST /mcp answered ${answer}: something other than an MCP server answers this path (another Worker, a site, a catch-all route)`,
-    fix: "point the path at the Worker: wrangler.toml routes (`routes = [{ pattern = \"<host>/mcp*\", zone_name = \"<zone>\" }]` or a custom_domain), and check that no other Worker route, Pages project or origin rule matches /mcp first (Cloudflare dashboard → Workers Routes)",
+    fix: 'point the path at the Worker: wrangler.toml routes (`routes = [{ pattern = "<host>/mcp*", zone_name = "<zone>" }]` or a custom_domain), and check that no other Worker route, Pages project or origin rule matches /mcp first (Cloudflare dashboard → Workers Routes)',
   }),
   scopeRefused: (name, scope) => ({
     shows: `the tool ${name} fails until the user consents again: a hosted client that steps up (RFC 6750 insufficient_scope) asks the user to sign in again for ${scope ? `"${scope}"` : "more scope"}; one that does not shows an authorization error`,
@@ -97,12 +97,12 @@ export const FAULTS = {
   noChallenge: (answer) => ({
     shows: `Claude/ChatGPT: "Authorization failed" or never offer to sign in`,
     why: `the server refused without a usable challenge: ${answer}`,
-    fix: "answer 401 with `WWW-Authenticate: Bearer resource_metadata=\"https://<host>/.well-known/oauth-protected-resource/mcp\"` (AUTH_MODE=jwt with AUTH_ISSUER, or the OAuth entry wrangler.oauth.toml)",
+    fix: 'answer 401 with `WWW-Authenticate: Bearer resource_metadata="https://<host>/.well-known/oauth-protected-resource/mcp"` (AUTH_MODE=jwt with AUTH_ISSUER, or the OAuth entry wrangler.oauth.toml)',
   }),
   staticTokenOnly: () => ({
     shows: "hosted connectors (Claude, ChatGPT) cannot sign in: they only do OAuth",
     why: "the 401 names no resource_metadata and no protected-resource metadata is served (AUTH_MODE=token)",
-    fix: "for hosted clients use OAuth: wrangler.toml [vars] AUTH_MODE = \"jwt\" with AUTH_ISSUER and AUTH_JWKS_URL, or deploy the OAuth entry (`npm run deploy:oauth`)",
+    fix: 'for hosted clients use OAuth: wrangler.toml [vars] AUTH_MODE = "jwt" with AUTH_ISSUER and AUTH_JWKS_URL, or deploy the OAuth entry (`npm run deploy:oauth`)',
   }),
   metadataMissing: (tried) => ({
     shows: `"Authorization failed" / "Couldn't find the authorization server"`,
@@ -112,7 +112,7 @@ export const FAULTS = {
   resourceMismatch: (named, expected) => ({
     shows: `"Authorization failed" (clients must refuse metadata for another resource)`,
     why: `the protected-resource metadata names "${named}", not this URL (${expected})`,
-    fix: "the metadata's resource must be the exact URL clients use: serve the Worker on that host directly (wrangler.toml routes = [{ pattern = \"<host>\", custom_domain = true }]) rather than through a proxy that rewrites Host; for a fixed name, set it in the resource metadata of your authorization setup",
+    fix: 'the metadata\'s resource must be the exact URL clients use: serve the Worker on that host directly (wrangler.toml routes = [{ pattern = "<host>", custom_domain = true }]) rather than through a proxy that rewrites Host; for a fixed name, set it in the resource metadata of your authorization setup',
   }),
   asMetadataMissing: (tried) => ({
     shows: `"Authorization failed"`,
@@ -140,7 +140,8 @@ export const FAULTS = {
     fix: "OAuth entry: keep one resource per provider (src/engine/oauth/worker.ts) so a grant without resource gets it; AUTH_MODE=jwt: make https://<host>/mcp the authorization server's default audience, or list what it writes in AUTH_AUDIENCE",
   }),
   corsMissing: (what, none = false) => ({
-    shows: "browser-based clients (the MCP Inspector in direct mode, web apps): a CORS error, or no session id to send back. Hosted connectors (Claude, ChatGPT) call from their servers and need no CORS",
+    shows:
+      "browser-based clients (the MCP Inspector in direct mode, web apps): a CORS error, or no session id to send back. Hosted connectors (Claude, ChatGPT) call from their servers and need no CORS",
     why: none ? `${what}: the server sends no CORS headers at all` : what,
     fix: none
       ? "this template's Worker answers CORS itself (src/engine/http/cors.ts) for the origins in ALLOWED_ORIGINS (wrangler.toml [vars]); if it does and none arrive, a layer in front removed them: Cloudflare dashboard → Rules → Transform Rules (response headers) or a Worker route answering OPTIONS. Another server: answer OPTIONS with Access-Control-Allow-Origin, -Methods (POST, GET, DELETE) and -Headers (every MCP header), and expose Mcp-Session-Id and WWW-Authenticate on answers"

@@ -81,7 +81,14 @@ export async function request(url, { method = "GET", headers = {}, body, timeout
     const ms = Math.round(performance.now() - t0);
     const timedOut = err?.name === "TimeoutError";
     const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(err);
-    return { status: 0, headers: new Headers(), text: "", ms, error: timedOut ? `no answer within ${timeoutMs} ms` : String(cause), timedOut };
+    return {
+      status: 0,
+      headers: new Headers(),
+      text: "",
+      ms,
+      error: timedOut ? `no answer within ${timeoutMs} ms` : String(cause),
+      timedOut,
+    };
   }
 }
 
@@ -90,7 +97,11 @@ export function jsonOf(answer) {
   const type = answer.headers.get("content-type") ?? "";
   let text = answer.text;
   if (type.includes("text/event-stream")) {
-    text = text.split("\n").find((l) => l.startsWith("data:") && l.slice(5).trim() !== "")?.slice(5) ?? "";
+    text =
+      text
+        .split("\n")
+        .find((l) => l.startsWith("data:") && l.slice(5).trim() !== "")
+        ?.slice(5) ?? "";
   }
   try {
     return JSON.parse(text);
@@ -105,7 +116,8 @@ export const rpcErrorOf = (answer) => {
   return e && typeof e.code === "number" ? e : undefined;
 };
 
-const BLOCK_PAGE = /attention required|sorry, you have been blocked|just a moment|cf-error-details|cf-chl-|challenge-platform|cloudflare ray id|error code:? 10\d\d/i;
+const BLOCK_PAGE =
+  /attention required|sorry, you have been blocked|just a moment|cf-error-details|cf-chl-|challenge-platform|cloudflare ray id|error code:? 10\d\d/i;
 
 /**
  * Whether the answer came from Cloudflare's edge rather than the Worker: a `cf-mitigated` header, or

@@ -15,7 +15,14 @@ export async function loadClient() {
   const outfile = path.join(dir, "client.mjs");
   try {
     const entry = path.join(dir, "entry.ts");
-    writeFileSync(entry, [`export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/index.ts"))};`, `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`, `export { directoryWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/directory.ts"))};`].join("\n"));
+    writeFileSync(
+      entry,
+      [
+        `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/index.ts"))};`,
+        `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`,
+        `export { directoryWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/directory.ts"))};`,
+      ].join("\n"),
+    );
     await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });
     return await import(pathToFileURL(outfile).href);
   } finally {

@@ -22,6 +22,10 @@ export interface QuirkCase {
 
 export const QUIRKS: HostedQuirk[];
 export const QUIRK_CASES: QuirkCase[];
-export function quirkRequest(c: QuirkCase, url: string, options?: { sessionId?: string; id?: number; extraHeaders?: Record<string, string> }): [string, RequestInit];
+export function quirkRequest(
+  c: QuirkCase,
+  url: string,
+  options?: { sessionId?: string; id?: number; extraHeaders?: Record<string, string> },
+): [string, RequestInit];
 export function initializeRequest(url: string, extraHeaders?: Record<string, string>): [string, RequestInit];
 export function quirkProblem(c: QuirkCase, answer: { status: number; contentType?: string; text?: string }): string | undefined;

@@ -88,8 +88,24 @@ function headersOf(lane, method, changes = {}, sessionId) {
  * @param {{ sessionId?: string, id?: number, extraHeaders?: Record<string, string> }} [options]
  */
 export function quirkRequest({ quirk, lane }, url, { sessionId, id = 1, extraHeaders = {} } = {}) {
-  const params = lane === "modern" ? { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": CLIENT_INFO } } : {};
-  return [url, { method: "POST", headers: { ...extraHeaders, ...headersOf(lane, "tools/list", quirk[lane].headers, sessionId) }, body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params }) }];
+  const params =
+    lane === "modern"
+      ? {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+          },
+        }
+      : {};
+  return [
+    url,
+    {
+      method: "POST",
+      headers: { ...extraHeaders, ...headersOf(lane, "tools/list", quirk[lane].headers, sessionId) },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params }),
+    },
+  ];
 }
 
 /** The fetch arguments of a 2025-11-25 initialize, to open the session the legacy cases run in. */
@@ -98,7 +114,12 @@ export const initializeRequest = (url, extraHeaders = {}) => [
   {
     method: "POST",
     headers: { ...extraHeaders, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO },
+    }),
   },
 ];
 
@@ -118,8 +139,10 @@ export function quirkProblem({ quirk, lane }, { status, contentType = "", text =
   }
   const said = body?.error ? `, JSON-RPC ${body.error.code}: ${body.error.message}` : "";
   if (status !== 200) return `answered HTTP ${status}${said}`;
-  if (accepts === "json" && !contentType.includes("application/json")) return `answered ${contentType || "no Content-Type"}, which a client accepting only application/json cannot read`;
-  if (accepts === "sse" && !sse) return `answered ${contentType || "no Content-Type"}, which a client accepting only text/event-stream cannot read`;
+  if (accepts === "json" && !contentType.includes("application/json"))
+    return `answered ${contentType || "no Content-Type"}, which a client accepting only application/json cannot read`;
+  if (accepts === "sse" && !sse)
+    return `answered ${contentType || "no Content-Type"}, which a client accepting only text/event-stream cannot read`;
   if (!body?.result) return `answered no JSON-RPC result${said}`;
   return undefined;
 }

@@ -38,7 +38,13 @@ export function createReport({ json = false, out = process.stdout } = {}) {
     const ms = r.ms ?? Math.round(performance.now() - t0);
     const faults = (r.faults ?? (r.fault ? [r.fault] : [])).map(cleanFault);
     const detail = r.detail ?? r.skip ?? r.error;
-    const entry = { name: clean(name), ms, status: r.error ? "error" : r.skip ? "skip" : faults.length ? "fault" : "ok", detail: detail === undefined ? undefined : clean(detail), faults };
+    const entry = {
+      name: clean(name),
+      ms,
+      status: r.error ? "error" : r.skip ? "skip" : faults.length ? "fault" : "ok",
+      detail: detail === undefined ? undefined : clean(detail),
+      faults,
+    };
     steps.push(entry);
     const mark = { ok: "✓", fault: "✗", skip: "-", error: "!" }[entry.status];
     print(`${mark} ${entry.name}${entry.detail ? `: ${entry.detail.split("\\x0a")[0]}` : ""}  (${ms} ms)`);
@@ -55,7 +61,13 @@ export function createReport({ json = false, out = process.stdout } = {}) {
   const failed = () => steps.some((s) => s.status === "fault" || s.status === "error");
 
   function finish(url) {
-    const summary = { url: clean(url), ok: !failed(), faults: faults().length, errors: steps.filter((s) => s.status === "error").length, steps };
+    const summary = {
+      url: clean(url),
+      ok: !failed(),
+      faults: faults().length,
+      errors: steps.filter((s) => s.status === "error").length,
+      steps,
+    };
     if (json) out.write(JSON.stringify(summary, null, 2) + "\n");
     else
       print(

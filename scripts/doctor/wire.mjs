@@ -12,7 +12,13 @@ export const discoverRequest = (headers = {}) => ({
     jsonrpc: "2.0",
     id: 1,
     method: "server/discover",
-    params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": CLIENT_INFO } },
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+      },
+    },
   },
 });
 
@@ -20,7 +26,12 @@ export const discoverRequest = (headers = {}) => ({
 export const initializeRequest = (headers = {}) => ({
   method: "POST",
   headers: { ...MCP_POST, ...headers },
-  body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO } },
+  body: {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO },
+  },
 });
 
 /** 2025-11-25 `tools/list` as a client that does not echo the session id sends it. */

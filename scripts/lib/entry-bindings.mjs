@@ -38,6 +38,7 @@ export function missingBindings(base, entry, baseFile = "wrangler.toml", entryFi
       if (!have.has(b[field])) out.push(`[[${key}]] ${field} = "${b[field]}": in ${baseFile}, not in ${entryFile}; copy its block there`);
   }
   for (const [k, v] of Object.entries(base.vars ?? {}))
-    if (!ENTRY_OWN_VARS.test(k) && !(k in (entry.vars ?? {}))) out.push(`[vars] ${k} = ${JSON.stringify(v)}: in ${baseFile}, not in ${entryFile}; copy it there`);
+    if (!ENTRY_OWN_VARS.test(k) && !(k in (entry.vars ?? {})))
+      out.push(`[vars] ${k} = ${JSON.stringify(v)}: in ${baseFile}, not in ${entryFile}; copy it there`);
   return out;
 }

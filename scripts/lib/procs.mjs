@@ -121,7 +121,11 @@ function killAll() {
 }
 
 process.once("exit", killAll);
-for (const [sig, code] of /** @type {[NodeJS.Signals, number][]} */ ([["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]])) {
+for (const [sig, code] of /** @type {[NodeJS.Signals, number][]} */ ([
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+  ["SIGHUP", 129],
+])) {
   process.once(sig, () => {
     console.error(`\n${sig}: stopping ${live.size} child process group(s)`);
     killAll();

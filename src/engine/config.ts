@@ -152,7 +152,8 @@ function readAuth(env: Vars): AuthConfig {
     return { mode, token: env.MCP_AUTH_TOKEN, scopes };
   }
   if (mode === "jwt") {
-    if (!env.AUTH_ISSUER || !(env.AUTH_JWKS_URL || env.AUTH_JWKS)) throw new Error("AUTH_MODE=jwt needs AUTH_ISSUER and AUTH_JWKS_URL (or AUTH_JWKS)");
+    if (!env.AUTH_ISSUER || !(env.AUTH_JWKS_URL || env.AUTH_JWKS))
+      throw new Error("AUTH_MODE=jwt needs AUTH_ISSUER and AUTH_JWKS_URL (or AUTH_JWKS)");
     const audiences = (env.AUTH_AUDIENCE ?? "").split(/[\s,]+/).filter(Boolean);
     return { mode, issuer: env.AUTH_ISSUER, jwksUrl: env.AUTH_JWKS_URL, jwks: env.AUTH_JWKS, audiences, scopes };
   }

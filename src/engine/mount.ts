@@ -60,7 +60,12 @@ export interface MountOptions<Env = any> {
 
 const PREFIX = /^[A-Za-z][A-Za-z0-9.-]{0,31}$/;
 /** The request that lists each kind. */
-const LIST_METHOD: Record<MountedList, string> = { tools: "tools/list", prompts: "prompts/list", resources: "resources/list", resourceTemplates: "resources/templates/list" };
+const LIST_METHOD: Record<MountedList, string> = {
+  tools: "tools/list",
+  prompts: "prompts/list",
+  resources: "resources/list",
+  resourceTemplates: "resources/templates/list",
+};
 /**
  * The URL a service binding is called at: the binding decides where the request goes; the URL is what
  * the upstream reads (localhost passes the default ALLOWED_HOSTS of a Worker built on this template).
@@ -76,12 +81,22 @@ const MOUNT_METHODS: MethodTable = {
   "resources/list": {
     needs: "resources",
     run: async (reg, params, ctx) =>
-      paginate("resources", [...reg.resourceList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.resources(ctx)))).flat()], params.cursor, reg.pageSize),
+      paginate(
+        "resources",
+        [...reg.resourceList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.resources(ctx)))).flat()],
+        params.cursor,
+        reg.pageSize,
+      ),
   },
   "resources/templates/list": {
     needs: "resources",
     run: async (reg, params, ctx) =>
-      paginate("resourceTemplates", [...reg.templateList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.resourceTemplates(ctx)))).flat()], params.cursor, reg.pageSize),
+      paginate(
+        "resourceTemplates",
+        [...reg.templateList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.resourceTemplates(ctx)))).flat()],
+        params.cursor,
+        reg.pageSize,
+      ),
   },
   "resources/read": {
     needs: "resources",
@@ -93,7 +108,12 @@ const MOUNT_METHODS: MethodTable = {
   "prompts/list": {
     needs: "prompts",
     run: async (reg, params, ctx) =>
-      paginate("prompts", [...reg.promptList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.prompts(ctx)))).flat()], params.cursor, reg.pageSize),
+      paginate(
+        "prompts",
+        [...reg.promptList, ...(await Promise.all((reg.mounts ?? []).map((m) => m.prompts(ctx)))).flat()],
+        params.cursor,
+        reg.pageSize,
+      ),
   },
   "prompts/get": {
     needs: "prompts",
@@ -102,7 +122,8 @@ const MOUNT_METHODS: MethodTable = {
       const mounted = typeof name === "string" && !reg.prompts.has(name) && mountedTool(reg.mounts, name);
       if (!mounted) return PROMPT_METHODS["prompts/get"]!.run(reg, params, ctx);
       const args = params.arguments ?? {};
-      if (!isObject(args) || Object.values(args).some((a) => typeof a !== "string")) throw invalidParams("params.arguments must be an object of strings");
+      if (!isObject(args) || Object.values(args).some((a) => typeof a !== "string"))
+        throw invalidParams("params.arguments must be an object of strings");
       return mounted[0].getPrompt(mounted[1], args as Record<string, string>, ctx);
     },
   },
@@ -110,7 +131,10 @@ const MOUNT_METHODS: MethodTable = {
 
 export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   const { prefix } = options;
-  if (!PREFIX.test(prefix)) throw new Error(`mountServer: prefix "${prefix}" must be a letter then up to 31 letters, digits, "-" or "." (no "_": names stay unambiguous; it starts mounted URIs' schemes)`);
+  if (!PREFIX.test(prefix))
+    throw new Error(
+      `mountServer: prefix "${prefix}" must be a letter then up to 31 letters, digits, "-" or "." (no "_": names stay unambiguous; it starts mounted URIs' schemes)`,
+    );
   const bound = options.listTtlMs ?? 60_000;
   /** The upstream's lists, renamed, by kind ("tools", "prompts"), each kept until its `until`. */
   const listed = new Map<string, { items: Record<string, unknown>[]; until: number }>();
@@ -138,18 +162,24 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
 
   /** What a failure of the upstream is downstream: its JSON-RPC error as it was, else a tool error naming the mount. */
   const failure = (err: unknown, what: string): CallToolResult => {
-    if (err instanceof McpClientError && err.code !== undefined && err.status !== undefined && err.status < 500) throw new McpError(err.code, err.message, err.data);
+    if (err instanceof McpClientError && err.code !== undefined && err.status !== undefined && err.status < 500)
+      throw new McpError(err.code, err.message, err.data);
     if (err instanceof McpError) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what, message: reason }));
-    return { content: [{ type: "text", text: `The mounted server "${prefix}" could not be reached for ${what}: ${reason}` }], isError: true };
+    return {
+      content: [{ type: "text", text: `The mounted server "${prefix}" could not be reached for ${what}: ${reason}` }],
+      isError: true,
+    };
   };
 
   /** An upstream entry as listed here: a name with the prefix and `_`, a URI (or template) with the prefix and `+`. */
   const renamedEntry = (kind: MountedList, item: Record<string, unknown>) =>
-    kind === "resources" ? { ...item, uri: `${prefix}+${item.uri as string}` }
-    : kind === "resourceTemplates" ? { ...item, uriTemplate: `${prefix}+${item.uriTemplate as string}` }
-    : { ...item, name: `${prefix}_${item.name as string}` };
+    kind === "resources"
+      ? { ...item, uri: `${prefix}+${item.uri as string}` }
+      : kind === "resourceTemplates"
+        ? { ...item, uriTemplate: `${prefix}+${item.uriTemplate as string}` }
+        : { ...item, name: `${prefix}_${item.name as string}` };
 
   /** One of the upstream's lists (all its pages, up to 20), renamed with the prefix and kept a while. */
   async function list(ctx: HandlerContext<any>, kind: MountedList): Promise<Record<string, unknown>[]> {
@@ -178,81 +208,91 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       return renamed;
     } catch (err) {
       // A list this server cannot complete leaves the mount's entries out rather than failing the app's.
-      console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what: LIST_METHOD[kind], message: err instanceof Error ? err.message : String(err) }));
+      console.error(
+        JSON.stringify({
+          mcp: "mount_failed",
+          mount: prefix,
+          what: LIST_METHOD[kind],
+          message: err instanceof Error ? err.message : String(err),
+        }),
+      );
       return kept?.items ?? [];
     } finally {
       void client.close().catch(() => undefined);
     }
   }
 
-  return servedBy<Mount>({
-    prefix,
-    scopes: options.scopes,
-    toolScopes: options.toolScopes,
-    tools: (ctx) => list(ctx, "tools"),
-    lists: (kind, name) => listed.get(kind)?.items.some((item) => item.name === name) ?? false,
-    prompts: (ctx) => list(ctx, "prompts"),
-    resources: (ctx) => list(ctx, "resources"),
-    resourceTemplates: (ctx) => list(ctx, "resourceTemplates"),
-    async readResource(uri, ctx) {
-      const client = clientFor(ctx);
-      try {
-        const result = (await client.readResource(uri, { signal: ctx.signal })) as unknown as { contents?: Record<string, unknown>[] };
-        return { ...result, contents: (result.contents ?? []).map((c) => ({ ...c, uri: `${prefix}+${c.uri as string}` })) };
-      } catch (err) {
-        const failed = failure(err, `the resource ${uri}`);
-        throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
-      } finally {
-        void client.close().catch(() => undefined);
-      }
-    },
-    async getPrompt(name, args, ctx) {
-      const client = clientFor(ctx);
-      try {
-        return (await client.getPrompt(name, args, { signal: ctx.signal })) as unknown as Record<string, unknown>;
-      } catch (err) {
-        const failed = failure(err, `the prompt ${name}`);
-        throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
-      } finally {
-        void client.close().catch(() => undefined);
-      }
-    },
-    async callTool(name, args, ctx) {
-      // What the upstream asks of the user is asked of this server's client, by the same key on every
-      // run of this call (the n-th question is `<prefix>:<n>`), so the answer is there when the call
-      // runs again: a 2026 client retries with it, a 2025 session's request resumes with it.
-      let asked = 0;
-      let pending: unknown;
-      const stop = new AbortController();
-      const relay = <T>(request: InputRequest): T => {
-        const key = `${prefix}:${asked++}`;
+  return servedBy<Mount>(
+    {
+      prefix,
+      scopes: options.scopes,
+      toolScopes: options.toolScopes,
+      tools: (ctx) => list(ctx, "tools"),
+      lists: (kind, name) => listed.get(kind)?.items.some((item) => item.name === name) ?? false,
+      prompts: (ctx) => list(ctx, "prompts"),
+      resources: (ctx) => list(ctx, "resources"),
+      resourceTemplates: (ctx) => list(ctx, "resourceTemplates"),
+      async readResource(uri, ctx) {
+        const client = clientFor(ctx);
         try {
-          return ctx.input.ask({ [key]: request })[key] as T;
-        } catch (thrown) {
-          pending = thrown;
-          stop.abort();
-          throw thrown;
+          const result = (await client.readResource(uri, { signal: ctx.signal })) as unknown as { contents?: Record<string, unknown>[] };
+          return { ...result, contents: (result.contents ?? []).map((c) => ({ ...c, uri: `${prefix}+${c.uri as string}` })) };
+        } catch (err) {
+          const failed = failure(err, `the resource ${uri}`);
+          throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
+        } finally {
+          void client.close().catch(() => undefined);
         }
-      };
-      const client = clientFor(ctx, {
-        handlers: {
-          elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
-          sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
-          roots: () => relay({ method: "roots/list" }),
-        },
-      });
-      try {
-        return await client.callTool(name, args, {
-          signal: AbortSignal.any([ctx.signal, stop.signal]),
-          onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
+      },
+      async getPrompt(name, args, ctx) {
+        const client = clientFor(ctx);
+        try {
+          return (await client.getPrompt(name, args, { signal: ctx.signal })) as unknown as Record<string, unknown>;
+        } catch (err) {
+          const failed = failure(err, `the prompt ${name}`);
+          throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
+        } finally {
+          void client.close().catch(() => undefined);
+        }
+      },
+      async callTool(name, args, ctx) {
+        // What the upstream asks of the user is asked of this server's client, by the same key on every
+        // run of this call (the n-th question is `<prefix>:<n>`), so the answer is there when the call
+        // runs again: a 2026 client retries with it, a 2025 session's request resumes with it.
+        let asked = 0;
+        let pending: unknown;
+        const stop = new AbortController();
+        const relay = <T>(request: InputRequest): T => {
+          const key = `${prefix}:${asked++}`;
+          try {
+            return ctx.input.ask({ [key]: request })[key] as T;
+          } catch (thrown) {
+            pending = thrown;
+            stop.abort();
+            throw thrown;
+          }
+        };
+        const client = clientFor(ctx, {
+          handlers: {
+            elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
+            sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
+            roots: () => relay({ method: "roots/list" }),
+          },
         });
-      } catch (err) {
-        if (pending !== undefined) throw pending;
-        if (ctx.signal.aborted) throw err;
-        return failure(err, `the tool ${name}`);
-      } finally {
-        void client.close().catch(() => undefined);
-      }
+        try {
+          return await client.callTool(name, args, {
+            signal: AbortSignal.any([ctx.signal, stop.signal]),
+            onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
+          });
+        } catch (err) {
+          if (pending !== undefined) throw pending;
+          if (ctx.signal.aborted) throw err;
+          return failure(err, `the tool ${name}`);
+        } finally {
+          void client.close().catch(() => undefined);
+        }
+      },
     },
-  }, { tables: [MOUNT_METHODS] });
+    { tables: [MOUNT_METHODS] },
+  );
 }

@@ -11,7 +11,15 @@ import { endAttributes, inSpan, operationAttributes, type SpanLike, type Tracer 
 export const tracerFor = (config: Config): Tracer | undefined => (config.tracing ? tracing : undefined);
 
 /** `quirks`: the hosted-client quirks the edge served in the request (http/quirks.ts), for its log line and data point. */
-export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg: Registry, trace: TraceContext, sessionId?: string, requestId?: string | number, quirks?: string): Reporting {
+export function reportingFor(
+  config: Config,
+  env: Pick<Env, "MCP_METRICS">,
+  reg: Registry,
+  trace: TraceContext,
+  sessionId?: string,
+  requestId?: string | number,
+  quirks?: string,
+): Reporting {
   return {
     quirks,
     volume: config.logRequests,
@@ -32,7 +40,14 @@ export function reportingFor(config: Config, env: Pick<Env, "MCP_METRICS">, reg:
  * (hashed), the task asked about, and the code of the JSON-RPC error it ended with, with an error
  * status, as the executor's spans end.
  */
-export const tagServed = async (span: SpanLike, req: JsonRpcRequest, protocolVersion: string, sessionId: string | undefined, config: Config, error?: { code: number }) =>
+export const tagServed = async (
+  span: SpanLike,
+  req: JsonRpcRequest,
+  protocolVersion: string,
+  sessionId: string | undefined,
+  config: Config,
+  error?: { code: number },
+) =>
   endAttributes(
     span,
     operationAttributes(req.method, undefined, undefined, protocolVersion, undefined, req.id),
@@ -41,7 +56,13 @@ export const tagServed = async (span: SpanLike, req: JsonRpcRequest, protocolVer
   );
 
 /** tasks/* as a 2025 session serves them, in their span (tagServed). */
-export const servedInSpan = <T>(config: Config, req: JsonRpcRequest, protocolVersion: string, sessionId: string, work: () => Promise<T>): Promise<T> =>
+export const servedInSpan = <T>(
+  config: Config,
+  req: JsonRpcRequest,
+  protocolVersion: string,
+  sessionId: string,
+  work: () => Promise<T>,
+): Promise<T> =>
   inSpan(tracerFor(config), req.method, async (span) => {
     const answer = await work();
     // A reply's JSON-RPC error, or a refusal's.

@@ -26,12 +26,18 @@ const MAX_LIST_LIMIT = 1000;
  * MCP_USER (class McpUser, a SQLite class) in wrangler.toml and export `McpUser` from the Worker entry.
  */
 export function userState(options: UserStateOptions = {}): UserState {
-  if (options.migrations && !options.migrations.every((m) => typeof m === "string" && m.trim())) throw new Error("userState: every migration is a SQL script (a non-empty string)");
-  if (options.maxBytes !== undefined && !(Number.isSafeInteger(options.maxBytes) && options.maxBytes > 0)) throw new Error("userState: maxBytes is a positive whole number of bytes");
+  if (options.migrations && !options.migrations.every((m) => typeof m === "string" && m.trim()))
+    throw new Error("userState: every migration is a SQL script (a non-empty string)");
+  if (options.maxBytes !== undefined && !(Number.isSafeInteger(options.maxBytes) && options.maxBytes > 0))
+    throw new Error("userState: maxBytes is a positive whole number of bytes");
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return {
     open(env, principal) {
-      if (!principal) throw new McpError(ErrorCode.InvalidRequest, "This operation keeps state per user, and the caller is anonymous: it needs an authenticated caller (docs/state.md)");
+      if (!principal)
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          "This operation keeps state per user, and the caller is anonymous: it needs an authenticated caller (docs/state.md)",
+        );
       return storeOf(env as object, principal, maxBytes);
     },
     objectClass: userObjectFor(options),
@@ -53,7 +59,11 @@ function objectOf(env: object, principal: string): DurableObjectStub<UserRpc> {
   if (typeof principal !== "string" || !principal) throw new Error("Per-user state needs a principal (a non-empty string)");
   const ns = (env as UserStateEnv | undefined)?.MCP_USER as DurableObjectNamespace<UserRpc> | undefined;
   // The server's configuration, not the call, is wrong: a JSON-RPC error that says what to bind.
-  if (!ns) throw new McpError(ErrorCode.InternalError, "Per-user state needs the MCP_USER Durable Object binding (class McpUser) in wrangler.toml; in tests, pass `env` from cloudflare:test (docs/state.md)");
+  if (!ns)
+    throw new McpError(
+      ErrorCode.InternalError,
+      "Per-user state needs the MCP_USER Durable Object binding (class McpUser) in wrangler.toml; in tests, pass `env` from cloudflare:test (docs/state.md)",
+    );
   // Named by the principal: each principal's state is an object of its own.
   return ns.get(ns.idFromName(principal));
 }
@@ -62,7 +72,8 @@ function storeOf(env: object, principal: string, maxBytes: number): UserStore {
   let stub: DurableObjectStub<UserRpc> | undefined;
   const object = () => (stub ??= objectOf(env, principal));
   const written = (answer: WriteAnswer) => {
-    if (answer.over !== undefined) throw new ToolError(`This user's stored state would pass its bound of ${answer.over} bytes; delete something first`);
+    if (answer.over !== undefined)
+      throw new ToolError(`This user's stored state would pass its bound of ${answer.over} bytes; delete something first`);
     if (answer.error !== undefined) throw new Error(`ctx.user.sql: ${answer.error}`);
   };
   return {
@@ -74,7 +85,10 @@ function storeOf(env: object, principal: string, maxBytes: number): UserStore {
       checkKey(key);
       const json = JSON.stringify(value);
       if (json === undefined) throw new TypeError("ctx.user.put: the value is not JSON (undefined, a function or a symbol)");
-      if (json.length > Math.min(MAX_VALUE_CHARS, maxBytes)) throw new ToolError(`A stored value is at most ${Math.min(MAX_VALUE_CHARS, maxBytes)} characters of JSON; this one has ${json.length}`);
+      if (json.length > Math.min(MAX_VALUE_CHARS, maxBytes))
+        throw new ToolError(
+          `A stored value is at most ${Math.min(MAX_VALUE_CHARS, maxBytes)} characters of JSON; this one has ${json.length}`,
+        );
       written(await object().put(key, json));
     },
     delete: async (key) => object().delete(checkKey(key)),
@@ -92,6 +106,7 @@ function storeOf(env: object, principal: string, maxBytes: number): UserStore {
 }
 
 function checkKey(key: string): string {
-  if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_CHARS) throw new TypeError(`A ctx.user key is a non-empty string of at most ${MAX_KEY_CHARS} characters`);
+  if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_CHARS)
+    throw new TypeError(`A ctx.user key is a non-empty string of at most ${MAX_KEY_CHARS} characters`);
   return key;
 }

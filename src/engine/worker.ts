@@ -10,7 +10,17 @@ import type { AppDefinition } from "./mcp/app";
 import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
 import { parseMessage, readableId } from "./mcp/jsonrpc";
 import { compileApp, type Registry } from "./mcp/registry";
-import { PRM_PATH, authenticate, authorizationServers, challenge, protectedResourceMetadata, verifierFor, type JwtAuth, type Principal, type TokenVerifier } from "./http/auth";
+import {
+  PRM_PATH,
+  authenticate,
+  authorizationServers,
+  challenge,
+  protectedResourceMetadata,
+  verifierFor,
+  type JwtAuth,
+  type Principal,
+  type TokenVerifier,
+} from "./http/auth";
 import { callerOf, type Caller } from "./mcp/auth";
 import type { RequestId } from "./mcp/jsonrpc";
 import { classifyEra } from "./http/classify";
@@ -130,7 +140,12 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     } catch (err) {
       if (!definitionErrorLogged) {
         definitionErrorLogged = true;
-        console.error(JSON.stringify({ mcp: "app_definition_invalid", message: `The app's definitions are invalid, so every request fails: ${messageOf(err)}. \`npm run check:app\` lists every mistake.` }));
+        console.error(
+          JSON.stringify({
+            mcp: "app_definition_invalid",
+            message: `The app's definitions are invalid, so every request fails: ${messageOf(err)}. \`npm run check:app\` lists every mistake.`,
+          }),
+        );
       }
       throw err;
     }
@@ -141,7 +156,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     let v = verifiers.get(config);
     if (!v) {
       const verify = options.verifyToken ?? verifierFor(config.auth, options.jwt);
-      const dev = config.devTokenKey && options.jwt?.dev?.(config.devTokenKey, verify, config.auth.mode === "none" ? [] : config.auth.scopes);
+      const dev =
+        config.devTokenKey && options.jwt?.dev?.(config.devTokenKey, verify, config.auth.mode === "none" ? [] : config.auth.scopes);
       verifiers.set(config, (v = dev ? { verify: dev, optional: !verify } : { verify, optional: false }));
     }
     return v;
@@ -162,7 +178,14 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       who = typeof said === "string" ? { id: said, scopes: [] } : said;
       if (!who?.id) return challenge(request, path, 401, "Unauthorized");
     } else if (verify && !(optional && !request.headers.has("Authorization"))) {
-      const verified = await authenticate(request, verify, path, baselineOf(config, reg), hasMetadata(config), options.verifyToken ? "verifyToken" : `AUTH_MODE=${config.auth.mode}`);
+      const verified = await authenticate(
+        request,
+        verify,
+        path,
+        baselineOf(config, reg),
+        hasMetadata(config),
+        options.verifyToken ? "verifyToken" : `AUTH_MODE=${config.auth.mode}`,
+      );
       if (verified instanceof Response) return verified;
       who = verified;
     }
@@ -173,7 +196,8 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   // that authenticates nobody, refuses every scoped operation (authorization.ts words it).
   let scopedChecked = false;
   const warnScopedWithoutAuth = (reg: Registry) => {
-    if (!scopedChecked && reg.unauthenticatedWarning) console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
+    if (!scopedChecked && reg.unauthenticatedWarning)
+      console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
     scopedChecked = true;
   };
 
@@ -184,7 +208,13 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     const config = readConfig(env);
     if (!secretChecked) {
       secretChecked = true;
-      if (!config.stateSecret) console.error(JSON.stringify({ mcp: "missing_secret", message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.` }));
+      if (!config.stateSecret)
+        console.error(
+          JSON.stringify({
+            mcp: "missing_secret",
+            message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.`,
+          }),
+        );
     }
     const gate = checkHostAndOrigin(request, config);
     if (gate instanceof Response) return gate;
@@ -243,32 +273,44 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     if (classifyEra(msg, request.headers, config.strictHeaders) === "legacy") {
       if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
         // Each session is a Durable Object with storage: creating them has its own, smaller budget.
-        const limited = await overLimit(env.MCP_SESSION_RATE_LIMIT, caller.rateLimitKey, "this client opened too many sessions", "MCP_SESSION_RATE_LIMIT", id);
+        const limited = await overLimit(
+          env.MCP_SESSION_RATE_LIMIT,
+          caller.rateLimitKey,
+          "this client opened too many sessions",
+          "MCP_SESSION_RATE_LIMIT",
+          id,
+        );
         if (limited) return limited;
       }
       return inAcceptedForm(media, id, await serveLegacyPost(request, msg, admitted));
     }
     if (msg.kind !== "request") return accepted();
 
-    return inAcceptedForm(media, id, await serveModernRequest(request, msg.message, {
-      quirks: admitted.quirks,
-      reg,
-      config,
-      env,
-      notify: createNotifier(env),
-      caller,
-      scopeChallenge: admitted.scopeChallenge,
-      tasks,
-      waitUntil: (p) => ctx.waitUntil(p),
-      listen: (m) => serveListen(m, reg, env, caller),
-    }));
+    return inAcceptedForm(
+      media,
+      id,
+      await serveModernRequest(request, msg.message, {
+        quirks: admitted.quirks,
+        reg,
+        config,
+        env,
+        notify: createNotifier(env),
+        caller,
+        scopeChallenge: admitted.scopeChallenge,
+        tasks,
+        waitUntil: (p) => ctx.waitUntil(p),
+        listen: (m) => serveListen(m, reg, env, caller),
+      }),
+    );
   }
 
   /**
    * Least scope first: what a 401 challenge and the RFC 9728 metadata ask a client for, AUTH_SCOPES
    * and the app's default scopes; an operation's own scopes are asked for by its 403 step-up.
    */
-  const baselineOf = (config: Config, reg: Registry): string[] => [...new Set([...(config.auth.mode === "none" ? [] : config.auth.scopes), ...(reg.baselineScopes ?? [])])];
+  const baselineOf = (config: Config, reg: Registry): string[] => [
+    ...new Set([...(config.auth.mode === "none" ? [] : config.auth.scopes), ...(reg.baselineScopes ?? [])]),
+  ];
 
   /** Whether this server has RFC 9728 metadata to serve: authorization on, with an authorization server to name. */
   const serversOf = (config: Config) => authorizationServers(config.auth, options.authorizationServers);
@@ -280,7 +322,12 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   /** RFC 9728 metadata, at the path-suffixed and the root form; 404 while there is none (see hasMetadata). */
   function handleMetadata(request: Request, env: Env): Response {
     const config = readConfig(env);
-    if (!hasMetadata(config)) return reject(404, ErrorCode.MethodNotFound, "This server has no OAuth protected-resource metadata (authorization is off, or uses a static token)");
+    if (!hasMetadata(config))
+      return reject(
+        404,
+        ErrorCode.MethodNotFound,
+        "This server has no OAuth protected-resource metadata (authorization is off, or uses a static token)",
+      );
     return protectedResourceMetadata(request, path, serversOf(config), baselineOf(config, registry()));
   }
 

@@ -44,7 +44,12 @@ async function post(headers: Record<string, string>, message: Record<string, unk
 
 /** The `ui://` views the app's tools name (MCP Apps); each one's HTML must be among the Static Assets. */
 const views = [...new Set((app.tools ?? []).flatMap((t: { view?: { uri: string } }) => (t.view ? [t.view.uri] : [])))];
-const UI_HOST = { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } };
+const UI_HOST = {
+  ...MODERN_META,
+  "io.modelcontextprotocol/clientCapabilities": {
+    extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+  },
+};
 
 describe("src/server.ts", () => {
   it("has no definition mistakes (names, URI templates, schemas)", () => {
@@ -52,11 +57,17 @@ describe("src/server.ts", () => {
   });
 
   it("is served on 2026-07-28: discover and every list it has", async () => {
-    const discover = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" }, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } });
+    const discover = await post(
+      { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" },
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } },
+    );
     expect(discover.status, discover.why()).toBe(200);
     expect(discover.body?.result?.supportedVersions).toContain("2026-07-28");
     for (const [method, key] of served) {
-      const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method }, { jsonrpc: "2.0", id: 2, method, params: { _meta: MODERN_META } });
+      const r = await post(
+        { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method },
+        { jsonrpc: "2.0", id: 2, method, params: { _meta: MODERN_META } },
+      );
       expect(r.status, `${method}: ${r.why()}`).toBe(200);
       expect(r.body?.result?.[key]?.length, `${method} lists nothing`).toBeGreaterThan(0);
     }
@@ -64,14 +75,25 @@ describe("src/server.ts", () => {
 
   it.skipIf(views.length === 0)("serves the HTML of every view its tools name (a file under assets/)", async () => {
     for (const uri of views) {
-      const r = await post({ "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri }, { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri, _meta: UI_HOST } });
+      const r = await post(
+        { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri },
+        { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri, _meta: UI_HOST } },
+      );
       expect(r.body?.error, `${uri}: ${r.why()}`).toBeUndefined();
       expect(r.body?.result?.contents?.[0]?.text?.length, `${uri} has no HTML`).toBeGreaterThan(0);
     }
   });
 
   it("is served in a 2025-11-25 session: initialize, every list it has, DELETE", async () => {
-    const init = await post({}, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "app-check", version: "0" } } });
+    const init = await post(
+      {},
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "app-check", version: "0" } },
+      },
+    );
     expect(init.status, init.why()).toBe(200);
     expect(init.body?.result?.serverInfo?.name).toBe(app.info.name);
     const session = init.headers.get("Mcp-Session-Id");

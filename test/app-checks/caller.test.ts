@@ -10,13 +10,24 @@ import worker from "../../src/index";
 import app from "../../src/server";
 import { callerHeaders, whyRefused } from "./caller";
 
-const DISCOVER = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } };
+const DISCOVER = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "server/discover",
+  params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+};
 
 async function discover(vars: Record<string, string>, headers: Record<string, string>) {
   const ctx = createExecutionContext();
   const req = new Request("http://localhost/mcp", {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover", ...headers },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "server/discover",
+      ...headers,
+    },
     body: JSON.stringify(DISCOVER),
   });
   const res = await worker.fetch(req, { ...env, ...vars } as never, ctx);
@@ -26,7 +37,10 @@ async function discover(vars: Record<string, string>, headers: Record<string, st
 
 describe("the app checks under the authentication .dev.vars turns on", () => {
   it.each([
-    ["AUTH_MODE=jwt", { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp.example.test", AUTH_JWKS_URL: "https://idp.example.test/jwks", AUTH_SCOPES: "mcp:use" }],
+    [
+      "AUTH_MODE=jwt",
+      { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp.example.test", AUTH_JWKS_URL: "https://idp.example.test/jwks", AUTH_SCOPES: "mcp:use" },
+    ],
     ["AUTH_MODE=token", { AUTH_MODE: "token", MCP_AUTH_TOKEN: "a-static-token" }],
     ["AUTH_MODE=none", { AUTH_MODE: "none" }],
   ])("%s: they call as the caller it admits, and are served", async (_, vars) => {
@@ -39,6 +53,8 @@ describe("the app checks under the authentication .dev.vars turns on", () => {
     const vars = { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp.example.test", AUTH_JWKS_URL: "https://idp.example.test/jwks" };
     const r = await discover(vars, {});
     expect(r.status).toBe(401);
-    expect(whyRefused(r.status, r.body, vars)).toMatch(/^401 with AUTH_MODE=jwt \(from \.dev\.vars or wrangler\.toml \[vars\], which npm test loads\)/);
+    expect(whyRefused(r.status, r.body, vars)).toMatch(
+      /^401 with AUTH_MODE=jwt \(from \.dev\.vars or wrangler\.toml \[vars\], which npm test loads\)/,
+    );
   });
 });

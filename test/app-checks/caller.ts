@@ -31,7 +31,9 @@ export function scopesOf(app: ScopedApp, vars: AuthVars): string[] {
   const defs = [...(app.tools ?? []), ...(app.resources ?? []), ...(app.resourceTemplates ?? []), ...(app.prompts ?? [])];
   const declared = defs.flatMap((d) => (Array.isArray(d.scopes) ? (d.scopes as string[]) : []));
   const implies = Object.keys(app.authorization?.implies ?? {});
-  return [...new Set([...(vars.AUTH_SCOPES ?? "").split(/\s+/).filter(Boolean), ...(app.authorization?.scopes ?? []), ...declared, ...implies])];
+  return [
+    ...new Set([...(vars.AUTH_SCOPES ?? "").split(/\s+/).filter(Boolean), ...(app.authorization?.scopes ?? []), ...declared, ...implies]),
+  ];
 }
 
 /** The Authorization header of a caller the configured authentication admits with every scope; none when it is off. */

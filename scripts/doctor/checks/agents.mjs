@@ -29,7 +29,9 @@ export async function agentChecks(ctx, report) {
     await report.step(`User-Agent ${agent.name} gets what a neutral agent gets`, async () => {
       const answers = await firstAnswers(ctx, agent.ua);
       const ms = Math.max(...answers.map((a) => a.ms));
-      const i = answers.findIndex((a, n) => refused(a) && (a.status !== neutral[n].status || (edgeSignature(a) && !edgeSignature(neutral[n]))));
+      const i = answers.findIndex(
+        (a, n) => refused(a) && (a.status !== neutral[n].status || (edgeSignature(a) && !edgeSignature(neutral[n]))),
+      );
       if (i < 0) return { detail: answers.map(describe).join("; "), ms };
       const edge = edgeSignature(answers[i]);
       return edge

@@ -24,7 +24,9 @@ const trimSlash = (s) => String(s).replace(/\/+$/, "");
  * list's order that answered 200 with a JSON object wins. Every answer is kept for the report.
  */
 async function firstJson(ctx, urls) {
-  const tried = await Promise.all(urls.map(async (url) => ({ url, a: await ctx.send({ method: "GET", headers: { Accept: "application/json" } }, { url, auth: false }) })));
+  const tried = await Promise.all(
+    urls.map(async (url) => ({ url, a: await ctx.send({ method: "GET", headers: { Accept: "application/json" } }, { url, auth: false }) })),
+  );
   for (const t of tried) {
     const body = jsonOf(t.a);
     if (t.a.status === 200 && body && typeof body === "object") return { url: t.url, a: t.a, body, tried };
@@ -49,7 +51,8 @@ export async function authChecks(ctx, report) {
   const ok = await report.step("401 challenge", () => {
     const header = ctx.state.first.headers.get("www-authenticate");
     challengeUrl = bearerChallenge(header);
-    if (challengeUrl === undefined) return { fault: fault("no-challenge", FAULTS.noChallenge(`401 with WWW-Authenticate ${header ? `"${header}"` : "missing"}`)) };
+    if (challengeUrl === undefined)
+      return { fault: fault("no-challenge", FAULTS.noChallenge(`401 with WWW-Authenticate ${header ? `"${header}"` : "missing"}`)) };
     return { detail: challengeUrl ? `Bearer, resource_metadata="${challengeUrl}"` : "Bearer, without resource_metadata" };
   });
   if (ok.status !== "ok") return;
@@ -69,11 +72,18 @@ export async function authChecks(ctx, report) {
       // Metadata that did not come in time is slow, not missing: what it would have said is unknown.
       const slow = overBudget(ctx, all, "protected-resource metadata");
       if (slow) return { fault: slow, detail, ms };
-      return { fault: challengeUrl ? fault("metadata-missing", FAULTS.metadataMissing(urls)) : fault("static-token-only", FAULTS.staticTokenOnly()), detail, ms };
+      return {
+        fault: challengeUrl
+          ? fault("metadata-missing", FAULTS.metadataMissing(urls))
+          : fault("static-token-only", FAULTS.staticTokenOnly()),
+        detail,
+        ms,
+      };
     }
     prm = r.body;
     const faults = [];
-    if (trimSlash(prm.resource) !== trimSlash(ctx.url)) faults.push(fault("resource-mismatch", FAULTS.resourceMismatch(prm.resource, ctx.url)));
+    if (trimSlash(prm.resource) !== trimSlash(ctx.url))
+      faults.push(fault("resource-mismatch", FAULTS.resourceMismatch(prm.resource, ctx.url)));
     const slow = overBudget(ctx, all, "protected-resource metadata");
     if (slow) faults.push(slow);
     return { faults, detail: `${detail}; resource ${prm.resource}; authorization server ${prm.authorization_servers?.[0] ?? "none"}`, ms };
@@ -85,10 +95,18 @@ export async function authChecks(ctx, report) {
   await report.step("authorization server metadata (RFC 8414)", async () => {
     const as = new URL(issuer);
     const path = as.pathname === "/" ? "" : trimSlash(as.pathname);
-    const urls = [`${as.origin}/.well-known/oauth-authorization-server${path}`, `${as.origin}/.well-known/openid-configuration${path}`, `${as.origin}${path}/.well-known/openid-configuration`];
+    const urls = [
+      `${as.origin}/.well-known/oauth-authorization-server${path}`,
+      `${as.origin}/.well-known/openid-configuration${path}`,
+      `${as.origin}${path}/.well-known/openid-configuration`,
+    ];
     const r = await firstJson(ctx, [...new Set(urls)]);
     const ms = slowest(r.tried).a.ms;
-    if (!r.body) return { fault: overBudget(ctx, r.tried, "authorization server metadata") ?? fault("as-metadata-missing", FAULTS.asMetadataMissing(urls)), ms };
+    if (!r.body)
+      return {
+        fault: overBudget(ctx, r.tried, "authorization server metadata") ?? fault("as-metadata-missing", FAULTS.asMetadataMissing(urls)),
+        ms,
+      };
     asm = r.body;
     const slow = overBudget(ctx, r.tried, "authorization server metadata");
     return { faults: slow ? [slow] : [], detail: `${new URL(r.url).pathname}: issuer ${asm.issuer}`, ms };
@@ -97,7 +115,9 @@ export async function authChecks(ctx, report) {
 
   await report.step("PKCE S256", () => {
     const methods = asm.code_challenge_methods_supported;
-    return Array.isArray(methods) && methods.includes("S256") ? { detail: `code_challenge_methods_supported: ${methods.join(", ")}` } : { fault: fault("no-s256", FAULTS.noS256(methods ?? null)) };
+    return Array.isArray(methods) && methods.includes("S256")
+      ? { detail: `code_challenge_methods_supported: ${methods.join(", ")}` }
+      : { fault: fault("no-s256", FAULTS.noS256(methods ?? null)) };
   });
 
   // Information, never a fault: a client that prefers CIMD falls back to dynamic registration (checked next).
@@ -111,30 +131,54 @@ export async function authChecks(ctx, report) {
   let client;
   await report.step("client registration (DCR, client ID metadata documents)", async () => {
     const cimd = asm.client_id_metadata_document_supported === true;
-    if (!asm.registration_endpoint) return cimd ? { detail: "client ID metadata documents supported; no dynamic registration" } : { fault: fault("no-registration", FAULTS.noRegistration()) };
+    if (!asm.registration_endpoint)
+      return cimd
+        ? { detail: "client ID metadata documents supported; no dynamic registration" }
+        : { fault: fault("no-registration", FAULTS.noRegistration()) };
     const a = await ctx.send(
       {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: { client_name: DOCTOR_CLIENT_NAME, redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" },
+        body: {
+          client_name: DOCTOR_CLIENT_NAME,
+          redirect_uris: [REDIRECT_URI],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none",
+        },
       },
       { url: asm.registration_endpoint, auth: false },
     );
     const body = jsonOf(a);
-    if (!(a.status === 200 || a.status === 201) || !body?.client_id) return { fault: fault("registration-failed", FAULTS.registrationFailed(describe(a))), ms: a.ms };
+    if (!(a.status === 200 || a.status === 201) || !body?.client_id)
+      return { fault: fault("registration-failed", FAULTS.registrationFailed(describe(a))), ms: a.ms };
     client = body;
     const slow = a.ms > ctx.budgetMs ? fault("slow", FAULTS.slow("dynamic client registration", a.ms, ctx.budgetMs)) : undefined;
-    return { faults: slow ? [slow] : [], detail: `registered "${DOCTOR_CLIENT_NAME}" (client_id ${body.client_id}); client ID metadata documents ${cimd ? "supported" : "not supported"}`, ms: a.ms };
+    return {
+      faults: slow ? [slow] : [],
+      detail: `registered "${DOCTOR_CLIENT_NAME}" (client_id ${body.client_id}); client ID metadata documents ${cimd ? "supported" : "not supported"}`,
+      ms: a.ms,
+    };
   });
 
   await report.step("token endpoint: a request without resource", async () => {
     if (!asm.token_endpoint) return { skip: "the metadata names no token_endpoint" };
     if (!client) return { skip: "no client registered to ask with" };
     // An authorization code that does not exist: a healthy endpoint says invalid_grant either way.
-    const form = { grant_type: "authorization_code", code: "mcp-doctor-no-such-code", redirect_uri: REDIRECT_URI, client_id: client.client_id, code_verifier: "mcp-doctor-verifier-".padEnd(64, "x") };
+    const form = {
+      grant_type: "authorization_code",
+      code: "mcp-doctor-no-such-code",
+      redirect_uri: REDIRECT_URI,
+      client_id: client.client_id,
+      code_verifier: "mcp-doctor-verifier-".padEnd(64, "x"),
+    };
     const ask = (extra) =>
       ctx.send(
-        { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" }, body: new URLSearchParams({ ...form, ...extra }).toString() },
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+          body: new URLSearchParams({ ...form, ...extra }).toString(),
+        },
         { url: asm.token_endpoint, auth: false },
       );
     const without = await ask({});
@@ -145,7 +189,8 @@ export async function authChecks(ctx, report) {
     const ms = Math.max(without.ms, withIt.ms);
     const faults = [];
     const refusesMissing = err(without).error === "invalid_target" || /\bresource\b/i.test(String(err(without).error_description ?? ""));
-    if (refusesMissing && (without.status !== withIt.status || err(without).error !== err(withIt).error)) faults.push(fault("token-needs-resource", FAULTS.tokenNeedsResource(words(without))));
+    if (refusesMissing && (without.status !== withIt.status || err(without).error !== err(withIt).error))
+      faults.push(fault("token-needs-resource", FAULTS.tokenNeedsResource(words(without))));
     if (ms > ctx.budgetMs) faults.push(fault("slow", FAULTS.slow("the token endpoint", ms, ctx.budgetMs)));
     return { faults, detail, ms };
   });

@@ -14,7 +14,11 @@ import { deleteSession, initializeRequest } from "../wire.mjs";
 export const INSPECTOR_ORIGIN = "http://localhost:6274";
 
 const REQUESTED = ["content-type", "accept", "authorization", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name"];
-const listed = (header) => (header ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+const listed = (header) =>
+  (header ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
 const allowsOrigin = (a, origin) => [origin, "*"].includes(a.headers.get("access-control-allow-origin") ?? "");
 const sendsCors = (a) => [...a.headers.keys()].some((k) => k.toLowerCase().startsWith("access-control-"));
 const HOSTED_UNAFFECTED = "hosted connectors call from their servers and are not affected";
@@ -28,16 +32,25 @@ export async function corsChecks(ctx, report) {
     if (!(a.status === 403 && /\bOrigin\b/i.test(rpcErrorOf(a)?.message ?? a.text))) return undefined;
     return named
       ? { fault: fault("origin-refused", FAULTS.originRefused(origin)), ms: a.ms }
-      : { detail: `403: the server refuses browser pages from ${origin} (it allows the origins it lists; pass --origin to check one); ${HOSTED_UNAFFECTED}`, ms: a.ms };
+      : {
+          detail: `403: the server refuses browser pages from ${origin} (it allows the origins it lists; pass --origin to check one); ${HOSTED_UNAFFECTED}`,
+          ms: a.ms,
+        };
   };
   const noCors = (a, what) =>
     named
-      ? { fault: fault("cors-missing", FAULTS.corsMissing(`${what} (${a.status || a.error}) has no Access-Control-* header`, true)), ms: a.ms }
+      ? {
+          fault: fault("cors-missing", FAULTS.corsMissing(`${what} (${a.status || a.error}) has no Access-Control-* header`, true)),
+          ms: a.ms,
+        }
       : { detail: `${a.status || a.error}, no CORS: browser-based clients cannot connect; ${HOSTED_UNAFFECTED}`, ms: a.ms };
 
   await report.step(`CORS preflight from ${label}`, async () => {
     const a = await ctx.send(
-      { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": REQUESTED.join(", ") } },
+      {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": REQUESTED.join(", ") },
+      },
       { auth: false },
     );
     const refused = refusedOrigin(a);
@@ -51,7 +64,8 @@ export async function corsChecks(ctx, report) {
       ...(methods.includes("post") || methods.includes("*") ? [] : ["POST in Access-Control-Allow-Methods"]),
       ...(allowed.includes("*") ? [] : REQUESTED.filter((h) => !allowed.includes(h)).map((h) => `${h} in Access-Control-Allow-Headers`)),
     ];
-    if (missing.length) return { fault: fault("cors-missing", FAULTS.corsMissing(`the preflight answer lacks ${missing.join(", ")}`)), ms: a.ms };
+    if (missing.length)
+      return { fault: fault("cors-missing", FAULTS.corsMissing(`the preflight answer lacks ${missing.join(", ")}`)), ms: a.ms };
     return { detail: `${a.status}, allows ${allowed.length} headers`, ms: a.ms };
   });
 
@@ -64,8 +78,15 @@ export async function corsChecks(ctx, report) {
     if (!sendsCors(a)) return noCors(a, "the answer to a POST");
     const exposed = listed(a.headers.get("access-control-expose-headers"));
     const need = [...(session ? ["mcp-session-id"] : []), ...(a.status === 401 ? ["www-authenticate"] : [])];
-    const missing = [...(allowsOrigin(a, origin) ? [] : ["Access-Control-Allow-Origin"]), ...need.filter((h) => !exposed.includes(h) && !exposed.includes("*")).map((h) => `${h} in Access-Control-Expose-Headers`)];
-    if (missing.length) return { fault: fault("cors-missing", FAULTS.corsMissing(`the answer to a POST (${a.status}) lacks ${missing.join(", ")}`)), ms: a.ms };
+    const missing = [
+      ...(allowsOrigin(a, origin) ? [] : ["Access-Control-Allow-Origin"]),
+      ...need.filter((h) => !exposed.includes(h) && !exposed.includes("*")).map((h) => `${h} in Access-Control-Expose-Headers`),
+    ];
+    if (missing.length)
+      return {
+        fault: fault("cors-missing", FAULTS.corsMissing(`the answer to a POST (${a.status}) lacks ${missing.join(", ")}`)),
+        ms: a.ms,
+      };
     return { detail: `${a.status}, exposes ${exposed.join(", ") || "nothing"}`, ms: a.ms };
   });
 }

@@ -10,7 +10,10 @@ export async function directoryChecks(ctx, report) {
   await report.step("connector directory rules (titles, explicit hints, names ≤ 64)", () => {
     const warnings = ctx.lib.directoryWarnings(tools);
     if (!warnings.length) return { detail: `${tools.length} tool(s) meet Claude's and ChatGPT's directory rules` };
-    if (!ctx.directory) return { detail: `${warnings.length} tool rule(s) a directory review would refuse (pass --directory to make them faults): ${warnings.join("; ")}` };
+    if (!ctx.directory)
+      return {
+        detail: `${warnings.length} tool rule(s) a directory review would refuse (pass --directory to make them faults): ${warnings.join("; ")}`,
+      };
     return {
       faults: warnings.map((w) =>
         fault("directory", {

@@ -20,7 +20,8 @@ export async function extensionChecks(ctx, report) {
         const { contents } = await client.readResource(uri, { timeoutMs: ctx.timeoutMs });
         const part = contents.find((c) => c.uri === uri) ?? contents[0];
         const type = String(part?.mimeType ?? "");
-        if (!type.startsWith("text/html") || !(part.text || part.blob)) faults.push(fault("view-unreadable", FAULTS.viewUnreadable(uri, `reads as ${type || "no content"}`)));
+        if (!type.startsWith("text/html") || !(part.text || part.blob))
+          faults.push(fault("view-unreadable", FAULTS.viewUnreadable(uri, `reads as ${type || "no content"}`)));
       } catch (err) {
         faults.push(fault("view-unreadable", FAULTS.viewUnreadable(uri, `cannot be read: ${err?.message ?? err}`)));
       }
@@ -52,8 +53,12 @@ export async function extensionChecks(ctx, report) {
     await report.step(`tools/call ${ctx.call.name} (asked for with --call)`, async () => {
       try {
         const r = await client.callTool(ctx.call.name, ctx.call.args, { timeoutMs: ctx.timeoutMs });
-        const text = (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join(" ");
-        if (r.isError) return { fault: fault("call-failed", FAULTS.callFailed(ctx.call.name, `the tool answered isError: ${text.slice(0, 200)}`)) };
+        const text = (r.content ?? [])
+          .filter((c) => c.type === "text")
+          .map((c) => c.text)
+          .join(" ");
+        if (r.isError)
+          return { fault: fault("call-failed", FAULTS.callFailed(ctx.call.name, `the tool answered isError: ${text.slice(0, 200)}`)) };
         return { detail: text.slice(0, 120) || "a result" };
       } catch (err) {
         const refusal = ctx.state.clientLast?.refusal;

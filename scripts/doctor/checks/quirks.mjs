@@ -12,7 +12,9 @@ const LANE = { modern: "2026-07-28", legacy: "2025-11-25 session" };
 export async function quirkChecks(ctx, report) {
   if (ctx.state.blocked) return;
   if (ctx.state.authRequired && !ctx.token) {
-    await report.step("hosted clients' request shapes", () => ({ skip: "the server asks for authorization: pass --token <access token> to check behind it" }));
+    await report.step("hosted clients' request shapes", () => ({
+      skip: "the server asks for authorization: pass --token <access token> to check behind it",
+    }));
     return;
   }
   /** One request as the client sends it; null, when the lane does not apply to this server. */
@@ -29,7 +31,12 @@ export async function quirkChecks(ctx, report) {
   const laneWorks = async (lane) => {
     if (!served.has(lane)) {
       if (lane === "legacy" && !ctx.state.sessionId) served.set(lane, false);
-      else served.set(lane, quirkProblem(/** @type {any} */ ({ quirk: { [lane]: {} }, lane }), await send({ quirk: { [lane]: { headers: {} } }, lane })) === undefined);
+      else
+        served.set(
+          lane,
+          quirkProblem(/** @type {any} */ ({ quirk: { [lane]: {} }, lane }), await send({ quirk: { [lane]: { headers: {} } }, lane })) ===
+            undefined,
+        );
     }
     return served.get(lane);
   };
@@ -44,9 +51,14 @@ export async function quirkChecks(ctx, report) {
         const problem = answer.error ? `failed: ${answer.error}` : quirkProblem({ quirk, lane }, answer);
         results.push({ lane, problem });
       }
-      if (results.length === 0) return { skip: "the well-formed request of its revision is not served here (see the revision checks above)" };
+      if (results.length === 0)
+        return { skip: "the well-formed request of its revision is not served here (see the revision checks above)" };
       const refused = results.filter((r) => r.problem);
-      if (refused.length) return { fault: fault("quirk-refused", FAULTS.quirkRefused(quirk, refused.map((r) => `on ${LANE[r.lane]}: ${r.problem}`).join("; "))), ms };
+      if (refused.length)
+        return {
+          fault: fault("quirk-refused", FAULTS.quirkRefused(quirk, refused.map((r) => `on ${LANE[r.lane]}: ${r.problem}`).join("; "))),
+          ms,
+        };
       return { detail: `served on ${results.map((r) => LANE[r.lane]).join(" and ")} (${quirk.threads.join(", ")})`, ms };
     });
   }

@@ -34,7 +34,8 @@ export async function reachChecks(ctx, report) {
     }
     // A 2xx that is neither JSON nor SSE is another app answering the path (a site, a catch-all route).
     const type = (a.headers.get("content-type") ?? "").toLowerCase();
-    if (a.status >= 200 && a.status < 300 && !/application\/json|text\/event-stream/.test(type)) return stop("not-mcp", FAULTS.notMcp(describe(a)));
+    if (a.status >= 200 && a.status < 300 && !/application\/json|text\/event-stream/.test(type))
+      return stop("not-mcp", FAULTS.notMcp(describe(a)));
     if (a.status === 401) ctx.state.authRequired = true;
     return { detail: a.status === 401 ? "401: the server asks for authorization" : describe(a), ms: a.ms };
   });
@@ -42,7 +43,8 @@ export async function reachChecks(ctx, report) {
 
   await report.step(`Origin ${url.origin} (the URL's own) is accepted`, async () => {
     const a = await ctx.send(discoverRequest({ Origin: url.origin }), { auth: false });
-    if (a.status === 403 && /\bOrigin\b/i.test(refusalText(a))) return { fault: fault("origin-refused", FAULTS.originRefused(url.origin)), ms: a.ms };
+    if (a.status === 403 && /\bOrigin\b/i.test(refusalText(a)))
+      return { fault: fault("origin-refused", FAULTS.originRefused(url.origin)), ms: a.ms };
     return { detail: describe(a), ms: a.ms };
   });
 }

@@ -14,7 +14,8 @@ const MODERN_CODES = new Set([-32020, -32021, -32022]);
 /** What the doctor lets the client read of one answer: a tools/list of a few hundred tools fits, a flood does not. */
 const CLIENT_BODY_LIMIT = 8 << 20;
 
-const errorText = (err) => `${err?.status ? `answered ${err.status}` : "failed"}${err?.code !== undefined ? `, JSON-RPC ${err.code}` : ""}: ${err?.message ?? err}`;
+const errorText = (err) =>
+  `${err?.status ? `answered ${err.status}` : "failed"}${err?.code !== undefined ? `, JSON-RPC ${err.code}` : ""}: ${err?.message ?? err}`;
 
 /**
  * A fetch that remembers the last answer of each method, so a check can name the HTTP status behind an
@@ -35,9 +36,9 @@ function recordingFetch(last) {
   };
 }
 
-
 /** initialize succeeded without Mcp-Session-Id and a later request was refused for want of a session. */
-const lostId = (err, last) => last.initialized && !last.session && [400, 404].includes(err?.status) && /session/i.test(String(err?.message));
+const lostId = (err, last) =>
+  last.initialized && !last.session && [400, 404].includes(err?.status) && /session/i.test(String(err?.message));
 
 /**
  * A 429 is a rate limit, not a broken revision: the edge's (with its signature) or the server's own,
@@ -47,13 +48,24 @@ function rateLimited(err, last) {
   if (err?.status !== 429) return undefined;
   const headers = last.refusal?.status === 429 ? last.refusal.headers : new Headers();
   const edge = edgeSignature({ headers, text: "" });
-  return { fault: fault("rate-limited", FAULTS.rateLimited(edge ? `Cloudflare's edge (${edge.summary})` : "the server's own rate limit (no edge signature)", headers.get("retry-after"), err?.message ?? String(err))) };
+  return {
+    fault: fault(
+      "rate-limited",
+      FAULTS.rateLimited(
+        edge ? `Cloudflare's edge (${edge.summary})` : "the server's own rate limit (no edge signature)",
+        headers.get("retry-after"),
+        err?.message ?? String(err),
+      ),
+    ),
+  };
 }
 
 export async function revisionChecks(ctx, report) {
   if (ctx.state.blocked) return;
   if (ctx.state.authRequired && !ctx.token) {
-    await report.step("2026-07-28 and 2025-11-25 requests", () => ({ skip: "the server asks for authorization: pass --token <access token> to check behind it" }));
+    await report.step("2026-07-28 and 2025-11-25 requests", () => ({
+      skip: "the server asks for authorization: pass --token <access token> to check behind it",
+    }));
     return;
   }
   const { McpClient, SKILLS_EXTENSION } = ctx.lib;
@@ -81,7 +93,8 @@ export async function revisionChecks(ctx, report) {
       const limited = rateLimited(err, modernLast);
       if (limited) return limited;
       // A server of 2025 only answers 400/404/405 without a 2026 error: hosted clients fall back, nothing is wrong.
-      if ([400, 404, 405].includes(err?.status) && !MODERN_CODES.has(err?.code)) return { skip: `the server speaks 2025-11-25 only (${errorText(err)})` };
+      if ([400, 404, 405].includes(err?.status) && !MODERN_CODES.has(err?.code))
+        return { skip: `the server speaks 2025-11-25 only (${errorText(err)})` };
       return { fault: fault("modern-broken", FAULTS.modernBroken(`server/discover ${errorText(err)}`)) };
     }
   });
@@ -107,12 +120,20 @@ export async function revisionChecks(ctx, report) {
       await legacy.connect();
       session = last.session;
       ctx.state.sessionId = session;
-      return { detail: `${legacy.protocolVersion}, session id ${session ? `of ${session.length} characters` : "none (a stateless server)"}` };
+      return {
+        detail: `${legacy.protocolVersion}, session id ${session ? `of ${session.length} characters` : "none (a stateless server)"}`,
+      };
     } catch (err) {
       const limited = rateLimited(err, last);
       if (limited) return limited;
       // initialize gave a session id and the next request with it (notifications/initialized) got 404.
-      if (err?.status === 404 && last.session) return { fault: fault("session-lost", FAULTS.sessionLost(`(notifications/initialized, right after initialize) answered 404: ${err?.message ?? err}`)) };
+      if (err?.status === 404 && last.session)
+        return {
+          fault: fault(
+            "session-lost",
+            FAULTS.sessionLost(`(notifications/initialized, right after initialize) answered 404: ${err?.message ?? err}`),
+          ),
+        };
       // initialize succeeded without an id, and the next request was refused: the id was lost on the way.
       if (lostId(err, last)) return { fault: fault("session-lost", FAULTS.sessionLost(errorText(err), true)) };
       return { fault: fault("legacy-broken", FAULTS.legacyBroken(`initialize ${errorText(err)}`)) };

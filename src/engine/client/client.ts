@@ -288,7 +288,10 @@ export class McpClient {
     const result = await this.callToolUnchecked(name, args, options);
     const schema = this.toolOutputs.get(name);
     if (schema === undefined || result.isError || this.options.validateOutput === false) return result;
-    const problem = result.structuredContent === undefined ? "no structuredContent" : schemaViolation(schema, result.structuredContent, this.config.limits);
+    const problem =
+      result.structuredContent === undefined
+        ? "no structuredContent"
+        : schemaViolation(schema, result.structuredContent, this.config.limits);
     if (problem) throw new McpClientError(`Tool ${name} answered with a result that does not fit its outputSchema (${problem})`);
     return result;
   }
@@ -306,7 +309,10 @@ export class McpClient {
       if (!this.toolTasks.has(name)) await this.listAllTools().catch(() => undefined);
       const support = this.toolTasks.get(name);
       if (support === "optional" || support === "required") {
-        return (await callLegacyTask(lane, { name, arguments: args }, this.config.tasks, { ...options, headers })) as unknown as CallToolResult;
+        return (await callLegacyTask(lane, { name, arguments: args }, this.config.tasks, {
+          ...options,
+          headers,
+        })) as unknown as CallToolResult;
       }
     }
     return this.request<CallToolResult>("tools/call", { name, arguments: args }, { ...options, headers });
@@ -327,7 +333,12 @@ export class McpClient {
   getPrompt(name: string, args: Record<string, string> = {}, options?: CallOptions): Promise<GetPromptResult> {
     return this.request("prompts/get", { name, arguments: args }, options);
   }
-  complete(ref: CompletionRef, argument: { name: string; value: string }, context?: Record<string, string>, options?: CallOptions): Promise<CompleteResult> {
+  complete(
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<CompleteResult> {
     return this.request("completion/complete", { ref, argument, ...(context ? { context: { arguments: context } } : {}) }, options);
   }
 
@@ -370,7 +381,11 @@ export class McpClient {
    * messages as they come, unfiltered; aborting `signal` ends it. For extension modules built on the
    * client (./events); it has no deadline, as a listen stream has none.
    */
-  async openStream(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<{ id: number; messages: AsyncGenerator<WireMessage> }> {
+  async openStream(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ id: number; messages: AsyncGenerator<WireMessage> }> {
     const lane = await this.ready();
     if (lane.era !== "modern") throw new McpClientError(`${method} exists only in 2026-07-28; this server speaks ${lane.version}`);
     return lane.open(method, params, { signal });

@@ -37,7 +37,10 @@ function noticeOf(m: WireMessage): StreamNotice | undefined {
       return { type: "heartbeat", cursor: (p.cursor as string | null | undefined) ?? null };
     case `${PREFIX}error`:
     case `${PREFIX}terminated`:
-      return { type: m.method === `${PREFIX}error` ? "error" : "terminated", error: (p.error as StreamError | undefined) ?? { code: 0, message: "no error given" } };
+      return {
+        type: m.method === `${PREFIX}error` ? "error" : "terminated",
+        error: (p.error as StreamError | undefined) ?? { code: 0, message: "no error given" },
+      };
     default:
       return undefined;
   }
@@ -85,11 +88,20 @@ export class EventStream implements AsyncIterable<StreamNotice> {
  * Opens `events/stream` for one event type and arguments. A refusal (unknown type, a mode the type
  * does not offer, bad arguments or cursor) throws McpClientError before any stream.
  */
-export async function streamEvents(client: McpClient, params: Omit<PollParams, "maxEvents">, options: { signal?: AbortSignal } = {}): Promise<EventStream> {
+export async function streamEvents(
+  client: McpClient,
+  params: Omit<PollParams, "maxEvents">,
+  options: { signal?: AbortSignal } = {},
+): Promise<EventStream> {
   const controller = new AbortController();
   options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), { once: true });
   try {
-    const body = { name: params.name, arguments: params.arguments ?? {}, cursor: params.cursor ?? null, ...(params.maxAgeMs !== undefined ? { maxAgeMs: params.maxAgeMs } : {}) };
+    const body = {
+      name: params.name,
+      arguments: params.arguments ?? {},
+      cursor: params.cursor ?? null,
+      ...(params.maxAgeMs !== undefined ? { maxAgeMs: params.maxAgeMs } : {}),
+    };
     const { messages } = await client.openStream("events/stream", body, controller.signal);
     // Read by hand: leaving a for-await loop would close the stream the EventStream goes on reading.
     for (let r = await messages.next(); !r.done; r = await messages.next()) {

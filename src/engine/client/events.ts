@@ -51,13 +51,26 @@ export function subscribeEvents(client: McpClient, sub: WebhookSubscription, opt
 }
 
 /** Renews a subscription before its `refreshBefore`, from the last cursor you received (a delivery's or the last result's). */
-export function refreshEvents(client: McpClient, sub: WebhookSubscription, lastCursor: string | null, options?: CallOptions): Promise<SubscribeResult> {
+export function refreshEvents(
+  client: McpClient,
+  sub: WebhookSubscription,
+  lastCursor: string | null,
+  options?: CallOptions,
+): Promise<SubscribeResult> {
   return subscribeEvents(client, { ...sub, cursor: lastCursor }, options);
 }
 
 /** Ends a webhook subscription (`events/unsubscribe`), by the same name, arguments and URL. */
-export async function unsubscribeEvents(client: McpClient, sub: Pick<WebhookSubscription, "name" | "arguments" | "url">, options?: CallOptions): Promise<void> {
-  await client.request("events/unsubscribe", { name: sub.name, arguments: sub.arguments ?? {}, delivery: { mode: "webhook", url: sub.url } }, options);
+export async function unsubscribeEvents(
+  client: McpClient,
+  sub: Pick<WebhookSubscription, "name" | "arguments" | "url">,
+  options?: CallOptions,
+): Promise<void> {
+  await client.request(
+    "events/unsubscribe",
+    { name: sub.name, arguments: sub.arguments ?? {}, delivery: { mode: "webhook", url: sub.url } },
+    options,
+  );
 }
 
 /** One poll (`events/poll`): what happened since the cursor. No subscription, no state on the server. */
@@ -114,10 +127,13 @@ export function webhookSecret(): string {
  * The name of an Events error, read from either numbering a server may use: the one ChatGPT
  * implements (-32011..-32015) or the SEP's (-32023..-32027). Undefined for anything else.
  */
-export function eventErrorName(err: unknown): "NotFound" | "Forbidden" | "ResourceExhausted" | "Unsupported" | "CallbackEndpointError" | undefined {
+export function eventErrorName(
+  err: unknown,
+): "NotFound" | "Forbidden" | "ResourceExhausted" | "Unsupported" | "CallbackEndpointError" | undefined {
   if (!(err instanceof McpClientError) || err.code === undefined) return undefined;
   const names = ["NotFound", "Forbidden", "ResourceExhausted", "Unsupported", "CallbackEndpointError"] as const;
-  const at = err.code <= -32011 && err.code >= -32015 ? -32011 - err.code : err.code <= -32023 && err.code >= -32027 ? -32023 - err.code : -1;
+  const at =
+    err.code <= -32011 && err.code >= -32015 ? -32011 - err.code : err.code <= -32023 && err.code >= -32027 ? -32023 - err.code : -1;
   return names[at];
 }
 

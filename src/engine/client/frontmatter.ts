@@ -91,7 +91,8 @@ function value(r: Reader, indent: number, inline: string | undefined): unknown {
   if (inline === undefined || inline.startsWith("#")) {
     if (next && next.indent > indent) return block(r, next.indent);
     // A mapping's sequence may sit at the key's own indentation ("tools:" then "- Read").
-    if (next && next.indent === indent && /^-(\s|$)/.test(next.text) && !/^-(\s|$)/.test(r.lines[r.at - 1]!.text)) return sequence(r, indent);
+    if (next && next.indent === indent && /^-(\s|$)/.test(next.text) && !/^-(\s|$)/.test(r.lines[r.at - 1]!.text))
+      return sequence(r, indent);
     return null;
   }
   const header = /^([|>])([+-]?)\s*(#.*)?$/.exec(inline);

@@ -19,7 +19,12 @@ export interface InputHandlers {
 }
 
 /** The capabilities a client declares follow from the handlers it has: nothing is promised that nobody answers. */
-export function capabilitiesOf(handlers: InputHandlers, legacy: boolean, tasks = false, extensions: Record<string, object> = {}): ClientCapabilities {
+export function capabilitiesOf(
+  handlers: InputHandlers,
+  legacy: boolean,
+  tasks = false,
+  extensions: Record<string, object> = {},
+): ClientCapabilities {
   const caps: Record<string, object> = {};
   // 2026-07-28 takes tasks by declaring the extension; 2025-11-25 by asking for one on each call.
   const declared = { ...extensions, ...(tasks && !legacy ? { [TASKS_EXTENSION]: {} } : {}) };
@@ -62,7 +67,10 @@ type InputRequest = { method: string; params?: unknown };
  */
 export function inputRequestsOf(requests: unknown, max: number): [string, InputRequest][] {
   const entries = typeof requests === "object" && requests !== null ? (Object.entries(requests) as [string, InputRequest][]) : [];
-  if (entries.length > max) throw new McpClientError(`The server asked ${entries.length} questions in one input round; the client answers at most ${max} (limits.maxInputRequests)`);
+  if (entries.length > max)
+    throw new McpClientError(
+      `The server asked ${entries.length} questions in one input round; the client answers at most ${max} (limits.maxInputRequests)`,
+    );
   return entries;
 }
 

@@ -18,7 +18,6 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${btoa(bin)}?=`;
 }
 
-
 /**
  * The argument → header-name map of a tool, or `null` when an annotation
  * breaks the rules (empty, not a token, duplicated ignoring case, on a type

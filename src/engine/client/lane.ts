@@ -91,10 +91,19 @@ let counter = 0;
 export const nextId = (): number => ++counter;
 
 /** Routes a request-scoped notification to the callbacks of its request. */
-export function deliver(message: WireMessage, options: CallOptions | undefined, progressToken: string | number | undefined, fallback?: (m: WireMessage) => void): void {
+export function deliver(
+  message: WireMessage,
+  options: CallOptions | undefined,
+  progressToken: string | number | undefined,
+  fallback?: (m: WireMessage) => void,
+): void {
   const p = message.params ?? {};
   if (message.method === "notifications/progress" && options?.onProgress && p.progressToken === progressToken) {
-    options.onProgress({ progress: p.progress as number, ...(p.total !== undefined ? { total: p.total as number } : {}), ...(p.message !== undefined ? { message: p.message as string } : {}) });
+    options.onProgress({
+      progress: p.progress as number,
+      ...(p.total !== undefined ? { total: p.total as number } : {}),
+      ...(p.message !== undefined ? { message: p.message as string } : {}),
+    });
     return;
   }
   if (message.method === "notifications/message" && options?.onLog) {

@@ -147,7 +147,9 @@ export class LegacySession implements Lane {
     }
     if (m.method !== "notifications/progress") return false;
     const task = ((m.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK] as { taskId?: unknown } | undefined)?.taskId;
-    const route = this.progressRoutes.get(m.params?.progressToken as string | number) ?? (typeof task === "string" ? this.taskRoutes.get(task) : undefined);
+    const route =
+      this.progressRoutes.get(m.params?.progressToken as string | number) ??
+      (typeof task === "string" ? this.taskRoutes.get(task) : undefined);
     route?.(m);
     return route !== undefined;
   }
@@ -172,11 +174,21 @@ export class LegacySession implements Lane {
   private async initialize(): Promise<void> {
     this.sessionId = undefined;
     const id = nextId();
-    const params = { protocolVersion: legacyVersion(), capabilities: capabilitiesOf(this.config.handlers, true, false, this.config.extensions), clientInfo: this.config.clientInfo };
+    const params = {
+      protocolVersion: legacyVersion(),
+      capabilities: capabilitiesOf(this.config.handlers, true, false, this.config.extensions),
+      clientInfo: this.config.clientInfo,
+    };
     const deadline = new Deadline(this.config.timeoutMs, "initialize");
     let result: InitializeResult;
     try {
-      const res = await post(this.config.fetch, this.config.url, this.headers("initialize"), { jsonrpc: "2.0", id, method: "initialize", params }, deadline.signal);
+      const res = await post(
+        this.config.fetch,
+        this.config.url,
+        this.headers("initialize"),
+        { jsonrpc: "2.0", id, method: "initialize", params },
+        deadline.signal,
+      );
       if (!res.ok) throw await httpError(res, "initialize");
       this.sessionId = res.headers.get("mcp-session-id") ?? undefined;
       result = (await this.consume(res, id, "initialize", { signal: deadline.signal }, undefined, deadline)) as unknown as InitializeResult;
@@ -184,7 +196,9 @@ export class LegacySession implements Lane {
       deadline.done();
     }
     if (!(LEGACY_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
-      throw new McpClientError(`The server answered initialize with protocol version ${result.protocolVersion}, which this client does not speak`);
+      throw new McpClientError(
+        `The server answered initialize with protocol version ${result.protocolVersion}, which this client does not speak`,
+      );
     }
     this.version = result.protocolVersion;
     this.server = result;
@@ -194,7 +208,11 @@ export class LegacySession implements Lane {
 
   /** Sends a notification; the server accepts it with 202 and no body. */
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    const res = await post(this.config.fetch, this.config.url, this.headers(method), { jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+    const res = await post(this.config.fetch, this.config.url, this.headers(method), {
+      jsonrpc: "2.0",
+      method,
+      ...(params ? { params } : {}),
+    });
     if (!res.ok) throw await httpError(res, method);
     await res.body?.cancel();
   }
@@ -207,7 +225,8 @@ export class LegacySession implements Lane {
       const body = { jsonrpc: "2.0", id, method, params: { ...params, ...(Object.keys(meta).length ? { _meta: meta } : {}) } };
       // In this revision closing a connection is not a cancellation: say it. The server may already be
       // running the request before its answer's headers arrive, so the listener is in place before the POST.
-      const onAbort = () => void this.notify("notifications/cancelled", { requestId: id, reason: "The client cancelled the request" }).catch(() => {});
+      const onAbort = () =>
+        void this.notify("notifications/cancelled", { requestId: id, reason: "The client cancelled the request" }).catch(() => {});
       const deadline = new Deadline(options?.timeoutMs ?? this.config.timeoutMs, method, options?.signal);
       const signal = deadline.signal;
       if (signal.aborted) throw signal.reason;
@@ -231,7 +250,14 @@ export class LegacySession implements Lane {
   }
 
   /** Reads an answer to its end, resuming with `Last-Event-ID` when the server closes the connection first. */
-  private async consume(res: Response, id: number, method: string, options?: CallOptions, progressToken?: number, deadline?: Deadline): Promise<Record<string, unknown>> {
+  private async consume(
+    res: Response,
+    id: number,
+    method: string,
+    options?: CallOptions,
+    progressToken?: number,
+    deadline?: Deadline,
+  ): Promise<Record<string, unknown>> {
     const signal = options?.signal;
     let lastEventId: string | undefined;
     let retry = DEFAULT_RETRY_MS;
@@ -264,7 +290,8 @@ export class LegacySession implements Lane {
       if (failure !== undefined) throw failure;
       if (signal?.aborted) throw signal.reason;
       idle = progressed ? 0 : idle + 1;
-      if (lastEventId === undefined || idle > limits.maxReconnects) throw new McpClientError(`The answer to ${method} ended without a result`);
+      if (lastEventId === undefined || idle > limits.maxReconnects)
+        throw new McpClientError(`The answer to ${method} ended without a result`);
       await sleep(backoff(retry, idle, limits), signal);
       current = await this.resume(lastEventId, signal).catch((err: unknown) => {
         if (!dropped(err, signal)) throw err;
@@ -278,7 +305,14 @@ export class LegacySession implements Lane {
    * app's handlers without holding up the stream it came on, since the server may cancel it there; a
    * failure to deliver the answer is reported through `failed`.
    */
-  private handle(m: WireMessage, options: CallOptions | undefined, progressToken: number | undefined, signal?: AbortSignal, deadline?: Deadline, failed?: (err: unknown) => void): void {
+  private handle(
+    m: WireMessage,
+    options: CallOptions | undefined,
+    progressToken: number | undefined,
+    signal?: AbortSignal,
+    deadline?: Deadline,
+    failed?: (err: unknown) => void,
+  ): void {
     if (!m.method) return;
     if (m.id === undefined || m.id === null) {
       if (!this.routed(m)) deliver(m, options, progressToken, this.config.onNotification);
@@ -301,7 +335,11 @@ export class LegacySession implements Lane {
     let reply: unknown;
     try {
       const result = (await answerInput(this.config.handlers, { method: m.method!, params: m.params }, both)) as Record<string, unknown>;
-      reply = { jsonrpc: "2.0", id, result: related ? { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK]: related } } : result };
+      reply = {
+        jsonrpc: "2.0",
+        id,
+        result: related ? { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK]: related } } : result,
+      };
     } catch (err) {
       const e = err as McpClientError;
       reply = { jsonrpc: "2.0", id, error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(err) } };
@@ -340,7 +378,11 @@ export class LegacySession implements Lane {
       let progressed = false;
       let openedAt = Infinity;
       try {
-        const headers: Record<string, string> = { ...this.headers(), Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) };
+        const headers: Record<string, string> = {
+          ...this.headers(),
+          Accept: "text/event-stream",
+          ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}),
+        };
         const res = await this.config.fetch(this.config.url, { method: "GET", headers, signal });
         if (!res.ok) throw await httpError(res, "opening the session stream");
         opened = true;
@@ -362,7 +404,8 @@ export class LegacySession implements Lane {
       // A server that closes the stream at once, again and again, is met with longer waits and then left;
       // one that stayed open a while was not closed at once, even if the server had nothing to say.
       idle = progressed || Date.now() - openedAt >= MAX_BACKOFF_MS ? 0 : idle + 1;
-      if (idle > limits.maxReconnects) throw new McpClientError(`The session stream came back empty ${idle} times in a row (limits.maxReconnects); it is not reopened`);
+      if (idle > limits.maxReconnects)
+        throw new McpClientError(`The session stream came back empty ${idle} times in a row (limits.maxReconnects); it is not reopened`);
       await sleep(backoff(retry, idle, limits), signal).catch(() => {});
     }
   }

@@ -33,7 +33,11 @@ export class ModernLane implements Lane {
   }
 
   /** Sends one request and returns its answer as a stream of messages (the listen stream uses this directly). */
-  async open(method: string, params: Record<string, unknown>, options?: CallOptions): Promise<{ id: number; progressToken?: number; messages: AsyncGenerator<WireMessage> }> {
+  async open(
+    method: string,
+    params: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<{ id: number; progressToken?: number; messages: AsyncGenerator<WireMessage> }> {
     const id = nextId();
     const progressToken = options?.onProgress ? id : undefined;
     const callerMeta = (params._meta as Record<string, unknown> | undefined) ?? {};
@@ -90,7 +94,8 @@ export class ModernLane implements Lane {
     for (let r = await messages.next(); !r.done; r = await messages.next()) {
       const m = r.value;
       if (m.error) throw new McpClientError(m.error.message, m.error.code, 200, m.error.data);
-      if (m.method === "notifications/subscriptions/acknowledged") return { filter: (m.params?.notifications ?? filter) as ListenFilter, messages };
+      if (m.method === "notifications/subscriptions/acknowledged")
+        return { filter: (m.params?.notifications ?? filter) as ListenFilter, messages };
     }
     throw new McpClientError("The listen stream ended before the server acknowledged it");
   }

@@ -138,7 +138,8 @@ export function schemaViolation(schema: unknown, value: unknown, bounds: Bounds)
     }
     if (actual === "object") {
       const obj = v as Record<string, unknown>;
-      for (const key of Array.isArray(s.required) ? (s.required as string[]) : []) if (!(key in obj)) return at(`missing required "${key}"`);
+      for (const key of Array.isArray(s.required) ? (s.required as string[]) : [])
+        if (!(key in obj)) return at(`missing required "${key}"`);
       const props = (typeof s.properties === "object" && s.properties !== null ? s.properties : {}) as Record<string, Schema>;
       for (const [key, item] of Object.entries(obj)) {
         const known = Object.hasOwn(props, key);
@@ -151,9 +152,17 @@ export function schemaViolation(schema: unknown, value: unknown, bounds: Bounds)
       const e = check(sub, v, path);
       if (e) return e;
     }
-    if (Array.isArray(s.anyOf) && !(s.anyOf as Schema[]).some((sub) => check(sub, v, path) === undefined)) return at(`matches none of anyOf`);
-    if (Array.isArray(s.oneOf) && (s.oneOf as Schema[]).filter((sub) => check(sub, v, path) === undefined).length !== 1 && budget >= 0) return at(`does not match exactly one of oneOf`);
-    if (s.not !== undefined && (typeof s.not === "object" || typeof s.not === "boolean") && check(s.not as Schema, v, path) === undefined && budget >= 0) return at(`matches the schema in not`);
+    if (Array.isArray(s.anyOf) && !(s.anyOf as Schema[]).some((sub) => check(sub, v, path) === undefined))
+      return at(`matches none of anyOf`);
+    if (Array.isArray(s.oneOf) && (s.oneOf as Schema[]).filter((sub) => check(sub, v, path) === undefined).length !== 1 && budget >= 0)
+      return at(`does not match exactly one of oneOf`);
+    if (
+      s.not !== undefined &&
+      (typeof s.not === "object" || typeof s.not === "boolean") &&
+      check(s.not as Schema, v, path) === undefined &&
+      budget >= 0
+    )
+      return at(`matches the schema in not`);
     return undefined;
   };
   try {

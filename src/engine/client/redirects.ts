@@ -16,13 +16,22 @@ export function sameOriginOnly(next: Fetch): Fetch {
     let url = input instanceof Request ? input.url : String(input);
     for (let hops = 0; ; hops++) {
       const res = await next(input instanceof Request && hops === 0 ? input : url, { ...init, redirect: "manual" });
-      if ((res.type as string) === "opaqueredirect") throw new McpClientError(`${url} answered with a redirect the client cannot see (a browser's fetch); connect to the final URL`, undefined, res.status);
+      if ((res.type as string) === "opaqueredirect")
+        throw new McpClientError(
+          `${url} answered with a redirect the client cannot see (a browser's fetch); connect to the final URL`,
+          undefined,
+          res.status,
+        );
       const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
       if (location === null) return res;
       await res.body?.cancel();
       const target = new URL(location, url);
       if (target.origin !== new URL(url).origin) {
-        throw new McpClientError(`${url} redirected to another origin (${target.origin}); the client does not send the request, its body and its headers there`, undefined, res.status);
+        throw new McpClientError(
+          `${url} redirected to another origin (${target.origin}); the client does not send the request, its body and its headers there`,
+          undefined,
+          res.status,
+        );
       }
       if (hops >= MAX_REDIRECTS) throw new McpClientError(`${url} redirected more than ${MAX_REDIRECTS} times`, undefined, res.status);
       url = target.href;

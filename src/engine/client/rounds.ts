@@ -12,7 +12,6 @@ import { answerInput, answerMap, inputRequestsOf } from "./handlers";
 import type { CallOptions, Lane, LaneConfig } from "./lane";
 import { followModernTask } from "./tasks";
 
-
 /** `resultType` values that are the result itself. */
 const COMPLETE = new Set([undefined, "complete"]);
 /** The only requests a server may answer with `input_required`. */
@@ -41,9 +40,11 @@ export async function requestWithInput(
     const afterInput = round > 1;
     if (COMPLETE.has(type)) return { result, afterInput };
     // Only a client that declared the tasks extension is given a task; it follows it to the result.
-    if (type === "task" && tasks && MAY_BE_TASK.has(method)) return { result: await followModernTask(lane, handlers, result, tasks, options, false, limits.maxInputRequests), afterInput: true };
+    if (type === "task" && tasks && MAY_BE_TASK.has(method))
+      return { result: await followModernTask(lane, handlers, result, tasks, options, false, limits.maxInputRequests), afterInput: true };
     // A server that asks where the protocol does not let it, or answers with a type the client does not know, is not followed.
-    if (type !== "input_required" || !MAY_ASK.has(method)) throw new McpClientError(`The server answered ${method} with resultType "${String(type)}", which that request may not have`);
+    if (type !== "input_required" || !MAY_ASK.has(method))
+      throw new McpClientError(`The server answered ${method} with resultType "${String(type)}", which that request may not have`);
     const inputResponses = answerMap();
     for (const [key, request] of inputRequestsOf(result.inputRequests, limits.maxInputRequests)) {
       inputResponses[key] = await answerInput(handlers, request, options?.signal);

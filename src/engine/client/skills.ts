@@ -65,10 +65,14 @@ export async function readSkillFile(client: McpClient, entry: SkillEntry, uri: s
   const { contents } = await client.readResource(uri, options);
   const part = contents.find((c) => c.uri === uri) ?? contents[0];
   if (!part) throw new SkillVerificationError(`${uri}: the server returned no contents`, uri);
-  const bytes = "text" in part && typeof part.text === "string" ? new TextEncoder().encode(part.text) : Uint8Array.from(atob(String((part as { blob?: string }).blob ?? "")), (c) => c.charCodeAt(0));
+  const bytes =
+    "text" in part && typeof part.text === "string"
+      ? new TextEncoder().encode(part.text)
+      : Uint8Array.from(atob(String((part as { blob?: string }).blob ?? "")), (c) => c.charCodeAt(0));
   if (listed) {
     // A size that differs fails without hashing; otherwise the digest decides.
-    if (bytes.byteLength !== listed.size) throw new SkillVerificationError(`${uri}: ${bytes.byteLength} bytes, the entry lists ${listed.size}`, uri);
+    if (bytes.byteLength !== listed.size)
+      throw new SkillVerificationError(`${uri}: ${bytes.byteLength} bytes, the entry lists ${listed.size}`, uri);
     const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const digest = `sha256:${Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("")}`;
     if (digest !== listed.digest) throw new SkillVerificationError(`${uri}: its digest does not match the entry's`, uri);
@@ -82,5 +86,8 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

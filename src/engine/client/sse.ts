@@ -21,7 +21,11 @@ interface SseEvent {
 const CR = 13;
 const LF = 10;
 
-export async function* readSse(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined, maxBytes: number): AsyncGenerator<SseEvent> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal | undefined,
+  maxBytes: number,
+): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const onAbort = () => void reader.cancel().catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -67,7 +71,13 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal: AbortSi
         const text = takeLine();
         if (text === "") {
           // A blank line ends an event; an event with only an id or a retry still moves the cursor.
-          if (seen) yield { data: data.join("\n"), ...(id !== undefined ? { id } : {}), ...(event ? { event } : {}), ...(retry !== undefined ? { retry } : {}) };
+          if (seen)
+            yield {
+              data: data.join("\n"),
+              ...(id !== undefined ? { id } : {}),
+              ...(event ? { event } : {}),
+              ...(retry !== undefined ? { retry } : {}),
+            };
           data = [];
           event = undefined;
           retry = undefined;
@@ -93,7 +103,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal: AbortSi
         pending.push(start === 0 ? value : value.slice(start));
         pendingBytes += value.length - start;
       }
-      if (held + pendingBytes > maxBytes) throw new McpClientError(`The server sent an SSE event larger than ${maxBytes} bytes (limits.maxMessageBytes)`);
+      if (held + pendingBytes > maxBytes)
+        throw new McpClientError(`The server sent an SSE event larger than ${maxBytes} bytes (limits.maxMessageBytes)`);
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);

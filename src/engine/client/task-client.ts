@@ -64,7 +64,8 @@ export class TaskClient {
   /** 2025-11-25 only (2026-07-28 has no `tasks/list`): a page of this client's tasks. */
   async list(cursor?: string, options?: CallOptions): Promise<TaskPage> {
     const lane = await this.ready();
-    if (lane.era === "modern") throw new McpClientError("tasks/list does not exist in 2026-07-28: keep the ids of the tasks you start (onTask)");
+    if (lane.era === "modern")
+      throw new McpClientError("tasks/list does not exist in 2026-07-28: keep the ids of the tasks you start (onTask)");
     return (await lane.request("tasks/list", cursor !== undefined ? { cursor } : {}, options)) as unknown as TaskPage;
   }
 

@@ -106,7 +106,12 @@ export async function callLegacyTask(
  * 2025-11-25: waits for a task on `tasks/result` and returns the call's result; the task's progress goes
  * to `call.onProgress`. Aborting cancels it, unless `keepOnAbort`.
  */
-export async function followLegacyTask(lane: LegacySession, taskId: string, call?: CallOptions, keepOnAbort = false): Promise<Record<string, unknown>> {
+export async function followLegacyTask(
+  lane: LegacySession,
+  taskId: string,
+  call?: CallOptions,
+  keepOnAbort = false,
+): Promise<Record<string, unknown>> {
   const { signal, onProgress } = call ?? {};
   const stop = onProgress ? lane.routeTaskProgress(taskId, { onProgress }) : undefined;
   try {

@@ -12,7 +12,10 @@ import type { EventOccurrence } from "./event-types";
 export type ReceiverSecret =
   | string
   | readonly string[]
-  | ((request: Request, subscriptionId: string | undefined) => string | readonly string[] | undefined | Promise<string | readonly string[] | undefined>);
+  | ((
+      request: Request,
+      subscriptionId: string | undefined,
+    ) => string | readonly string[] | undefined | Promise<string | readonly string[] | undefined>);
 
 /** Where the receiver remembers the deliveries it took; a KV namespace or a Durable Object can stand behind it. */
 export interface DeliveryLog {
@@ -51,7 +54,11 @@ export class WebhookVerificationError extends Error {
     super(message);
   }
   get status(): number {
-    return this.reason === "too_large" ? 413 : this.reason === "bad_body" || this.reason === "missing_headers" || this.reason === "bad_timestamp" ? 400 : 401;
+    return this.reason === "too_large"
+      ? 413
+      : this.reason === "bad_body" || this.reason === "missing_headers" || this.reason === "bad_timestamp"
+        ? 400
+        : 401;
   }
 }
 
@@ -78,7 +85,7 @@ async function boundedText(request: Request, max: number): Promise<string> {
   }
   const bytes = new Uint8Array(size);
   let at = 0;
-  for (const c of chunks) (bytes.set(c, at), (at += c.byteLength));
+  for (const c of chunks) bytes.set(c, at), (at += c.byteLength);
   return new TextDecoder().decode(bytes);
 }
 
@@ -122,7 +129,8 @@ export async function verifyWebhook(request: Request, options: WebhookReceiverOp
   const webhookId = request.headers.get("webhook-id");
   const stamp = request.headers.get("webhook-timestamp");
   const signature = request.headers.get("webhook-signature");
-  if (!webhookId || !stamp || !signature) throw new WebhookVerificationError("webhook-id, webhook-timestamp and webhook-signature are required", "missing_headers");
+  if (!webhookId || !stamp || !signature)
+    throw new WebhookVerificationError("webhook-id, webhook-timestamp and webhook-signature are required", "missing_headers");
   if (!/^\d{1,12}$/.test(stamp)) throw new WebhookVerificationError("webhook-timestamp is not a Unix time in seconds", "bad_timestamp");
   const timestamp = Number(stamp);
   // Too old is a replay; too far ahead is one prepared for later. Both are refused.
@@ -141,7 +149,8 @@ export async function verifyWebhook(request: Request, options: WebhookReceiverOp
   } catch {
     throw new WebhookVerificationError("The body is not JSON", "bad_body");
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new WebhookVerificationError("The body is not a JSON object", "bad_body");
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    throw new WebhookVerificationError("The body is not a JSON object", "bad_body");
   const common = { webhookId, timestamp, ...(subscriptionId !== undefined ? { subscriptionId } : {}) };
   const message = json as Record<string, unknown>;
   // A top-level `type` marks a control envelope; an event keeps its fields under `data`.

@@ -44,7 +44,8 @@ async function boundedText(res: Response, maxBytes: number): Promise<string> {
       const { value, done } = await reader.read();
       if (done) break;
       size += value.length;
-      if (size > maxBytes) throw new McpClientError(`The server sent a body larger than ${maxBytes} bytes (limits.maxMessageBytes)`, undefined, res.status);
+      if (size > maxBytes)
+        throw new McpClientError(`The server sent a body larger than ${maxBytes} bytes (limits.maxMessageBytes)`, undefined, res.status);
       parts.push(decoder.decode(value, { stream: true }));
     }
   } finally {
@@ -54,7 +55,13 @@ async function boundedText(res: Response, maxBytes: number): Promise<string> {
   return parts.join("");
 }
 
-export async function post(fetchFn: Fetch, url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal): Promise<Response> {
+export async function post(
+  fetchFn: Fetch,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<Response> {
   try {
     return await fetchFn(url, {
       method: "POST",
@@ -83,7 +90,11 @@ export async function httpError(res: Response, what: string): Promise<McpClientE
 }
 
 /** The messages of a 200 answer, in order. A JSON answer is one message; an SSE answer is a stream of them. */
-export async function* messagesOf(res: Response, signal?: AbortSignal, maxBytes = DEFAULT_LIMITS.maxMessageBytes): AsyncGenerator<Received> {
+export async function* messagesOf(
+  res: Response,
+  signal?: AbortSignal,
+  maxBytes = DEFAULT_LIMITS.maxMessageBytes,
+): AsyncGenerator<Received> {
   const type = res.headers.get("content-type") ?? "";
   if (type.includes("text/event-stream") && res.body) {
     for await (const ev of readSse(res.body, signal, maxBytes)) {
@@ -95,7 +106,11 @@ export async function* messagesOf(res: Response, signal?: AbortSignal, maxBytes 
           throw new McpClientError(`The server sent an SSE event that is not JSON: ${ev.data.slice(0, 120)}`);
         }
       }
-      yield { ...(message ? { message } : {}), ...(ev.id !== undefined ? { eventId: ev.id } : {}), ...(ev.retry !== undefined ? { retry: ev.retry } : {}) };
+      yield {
+        ...(message ? { message } : {}),
+        ...(ev.id !== undefined ? { eventId: ev.id } : {}),
+        ...(ev.retry !== undefined ? { retry: ev.retry } : {}),
+      };
     }
     return;
   }

@@ -29,7 +29,12 @@ export interface ReplayOptions {
   maxAgeMs?: number;
 }
 
-export interface EventDefinition<I extends ObjectSchema = ObjectSchema, P extends ObjectSchema = ObjectSchema, Env = DefaultEnv, Name extends string = string> {
+export interface EventDefinition<
+  I extends ObjectSchema = ObjectSchema,
+  P extends ObjectSchema = ObjectSchema,
+  Env = DefaultEnv,
+  Name extends string = string,
+> {
   /** Stable for the life of the type: a breaking change ships under a new name. */
   name: Name;
   description?: string;
@@ -55,7 +60,12 @@ export interface EventDefinition<I extends ObjectSchema = ObjectSchema, P extend
 }
 
 /** Declares an event type for `events([...])` (docs/events.md); `emit` then publishes its occurrences. */
-export const defineEvent = <const Name extends string, I extends ObjectSchema = ObjectSchema, P extends ObjectSchema = ObjectSchema, Env = DefaultEnv>(
+export const defineEvent = <
+  const Name extends string,
+  I extends ObjectSchema = ObjectSchema,
+  P extends ObjectSchema = ObjectSchema,
+  Env = DefaultEnv,
+>(
   def: EventDefinition<I, P, Env, Name>,
 ) => def;
 

@@ -60,7 +60,8 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
     if (typeof params.name !== "string") throw invalidParams("params.name must be the event type's name");
     const type = types().get(params.name);
     if (!type) throw eventError("NotFound", `No event type "${params.name}"`, { kind: "event" });
-    if (mode && !type.modes.has(mode)) throw eventError("Unsupported", `${params.name} is not delivered by ${mode}`, { feature: "deliveryMode", value: mode });
+    if (mode && !type.modes.has(mode))
+      throw eventError("Unsupported", `${params.name} is not delivered by ${mode}`, { feature: "deliveryMode", value: mode });
     return type;
   };
   const scopesOf = (ctx: HandlerContext<any>) => ctx.auth?.scopes ?? [];
@@ -70,7 +71,8 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
     const args = params.arguments ?? {};
     if (!isObject(args)) throw invalidParams("params.arguments must be an object");
     // Stored with every subscription and compared at every emit: bounded like the URL and the secret.
-    if (new TextEncoder().encode(canonicalJson(args)).byteLength > MAX_ARGUMENT_BYTES) throw invalidParams(`params.arguments must stay under ${MAX_ARGUMENT_BYTES} bytes of JSON`);
+    if (new TextEncoder().encode(canonicalJson(args)).byteLength > MAX_ARGUMENT_BYTES)
+      throw invalidParams(`params.arguments must stay under ${MAX_ARGUMENT_BYTES} bytes of JSON`);
     if (!type.def.input) return { parsed: args, canonical: canonicalJson(args) };
     const parsed = v.safeParse(type.def.input, args);
     if (!parsed.success) throw invalidParams(`Invalid arguments for ${type.def.name}: ${parsed.issues.map((i) => i.message).join("; ")}`);
@@ -78,7 +80,10 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
   };
   const checkAccess = async (type: CompiledEvent, parsed: Record<string, unknown>, ctx: HandlerContext<any>) => {
     if (!mayUse(type, ctx)) throw eventError("Forbidden", `This caller may not subscribe to ${type.def.name}`);
-    if (type.def.allow && !(await type.def.allow({ principal: ctx.auth?.principal ?? "", scopes: scopesOf(ctx), arguments: parsed, env: ctx.env })))
+    if (
+      type.def.allow &&
+      !(await type.def.allow({ principal: ctx.auth?.principal ?? "", scopes: scopesOf(ctx), arguments: parsed, env: ctx.env }))
+    )
       throw eventError("Forbidden", `This caller may not subscribe to ${type.def.name} with these arguments`);
   };
   const principalOf = (ctx: HandlerContext<any>, what: string) => {
@@ -89,18 +94,23 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
   };
   const optionalMs = (value: unknown, name: string) => {
     if (value === undefined) return undefined;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw invalidParams(`params.${name} must be a non-negative number of milliseconds`);
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+      throw invalidParams(`params.${name} must be a non-negative number of milliseconds`);
     return value;
   };
   const webhookOf = (params: Record<string, unknown>, ctx: HandlerContext<any>, needSecret: boolean) => {
     const delivery = params.delivery;
     if (!isObject(delivery)) throw invalidParams("params.delivery must be an object with mode, url and secret");
     if (delivery.mode !== undefined && delivery.mode !== "webhook")
-      throw eventError("Unsupported", `events/subscribe takes webhook delivery; use events/poll for polling`, { feature: "deliveryMode", value: delivery.mode });
+      throw eventError("Unsupported", `events/subscribe takes webhook delivery; use events/poll for polling`, {
+        feature: "deliveryMode",
+        value: delivery.mode,
+      });
     if (needSecret && delivery.mode !== "webhook") throw invalidParams('params.delivery.mode must be "webhook"');
     const refused = callbackRefusal(delivery.url, ctx.env?.MCP_DEV === "on");
     if (refused) throw invalidParams(refused);
-    if (needSecret && !secretKey(delivery.secret)) throw invalidParams("params.delivery.secret must be whsec_ followed by the base64 of 24 to 64 random bytes");
+    if (needSecret && !secretKey(delivery.secret))
+      throw invalidParams("params.delivery.secret must be whsec_ followed by the base64 of 24 to 64 random bytes");
     return { url: new URL(delivery.url as string).href, secret: delivery.secret as string };
   };
 
@@ -111,7 +121,13 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
     topLevelCapability: "events",
     methods: {
       "events/list": {
-        run: (params, ctx) => paginate("events", [...types().values()].filter((t) => mayUse(t, ctx)).map((t) => t.wire), params.cursor, limits.pageSize),
+        run: (params, ctx) =>
+          paginate(
+            "events",
+            [...types().values()].filter((t) => mayUse(t, ctx)).map((t) => t.wire),
+            params.cursor,
+            limits.pageSize,
+          ),
       },
       "events/subscribe": {
         run: async (params, ctx) => {
@@ -120,10 +136,21 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
           const args = argumentsOf(type, params);
           await checkAccess(type, args.parsed, ctx);
           const { url, secret } = webhookOf(params, ctx, true);
-          if (params.cursor !== undefined && params.cursor !== null && typeof params.cursor !== "string") throw invalidParams("params.cursor must be a string or null");
+          if (params.cursor !== undefined && params.cursor !== null && typeof params.cursor !== "string")
+            throw invalidParams("params.cursor must be a string or null");
           const ttlMs = params.ttlMs === null ? null : optionalMs(params.ttlMs, "ttlMs");
           const id = await subscriptionId(principal, url, type.def.name, args.canonical);
-          const req = { id, principal, scopes: scopesOf(ctx), args: args.canonical, url, secret, cursor: params.cursor, maxAgeMs: optionalMs(params.maxAgeMs, "maxAgeMs"), ttlMs };
+          const req = {
+            id,
+            principal,
+            scopes: scopesOf(ctx),
+            args: args.canonical,
+            url,
+            secret,
+            cursor: params.cursor,
+            maxAgeMs: optionalMs(params.maxAgeMs, "maxAgeMs"),
+            ttlMs,
+          };
           return unwrap(await stubOf(ctx.env, type.def.name).subscribe(type.def.name, req, true));
         },
       },
@@ -159,10 +186,19 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
           const stub = stubOf(caller.env, type.def.name);
           const maxAgeMs = typeof params.maxAgeMs === "number" ? params.maxAgeMs : undefined;
           const poll = async (cursor: unknown) =>
-            unwrap(await stub.poll(type.def.name, { args: args.canonical, cursor, maxAgeMs, maxEvents: 100, withCursors: true })) as Awaited<ReturnType<Parameters<typeof openEventStream>[3]>>;
+            unwrap(
+              await stub.poll(type.def.name, { args: args.canonical, cursor, maxAgeMs, maxEvents: 100, withCursors: true }),
+            ) as Awaited<ReturnType<Parameters<typeof openEventStream>[3]>>;
           const subscribed = (params.arguments ?? {}) as Record<string, unknown>;
-          const stillAllowed = () => checkAccess(type, args.parsed, ctx).then(() => true, () => false);
-          return openEventStream(request, caller, { name: type.def.name, args: subscribed, cursor: params.cursor }, poll, { heartbeatMs: limits.streamHeartbeatMs, stillAllowed });
+          const stillAllowed = () =>
+            checkAccess(type, args.parsed, ctx).then(
+              () => true,
+              () => false,
+            );
+          return openEventStream(request, caller, { name: type.def.name, args: subscribed, cursor: params.cursor }, poll, {
+            heartbeatMs: limits.streamHeartbeatMs,
+            stillAllowed,
+          });
         },
       },
       "events/poll": {
@@ -172,7 +208,12 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
           await checkAccess(type, args.parsed, ctx);
           const maxEvents = optionalMs(params.maxEvents, "maxEvents") ?? 100;
           if (!Number.isInteger(maxEvents) || maxEvents < 1) throw invalidParams("params.maxEvents must be a positive integer");
-          const req = { args: args.canonical, cursor: params.cursor, maxAgeMs: optionalMs(params.maxAgeMs, "maxAgeMs"), maxEvents: Math.min(maxEvents, 1000) };
+          const req = {
+            args: args.canonical,
+            cursor: params.cursor,
+            maxAgeMs: optionalMs(params.maxAgeMs, "maxAgeMs"),
+            maxEvents: Math.min(maxEvents, 1000),
+          };
           return unwrap(await stubOf(ctx.env, type.def.name).poll(type.def.name, req));
         },
       },
@@ -205,9 +246,16 @@ export interface EmitOptions {
  * and queued: deliveries follow from the type's Durable Object, and survive a restart. Throws for an
  * unknown type or a payload that does not match its schema.
  */
-export async function emit(env: unknown, name: string, payload: Record<string, unknown>, options: EmitOptions = {}): Promise<{ eventId: string; subscriptions: number }> {
+export async function emit(
+  env: unknown,
+  name: string,
+  payload: Record<string, unknown>,
+  options: EmitOptions = {},
+): Promise<{ eventId: string; subscriptions: number }> {
   const req: EmitRequest = { data: payload, match: options.match ?? {}, eventId: options.id, timestamp: options.timestamp };
-  const answer = (await stubOf(env, name).emit(name, req)) as { result: { eventId: string; subscriptions: number } } | { error: { message: string } };
+  const answer = (await stubOf(env, name).emit(name, req)) as
+    | { result: { eventId: string; subscriptions: number } }
+    | { error: { message: string } };
   if ("error" in answer) throw new Error(answer.error.message);
   return answer.result;
 }

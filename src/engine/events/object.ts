@@ -88,50 +88,56 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
     }
 
     async emit(name: string, req: EmitRequest): Promise<Answer<{ eventId: string; subscriptions: number }>> {
-      return answer(() =>
-        inSpan(tracerFor(readConfig(this.env)), `events/emit ${name}`, async (span) => {
-          const type = await this.type(name);
-          const parsed = v.safeParse(type.def.payload, req.data);
-          if (!parsed.success) throw new TypeError(`emit ${name}: the payload does not match the event's payload schema: ${parsed.issues.map((i) => i.message).join("; ")}`);
-          const now = Date.now();
-          const seq = this.store.nextSeq();
-          const eventId = req.eventId ?? `evt_${crypto.randomUUID()}`;
-          const timestamp = req.timestamp ?? new Date(now).toISOString();
-          if (Number.isNaN(Date.parse(timestamp))) throw new TypeError(`emit ${name}: timestamp must be an ISO 8601 date-time`);
-          // An upstream that sends the same event twice (its own retry) reaches each subscriber once.
-          if (type.replay && this.store.logged(eventId)) return { eventId, subscriptions: 0 };
-          const occurrence = JSON.stringify({ eventId, name, timestamp, data: parsed.output });
-          // Room for the cursor that each delivery adds.
-          if (new TextEncoder().encode(occurrence).length + 64 > MAX_DELIVERY_BYTES)
-            throw new RangeError(`emit ${name}: an occurrence must stay under ${MAX_DELIVERY_BYTES} bytes; send a summary and a tool that reads the record`);
-          const match = JSON.stringify(req.match);
-          if (type.replay) this.store.append(seq, eventId, now, match, occurrence, type.replay);
-          this.store.sweep(now);
-          let n = 0;
-          for (const sub of this.store.liveSubs(now)) {
-            if (!matches(JSON.parse(sub.args), req.match)) continue;
-            // A subscriber that far behind misses what comes next rather than growing without bound.
-            if (this.store.pendingCount(sub.id) >= limits.maxPendingPerSubscription) continue;
-            this.store.enqueue(sub.id, seq, eventId, occurrence, now);
-            n++;
-          }
-          if (n > 0) await this.wake(now);
-          // Push: every hub shard, whose event streams take it when their arguments fit the match.
-          if (type.modes.has("push")) {
-            const params = { ...JSON.parse(occurrence), cursor: type.replay ? encodeCursor(seq) : null };
-            const canonicalMatch = Object.fromEntries(Object.entries(req.match).map(([k, v]) => [k, canonicalJson(v)]));
-            // Chained, so streams get this type's occurrences in order, and the publisher does not wait for
-            // the shards. A stream that misses one (a restart in between) resumes from its cursor.
-            this.pushed = this.pushed.then(() =>
-              publishToHub(this.env, { method: EVENT_NOTIFICATION, params, match: canonicalMatch }).then(
-                () => undefined,
-                (err) => console.error(JSON.stringify({ mcp: "event_push_failed", event: name, message: messageOf(err) })),
-              ),
-            );
-          }
-          span?.setAttributes({ "mcp.event.name": name, "mcp.event.subscriptions": n });
-          return { eventId, subscriptions: n };
-        }),
+      return answer(
+        () =>
+          inSpan(tracerFor(readConfig(this.env)), `events/emit ${name}`, async (span) => {
+            const type = await this.type(name);
+            const parsed = v.safeParse(type.def.payload, req.data);
+            if (!parsed.success)
+              throw new TypeError(
+                `emit ${name}: the payload does not match the event's payload schema: ${parsed.issues.map((i) => i.message).join("; ")}`,
+              );
+            const now = Date.now();
+            const seq = this.store.nextSeq();
+            const eventId = req.eventId ?? `evt_${crypto.randomUUID()}`;
+            const timestamp = req.timestamp ?? new Date(now).toISOString();
+            if (Number.isNaN(Date.parse(timestamp))) throw new TypeError(`emit ${name}: timestamp must be an ISO 8601 date-time`);
+            // An upstream that sends the same event twice (its own retry) reaches each subscriber once.
+            if (type.replay && this.store.logged(eventId)) return { eventId, subscriptions: 0 };
+            const occurrence = JSON.stringify({ eventId, name, timestamp, data: parsed.output });
+            // Room for the cursor that each delivery adds.
+            if (new TextEncoder().encode(occurrence).length + 64 > MAX_DELIVERY_BYTES)
+              throw new RangeError(
+                `emit ${name}: an occurrence must stay under ${MAX_DELIVERY_BYTES} bytes; send a summary and a tool that reads the record`,
+              );
+            const match = JSON.stringify(req.match);
+            if (type.replay) this.store.append(seq, eventId, now, match, occurrence, type.replay);
+            this.store.sweep(now);
+            let n = 0;
+            for (const sub of this.store.liveSubs(now)) {
+              if (!matches(JSON.parse(sub.args), req.match)) continue;
+              // A subscriber that far behind misses what comes next rather than growing without bound.
+              if (this.store.pendingCount(sub.id) >= limits.maxPendingPerSubscription) continue;
+              this.store.enqueue(sub.id, seq, eventId, occurrence, now);
+              n++;
+            }
+            if (n > 0) await this.wake(now);
+            // Push: every hub shard, whose event streams take it when their arguments fit the match.
+            if (type.modes.has("push")) {
+              const params = { ...JSON.parse(occurrence), cursor: type.replay ? encodeCursor(seq) : null };
+              const canonicalMatch = Object.fromEntries(Object.entries(req.match).map(([k, v]) => [k, canonicalJson(v)]));
+              // Chained, so streams get this type's occurrences in order, and the publisher does not wait for
+              // the shards. A stream that misses one (a restart in between) resumes from its cursor.
+              this.pushed = this.pushed.then(() =>
+                publishToHub(this.env, { method: EVENT_NOTIFICATION, params, match: canonicalMatch }).then(
+                  () => undefined,
+                  (err) => console.error(JSON.stringify({ mcp: "event_push_failed", event: name, message: messageOf(err) })),
+                ),
+              );
+            }
+            span?.setAttributes({ "mcp.event.name": name, "mcp.event.subscriptions": n });
+            return { eventId, subscriptions: n };
+          }),
         true,
       );
     }
@@ -148,9 +154,13 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         this.store.sweep(now);
         const existing = this.store.sub(req.id);
         if (!existing && this.store.liveCount(req.principal, now) >= limits.maxSubscriptionsPerPrincipal)
-          throw eventError("ResourceExhausted", `At most ${limits.maxSubscriptionsPerPrincipal} subscriptions to ${name} per principal`, { limit: "subscriptions", max: limits.maxSubscriptionsPerPrincipal });
+          throw eventError("ResourceExhausted", `At most ${limits.maxSubscriptionsPerPrincipal} subscriptions to ${name} per principal`, {
+            limit: "subscriptions",
+            max: limits.maxSubscriptionsPerPrincipal,
+          });
         if (verify && !this.store.isVerified(req.principal, req.url, now)) await this.verifyCallback(req, now);
-        const ttl = req.ttlMs === null ? limits.maxTtlMs : Math.min(Math.max(req.ttlMs ?? limits.defaultTtlMs, limits.minTtlMs), limits.maxTtlMs);
+        const ttl =
+          req.ttlMs === null ? limits.maxTtlMs : Math.min(Math.max(req.ttlMs ?? limits.defaultTtlMs, limits.minTtlMs), limits.maxTtlMs);
         const expiresAt = now + ttl;
         const rotated = existing && existing.secret !== req.secret;
         this.store.putSub({
@@ -172,7 +182,12 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         let truncated = false;
         // A cursor is the replay point of a new (or lapsed) subscription; on a live one it changes nothing.
         if (!existing && type.replay) truncated = this.replay(req, type, now);
-        const out: Record<string, unknown> = { id: req.id, refreshBefore: new Date(expiresAt).toISOString(), cursor: this.watermark(req.id, type), truncated };
+        const out: Record<string, unknown> = {
+          id: req.id,
+          refreshBefore: new Date(expiresAt).toISOString(),
+          cursor: this.watermark(req.id, type),
+          truncated,
+        };
         if (existing)
           out.deliveryStatus = {
             active: true,
@@ -217,7 +232,10 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
     /** The handshake: a signed challenge the callback must echo, before it gets any event. */
     private async verifyCallback(req: SubscribeRequest, now: number): Promise<void> {
       if (!this.store.takeVerification(new URL(req.url).host, now, limits.verificationsPerMinute))
-        throw eventError("CallbackEndpointError", "Too many verification requests to this host; try again in a minute", { reason: "rate_limited", retryAfterMs: 60_000 });
+        throw eventError("CallbackEndpointError", "Too many verification requests to this host; try again in a minute", {
+          reason: "rate_limited",
+          retryAfterMs: 60_000,
+        });
       const challenge = [...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, "0")).join("");
       const body = JSON.stringify({ type: "verification", challenge });
       const sent = await postSigned(req.url, body, { id: controlId("verification"), subscriptionId: req.id, secrets: [req.secret] }, true);
@@ -243,7 +261,13 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
     async poll(name: string, req: PollRequest): Promise<Answer<Record<string, unknown>>> {
       return answer(async () => {
         const type = await this.type(name);
-        const result = { events: [] as unknown[], cursor: null as string | null, truncated: false, hasMore: false, nextPollMs: NEXT_POLL_MS };
+        const result = {
+          events: [] as unknown[],
+          cursor: null as string | null,
+          truncated: false,
+          hasMore: false,
+          nextPollMs: NEXT_POLL_MS,
+        };
         if (!type.replay) return result;
         const from = decodeCursor(req.cursor);
         const head = this.store.head();
@@ -263,7 +287,10 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
           }
           at = row.seq;
           if (row.ts < floor) result.truncated = true;
-          else if (matches(args, JSON.parse(row.match))) result.events.push(req.withCursors ? { ...JSON.parse(row.occurrence), cursor: encodeCursor(row.seq) } : JSON.parse(row.occurrence));
+          else if (matches(args, JSON.parse(row.match)))
+            result.events.push(
+              req.withCursors ? { ...JSON.parse(row.occurrence), cursor: encodeCursor(row.seq) } : JSON.parse(row.occurrence),
+            );
         }
         if (rows.length === scan && !result.hasMore) result.hasMore = at < head;
         if (!result.hasMore) at = Math.max(at, head);
@@ -317,7 +344,11 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
       if (!sub) return;
       this.store.dropSub(id);
       const error = eventError("Forbidden", "Access to this event was revoked").toJSON();
-      const sent = await postSigned(sub.url, JSON.stringify({ type: "terminated", error }), { id: controlId("terminated"), subscriptionId: id, secrets: this.secretsOf(sub) });
+      const sent = await postSigned(sub.url, JSON.stringify({ type: "terminated", error }), {
+        id: controlId("terminated"),
+        subscriptionId: id,
+        secrets: this.secretsOf(sub),
+      });
       console.log(JSON.stringify({ mcp: "event_subscription_terminated", event: type.def.name, subscription: id, delivered: sent.ok }));
     }
 
@@ -325,7 +356,15 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
       return sub.prev_secret && (sub.prev_until ?? 0) > Date.now() ? [sub.secret, sub.prev_secret] : [sub.secret];
     }
 
-    private async deliver(sub: SubRow, row: DeliveryRow, type: CompiledEvent, span?: { setAttributes(a: Record<string, string | number | undefined>): unknown; setStatus(s: { code: "error"; message: string }): unknown }): Promise<void> {
+    private async deliver(
+      sub: SubRow,
+      row: DeliveryRow,
+      type: CompiledEvent,
+      span?: {
+        setAttributes(a: Record<string, string | number | undefined>): unknown;
+        setStatus(s: { code: "error"; message: string }): unknown;
+      },
+    ): Promise<void> {
       const occurrence = JSON.parse(row.occurrence) as Record<string, unknown>;
       const body = JSON.stringify({ ...occurrence, cursor: this.watermark(sub.id, type) });
       const attempt = row.attempts + 1;
@@ -352,10 +391,26 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         }
       }
       const status = sent.status;
-      span?.setAttributes({ "mcp.event.name": type.def.name, "mcp.event.subscription.id": sub.id, "mcp.event.attempt": attempt, "http.response.status_code": status, "mcp.event.outcome": outcome });
+      span?.setAttributes({
+        "mcp.event.name": type.def.name,
+        "mcp.event.subscription.id": sub.id,
+        "mcp.event.attempt": attempt,
+        "http.response.status_code": status,
+        "mcp.event.outcome": outcome,
+      });
       if (!sent.ok) span?.setStatus({ code: "error", message: sent.reason });
       console.log(
-        JSON.stringify({ mcp: "event_delivery", event: type.def.name, subscription: sub.id, eventId: row.event_id, attempt, outcome, status, reason: sent.ok ? undefined : sent.reason, durationMs: now - started }),
+        JSON.stringify({
+          mcp: "event_delivery",
+          event: type.def.name,
+          subscription: sub.id,
+          eventId: row.event_id,
+          attempt,
+          outcome,
+          status,
+          reason: sent.ok ? undefined : sent.reason,
+          durationMs: now - started,
+        }),
       );
     }
   };

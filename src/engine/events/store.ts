@@ -86,7 +86,18 @@ export class EventStore {
       `INSERT INTO sub (id, principal, url, args, secret, prev_secret, prev_until, scopes, expires_at, last_delivery_at, last_error, failed_since)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, prev_secret = excluded.prev_secret,
        prev_until = excluded.prev_until, scopes = excluded.scopes, expires_at = excluded.expires_at, last_error = excluded.last_error, failed_since = excluded.failed_since`,
-      s.id, s.principal, s.url, s.args, s.secret, s.prev_secret, s.prev_until, s.scopes, s.expires_at, s.last_delivery_at, s.last_error, s.failed_since,
+      s.id,
+      s.principal,
+      s.url,
+      s.args,
+      s.secret,
+      s.prev_secret,
+      s.prev_until,
+      s.scopes,
+      s.expires_at,
+      s.last_delivery_at,
+      s.last_error,
+      s.failed_since,
     );
   }
 
@@ -127,7 +138,9 @@ export class EventStore {
   }
 
   logAfter(seq: number, limit: number): LogRow[] {
-    return this.sql.exec("SELECT seq, ts, match, occurrence FROM log WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit).toArray() as unknown as LogRow[];
+    return this.sql
+      .exec("SELECT seq, ts, match, occurrence FROM log WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+      .toArray() as unknown as LogRow[];
   }
 
   // Pending deliveries.
@@ -136,11 +149,20 @@ export class EventStore {
   }
 
   enqueue(subId: string, seq: number, eventId: string, occurrence: string, at: number): void {
-    this.sql.exec("INSERT INTO delivery (sub_id, seq, event_id, occurrence, attempts, next_at) VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING", subId, seq, eventId, occurrence, at);
+    this.sql.exec(
+      "INSERT INTO delivery (sub_id, seq, event_id, occurrence, attempts, next_at) VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING",
+      subId,
+      seq,
+      eventId,
+      occurrence,
+      at,
+    );
   }
 
   due(now: number, limit: number): DeliveryRow[] {
-    return this.sql.exec("SELECT * FROM delivery WHERE next_at <= ? ORDER BY next_at, seq LIMIT ?", now, limit).toArray() as unknown as DeliveryRow[];
+    return this.sql
+      .exec("SELECT * FROM delivery WHERE next_at <= ? ORDER BY next_at, seq LIMIT ?", now, limit)
+      .toArray() as unknown as DeliveryRow[];
   }
 
   nextDue(): number | undefined {
@@ -166,7 +188,12 @@ export class EventStore {
   }
 
   verify(principal: string, url: string, until: number): void {
-    this.sql.exec("INSERT INTO verified (principal, url, until) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET until = excluded.until", principal, url, until);
+    this.sql.exec(
+      "INSERT INTO verified (principal, url, until) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET until = excluded.until",
+      principal,
+      url,
+      until,
+    );
   }
 
   /** Counts a verification POST to `host` in the current minute; false once `max` were sent. */
@@ -175,7 +202,12 @@ export class EventStore {
     const row = this.one<{ window: number; count: number }>("SELECT window, count FROM verify_rate WHERE host = ?", host);
     const count = row && row.window === window ? row.count : 0;
     if (count >= max) return false;
-    this.sql.exec("INSERT INTO verify_rate (host, window, count) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET window = excluded.window, count = excluded.count", host, window, count + 1);
+    this.sql.exec(
+      "INSERT INTO verify_rate (host, window, count) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET window = excluded.window, count = excluded.count",
+      host,
+      window,
+      count + 1,
+    );
     return true;
   }
 }

@@ -21,7 +21,9 @@ import { decodeCursor } from "./cursor";
 /** Replayed occurrences one stream sends before going live; a client further behind polls. */
 const MAX_REPLAY = 1000;
 
-type Poll = (cursor: unknown) => Promise<{ events: Record<string, unknown>[]; cursor: string | null; truncated: boolean; hasMore: boolean }>;
+type Poll = (
+  cursor: unknown,
+) => Promise<{ events: Record<string, unknown>[]; cursor: string | null; truncated: boolean; hasMore: boolean }>;
 
 /** A refusal before any stream: the JSON-RPC error, in-band, never a 5xx. */
 export const refusal = (id: string | number, e: McpError) => Response.json({ jsonrpc: "2.0", id, error: e.toJSON() }, { status: 200 });
@@ -40,13 +42,28 @@ export async function openEventStream(
   const listener = JSON.stringify({ event: { name: subscription.name, args }, principal: caller.auth?.principal ?? "" });
   const bytes = new TextEncoder().encode(listener).byteLength;
   const { maxListenStreams, maxListenFilterBytes } = readConfig(caller.env);
-  const unavailable = () => Response.json({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry events/stream" } }, { status: 503 });
+  const unavailable = () =>
+    Response.json(
+      { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry events/stream" } },
+      { status: 503 },
+    );
   let ws: WebSocket | null;
   try {
     const place = await listenerPlace(caller.env, caller.clientKey);
     const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&bytes=${bytes}&streams=${maxListenStreams}&budget=${maxListenFilterBytes}`;
     const upgrade = await hubStub(caller.env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
-    if (upgrade.status === 429) return Response.json({ jsonrpc: "2.0", id, error: { code: ErrorCode.InvalidRequest, message: "Too Many Requests: this client has too many open streams (MAX_LISTEN_STREAMS)" } }, { status: 429 });
+    if (upgrade.status === 429)
+      return Response.json(
+        {
+          jsonrpc: "2.0",
+          id,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: "Too Many Requests: this client has too many open streams (MAX_LISTEN_STREAMS)",
+          },
+        },
+        { status: 429 },
+      );
     ws = upgrade.webSocket;
   } catch (err) {
     console.error("events/stream: could not reach the hub:", err);
@@ -97,7 +114,9 @@ export async function openEventStream(
       }
       replayedTo = last === null ? -1 : (decodeCursor(last) ?? -1);
     } catch (err) {
-      send("notifications/events/error", { error: { code: ErrorCode.InternalError, message: "The replay could not be read; live events follow" } });
+      send("notifications/events/error", {
+        error: { code: ErrorCode.InternalError, message: "The replay could not be read; live events follow" },
+      });
       console.error("events/stream: replay failed:", err);
     }
     const waiting = held;
@@ -107,7 +126,9 @@ export async function openEventStream(
     heartbeat = setInterval(async () => {
       if (await live.stillAllowed().catch(() => false)) return send("notifications/events/heartbeat", { cursor: last });
       if (heartbeat !== undefined) clearInterval(heartbeat);
-      send("notifications/events/terminated", { error: { code: -32012, message: "Access to this event was revoked", data: { specCode: -32024 } } });
+      send("notifications/events/terminated", {
+        error: { code: -32012, message: "Access to this event was revoked", data: { specCode: -32024 } },
+      });
       sse.close();
       ws.close(1000, "access revoked");
     }, live.heartbeatMs);

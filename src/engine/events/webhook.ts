@@ -64,13 +64,28 @@ export function callbackRefusal(raw: unknown, dev: boolean): string | undefined 
 /** Hosts that are not on the public internet, as far as the name or literal address says. */
 function nonGlobalHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || host.endsWith(".home.arpa")) return true;
+  if (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host.endsWith(".local") ||
+    host.endsWith(".internal") ||
+    host.endsWith(".home.arpa")
+  )
+    return true;
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
   if (v4) {
     const [a, b] = [Number(v4[1]), Number(v4[2])];
     return (
-      a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) || a >= 224
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 192 && b === 0) ||
+      (a === 198 && (b === 18 || b === 19)) ||
+      a >= 224
     );
   }
   if (host.startsWith("[")) {
@@ -85,7 +100,8 @@ function nonGlobalHost(hostname: string): boolean {
 type PostOutcome = { ok: true; status: number; body: string } | { ok: false; status?: number; reason: CallbackFailure };
 
 /** A random `msg_<type>_<hex>` id for a control envelope (verification, terminated). */
-export const controlId = (type: string) => `msg_${type}_${[...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+export const controlId = (type: string) =>
+  `msg_${type}_${[...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 
 /**
  * POSTs one signed body. A redirect is not followed (a 3xx is a failure of its own); the answer is
@@ -102,7 +118,10 @@ export async function postSigned(
   let res: Response;
   // A timer cleared once the answer is in: a pending one would keep the object awake (and billed) after the send.
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new DOMException("The callback did not answer in time", "TimeoutError")), RESPONSE_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException("The callback did not answer in time", "TimeoutError")),
+    RESPONSE_TIMEOUT_MS,
+  );
   try {
     res = await fetch(url, {
       method: "POST",
@@ -120,7 +139,15 @@ export async function postSigned(
   } catch (err) {
     const name = (err as Error)?.name;
     const text = String((err as Error)?.message ?? "");
-    return { ok: false, reason: deadline.signal.aborted || name === "TimeoutError" ? "timeout" : /tls|ssl|certificate/i.test(text) ? "tls_error" : "connection_refused" };
+    return {
+      ok: false,
+      reason:
+        deadline.signal.aborted || name === "TimeoutError"
+          ? "timeout"
+          : /tls|ssl|certificate/i.test(text)
+            ? "tls_error"
+            : "connection_refused",
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -40,12 +40,12 @@ export function scopeList(scope: unknown, scp?: unknown): string[] {
   const out: string[] = [];
   for (const s of raw) {
     if (typeof s !== "string" || s === "") continue;
-    if (s.length > MAX_SCOPE_CHARS) throw new AuthFailure("invalid_token", `The access token holds a scope longer than ${MAX_SCOPE_CHARS} characters`);
+    if (s.length > MAX_SCOPE_CHARS)
+      throw new AuthFailure("invalid_token", `The access token holds a scope longer than ${MAX_SCOPE_CHARS} characters`);
     if (isScopeToken(s)) out.push(s);
   }
   return out;
 }
-
 
 /** Thrown by a verifier: a bad token (401) or a good token without the needed scopes (403). */
 export class AuthFailure extends Error {
@@ -103,7 +103,8 @@ export type JwtAuth = ((cfg: JwtConfig) => TokenVerifier) & {
 export function verifierFor(cfg: AuthConfig, jwtAuth: JwtAuth | undefined): TokenVerifier | undefined {
   if (cfg.mode === "token") return staticTokenVerifier(cfg.token, cfg.scopes);
   if (cfg.mode === "jwt") {
-    if (!jwtAuth) throw new Error("AUTH_MODE=jwt needs the JWT check passed in: createMcpWorker(app, { jwt: jwtAuth }), as src/index.ts does");
+    if (!jwtAuth)
+      throw new Error("AUTH_MODE=jwt needs the JWT check passed in: createMcpWorker(app, { jwt: jwtAuth }), as src/index.ts does");
     return jwtAuth(cfg);
   }
   return undefined;
@@ -115,7 +116,8 @@ export function verifierFor(cfg: AuthConfig, jwtAuth: JwtAuth | undefined): Toke
  * discover and no protected-resource metadata to serve, since RFC 9728 and MCP require at least one
  * authorization server in it.
  */
-export const authorizationServers = (cfg: AuthConfig, named: readonly string[] = []): string[] => (cfg.mode === "jwt" ? [cfg.issuer, ...named] : [...named]);
+export const authorizationServers = (cfg: AuthConfig, named: readonly string[] = []): string[] =>
+  cfg.mode === "jwt" ? [cfg.issuer, ...named] : [...named];
 
 /**
  * RFC 9728 protected-resource metadata; only served when there is an authorization server to name.
@@ -179,7 +181,8 @@ export async function authenticate(
   metadata = true,
   verifier = "verifyToken",
 ): Promise<Principal | Response> {
-  const fail = (status: 400 | 401 | 403, error: string | undefined, message: string) => challenge(request, mcpPath, status, message, error, baseline, metadata);
+  const fail = (status: 400 | 401 | 403, error: string | undefined, message: string) =>
+    challenge(request, mcpPath, status, message, error, baseline, metadata);
 
   const header = request.headers.get("Authorization") ?? "";
   // RFC 6750 §3: a request without a Bearer credential (none, or another scheme such as Basic) gets
@@ -191,14 +194,20 @@ export async function authenticate(
   try {
     who = await verify(m[1]!, resourceUri(request, mcpPath));
   } catch (err) {
-    if (err instanceof AuthFailure && err.kind === "insufficient_scope") return fail(403, "insufficient_scope", `Forbidden: ${err.message}`);
+    if (err instanceof AuthFailure && err.kind === "insufficient_scope")
+      return fail(403, "insufficient_scope", `Forbidden: ${err.message}`);
     if (err instanceof AuthFailure) return fail(401, "invalid_token", `Unauthorized: ${err.message}`);
     throw err;
   }
   // Sessions, rate limits, tasks and caching are keyed by the id: a result without one would make an
   // anonymous caller whose scopes are honoured (and its answers cached as public). Refused, and said.
   if (typeof who?.id !== "string" || who.id === "" || !Array.isArray(who.scopes)) {
-    console.error(JSON.stringify({ mcp: "verifier_without_id", message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)` }));
+    console.error(
+      JSON.stringify({
+        mcp: "verifier_without_id",
+        message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)`,
+      }),
+    );
     return fail(401, "invalid_token", "Unauthorized");
   }
   return who;

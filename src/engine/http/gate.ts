@@ -45,7 +45,8 @@ export function checkHostAndOrigin(request: Request, config: Config): Response |
   }
   const web = url.protocol === "https:" || url.protocol === "http:";
   const sameHost = url.host === host.toLowerCase();
-  if (config.allowedOrigins.includes(origin.toLowerCase()) || (web && (sameHost || hostAllowed(url.host, config.allowedHosts, false)))) return { origin };
+  if (config.allowedOrigins.includes(origin.toLowerCase()) || (web && (sameHost || hostAllowed(url.host, config.allowedHosts, false))))
+    return { origin };
   return refuse(403, `Forbidden: Origin "${origin}" is not allowed (ALLOWED_ORIGINS)`);
 }
 
@@ -124,7 +125,8 @@ export function checkHeaderSizes(request: Request, max: number): Response | null
   // and costs about a third more for a request's usual dozen headers. Every header is still seen.
   let over: string | undefined;
   request.headers.forEach((value, name) => {
-    if (over === undefined && value.length > max && (name.startsWith("mcp-") || name === "last-event-id" || name === "authorization")) over = name;
+    if (over === undefined && value.length > max && (name.startsWith("mcp-") || name === "last-event-id" || name === "authorization"))
+      over = name;
   });
   return over === undefined ? null : refuse(431, `Request Header Fields Too Large: ${over} is over ${max} bytes (MAX_HEADER_BYTES)`);
 }

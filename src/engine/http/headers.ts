@@ -66,8 +66,7 @@ export function checkParamHeaders(headers: Headers, tool: CompiledTool, args: un
       continue;
     }
     if (got === undefined) throw mismatch(`Missing ${name} header for argument ${prop}`);
-    const same =
-      type === "integer" ? /^-?\d+$/.test(got) && Number(got) === arg : type === "boolean" ? got === String(arg) : got === arg;
+    const same = type === "integer" ? /^-?\d+$/.test(got) && Number(got) === arg : type === "boolean" ? got === String(arg) : got === arg;
     if (!same) throw mismatch(`${name} header does not match the argument ${prop}`);
   }
 }

@@ -113,7 +113,9 @@ function tooLarge(round: RoundInput, signal: InputRequired, length: number): Mcp
   const size = (x: unknown) => (x === undefined ? 0 : new TextEncoder().encode(JSON.stringify(x)).length);
   const limit = `${MAX_REQUEST_STATE_LENGTH} characters`;
   if (size(round.answers) >= size(signal.state)) {
-    return invalidParams(`inputResponses: the answers given so far are too large to carry to the next round (requestState would be ${length} characters, over ${limit}); send shorter answers`);
+    return invalidParams(
+      `inputResponses: the answers given so far are too large to carry to the next round (requestState would be ${length} characters, over ${limit}); send shorter answers`,
+    );
   }
   console.error(`A handler's input state is too large for requestState (${length} characters, over ${limit})`);
   return new McpError(ErrorCode.InternalError, `The server's state for this request is too large to carry between rounds (over ${limit})`);

@@ -51,10 +51,15 @@ const versionHeader = (request: Request, strict: boolean) => oneVersion(request.
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
  * forged, foreign or outlived one is 404 without asking any object.
  */
-async function sessionOf(request: Request, deps: LegacyDeps, id: RequestId | null): Promise<Response | { stub: Stub; seal?: SessionStart }> {
+async function sessionOf(
+  request: Request,
+  deps: LegacyDeps,
+  id: RequestId | null,
+): Promise<Response | { stub: Stub; seal?: SessionStart }> {
   const sessionId = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
-  if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request, deps.config.strictHeaders))) return methodNotAllowed("POST");
+  if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request, deps.config.strictHeaders)))
+    return methodNotAllowed("POST");
   if (!sessionId) return refuse(400, "Bad Request: Mcp-Session-Id header is required (send initialize first)", undefined, id);
   if (isSessionId(sessionId)) return { stub: sessionStub(deps.env, sessionId) };
   const seal = await openSessionId(sessionId, deps.caller.principal, deps.config, deps.config.sessionMaxMs);
@@ -94,7 +99,14 @@ async function askSession(
   const protocolVersion = oneVersion(sent, strict);
   // A repeated value folded into one is a quirk the session's log line counts; the session adds its own (a newer revision).
   const quirks = protocolVersion === sent ? deps.quirks : noted(deps.quirks, "version-repeated");
-  const answered = await ask(stub, { principal: deps.caller.principal, caller: deps.caller, protocolVersion, seal, strictHeaders: strict, quirks });
+  const answered = await ask(stub, {
+    principal: deps.caller.principal,
+    caller: deps.caller,
+    protocolVersion,
+    seal,
+    strictHeaders: strict,
+    quirks,
+  });
   return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 
@@ -130,7 +142,13 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   }
   const traceparent = request.headers.get("traceparent") ?? undefined;
   const id = msg.kind === "request" ? msg.message.id : null;
-  return askSession(request, deps, true, (stub, caller) => stub.handle({ ...caller, message: msg, traceparent, maxLive: deps.config.sessionMaxLive }), id);
+  return askSession(
+    request,
+    deps,
+    true,
+    (stub, caller) => stub.handle({ ...caller, message: msg, traceparent, maxLive: deps.config.sessionMaxLive }),
+    id,
+  );
 }
 
 async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike): Promise<Response> {

@@ -74,11 +74,17 @@ const TASK_IDS: ListBounds = {
 };
 
 /** `notifications[key]`, checked in shape and against its bounds; undefined when absent. */
-function requestedList(r: Record<string, unknown>, key: string, { entries, entry, maxEntries, lengthOf, unit, maxLength }: ListBounds): string[] | undefined {
+function requestedList(
+  r: Record<string, unknown>,
+  key: string,
+  { entries, entry, maxEntries, lengthOf, unit, maxLength }: ListBounds,
+): string[] | undefined {
   const list = r[key];
   if (list === undefined) return undefined;
-  if (!(Array.isArray(list) && list.every((s) => typeof s === "string"))) throw invalidParams(`notifications.${key} must be an array of strings`);
-  if (list.length > maxEntries) throw invalidParams(`notifications.${key} has ${list.length} ${entries}; at most ${maxEntries} per listen request`);
+  if (!(Array.isArray(list) && list.every((s) => typeof s === "string")))
+    throw invalidParams(`notifications.${key} must be an array of strings`);
+  if (list.length > maxEntries)
+    throw invalidParams(`notifications.${key} has ${list.length} ${entries}; at most ${maxEntries} per listen request`);
   for (const item of list as string[]) {
     const length = lengthOf(item);
     if (length > maxLength) throw invalidParams(`notifications.${key} has ${entry} of ${length} ${unit}; at most ${maxLength}`);
@@ -106,7 +112,8 @@ export function honouredFilter(requested: unknown, reg: Registry, client?: Clien
   for (const [key, capability] of Object.entries(LIST_CHANGED))
     if (r[key] === true && caps[capability]?.listChanged) out[key as keyof typeof LIST_CHANGED] = true;
   // Only the resources the caller may read: subscribing needs what reading needs (operations.ts).
-  if (uris && caps.resources?.subscribe) out.resourceSubscriptions = auth && reg.allows ? uris.filter((uri) => reg.allows!("resources/subscribe", { uri }, auth)) : uris;
+  if (uris && caps.resources?.subscribe)
+    out.resourceSubscriptions = auth && reg.allows ? uris.filter((uri) => reg.allows!("resources/subscribe", { uri }, auth)) : uris;
   const extensions = caps.extensions as Record<string, unknown> | undefined;
   if (taskIds && extensions?.[TASKS_EXTENSION]) out.taskIds = taskIds;
   return out;
@@ -132,7 +139,8 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   let filter: HubFilter | undefined;
   try {
     const meta = msg.params?._meta;
-    const client = isObject(meta) && isObject(meta[META.clientCapabilities]) ? (meta[META.clientCapabilities] as ClientCapabilities) : undefined;
+    const client =
+      isObject(meta) && isObject(meta[META.clientCapabilities]) ? (meta[META.clientCapabilities] as ClientCapabilities) : undefined;
     filter = honouredFilter(msg.params?.notifications, reg, client, auth);
   } catch (err) {
     const e = toMcpError(err);
@@ -143,13 +151,18 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
   const bytes = encoder.encode(listener).byteLength;
   const { maxListenStreams, maxListenFilterBytes } = readConfig(env);
   if (bytes > maxListenFilterBytes)
-    return rpcError(id, invalidParams(`this listen filter is ${bytes} bytes; at most ${maxListenFilterBytes} (MAX_LISTEN_FILTER_BYTES)`).toJSON(), 400);
+    return rpcError(
+      id,
+      invalidParams(`this listen filter is ${bytes} bytes; at most ${maxListenFilterBytes} (MAX_LISTEN_FILTER_BYTES)`).toJSON(),
+      400,
+    );
 
   const subscriptionMeta = { [META.subscriptionId]: id };
   // This stream's member of every notification's _meta, serialised once.
   const member = JSON.stringify(subscriptionMeta).slice(1, -1);
 
-  const unavailable = () => rpcError(id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
+  const unavailable = () =>
+    rpcError(id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
   let ws: WebSocket | null;
   try {
     const place = await listenerPlace(env, clientKey);
@@ -157,7 +170,11 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
     const upgrade = await hubStub(env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
     if (upgrade.status === 429) {
       const why = LISTEN_REFUSALS[(await upgrade.text()) as ListenRefusal] ?? LISTEN_REFUSALS.streams;
-      return rpcError(id, { code: ErrorCode.InvalidRequest, message: `Too Many Requests: ${why}; close one, or listen to more in one stream` }, 429);
+      return rpcError(
+        id,
+        { code: ErrorCode.InvalidRequest, message: `Too Many Requests: ${why}; close one, or listen to more in one stream` },
+        429,
+      );
     }
     ws = upgrade.webSocket;
   } catch (err) {

@@ -63,13 +63,19 @@ function validateModernRequest(request: Request, msg: JsonRpcRequest, deps: Lane
   const sent = requiredHeader(request.headers, "MCP-Protocol-Version");
   const header = oneVersion(sent, strict)!;
   if (header !== sent) deps.quirks = noted(deps.quirks, "version-repeated");
-  const envelope = readEnvelope(params, header, (caps) => {
-    checkRoutingHeaders(request.headers, msg.method, params);
-    // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
-    const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
-    if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN.methods, reg, msg.method)) throw methodNotFound(msg.method);
-    if (taskMethod && !declaresTasks(caps)) throw tasksExtensionRequired();
-  }, !strict);
+  const envelope = readEnvelope(
+    params,
+    header,
+    (caps) => {
+      checkRoutingHeaders(request.headers, msg.method, params);
+      // The task methods exist when some tool runs as a task; the lane serves them, not the core's table.
+      const taskMethod = reg.hasTasks && MODERN.taskMethods.has(msg.method);
+      if (msg.method !== "subscriptions/listen" && !taskMethod && !hasMethod(MODERN.methods, reg, msg.method))
+        throw methodNotFound(msg.method);
+      if (taskMethod && !declaresTasks(caps)) throw tasksExtensionRequired();
+    },
+    !strict,
+  );
   if (header !== envelope.protocolVersion) deps.quirks = noted(deps.quirks, "version-other");
 
   if (msg.method === "tools/call" && typeof params.name === "string") {
@@ -128,14 +134,23 @@ interface Reply {
 }
 
 /** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
-async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps & { trace: TraceContext }, signal: AbortSignal, emit: (m: object) => void): Promise<Reply> {
+async function respond(
+  msg: JsonRpcRequest,
+  envelope: Envelope,
+  deps: LaneDeps & { trace: TraceContext },
+  signal: AbortSignal,
+  emit: (m: object) => void,
+): Promise<Reply> {
   const { method } = msg;
   const params = msg.params ?? {};
   const { reg, config, env, caller, trace } = deps;
   const principal = caller.principal || undefined;
   const { stateSecret, inputStateTtlSeconds } = config;
   /** A result as 2026-07-28 sends it, in the JSON-RPC response to this request. */
-  const reply = (result: Record<string, unknown>): Reply => ({ body: resultResponse(msg.id, encodeModernResult(method, result, reg, principal)), status: 200 });
+  const reply = (result: Record<string, unknown>): Reply => ({
+    body: resultResponse(msg.id, encodeModernResult(method, result, reg, principal)),
+    status: 200,
+  });
   try {
     // What the core is told of this request, whether it runs a handler or only reports one the lane serves.
     const coreOptions = {
@@ -184,7 +199,12 @@ async function respond(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps &
       // A bad argument is answered now, like any call's, not by a task that fails later.
       const problem = argumentProblem(reg, params);
       // The policy runs around the create with the caller's auth, as around a plain call.
-      const made = await execute(method, params, { ...coreOptions, answers: {}, state: undefined, serve: async () => (problem as Record<string, unknown> | undefined) ?? startTask({}) });
+      const made = await execute(method, params, {
+        ...coreOptions,
+        answers: {},
+        state: undefined,
+        serve: async () => (problem as Record<string, unknown> | undefined) ?? startTask({}),
+      });
       if (made.kind === "error") throw made.error;
       return reply((made as { result: Record<string, unknown> }).result);
     }

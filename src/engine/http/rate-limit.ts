@@ -45,7 +45,13 @@ export function rateLimitKey(request: Request, principal: string): string {
  * The 429 to answer when `limiter` says this key is over its limit; null when it is not (or there is
  * no limiter). `id` is the request's, when one was read.
  */
-export async function overLimit(limiter: RateLimit | undefined, key: string, what: string, binding: string, id: RequestId | null = null): Promise<Response | null> {
+export async function overLimit(
+  limiter: RateLimit | undefined,
+  key: string,
+  what: string,
+  binding: string,
+  id: RequestId | null = null,
+): Promise<Response | null> {
   if (!limiter) return null;
   const { success } = await limiter.limit({ key });
   if (success) return null;

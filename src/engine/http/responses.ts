@@ -16,9 +16,9 @@ export const reject = (status: number, code: number, message: string, headers?: 
   rpcError(null, { code, message }, status, headers);
 
 /** A request refused as such, before or without any protocol work: -32600 (Invalid Request), with the request's id when one was read. */
-export const refuse = (status: number, message: string, headers?: HeadersInit, id: RequestId | null = null) => rpcError(id, { code: ErrorCode.InvalidRequest, message }, status, headers);
+export const refuse = (status: number, message: string, headers?: HeadersInit, id: RequestId | null = null) =>
+  rpcError(id, { code: ErrorCode.InvalidRequest, message }, status, headers);
 
 export const accepted = () => new Response(null, { status: 202 });
 
-export const methodNotAllowed = (allow: string) =>
-  refuse(405, `Method not allowed on /mcp; use ${allow}`, { Allow: allow });
+export const methodNotAllowed = (allow: string) => refuse(405, `Method not allowed on /mcp; use ${allow}`, { Allow: allow });

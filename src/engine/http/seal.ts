@@ -86,7 +86,8 @@ function keyringOf(secret: string): Promise<Keyring> {
 async function deriveKeyring(secret: string): Promise<Keyring> {
   const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
   const hkdf = (info: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(`mcp ${info}`) });
-  const derive = (purpose: Purpose) => crypto.subtle.deriveKey(hkdf(purpose), base, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"]);
+  const derive = (purpose: Purpose) =>
+    crypto.subtle.deriveKey(hkdf(purpose), base, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"]);
   const [id, session, state, record] = await Promise.all([
     crypto.subtle.deriveBits(hkdf("key id"), base, 24),
     derive("session-id"),
@@ -136,7 +137,6 @@ export async function verify(secrets: StateSecrets, purpose: Purpose, kid: strin
   }
   return crypto.subtle.verify("HMAC", ring.keys[purpose], mac, data);
 }
-
 
 export const MISSING_SECRET = "MCP_STATE_SECRET is not set: run `wrangler secret put MCP_STATE_SECRET` (or add it to .dev.vars locally)";
 

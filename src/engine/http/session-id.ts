@@ -41,7 +41,13 @@ const signed = (nameAndRecord: string, principal: string) => encoder.encode(`${n
 export async function sealSessionId(start: Omit<SessionStart, "sessionId">, secrets: StateSecrets): Promise<string | undefined> {
   if (!secrets.stateSecret) return undefined;
   // JSON leaves out the members that are undefined (no client info, or no client key).
-  const record: SessionRecord = { v: start.protocolVersion, c: start.clientCapabilities, i: start.clientInfo, k: start.clientKey, t: start.createdAt };
+  const record: SessionRecord = {
+    v: start.protocolVersion,
+    c: start.clientCapabilities,
+    i: start.clientInfo,
+    k: start.clientKey,
+    t: start.createdAt,
+  };
   const plain = encoder.encode(JSON.stringify(record));
   // Encrypting keeps the length; the name, the dot and the key id and MAC are fixed: check before any work.
   if (44 + Math.ceil((plain.length * 4) / 3) + SEAL_TAIL_LENGTH > MAX_SEALED_ID_LENGTH) return undefined;
@@ -64,7 +70,13 @@ const MAX_OPENED = 1000;
  * Opens a sealed id for this principal: what `initialize` negotiated, or null when it is not a
  * live session id of ours for this caller (the 404 of an unknown session).
  */
-export async function openSessionId(id: string, principal: string, secrets: StateSecrets, maxAgeMs: number, now = Date.now()): Promise<SessionStart | null> {
+export async function openSessionId(
+  id: string,
+  principal: string,
+  secrets: StateSecrets,
+  maxAgeMs: number,
+  now = Date.now(),
+): Promise<SessionStart | null> {
   if (id.length > MAX_SEALED_ID_LENGTH) return null;
   let known = opened.get(secrets);
   if (!known) opened.set(secrets, (known = new Map()));
@@ -84,7 +96,9 @@ async function verifiedStart(id: string, principal: string, secrets: StateSecret
   if (!name || !recordPart || !kid || !macPart || extra !== undefined || !isSessionId(name)) return undefined;
   // The MAC covers the text as sent, so only the spelling we issued opens; an unknown key id opens nothing.
   if (!(await verify(secrets, "session-id", kid, macPart, signed(`${name}.${recordPart}`, principal)))) return undefined;
-  const record = JSON.parse(decoder.decode(await cryptRecord(secrets, kid, fromBase64url(name), fromBase64url(recordPart)))) as SessionRecord;
+  const record = JSON.parse(
+    decoder.decode(await cryptRecord(secrets, kid, fromBase64url(name), fromBase64url(recordPart))),
+  ) as SessionRecord;
   return {
     sessionId: id,
     principal,

@@ -6,7 +6,15 @@
  * notifications from its hub shard over a second socket.
  */
 import { ErrorCode } from "../mcp/errors";
-import { HUB_SEQ_HEADER, TOO_MANY_STREAMS, type HubSeat, type HubSessionFrame, type HubShardRpc, type SessionRpc, type StreamFrame } from "../objects/contracts";
+import {
+  HUB_SEQ_HEADER,
+  TOO_MANY_STREAMS,
+  type HubSeat,
+  type HubSessionFrame,
+  type HubShardRpc,
+  type SessionRpc,
+  type StreamFrame,
+} from "../objects/contracts";
 import { eventId } from "../objects/session-store";
 import { refuse, reject } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -24,8 +32,15 @@ interface HubLink {
   seat: HubSeat;
 }
 
-export async function pipeSessionStream(stub: DurableObjectStub<SessionRpc>, stream: string, after: number, hub?: HubLink): Promise<Response> {
-  const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, { headers: { Upgrade: "websocket" } });
+export async function pipeSessionStream(
+  stub: DurableObjectStub<SessionRpc>,
+  stream: string,
+  after: number,
+  hub?: HubLink,
+): Promise<Response> {
+  const upgrade = await stub.fetch(`https://session/stream?stream=${encodeURIComponent(stream)}&after=${after}`, {
+    headers: { Upgrade: "websocket" },
+  });
   const ws = upgrade.webSocket;
   if (upgrade.status === 429) return refuse(SESSION_REFUSAL_STATUS["too-many-streams"], TOO_MANY_STREAMS);
   if (!ws) return refuse(404, "That stream is no longer available");

@@ -56,7 +56,11 @@ export async function serveModernTaskMethod(
  * The task a 2026 tools/call becomes, made with the input its request gathered so far (the task runs
  * the handler again from the start with it): the CreateTaskResult.
  */
-export async function startModernTask(call: Omit<TaskCall, "owner"> & { principal: string }, env: Env, config: Config): Promise<Record<string, unknown>> {
+export async function startModernTask(
+  call: Omit<TaskCall, "owner"> & { principal: string },
+  env: Env,
+  config: Config,
+): Promise<Record<string, unknown>> {
   const { principal, ...rest } = call;
   return MODERN_TASKS.taskCreated(await createTask({ ...rest, owner: { era: MODERN.era, principal } }, env, config));
 }

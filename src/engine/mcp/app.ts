@@ -28,7 +28,8 @@ import type {
  */
 export type DefaultEnv = Cloudflare.Env;
 
-export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
+export type ObjectSchema =
+  | v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
   | v.LooseObjectSchema<v.ObjectEntries, v.ErrorMessage<v.LooseObjectIssue> | undefined>
   | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
 
@@ -314,7 +315,8 @@ export interface View {
 }
 
 /** The arguments a tool is called with (before valibot applies defaults and transforms). */
-export type ToolArgs<T> = T extends ToolDefinition<infer I, any, any, any> ? (I extends ObjectSchema ? v.InferInput<I> : Record<string, unknown>) : never;
+export type ToolArgs<T> =
+  T extends ToolDefinition<infer I, any, any, any> ? (I extends ObjectSchema ? v.InferInput<I> : Record<string, unknown>) : never;
 
 /**
  * Identity helpers that give handlers (and the app's tests) their argument types. Those of
@@ -328,6 +330,9 @@ export const defineTool = <
 >(
   tool: ToolDefinition<I, O, Env, Name>,
 ) => tool;
-export const defineApp = <Env = DefaultEnv, const Tools extends readonly ToolDefinition<any, any, Env, string>[] = ToolDefinition<any, any, Env>[]>(
+export const defineApp = <
+  Env = DefaultEnv,
+  const Tools extends readonly ToolDefinition<any, any, Env, string>[] = ToolDefinition<any, any, Env>[],
+>(
   app: AppDefinition<Env> & { tools?: Tools },
 ): Omit<AppDefinition<Env>, "tools"> & { tools?: Tools } => app;

@@ -87,14 +87,23 @@ export const callerOf = (
   who: Identity | undefined,
   rateLimitKey: string,
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>,
-): Caller => ({ principal: who?.id ?? "", scopes: who?.scopes ?? [], clientId: who?.clientId, claims: claimsOf?.(who?.claims) ?? {}, authenticated: !!who, rateLimitKey });
+): Caller => ({
+  principal: who?.id ?? "",
+  scopes: who?.scopes ?? [],
+  clientId: who?.clientId,
+  claims: claimsOf?.(who?.claims) ?? {},
+  authenticated: !!who,
+  rateLimitKey,
+});
 
 /** A caller nobody authenticated, from nowhere the edge could name (a test client's default). */
 export const ANONYMOUS: Caller = callerOf(undefined, "");
 
 /** The caller as handlers see it (ctx.auth): undefined when nobody authenticated. */
 export const authView = (caller: Caller | undefined): Auth | undefined =>
-  caller?.authenticated ? { principal: caller.principal, scopes: caller.scopes, clientId: caller.clientId, claims: caller.claims } : undefined;
+  caller?.authenticated
+    ? { principal: caller.principal, scopes: caller.scopes, clientId: caller.clientId, claims: caller.claims }
+    : undefined;
 
 /**
  * The Caller again from what a session or a task kept of it: the principal it is bound to, and the

@@ -14,14 +14,18 @@ import { mountedResource, mountedScopes, mountedTool } from "./mounts";
 import type { Registry } from "./registry";
 
 /** Turns on the checks of declared scopes (and their implications) for an app. */
-export const defineAuthorization = (options: AuthorizationOptions = {}): Authorization => ({ ...options, compile: (reg) => compileChecks(reg as Registry, options) });
+export const defineAuthorization = (options: AuthorizationOptions = {}): Authorization => ({
+  ...options,
+  compile: (reg) => compileChecks(reg as Registry, options),
+});
 
 function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeOperation {
   const fallback = options.scopes ?? [];
   const declared = new Set<string>();
   const checkDeclared = (scopes: unknown, where: string) => {
     if (scopes === undefined || typeof scopes === "function") return;
-    if (!Array.isArray(scopes) || !scopes.every(isScopeToken)) throw new Error(`${where}: scopes must be a list of scope tokens (no spaces, quotes or backslashes, at most 256 characters)`);
+    if (!Array.isArray(scopes) || !scopes.every(isScopeToken))
+      throw new Error(`${where}: scopes must be a list of scope tokens (no spaces, quotes or backslashes, at most 256 characters)`);
     for (const s of scopes) declared.add(s);
   };
   checkDeclared(fallback, "defineAuthorization");
@@ -127,7 +131,11 @@ function hidingLists(allowed: NonNullable<Registry["allows"]>): Policy {
 }
 
 /** A template's scopes for one URI; a function that throws or returns no scope list refuses the read (-32603). */
-function templateScopes(scopes: Scopes<Record<string, string>> | undefined, vars: Record<string, string>, uriTemplate: string): readonly string[] | undefined {
+function templateScopes(
+  scopes: Scopes<Record<string, string>> | undefined,
+  vars: Record<string, string>,
+  uriTemplate: string,
+): readonly string[] | undefined {
   if (typeof scopes !== "function") return scopes;
   let out: unknown;
   try {
@@ -151,7 +159,12 @@ function contextArguments(params: Record<string, unknown>): Record<string, strin
  * variables the completion's `context.arguments` already chose, and a function that cannot tell from
  * them (it throws, or returns no scope list) refuses the completion rather than guess.
  */
-function completionScopes(scopes: Scopes<Record<string, string>> | undefined, vars: Record<string, string>, uriTemplate: string, fallback: readonly string[]): readonly string[] {
+function completionScopes(
+  scopes: Scopes<Record<string, string>> | undefined,
+  vars: Record<string, string>,
+  uriTemplate: string,
+  fallback: readonly string[],
+): readonly string[] {
   if (scopes === undefined) return fallback;
   if (typeof scopes !== "function") return scopes;
   let out: unknown;

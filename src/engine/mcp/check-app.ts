@@ -22,7 +22,8 @@ const VARIABLE = /^[A-Za-z0-9_]+$/;
 export function checkApp(app: AppDefinition<any>): string[] {
   const problems: string[] = [];
   if (!app || typeof app !== "object") return ["The app is not a defineApp({...}) object (is it the default export?)"];
-  if (!nonEmpty(app.info?.name) || !nonEmpty(app.info?.version)) problems.push('info needs a name and a version, e.g. info: { name: "my-server", version: "1.0.0" }');
+  if (!nonEmpty(app.info?.name) || !nonEmpty(app.info?.version))
+    problems.push('info needs a name and a version, e.g. info: { name: "my-server", version: "1.0.0" }');
 
   const toolNames = new Set<string>();
   for (const tool of app.tools ?? []) {
@@ -47,7 +48,8 @@ export function checkApp(app: AppDefinition<any>): string[] {
     if (!URI_SCHEME.test(uri)) problems.push(`Resource "${uri}": its uri needs a scheme, e.g. notes://readme`);
     if (!nonEmpty(r.name)) problems.push(`Resource "${uri}" has no name`);
     if (typeof r.read !== "function") problems.push(`Resource "${uri}" has no read function`);
-    if (!isServed(r)) problems.push(`Resource "${uri}": declare it with defineResource({ ... }), which brings the code that serves resources`);
+    if (!isServed(r))
+      problems.push(`Resource "${uri}": declare it with defineResource({ ... }), which brings the code that serves resources`);
   }
 
   const templates = new Set<string>();
@@ -57,7 +59,10 @@ export function checkApp(app: AppDefinition<any>): string[] {
     templates.add(template);
     if (!nonEmpty(t.name)) problems.push(`Resource template "${template}" has no name`);
     if (typeof t.read !== "function") problems.push(`Resource template "${template}" has no read function`);
-    if (!isServed(t)) problems.push(`Resource template "${template}": declare it with defineResourceTemplate({ ... }), which brings the code that serves it`);
+    if (!isServed(t))
+      problems.push(
+        `Resource template "${template}": declare it with defineResourceTemplate({ ... }), which brings the code that serves it`,
+      );
     const variables = templateProblems(template, problems);
     for (const key of Object.keys(t.complete ?? {}))
       if (!variables.includes(key)) problems.push(`Resource template "${template}": complete.${key} names no variable of the template`);
@@ -72,13 +77,17 @@ export function checkApp(app: AppDefinition<any>): string[] {
     if (typeof p.get !== "function") problems.push(`Prompt "${name}" has no get function`);
     if (!isServed(p)) problems.push(`Prompt "${name}": declare it with definePrompt({ ... }), which brings the code that serves prompts`);
     const args = (p.arguments ?? []).map((a) => a.name);
-    for (const [i, arg] of args.entries()) if (args.indexOf(arg) !== i) problems.push(`Prompt "${name}": argument "${arg}" is declared twice`);
+    for (const [i, arg] of args.entries())
+      if (args.indexOf(arg) !== i) problems.push(`Prompt "${name}": argument "${arg}" is declared twice`);
     for (const key of Object.keys(p.complete ?? {}))
       if (!args.includes(key)) problems.push(`Prompt "${name}": complete.${key} names no declared argument`);
   }
 
   for (const [i, step] of (app.use ?? []).entries())
-    if (typeof step !== "function" || typeof step.compose !== "function") problems.push(`use[${i}]: make each middleware step with defineMiddleware(async (op, next) => ...), which brings the code that runs the chain`);
+    if (typeof step !== "function" || typeof step.compose !== "function")
+      problems.push(
+        `use[${i}]: make each middleware step with defineMiddleware(async (op, next) => ...), which brings the code that runs the chain`,
+      );
 
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
   if (problems.length === 0) {
@@ -128,7 +137,9 @@ function toolSchemaProblems(tool: ToolDefinition<any, any, any>): string[] {
   const check = (schema: v.GenericSchema | undefined, raw: unknown, which: "input" | "output") => {
     if (raw !== undefined || !schema) return;
     for (const { path, message } of unconvertible(schema, ""))
-      problems.push(`Tool "${tool.name}" ${which}${path ? ` field ${path}` : ""}: ${message}; give the tool's JSON Schema as ${which}Schema, or use a schema that has one`);
+      problems.push(
+        `Tool "${tool.name}" ${which}${path ? ` field ${path}` : ""}: ${message}; give the tool's JSON Schema as ${which}Schema, or use a schema that has one`,
+      );
   };
   check(tool.input, tool.inputSchema, "input");
   check(tool.output, tool.outputSchema, "output");

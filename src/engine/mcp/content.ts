@@ -17,7 +17,10 @@ export const embedded = (resource: TextResourceContents | BlobResourceContents, 
   annotations ? { type: "resource", resource, annotations } : { type: "resource", resource };
 
 /** A link to a resource the client may read later. */
-export const resourceLink = (link: Omit<Extract<Content, { type: "resource_link" }>, "type">): Content => ({ type: "resource_link", ...link });
+export const resourceLink = (link: Omit<Extract<Content, { type: "resource_link" }>, "type">): Content => ({
+  type: "resource_link",
+  ...link,
+});
 
 /** Base64 of bytes or of a UTF-8 string, for blobs and image/audio data. */
 export function base64(input: Uint8Array | string): string {

@@ -7,7 +7,11 @@
  */
 
 /** A tool as defined in the app or as tools/list lists it: both carry these fields. */
-type DirectoryTool = { name: string; title?: string; annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean } };
+type DirectoryTool = {
+  name: string;
+  title?: string;
+  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+};
 
 /** Claude's directory limit on a tool's name (MCP itself allows 128 characters). */
 const DIRECTORY_NAME_LIMIT = 64;
@@ -24,7 +28,8 @@ export function directoryWarnings(tools: readonly DirectoryTool[]): string[] {
   for (const tool of tools) {
     const at = `Tool "${tool.name}"`;
     const title = tool.title ?? tool.annotations?.title;
-    if (typeof title !== "string" || title.trim() === "") warnings.push(`${at} has no title: Claude's and ChatGPT's directories require one (title: "…")`);
+    if (typeof title !== "string" || title.trim() === "")
+      warnings.push(`${at} has no title: Claude's and ChatGPT's directories require one (title: "…")`);
     const missing = HINTS.filter(([hint]) => typeof tool.annotations?.[hint] !== "boolean");
     if (missing.length)
       warnings.push(
@@ -32,7 +37,9 @@ export function directoryWarnings(tools: readonly DirectoryTool[]): string[] {
           `the directories require each explicitly (${missing.map(([hint, whose]) => `${hint}: ${whose}`).join("; ")})`,
       );
     if (String(tool.name).length > DIRECTORY_NAME_LIMIT)
-      warnings.push(`${at} has a name of ${String(tool.name).length} characters: Claude's directory allows at most ${DIRECTORY_NAME_LIMIT}`);
+      warnings.push(
+        `${at} has a name of ${String(tool.name).length} characters: Claude's directory allows at most ${DIRECTORY_NAME_LIMIT}`,
+      );
   }
   return warnings;
 }

@@ -101,7 +101,13 @@ export async function reported(
   const known = op || hasMethod(revision.methods, options.reg, method) ? method : UNKNOWN_METHOD;
   return inSpan(reporting.tracer, registered === undefined ? known : `${method} ${registered}`, async (span) => {
     const started = Date.now();
-    const about = { revision: options.protocolVersion, lane: revision.era, method: known, name, traceId: traceIdOf(reporting.trace.traceparent) };
+    const about = {
+      revision: options.protocolVersion,
+      lane: revision.era,
+      method: known,
+      name,
+      traceId: traceIdOf(reporting.trace.traceparent),
+    };
     runHook(() => reporting.hooks?.onRequest?.(about), about.traceId);
     const outcome = await work();
     const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
@@ -111,7 +117,14 @@ export async function reported(
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
-    if (span) endAttributes(span, operationAttributes(known, op?.attribute, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId), record, options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId, options.task?.cutShort);
+    if (span)
+      endAttributes(
+        span,
+        operationAttributes(known, op?.attribute, name, options.protocolVersion, reporting.trace.traceparent, reporting.requestId),
+        record,
+        options.task?.id ?? params.taskId ?? made?.taskId ?? made?.task?.taskId,
+        options.task?.cutShort,
+      );
     return outcome;
   });
 }
@@ -126,7 +139,8 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;
     if (err instanceof StartTask) return { kind: "task", start: err };
     if (!(err instanceof InputRequired)) return { kind: "error", error: toMcpError(err) };
-    if (takesInput(method)) return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
+    if (takesInput(method))
+      return options.inputUnavailable ? { kind: "error", error: options.inputUnavailable } : { kind: "input", required: err };
     return { kind: "error", error: new McpError(ErrorCode.InternalError, `${method} cannot ask the client for input`) };
   }
 }

@@ -84,7 +84,11 @@ export const elicit = (message: string, properties: Record<string, PrimitiveSche
  * clients need an `elicitationId` (one is made up when you give none; read it back from
  * `.params.elicitationId`); pass your own to call `ctx.completeElicitation(id)` when the flow ends.
  */
-export const elicitUrl = (message: string, url: string, elicitationId: string = crypto.randomUUID()): ElicitRequest & { params: ElicitUrlParams } => ({
+export const elicitUrl = (
+  message: string,
+  url: string,
+  elicitationId: string = crypto.randomUUID(),
+): ElicitRequest & { params: ElicitUrlParams } => ({
   method: "elicitation/create",
   params: { mode: "url", message, url, elicitationId },
 });
@@ -201,13 +205,15 @@ export function checkInputResponse(key: string, method: string | undefined, answ
       if (!["accept", "decline", "cancel"].includes(answer.action as string)) throw bad('action must be "accept", "decline" or "cancel"');
       if (answer.content !== undefined) {
         if (!isObject(answer.content)) throw bad("content must be an object");
-        if (!Object.values(answer.content).every(isFormValue)) throw bad("content values must be strings, numbers, booleans or lists of strings");
+        if (!Object.values(answer.content).every(isFormValue))
+          throw bad("content values must be strings, numbers, booleans or lists of strings");
       }
       return;
     case "sampling/createMessage":
       if (answer.role !== "user" && answer.role !== "assistant") throw bad('a sampling result needs role "user" or "assistant"');
       if (typeof answer.model !== "string") throw bad("a sampling result needs a model name");
-      if (!isObject(answer.content) && !Array.isArray(answer.content)) throw bad("a sampling result needs content (a block or a list of blocks)");
+      if (!isObject(answer.content) && !Array.isArray(answer.content))
+        throw bad("a sampling result needs content (a block or a list of blocks)");
       return;
     case "roots/list":
       if (!Array.isArray(answer.roots) || !answer.roots.every((r) => isObject(r) && typeof r.uri === "string"))

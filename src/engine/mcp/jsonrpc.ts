@@ -98,10 +98,20 @@ function envelope(obj: Record<string, unknown>): Message | undefined {
     if (!("id" in obj)) return { kind: "notification", message: { jsonrpc: "2.0", method: obj.method, ...tail } };
     return isId(id) ? { kind: "request", message: { jsonrpc: "2.0", id, method: obj.method, ...tail } } : undefined;
   }
-  if ("result" in obj) return isId(id) && isObject(obj.result) ? { kind: "response", message: { jsonrpc: "2.0", id, result: ownEntries(obj.result) } } : undefined;
+  if ("result" in obj)
+    return isId(id) && isObject(obj.result)
+      ? { kind: "response", message: { jsonrpc: "2.0", id, result: ownEntries(obj.result) } }
+      : undefined;
   const { error } = obj;
   // Number.isInteger is false for anything but a number.
-  if (!("error" in obj) || !(id === null || isId(id)) || !isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") return undefined;
+  if (
+    !("error" in obj) ||
+    !(id === null || isId(id)) ||
+    !isObject(error) ||
+    !Number.isInteger(error.code) ||
+    typeof error.message !== "string"
+  )
+    return undefined;
   const data = "data" in error ? { data: error.data } : {};
   return { kind: "response", message: { jsonrpc: "2.0", id, error: { code: error.code as number, message: error.message, ...data } } };
 }
@@ -115,7 +125,8 @@ function describeShapeProblem(obj: Record<string, unknown>): string {
   if (obj.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
   if ("method" in obj && typeof obj.method !== "string") return "method must be a string";
   // A string that is no id is too long.
-  if ("id" in obj && !isId(obj.id)) return typeof obj.id === "string" ? `id must be at most ${MAX_ID_LENGTH} characters` : "id must be a string or an integer";
+  if ("id" in obj && !isId(obj.id))
+    return typeof obj.id === "string" ? `id must be at most ${MAX_ID_LENGTH} characters` : "id must be a string or an integer";
   if ("params" in obj && !isObject(obj.params)) return "params must be an object";
   return "not a JSON-RPC request, notification or response";
 }
@@ -132,7 +143,9 @@ export function checkProgressToken(meta: unknown): string | number | undefined {
   // A string that is no id is too long.
   throw new McpError(
     ErrorCode.InvalidParams,
-    typeof token === "string" ? `_meta.progressToken must be at most ${MAX_ID_LENGTH} characters` : "_meta.progressToken must be a string or an integer",
+    typeof token === "string"
+      ? `_meta.progressToken must be at most ${MAX_ID_LENGTH} characters`
+      : "_meta.progressToken must be a string or an integer",
   );
 }
 

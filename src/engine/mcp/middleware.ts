@@ -12,14 +12,28 @@ import { ToolError, toolError } from "./errors";
 import { operationOf } from "./operations";
 
 /** The chain as the executor runs it: around the operation's handler (`next`). */
-export type Chain = (method: string, params: Record<string, unknown>, ctx: HandlerContext<any>, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
+export type Chain = (
+  method: string,
+  params: Record<string, unknown>,
+  ctx: HandlerContext<any>,
+  next: () => Promise<Record<string, unknown>>,
+) => Promise<Record<string, unknown>>;
 
 /** The chain of `steps`. */
 export const chainOf =
   (steps: readonly Policy[]): Chain =>
   async (method, params, ctx, next) => {
     const named = operationOf(method, params);
-    const op: Operation = { method, kind: named?.kind, name: named?.target, arguments: named?.arguments ?? params, params, auth: ctx.auth, caller: ctx.caller, ctx };
+    const op: Operation = {
+      method,
+      kind: named?.kind,
+      name: named?.target,
+      arguments: named?.arguments ?? params,
+      params,
+      auth: ctx.auth,
+      caller: ctx.caller,
+      ctx,
+    };
     const step = (i: number): Promise<Record<string, unknown>> => (i < steps.length ? steps[i]!(op, () => step(i + 1)) : next());
     try {
       return await step(0);
@@ -34,4 +48,5 @@ export const chainOf =
  * A step of `defineApp({ use: [...] })`: `step` itself, carrying the code that runs the chain, so
  * that only an app with middleware has it in its bundle.
  */
-export const defineMiddleware = (step: Policy): Middleware => Object.assign((op: Operation, next: () => Promise<Record<string, unknown>>) => step(op, next), { compose: chainOf });
+export const defineMiddleware = (step: Policy): Middleware =>
+  Object.assign((op: Operation, next: () => Promise<Record<string, unknown>>) => step(op, next), { compose: chainOf });

@@ -77,7 +77,8 @@ export interface NamedOperation {
 }
 
 /** The table's row for a method; undefined for a method that names no operation (or one a client made up). */
-export const operationRow = (method: string): OperationRow | undefined => (Object.hasOwn(OPERATIONS, method) ? OPERATIONS[method] : undefined);
+export const operationRow = (method: string): OperationRow | undefined =>
+  Object.hasOwn(OPERATIONS, method) ? OPERATIONS[method] : undefined;
 
 /** The operation `method` with `params` names; undefined when it names none. */
 export function operationOf(method: string, params: Record<string, unknown>): NamedOperation | undefined {
@@ -95,7 +96,14 @@ export function operationOf(method: string, params: Record<string, unknown>): Na
   }
   const target = typeof source[key] === "string" ? (source[key] as string) : undefined;
   const args = kind === "tool" || kind === "prompt" ? (isObject(params.arguments) ? params.arguments : {}) : params;
-  return { method, kind, target, attribute, guard: guard && target !== undefined ? { of: guard, name: target } : undefined, arguments: args };
+  return {
+    method,
+    kind,
+    target,
+    attribute,
+    guard: guard && target !== undefined ? { of: guard, name: target } : undefined,
+    arguments: args,
+  };
 }
 
 /** Whether a method may answer with an input round. */

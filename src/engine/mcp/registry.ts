@@ -3,7 +3,16 @@
  * once per isolate, on its first request, so serving a list is a slice of a constant.
  */
 import * as v from "valibot";
-import type { AppDefinition, AuthorizeOperation, ExtensionMethod, Policy, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./app";
+import type {
+  AppDefinition,
+  AuthorizeOperation,
+  ExtensionMethod,
+  Policy,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from "./app";
 import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
@@ -278,7 +287,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
-  } else if ([...defs, ...app.tools ?? [], ...app.mounts ?? []].some((d) => d.scopes)) throw new Error("scopes need defineAuthorization()");
+  } else if ([...defs, ...(app.tools ?? []), ...(app.mounts ?? [])].some((d) => d.scopes))
+    throw new Error("scopes need defineAuthorization()");
   // The middleware chain: authorization's steps, then the app's own (docs/authorization.md). Its code
   // comes with them, so an app without middleware carries none.
   const use = app.use ?? [];
@@ -300,4 +310,3 @@ export const legacyToolListOf = (tools: Map<string, CompiledTool>) =>
   [...tools.values()].map((t) => (t.task ? { ...t.wire, execution: { taskSupport: t.task.support } } : t.wire));
 
 export const resourcesCapability = (app: AppDefinition<any>) => ({ subscribe: app.resourceSubscriptions ?? true, listChanged: true });
-

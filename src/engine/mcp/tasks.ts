@@ -57,8 +57,12 @@ export function taskOptionsOf({ name, task }: { name: string; task?: unknown }):
   if (task === undefined || task === "forbidden") return undefined;
   const { runtime, ...options }: Partial<DurableTask> = (typeof task === "object" && task) || {};
   const support = typeof task === "string" ? task : options.support;
-  if (support !== "optional" && support !== "required") throw new Error(`Tool "${name}": task must be "forbidden", "optional" or "required"`);
-  if (!runtime) throw new Error(`Tool "${name}": declare its task as \`task: durableTask(${JSON.stringify(task)})\`, durableTask from the public door (docs/tasks.md)`);
+  if (support !== "optional" && support !== "required")
+    throw new Error(`Tool "${name}": task must be "forbidden", "optional" or "required"`);
+  if (!runtime)
+    throw new Error(
+      `Tool "${name}": declare its task as \`task: durableTask(${JSON.stringify(task)})\`, durableTask from the public door (docs/tasks.md)`,
+    );
   return options as TaskOptions;
 }
 

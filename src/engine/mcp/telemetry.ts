@@ -153,7 +153,15 @@ export function report(record: RequestRecord, reporting: Reporting, registered?:
     else console.log(line);
   }
   reporting.metrics?.writeDataPoint({
-    blobs: [record.revision, record.method, registered ?? "", record.outcome, record.principal ?? "", String(record.errorCode ?? ""), record.quirks ?? ""],
+    blobs: [
+      record.revision,
+      record.method,
+      registered ?? "",
+      record.outcome,
+      record.principal ?? "",
+      String(record.errorCode ?? ""),
+      record.quirks ?? "",
+    ],
     doubles: [record.durationMs],
     indexes: [registered ?? record.method],
   });

@@ -53,16 +53,24 @@ export interface TestRecord {
 
 const ALL_INPUT: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
-export function testClient<A extends AppDefinition<any>>(app: A, options: TestClientOptions<A extends AppDefinition<infer E> ? E : never> = {}) {
+export function testClient<A extends AppDefinition<any>>(
+  app: A,
+  options: TestClientOptions<A extends AppDefinition<infer E> ? E : never> = {},
+) {
   const reg = compileApp(app);
   const record: TestRecord = { notifications: [], published: [] };
   const notify = recordingNotifier(record);
-  const run = (method: string, params: Record<string, unknown>, call: TestCallOptions = {}) => runToEnd(reg, method, params, call, { ...options, record, notify });
+  const run = (method: string, params: Record<string, unknown>, call: TestCallOptions = {}) =>
+    runToEnd(reg, method, params, call, { ...options, record, notify });
 
   type Tool = NonNullable<A["tools"]>[number];
   /** Calls a tool by its definition or by its name, with arguments typed by its input schema. */
   function callTool<T extends Tool>(tool: T, args?: ToolArgs<T>, call?: TestCallOptions): Promise<CallToolResult>;
-  function callTool<N extends Tool["name"]>(name: N, args?: ToolArgs<Extract<Tool, { name: N }>>, call?: TestCallOptions): Promise<CallToolResult>;
+  function callTool<N extends Tool["name"]>(
+    name: N,
+    args?: ToolArgs<Extract<Tool, { name: N }>>,
+    call?: TestCallOptions,
+  ): Promise<CallToolResult>;
   function callTool(tool: string | ToolDefinition<any, any, any>, args?: unknown, call?: TestCallOptions): Promise<CallToolResult> {
     const name = typeof tool === "string" ? tool : tool.name;
     return run("tools/call", { name, arguments: args ?? {} }, call);
@@ -79,7 +87,12 @@ export function testClient<A extends AppDefinition<any>>(app: A, options: TestCl
       return run("prompts/get", { name, arguments: args }, call);
     },
     /** Completion values for a prompt argument (`{ prompt }`) or a resource template variable (`{ uriTemplate }`). */
-    async complete(ref: { prompt: string } | { uriTemplate: string }, argument: string, value: string, context: Record<string, string> = {}): Promise<string[]> {
+    async complete(
+      ref: { prompt: string } | { uriTemplate: string },
+      argument: string,
+      value: string,
+      context: Record<string, string> = {},
+    ): Promise<string[]> {
       const wire = "prompt" in ref ? { type: "ref/prompt", name: ref.prompt } : { type: "ref/resource", uri: ref.uriTemplate };
       const result = await run("completion/complete", { ref: wire, argument: { name: argument, value }, context: { arguments: context } });
       return result.completion.values;
@@ -117,7 +130,11 @@ async function runToEnd(
   // With scopes or claims the caller is authenticated; with only a principal it is named, not authenticated.
   const authenticated = client.scopes || client.claims;
   const caller = authenticated
-    ? callerOf({ id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims }, `test:${client.principal ?? "test-user"}`, reg.claimsOf)
+    ? callerOf(
+        { id: client.principal ?? "test-user", scopes: client.scopes ?? [], clientId: client.clientId, claims: client.claims },
+        `test:${client.principal ?? "test-user"}`,
+        reg.claimsOf,
+      )
     : { ...callerOf(undefined, "test:anonymous"), principal: client.principal ?? "" };
   const auth = authView(caller);
   // As the Worker checks it: without scopes or claims the caller is unauthenticated, and a scoped
@@ -126,7 +143,10 @@ async function runToEnd(
   // A task tool runs as its task would: a step finished in one round is kept for the next.
   const tool = method === "tools/call" && typeof params.name === "string" ? reg.tools.get(params.name) : undefined;
   const steps = new Map<string, unknown>();
-  const journal = { get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined), put: (n: string, v: unknown) => void steps.set(n, v) };
+  const journal = {
+    get: (n: string) => (steps.has(n) ? { value: steps.get(n) } : undefined),
+    put: (n: string, v: unknown) => void steps.set(n, v),
+  };
   const task = tool?.task ? { id: "test-task", step: journaled(journal) } : undefined;
   for (let round = 1; round <= MAX_INPUT_ROUNDS; round++) {
     const outcome = await execute(method, params, {
@@ -159,7 +179,9 @@ async function runToEnd(
 function answer(answers: TestAnswers | undefined, key: string, request: InputRequest): unknown {
   const given = typeof answers === "function" ? answers(key, request) : answers && Object.hasOwn(answers, key) ? answers[key] : undefined;
   if (given === undefined) {
-    throw new Error(`The handler asked for input "${key}" (${request.method}: ${JSON.stringify(request.params ?? {})}) and the test gave no answer for it`);
+    throw new Error(
+      `The handler asked for input "${key}" (${request.method}: ${JSON.stringify(request.params ?? {})}) and the test gave no answer for it`,
+    );
   }
   return given;
 }

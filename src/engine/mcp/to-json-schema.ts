@@ -20,7 +20,9 @@ interface Context {
 
 /** Actions whose requirement is a RegExp that becomes `pattern`. */
 const REGEX_ACTIONS = new Set(
-  "bic cuid2 decimal digits domain emoji hash hexadecimal hex_color isrc iso_time_second iso_week ksuid mac mac48 mac64 nanoid octal slug ulid jws_compact regex".split(" "),
+  "bic cuid2 decimal digits domain emoji hash hexadecimal hex_color isrc iso_time_second iso_week ksuid mac mac48 mac64 nanoid octal slug ulid jws_compact regex".split(
+    " ",
+  ),
 );
 /** Actions that become a `format`. */
 const FORMATS: Record<string, string> = {
@@ -118,7 +120,8 @@ function convert(json: Json, schema: Node, ctx: Context, skipRef = false): Json 
       json.type = "object";
       json.propertyNames = sub(schema.key);
       json.additionalProperties = sub(schema.value);
-      if (schema.key.type !== "string") warn(`The "record" schema with the "${schema.key.type}" schema for the key cannot be converted to JSON Schema.`);
+      if (schema.key.type !== "string")
+        warn(`The "record" schema with the "${schema.key.type}" schema for the key cannot be converted to JSON Schema.`);
       break;
     case "any":
     case "unknown":
@@ -186,9 +189,11 @@ function action(json: Json, a: Node): Json {
     else json.pattern = p;
   };
   /** A count (length, entries): false, with the error, unless a non-negative integer. */
-  const count = () => (Number.isInteger(req) && req >= 0) || warn(`The requirement of the "${type}" action must be a non-negative integer.`);
+  const count = () =>
+    (Number.isInteger(req) && req >= 0) || warn(`The requirement of the "${type}" action must be a non-negative integer.`);
   /** A numeric bound: false, with the error, on a non-number or a non-finite requirement. */
-  const numeric = () => (json.type !== "number" && json.type !== "integer" ? notOnType() : Number.isFinite(req) || notJson("The requirement"));
+  const numeric = () =>
+    json.type !== "number" && json.type !== "integer" ? notOnType() : Number.isFinite(req) || notJson("The requirement");
   /** Items on an array, length on anything else (which should be a string). */
   const size = (min: number | undefined, max: number | undefined) => {
     const array = json.type === "array";
@@ -279,7 +284,8 @@ function action(json: Json, a: Node): Json {
         if (typeof meta.title === "string") json.title = meta.title;
         if (typeof meta.description === "string") json.description = meta.description;
         if (Array.isArray(meta.examples)) examples(meta.examples);
-        for (const key of Object.keys(meta)) if (key !== "title" && key !== "description" && key !== "examples" && key !== "__proto__") json[key] = meta[key];
+        for (const key of Object.keys(meta))
+          if (key !== "title" && key !== "description" && key !== "examples" && key !== "__proto__") json[key] = meta[key];
         break;
       }
       case "not_value":
@@ -292,7 +298,8 @@ function action(json: Json, a: Node): Json {
         break;
       case "value":
         if (!isScalar(req)) notJson("The requirement");
-        else if ("const" in json && json.const !== req) warn(`The "value" action is not supported in combination with a different "const" restriction.`);
+        else if ("const" in json && json.const !== req)
+          warn(`The "value" action is not supported in combination with a different "const" restriction.`);
         else json.const = req;
         break;
       case "values": {

@@ -59,8 +59,20 @@ export function operationAttributes(
  * with isError, as the conventions name them) and an error status; the hashed session; the task it
  * made, ran or was asked about, and how many runs before this one died with their isolate.
  */
-export function endAttributes(span: SpanLike, start: Attributes, outcome: { outcome: string; errorCode?: number; session?: string }, taskId: unknown, cutShort?: number): void {
+export function endAttributes(
+  span: SpanLike,
+  start: Attributes,
+  outcome: { outcome: string; errorCode?: number; session?: string },
+  taskId: unknown,
+  cutShort?: number,
+): void {
   const failed = outcome.outcome === "error" ? String(outcome.errorCode) : outcome.outcome === "tool_error" ? outcome.outcome : undefined;
-  span.setAttributes({ ...start, "mcp.session.id": outcome.session, "error.type": failed, "mcp.task.id": typeof taskId === "string" ? bounded(taskId) : undefined, "mcp.task.cut_short": cutShort });
+  span.setAttributes({
+    ...start,
+    "mcp.session.id": outcome.session,
+    "error.type": failed,
+    "mcp.task.id": typeof taskId === "string" ? bounded(taskId) : undefined,
+    "mcp.task.cut_short": cutShort,
+  });
   if (failed) span.setStatus({ code: "error", message: failed });
 }

@@ -31,8 +31,18 @@ export interface Annotations {
 export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
 export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
-export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
-export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> }
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Record<string, unknown>;
+}
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Record<string, unknown>;
+}
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
 /** A resource as lists and links describe it. */

@@ -21,7 +21,9 @@ export class UrlElicitationRequired extends McpError {
 
   /** The 2026 form: one URL elicitation input request per entry. */
   asInputRequests(): Record<string, ElicitRequest> {
-    return Object.fromEntries(this.elicitations.map((params, i) => [params.elicitationId ?? `url${i}`, { method: "elicitation/create", params }]));
+    return Object.fromEntries(
+      this.elicitations.map((params, i) => [params.elicitationId ?? `url${i}`, { method: "elicitation/create", params }]),
+    );
   }
 }
 
@@ -40,8 +42,12 @@ export function urlElicitationRequired(
 }
 
 /** Input requests with each URL elicitation's params changed (each revision shapes them its own way). */
-export function withUrlParams(requests: Record<string, InputRequest>, change: (params: ElicitUrlParams) => ElicitUrlParams): Record<string, InputRequest> {
+export function withUrlParams(
+  requests: Record<string, InputRequest>,
+  change: (params: ElicitUrlParams) => ElicitUrlParams,
+): Record<string, InputRequest> {
   const out: Record<string, InputRequest> = {};
-  for (const [key, r] of Object.entries(requests)) out[key] = r.method === "elicitation/create" && r.params.mode === "url" ? { method: r.method, params: change(r.params) } : r;
+  for (const [key, r] of Object.entries(requests))
+    out[key] = r.method === "elicitation/create" && r.params.mode === "url" ? { method: r.method, params: change(r.params) } : r;
   return out;
 }

@@ -10,7 +10,14 @@
  *   signs in as a demo user every browser on this machine (not the network) and skips the
  *   consent page; see demoAutoApprove.
  */
-import { AuthorizationError, CimdFetchError, authorizationErrorRedirect, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import {
+  AuthorizationError,
+  CimdFetchError,
+  authorizationErrorRedirect,
+  type AuthRequest,
+  type ConsentDescription,
+  type OAuthHelpers,
+} from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { IdJagEnv } from "./id-jag";
 import { askedScopes, type ScopePolicy } from "./scopes";
@@ -82,7 +89,10 @@ export async function authorize(request: Request, env: OAuthEnv, policy: ScopePo
       if (!user) return page(403, "Sign in first.");
       // The scopes the user ticked, of those this server knows and this user may hold: the form is the
       // browser's, so it is checked again here, for the client of the stored request.
-      const ticked = form.getAll("scope").map(String).filter((s) => policy.known.includes(s));
+      const ticked = form
+        .getAll("scope")
+        .map(String)
+        .filter((s) => policy.known.includes(s));
       const approved = await oauth.approveConsent(request, handle, { scope: ticked });
       const scope = await policy.allowed(user, approved.request.clientId, ticked, env);
       return complete(oauth, { ...approved.request, scope }, user, approved.headers);
@@ -92,8 +102,10 @@ export async function authorize(request: Request, env: OAuthEnv, policy: ScopePo
     const authRequest = await oauth.parseAuthRequest(request);
     // Scopes this server does not know are refused (RFC 6749 §4.1.2.1), back at the client.
     const { asked, unknown } = askedScopes(policy, authRequest.scope);
-    if (unknown.length > 0) return Response.redirect(authorizationErrorRedirect(authRequest, "invalid_scope", `Unknown scope: ${unknown.join(" ")}`), 302);
-    if (!user) return page(403, "Sign-in is not set up on this server: plug your login into signedInUser() in src/engine/oauth/authorize.ts.");
+    if (unknown.length > 0)
+      return Response.redirect(authorizationErrorRedirect(authRequest, "invalid_scope", `Unknown scope: ${unknown.join(" ")}`), 302);
+    if (!user)
+      return page(403, "Sign-in is not set up on this server: plug your login into signedInUser() in src/engine/oauth/authorize.ts.");
     // A request naming no scope gets the app's baseline (RFC 6749 §3.3: the server's default).
     const wanted = [...new Set([...(asked.length > 0 ? asked : policy.baseline), ...policy.consent])];
     // The demo skips the page unless the client asks for it (prompt=consent).
@@ -112,7 +124,8 @@ export async function authorize(request: Request, env: OAuthEnv, policy: ScopePo
     // Redirect to the client only when the library says its redirect URI is validated.
     if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
     if (error instanceof AuthorizationError) return page(400, error.description);
-    if (error instanceof CimdFetchError) return page(400, "This app could not be verified: its client metadata document could not be fetched.");
+    if (error instanceof CimdFetchError)
+      return page(400, "This app could not be verified: its client metadata document could not be fetched.");
     throw error;
   }
 }
@@ -121,7 +134,14 @@ async function complete(oauth: OAuthHelpers, request: AuthRequest, userId: strin
   const props: UserProps = { userId };
   // The user's earlier grant to this client stays until this one's code is redeemed (worker.ts,
   // tokenExchangeCallback): a client that fails to finish this authorization keeps its token.
-  const { redirectTo } = await oauth.completeAuthorization({ request, userId, metadata: {}, scope: request.scope, props, revokeExistingGrants: false });
+  const { redirectTo } = await oauth.completeAuthorization({
+    request,
+    userId,
+    metadata: {},
+    scope: request.scope,
+    props,
+    revokeExistingGrants: false,
+  });
   headers.set("Location", redirectTo);
   return new Response(null, { status: 302, headers });
 }
@@ -131,12 +151,19 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCo
 
 function consentPage(d: ConsentDescription, handle: string, user: string, offered: string[], wanted: string[], refused: string[]): string {
   const name = escape(d.clientName);
-  const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
-  const local = d.redirectIsLoopback ? "<p><strong>Access goes to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : "";
+  const origin = d.clientDomain
+    ? `Published by <strong>${escape(d.clientDomain)}</strong>.`
+    : "This app registered itself; its name is not verified.";
+  const local = d.redirectIsLoopback
+    ? "<p><strong>Access goes to an app on your computer.</strong> Continue only if you just started signing in from it.</p>"
+    : "";
   // Every scope this user may hold, those asked for (and the app's first-consent set) ticked: the user
   // may grant more than the client asked for, so a client that cannot ask again still works.
   const boxes = offered
-    .map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}"${wanted.includes(s) ? " checked" : ""}> ${escape(s)}${d.scope.includes(s) ? "" : " <small>(not asked for)</small>"}</label><br>`)
+    .map(
+      (s) =>
+        `<label><input type="checkbox" name="scope" value="${escape(s)}"${wanted.includes(s) ? " checked" : ""}> ${escape(s)}${d.scope.includes(s) ? "" : " <small>(not asked for)</small>"}</label><br>`,
+    )
     .join("");
   const scopes = offered.length > 0 ? `<fieldset><legend>Permissions</legend>${boxes}</fieldset>` : "";
   const notYours = refused.length > 0 ? `<p>Not available to you: ${refused.map(escape).join(", ")}</p>` : "";

@@ -48,7 +48,12 @@ export function enterpriseAuthorization<E extends IdJagEnv>(env: E, policy: Scop
       // claim without tokens as "no limit", so the claim's own tokens are the limit here.
       const claimed = new Set(typeof claims.scope === "string" ? claims.scope.split(" ").filter(Boolean) : []);
       // Of those, the ones the app knows and lets this user hold (./scopes.ts), as at /authorize.
-      const scope = await policy.allowed(userId, clientInfo.clientId, requestedScope.filter((s) => claimed.has(s)), env);
+      const scope = await policy.allowed(
+        userId,
+        clientInfo.clientId,
+        requestedScope.filter((s) => claimed.has(s)),
+        env,
+      );
       // props as /authorize gives them (UserProps): userId is the principal on /mcp.
       return { userId, scope, props: { userId }, metadata: { idJag: { iss: claims.iss, sub: claims.sub } } };
     },

@@ -16,7 +16,12 @@ export interface OAuthScopeOptions<E = unknown> {
    * consent page (it offers only these), when the form comes back, and for each ID-JAG user. The
    * default lets every signed-in user hold every scope the app knows.
    */
-  userScopes?: (input: { userId: string; clientId: string; scopes: readonly string[]; env: E }) => readonly string[] | Promise<readonly string[]>;
+  userScopes?: (input: {
+    userId: string;
+    clientId: string;
+    scopes: readonly string[];
+    env: E;
+  }) => readonly string[] | Promise<readonly string[]>;
   /**
    * Scopes the consent page selects at first besides those the client asked for, and that the demo
    * sign-in grants: for apps whose users' clients cannot step up (docs/authorization.md). Default: none.

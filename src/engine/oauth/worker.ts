@@ -9,7 +9,14 @@
  * bearer token (401 with the challenge otherwise) and hands the grant's props to the MCP Worker,
  * which binds sessions, requestState and subscriptions to `props.userId`.
  */
-import { GrantType, OAuthProvider, getOAuthApi, type GrantSummary, type OAuthProviderOptions, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
+import {
+  GrantType,
+  OAuthProvider,
+  getOAuthApi,
+  type GrantSummary,
+  type OAuthProviderOptions,
+  type TokenExchangeCallbackOptions,
+} from "@cloudflare/workers-oauth-provider";
 import { readConfig } from "../config";
 import { checkHost, checkHostAndOrigin } from "../http/gate";
 import { reject } from "../http/responses";
@@ -98,7 +105,11 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
       // baseline (`defineAuthorization({ scopes })`), so a client asks for that at first consent; an
       // operation that needs more asks by step-up (403 insufficient_scope), and the consent page lets
       // the user grant more for clients that cannot (./scopes.ts).
-      resourceMetadata: { resource: `${origin}${MCP_PATH}`, authorization_servers: [origin], resource_name: app.info.title ?? app.info.name },
+      resourceMetadata: {
+        resource: `${origin}${MCP_PATH}`,
+        authorization_servers: [origin],
+        resource_name: app.info.title ?? app.info.name,
+      },
       ...(scopes.baseline.length > 0 ? { requiredScopes: [...scopes.baseline] } : {}),
       // The scopes this server grants (./scopes.ts): in its RFC 8414 metadata, and the only ones a
       // consent may approve.
@@ -114,7 +125,13 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
      * and for a client metadata document (an https client_id every installation of an app shares),
      * only those of this installation, the same redirect URI, as the provider's own replacement does.
      */
-    const replaceEarlierGrants = async ({ grantType, userId, grantId, clientId, env }: TokenExchangeCallbackOptions<OAuthEnv>): Promise<void> => {
+    const replaceEarlierGrants = async ({
+      grantType,
+      userId,
+      grantId,
+      clientId,
+      env,
+    }: TokenExchangeCallbackOptions<OAuthEnv>): Promise<void> => {
       if (grantType !== GrantType.AUTHORIZATION_CODE) return;
       const helpers = getOAuthApi(providerOptions, env);
       const grants: GrantSummary[] = [];

@@ -12,7 +12,14 @@
 import { readConfig, type Vars } from "../config";
 import { toBase64url } from "../mcp/base64url";
 import type { Notifier } from "../mcp/context";
-import { TASK_NOTIFICATION, type HubNotification, type ObjectBindings, type TaskIndexMethods, type TaskMethods, type TaskOwner } from "./contracts";
+import {
+  TASK_NOTIFICATION,
+  type HubNotification,
+  type ObjectBindings,
+  type TaskIndexMethods,
+  type TaskMethods,
+  type TaskOwner,
+} from "./contracts";
 
 type HubEnv = Pick<ObjectBindings, "MCP_HUB"> & Vars;
 
@@ -62,7 +69,10 @@ export async function publishToHub(env: HubEnv, n: HubNotification, only?: numbe
   const indices = only === undefined ? Array.from({ length: hubShardCount(env) }, (_, i) => i) : [only];
   const results = await Promise.allSettled(indices.map((i) => hubStub(env, i).publish(n)));
   const failed = results.filter((r) => r.status === "rejected");
-  if (failed.length > 0) throw new Error(`${failed.length} of ${indices.length} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`);
+  if (failed.length > 0)
+    throw new Error(
+      `${failed.length} of ${indices.length} hub shards could not be reached: ${(failed[0] as PromiseRejectedResult).reason}`,
+    );
   return results.reduce((sum, r) => sum + (r as PromiseFulfilledResult<number>).value, 0);
 }
 
@@ -87,7 +97,8 @@ export const sessionStub = (env: Pick<ObjectBindings, "MCP_SESSION">, sessionId:
  * The index of one client's live sessions (live-sessions-store.ts): an object of the session class,
  * named by the client's key. Session objects are named by 43 base64url characters, never with a colon.
  */
-export const liveSessionsStub = (env: Pick<ObjectBindings, "MCP_SESSION">, clientKey: string) => named(env.MCP_SESSION, `live:${clientKey}`);
+export const liveSessionsStub = (env: Pick<ObjectBindings, "MCP_SESSION">, clientKey: string) =>
+  named(env.MCP_SESSION, `live:${clientKey}`);
 
 /** Session and task ids are 256 random bits, base64url: unguessable, and safe in a header. */
 export const newSessionId = () => toBase64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -103,7 +114,8 @@ export function taskStub(env: Pick<ObjectBindings, "MCP_TASK">, taskId: string):
  * spends. Each revision has its own index, so a 2025 tasks/list never shows a 2026 task (which a 2025
  * session cannot read), and each revision's in-flight count is its own.
  */
-export const taskIndexKey = (owner: TaskOwner, anonymousKey: string) => `${owner.era}:${owner.principal ? principalClientKey(owner.principal) : anonymousKey}`;
+export const taskIndexKey = (owner: TaskOwner, anonymousKey: string) =>
+  `${owner.era}:${owner.principal ? principalClientKey(owner.principal) : anonymousKey}`;
 
 /** An owner's task index: what counts its tasks in flight and lists them. */
 export function taskIndexStub(env: Pick<ObjectBindings, "MCP_TASK">, indexKey: string): TaskIndexMethods {

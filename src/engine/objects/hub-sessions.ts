@@ -43,7 +43,10 @@ export function sessionWants(n: HubNotification, s: SessionSocket, subscriptions
 }
 
 /** The frame for one row (sent serialized once, the same text for every socket it goes to). */
-export const sessionFrameOf = (seq: number, n: HubNotification): HubSessionFrame => ({ h: seq, d: JSON.stringify(notification(n.method, n.params)) });
+export const sessionFrameOf = (seq: number, n: HubNotification): HubSessionFrame => ({
+  h: seq,
+  d: JSON.stringify(notification(n.method, n.params)),
+});
 
 /** The shard's session log: one row per publish any of its 2025 sessions may need. */
 export class HubSessionLog {
@@ -58,7 +61,9 @@ export class HubSessionLog {
   private get sql(): SqlStorage {
     const sql = this.storage();
     if (!this.ready) {
-      sql.exec("CREATE TABLE IF NOT EXISTS session_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, notification TEXT NOT NULL)");
+      sql.exec(
+        "CREATE TABLE IF NOT EXISTS session_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, notification TEXT NOT NULL)",
+      );
       this.ready = true;
     }
     return sql;
@@ -72,7 +77,9 @@ export class HubSessionLog {
   /** Stores `n` as the next row and answers its number; the oldest rows past the bounds go. */
   append(n: HubNotification, now: number): number {
     const sql = this.sql;
-    const seq = sql.exec<{ seq: number }>("INSERT INTO session_log (at, notification) VALUES (?, ?) RETURNING seq", now, JSON.stringify(n)).one().seq;
+    const seq = sql
+      .exec<{ seq: number }>("INSERT INTO session_log (at, notification) VALUES (?, ?) RETURNING seq", now, JSON.stringify(n))
+      .one().seq;
     sql.exec(
       "DELETE FROM session_log WHERE seq IN (SELECT seq FROM session_log ORDER BY seq LIMIT ?) AND (at < ? OR seq <= ?)",
       TRIM_PER_APPEND,
@@ -84,7 +91,10 @@ export class HubSessionLog {
 
   /** The rows after `seq`, oldest first. */
   *after(seq: number): Generator<{ seq: number; n: HubNotification }> {
-    for (const row of this.sql.exec<{ seq: number; notification: string }>("SELECT seq, notification FROM session_log WHERE seq > ? ORDER BY seq", seq)) {
+    for (const row of this.sql.exec<{ seq: number; notification: string }>(
+      "SELECT seq, notification FROM session_log WHERE seq > ? ORDER BY seq",
+      seq,
+    )) {
       yield { seq: row.seq, n: JSON.parse(row.notification) as HubNotification };
     }
   }

@@ -27,7 +27,17 @@ import { DurableObject } from "./durable-object";
 import { readConfig } from "../config";
 import type { Env } from "../env";
 import { coversUri } from "../mcp/guards";
-import { EVENT_NOTIFICATION, HUB_READY, HUB_SEQ_HEADER, TASK_NOTIFICATION, type HubListener, type HubNotification, type HubSessionFrame, type HubShardRpc, type ListenRefusal } from "./contracts";
+import {
+  EVENT_NOTIFICATION,
+  HUB_READY,
+  HUB_SEQ_HEADER,
+  TASK_NOTIFICATION,
+  type HubListener,
+  type HubNotification,
+  type HubSessionFrame,
+  type HubShardRpc,
+  type ListenRefusal,
+} from "./contracts";
 import { inSpan } from "../mcp/tracing";
 import { tracerFor } from "../reporting";
 import { notificationFrame } from "./frames";
@@ -54,7 +64,11 @@ function wants(filter: HubListener, n: HubNotification): boolean {
     case EVENT_NOTIFICATION: {
       // A stream's argument that the emit's match names must equal it; one it left out filters nothing.
       const e = filter.event;
-      return e !== undefined && e.name === n.params?.name && Object.entries(n.match ?? {}).every(([k, v]) => !Object.hasOwn(e.args, k) || e.args[k] === v);
+      return (
+        e !== undefined &&
+        e.name === n.params?.name &&
+        Object.entries(n.match ?? {}).every(([k, v]) => !Object.hasOwn(e.args, k) || e.args[k] === v)
+      );
     }
     default:
       return false;
@@ -165,7 +179,8 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
   private sessionSocket(params: URLSearchParams): Response {
     const seat = { session: params.get("session") ?? "", principal: params.get("principal") ?? "" };
     const after = Number(params.get("after"));
-    if (!seat.session || !Number.isSafeInteger(after) || after < -1) return new Response("a session socket names its session and its place in the log", { status: 400 });
+    if (!seat.session || !Number.isSafeInteger(after) || after < -1)
+      return new Response("a session socket names its session and its place in the log", { status: 400 });
     const at = after >= 0 ? after : this.sessionLog.head();
     const [server, response] = acceptSocket(this.ctx, [SESSION_SOCKET_TAG], { [HUB_SEQ_HEADER]: String(at) });
     server.serializeAttachment(seat);
@@ -192,7 +207,12 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
   private subscriptions(): (session: string) => string[] {
     let subs: Map<string, string[]> | undefined;
     return (session) => {
-      subs ??= new Map(this.sql.exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions").toArray().map((r) => [r.id, JSON.parse(r.subs) as string[]]));
+      subs ??= new Map(
+        this.sql
+          .exec<{ id: string; subs: string }>("SELECT id, subs FROM sessions")
+          .toArray()
+          .map((r) => [r.id, JSON.parse(r.subs) as string[]]),
+      );
       return subs.get(session) ?? [];
     };
   }

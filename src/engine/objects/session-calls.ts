@@ -69,7 +69,8 @@ export class Call {
   /** Whether the session may hold this call's stream (false over the cap); asks its client's index once, if it must. */
   admit(): Promise<boolean> {
     // A failure to ask (or the session ending meanwhile) sends nothing, as a refusal does.
-    return (this.seat ??= this.out.stream !== undefined || this.host.seat.counted() ? Promise.resolve(true) : this.host.seat.admit().catch(() => false));
+    return (this.seat ??=
+      this.out.stream !== undefined || this.host.seat.counted() ? Promise.resolve(true) : this.host.seat.admit().catch(() => false));
   }
 
   /** Runs a step that needs the call's stream, once the session may hold it (dropped if it may not). */
@@ -86,7 +87,12 @@ export class Call {
 }
 
 /** Runs the handler once; returns the JSON-RPC response, or undefined while it waits for client input. */
-export async function runCall(host: CallHost, call: Call, answers: Record<string, unknown>, state: Json | undefined): Promise<object | undefined> {
+export async function runCall(
+  host: CallHost,
+  call: Call,
+  answers: Record<string, unknown>,
+  state: Json | undefined,
+): Promise<object | undefined> {
   const { request } = call;
   const { session } = host;
   const params = request.params ?? {};
@@ -121,7 +127,8 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
   if (outcome.kind === "result") return resultResponse(request.id, outcome.result);
   if (outcome.kind === "error") return errorResponse(request.id, LEGACY.encodeError(outcome.error));
   // A session call never may become a task (canStartTask is not set): task calls go to session-tasks.ts.
-  if (outcome.kind === "task") return errorResponse(request.id, { code: ErrorCode.InternalError, message: "This call cannot become a task here" });
+  if (outcome.kind === "task")
+    return errorResponse(request.id, { code: ErrorCode.InternalError, message: "This call cannot become a task here" });
   // Asking the client needs the session to hold state: over SESSION_MAX_LIVE the call is refused instead.
   if (!(await call.admit())) {
     call.askedOverCap = true;
@@ -129,7 +136,10 @@ export async function runCall(host: CallHost, call: Call, answers: Record<string
   }
   const count = Object.keys(outcome.required.requests).length;
   if (host.store.pendingCount() + count > host.config.maxPendingPerSession) {
-    return errorResponse(request.id, { code: ErrorCode.InternalError, message: "Too many server requests are waiting for answers in this session (MAX_PENDING_PER_SESSION)" });
+    return errorResponse(request.id, {
+      code: ErrorCode.InternalError,
+      message: "Too many server requests are waiting for answers in this session (MAX_PENDING_PER_SESSION)",
+    });
   }
   askClient(host, call, outcome.required, answers);
   return undefined;

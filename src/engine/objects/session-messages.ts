@@ -45,7 +45,13 @@ function track(host: SessionHost, call: Call, answers: Record<string, unknown>, 
   });
 }
 
-export async function onRequest(host: SessionHost, req: JsonRpcRequest, traceparent?: string, caller?: Caller, quirks?: string): Promise<SessionAnswer> {
+export async function onRequest(
+  host: SessionHost,
+  req: JsonRpcRequest,
+  traceparent?: string,
+  caller?: Caller,
+  quirks?: string,
+): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
   const ok = (result: object = {}) => reply(resultResponse(req.id, result));
@@ -84,7 +90,11 @@ export async function onRequest(host: SessionHost, req: JsonRpcRequest, tracepar
       // Nothing to change, nothing to store: a session that holds no state keeps holding none.
       if (subs.has(params.uri) === add) return ok();
       if (add && subs.size >= host.config.maxSubscriptionsPerSession)
-        return fail(invalidParams(`This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`));
+        return fail(
+          invalidParams(
+            `This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`,
+          ),
+        );
       if (add) subs.add(params.uri);
       else subs.delete(params.uri);
       await saveSubscriptions(host, [...subs]);
@@ -170,7 +180,14 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller
   if (!stored) return ACCEPTED;
   const request = JSON.parse(stored.request) as JsonRpcRequest;
   if ("error" in msg) {
-    endCall(host, pending.stream, errorResponse(request.id, { code: ErrorCode.InternalError, message: `The client answered ${pending.method} with an error: ${msg.error.message}` }));
+    endCall(
+      host,
+      pending.stream,
+      errorResponse(request.id, {
+        code: ErrorCode.InternalError,
+        message: `The client answered ${pending.method} with an error: ${msg.error.message}`,
+      }),
+    );
     return ACCEPTED;
   }
   try {

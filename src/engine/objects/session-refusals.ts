@@ -14,9 +14,12 @@ export const refuse = (refusal: Refusal, id: RequestId | null, message: string):
 });
 
 /** Nothing was stored or run: the session has no room for another stream. */
-export const tooManyStreams = (id: RequestId | null) =>
-  refuse("too-many-streams", id, TOO_MANY_STREAMS);
+export const tooManyStreams = (id: RequestId | null) => refuse("too-many-streams", id, TOO_MANY_STREAMS);
 
 /** Nothing was stored: the client holds as many sessions with state as SESSION_MAX_LIVE allows. */
 export const tooManySessions = (id: RequestId | null, cap: number) =>
-  refuse("too-many-sessions", id, `Too Many Requests: this client already holds ${cap} sessions with state (SESSION_MAX_LIVE); end one with DELETE, or wait until one expires`);
+  refuse(
+    "too-many-sessions",
+    id,
+    `Too Many Requests: this client already holds ${cap} sessions with state (SESSION_MAX_LIVE); end one with DELETE, or wait until one expires`,
+  );

@@ -175,18 +175,27 @@ export class SessionStore implements AlarmSource {
   /** Opens a stream; its first id (seq 0) is the priming event. A POST stream remembers its request id. */
   openStream(kind: StreamKind, counter: number, requestId?: string | number): string {
     const id = `${kind === "post" ? "p" : "g"}${counter.toString(36)}`;
-    this.sql.exec("INSERT INTO streams (id, kind, next_seq, request_id) VALUES (?, ?, 1, ?)", id, kind, requestId === undefined ? null : JSON.stringify(requestId));
+    this.sql.exec(
+      "INSERT INTO streams (id, kind, next_seq, request_id) VALUES (?, ?, 1, ?)",
+      id,
+      kind,
+      requestId === undefined ? null : JSON.stringify(requestId),
+    );
     return id;
   }
 
   /** POST streams still open with no stored call: their request was running when the object went away. */
   orphanedStreams(): { stream: string; requestId: string | number }[] {
-    return this.rows<{ id: string; request_id: string }>(`SELECT id, request_id FROM streams WHERE kind = 'post' AND closed_at IS NULL AND ${NO_CALL}`).map((r) => ({ stream: r.id, requestId: JSON.parse(r.request_id) as string | number }));
+    return this.rows<{ id: string; request_id: string }>(
+      `SELECT id, request_id FROM streams WHERE kind = 'post' AND closed_at IS NULL AND ${NO_CALL}`,
+    ).map((r) => ({ stream: r.id, requestId: JSON.parse(r.request_id) as string | number }));
   }
 
   /** Open GET streams other than this one (replaced by a newer GET). */
   otherGetStreams(except: string): string[] {
-    return this.rows<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ? AND closed_at IS NULL", except).map((r) => r.id);
+    return this.rows<{ id: string }>("SELECT id FROM streams WHERE kind = 'get' AND id != ? AND closed_at IS NULL", except).map(
+      (r) => r.id,
+    );
   }
 
   /** A stream's kind; undefined when there is no such stream. */
@@ -229,7 +238,10 @@ export class SessionStore implements AlarmSource {
     let { events, bytes } = held;
     const withinCaps = () => events <= limits.maxEvents && bytes <= limits.maxBytes;
     if (withinCaps()) return;
-    const oldest = this.sql.exec<{ seq: number; n: number }>(`SELECT seq, ${BYTES("data")} AS n FROM events WHERE stream = ? ORDER BY seq`, stream);
+    const oldest = this.sql.exec<{ seq: number; n: number }>(
+      `SELECT seq, ${BYTES("data")} AS n FROM events WHERE stream = ? ORDER BY seq`,
+      stream,
+    );
     let upTo = -1;
     for (const e of oldest) {
       if (withinCaps()) break;
@@ -259,12 +271,15 @@ export class SessionStore implements AlarmSource {
 
   /** Drops the streams closed at or before `cutoff`: their replay window is over. */
   dropStreamsClosedBefore(cutoff: number): void {
-    for (const { id } of this.rows<{ id: string }>(`SELECT id FROM streams WHERE closed_at <= ? AND ${NO_CALL}`, cutoff)) this.dropStream(id);
+    for (const { id } of this.rows<{ id: string }>(`SELECT id FROM streams WHERE closed_at <= ? AND ${NO_CALL}`, cutoff))
+      this.dropStream(id);
   }
 
   /** Keeps the logs of closed streams within `maxBytes` in all, dropping the oldest closed streams first. */
   trimClosed(maxBytes: number): void {
-    const oldest = this.rows<{ id: string; bytes: number }>(`SELECT id, bytes FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL} ORDER BY closed_at, rowid`);
+    const oldest = this.rows<{ id: string; bytes: number }>(
+      `SELECT id, bytes FROM streams WHERE closed_at IS NOT NULL AND ${NO_CALL} ORDER BY closed_at, rowid`,
+    );
     let excess = oldest.reduce((sum, s) => sum + s.bytes, 0) - maxBytes;
     for (const { id, bytes } of oldest) {
       if (excess <= 0) break;
@@ -295,8 +310,18 @@ export class SessionStore implements AlarmSource {
   }
 
   getCall(stream: string): CallRow | undefined {
-    const row = this.rows<{ stream: string; request: string; answers: string; state: string | null }>("SELECT * FROM calls WHERE stream = ?", stream)[0];
-    return row && { stream: row.stream, request: row.request, answers: JSON.parse(row.answers), state: row.state === null ? undefined : JSON.parse(row.state) };
+    const row = this.rows<{ stream: string; request: string; answers: string; state: string | null }>(
+      "SELECT * FROM calls WHERE stream = ?",
+      stream,
+    )[0];
+    return (
+      row && {
+        stream: row.stream,
+        request: row.request,
+        answers: JSON.parse(row.answers),
+        state: row.state === null ? undefined : JSON.parse(row.state),
+      }
+    );
   }
 
   hasCall(stream: string): boolean {
@@ -306,7 +331,10 @@ export class SessionStore implements AlarmSource {
   /** The stored calls, with their client requests; none while the session holds no state. */
   calls(): { stream: string; request: { id: string | number; method: string; params?: Record<string, unknown> } }[] {
     if (!this.ready) return [];
-    return this.rows<{ stream: string; request: string }>("SELECT stream, request FROM calls").map((r) => ({ stream: r.stream, request: JSON.parse(r.request) }));
+    return this.rows<{ stream: string; request: string }>("SELECT stream, request FROM calls").map((r) => ({
+      stream: r.stream,
+      request: JSON.parse(r.request),
+    }));
   }
 
   /** The stream of the waiting call whose client request had this id. */
@@ -324,13 +352,23 @@ export class SessionStore implements AlarmSource {
   }
 
   addPending(p: PendingRow): void {
-    this.sql.exec("INSERT INTO pending (rpc_id, stream, key, method, deadline) VALUES (?, ?, ?, ?, ?)", p.rpcId, p.stream, p.key, p.method, p.deadline);
+    this.sql.exec(
+      "INSERT INTO pending (rpc_id, stream, key, method, deadline) VALUES (?, ?, ?, ?, ?)",
+      p.rpcId,
+      p.stream,
+      p.key,
+      p.method,
+      p.deadline,
+    );
     this.deadlineWritten();
   }
 
   takePending(rpcId: string): PendingRow | undefined {
     if (!this.ready) return undefined;
-    return this.rows<PendingRow & Row>("DELETE FROM pending WHERE rpc_id = ? RETURNING rpc_id AS rpcId, stream, key, method, deadline", rpcId)[0];
+    return this.rows<PendingRow & Row>(
+      "DELETE FROM pending WHERE rpc_id = ? RETURNING rpc_id AS rpcId, stream, key, method, deadline",
+      rpcId,
+    )[0];
   }
 
   pendingCount(stream?: string): number {
@@ -340,7 +378,9 @@ export class SessionStore implements AlarmSource {
 
   /** Removes the pings past their deadline and returns the streams they went out on. */
   takeExpiredPings(now: number): string[] {
-    return this.rows<{ stream: string }>("DELETE FROM pending WHERE method = 'ping' AND deadline <= ? RETURNING stream", now).map((r) => r.stream);
+    return this.rows<{ stream: string }>("DELETE FROM pending WHERE method = 'ping' AND deadline <= ? RETURNING stream", now).map(
+      (r) => r.stream,
+    );
   }
 
   /** Streams whose pending requests are past their deadline. */

@@ -93,20 +93,33 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, c
 }
 
 /** tasks/get, tasks/list, tasks/cancel and tasks/result. */
-async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, openStream: () => Promise<SessionAnswer | string>, caller?: Caller): Promise<SessionAnswer> {
+async function onTaskRequest(
+  host: CallHost,
+  req: JsonRpcRequest,
+  reply: Reply,
+  openStream: () => Promise<SessionAnswer | string>,
+  caller?: Caller,
+): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
   if (!host.reg.hasTasks) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
   if (req.method === "tasks/list") {
     // Without an authenticated owner there is nobody to list for (the revision's security advice).
     if (!host.session.principal) return reply(errorResponse(req.id, methodNotFound(req.method).toJSON()));
-    if (params.cursor !== undefined && typeof params.cursor !== "string") return fail(ErrorCode.InvalidParams, "params.cursor must be a string");
+    if (params.cursor !== undefined && typeof params.cursor !== "string")
+      return fail(ErrorCode.InvalidParams, "params.cursor must be a string");
     const page = await taskIndexStub(host.bindings, indexKeyOf(host)).list(params.cursor as string | undefined, host.reg.pageSize);
     if (!page) return fail(ErrorCode.InvalidParams, "Invalid cursor");
-    return reply(resultResponse(req.id, { tasks: page.tasks.map(LEGACY_TASKS.taskDetail), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }));
+    return reply(
+      resultResponse(req.id, {
+        tasks: page.tasks.map(LEGACY_TASKS.taskDetail),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      }),
+    );
   }
   const { taskId } = params;
-  if (typeof taskId !== "string") return reply(errorResponse(req.id, invalidParams(`${req.method} needs params.taskId (a string)`).toJSON()));
+  if (typeof taskId !== "string")
+    return reply(errorResponse(req.id, invalidParams(`${req.method} needs params.taskId (a string)`).toJSON()));
   const notFound = () => fail(ErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   if (!isTaskId(taskId)) return notFound();
   const stub = taskStub(host.bindings, taskId);
@@ -121,7 +134,8 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
   if (req.method === "tasks/cancel") {
     const done = await stub.cancel(ownerOf(host));
     if (!done) return notFound();
-    if (done.wasTerminal) return fail(ErrorCode.InvalidParams, `Task ${taskId} has already ended (${done.task.status}); it cannot be cancelled`);
+    if (done.wasTerminal)
+      return fail(ErrorCode.InvalidParams, `Task ${taskId} has already ended (${done.task.status}); it cannot be cancelled`);
     return reply(resultResponse(req.id, LEGACY_TASKS.taskDetail(done.task)));
   }
   const task = await stub.get(ownerOf(host));
@@ -145,7 +159,8 @@ async function onTaskRequest(host: CallHost, req: JsonRpcRequest, reply: Reply, 
 
 /** What tasks/result answers for an ended task: the call's own result or error, tagged with the task. */
 function taskResult(id: RequestId, task: TaskView): object {
-  if (task.result) return resultResponse(id, { ...task.result, _meta: { ...(task.result._meta as object | undefined), ...related(task.taskId) } });
+  if (task.result)
+    return resultResponse(id, { ...task.result, _meta: { ...(task.result._meta as object | undefined), ...related(task.taskId) } });
   if (task.error) return errorResponse(id, task.error);
   return errorResponse(id, { code: ErrorCode.InternalError, message: `Task ${task.taskId} was cancelled`, data: related(task.taskId) });
 }
@@ -157,7 +172,12 @@ function sendTaskInput(host: CallHost, stream: string, task: TaskView): void {
     if (host.store.hasPending(stream, key)) continue;
     const rpcId = `s${host.next().toString(36)}`;
     host.store.addPending({ rpcId, stream, key, method: request.method, deadline });
-    host.log.append(stream, { jsonrpc: "2.0", id: rpcId, method: request.method, params: { ...(request.params ?? {}), _meta: related(task.taskId) } });
+    host.log.append(stream, {
+      jsonrpc: "2.0",
+      id: rpcId,
+      method: request.method,
+      params: { ...(request.params ?? {}), _meta: related(task.taskId) },
+    });
   }
 }
 
@@ -217,14 +237,21 @@ async function forwardTaskAnswer(host: CallHost, request: JsonRpcRequest, key: s
  * The requests that are the task runtime's: tasks/get, tasks/list, tasks/cancel and tasks/result, and
  * a tools/call the task rules decide. Undefined for any other, which the core runs.
  */
-function onRequest(host: CallHost & { atStreamLimit(): boolean }, req: JsonRpcRequest, reply: Reply, caller?: Caller): Promise<SessionAnswer | undefined> | undefined {
+function onRequest(
+  host: CallHost & { atStreamLimit(): boolean },
+  req: JsonRpcRequest,
+  reply: Reply,
+  caller?: Caller,
+): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
     // The wait's stream makes the session hold state: admitted first, then no await before it opens.
     const open = async () => {
       if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
     };
-    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () => onTaskRequest(host, req, reply, open, caller));
+    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () =>
+      onTaskRequest(host, req, reply, open, caller),
+    );
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply, caller);
   return undefined;

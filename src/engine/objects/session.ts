@@ -21,7 +21,14 @@ import { errorResponse, notification, type JsonRpcRequest, type Message } from "
 import { compileApp, type Registry } from "../mcp/registry";
 import { primesStreams, sessionVersion } from "../mcp/revisions/2025-11-25";
 import { hubStub, sessionName, sessionShard } from "./addresses";
-import { SESSION_NOT_FOUND, type SessionRequester, type HubSeat, type SessionAnswer, type SessionRpc, type SessionStart } from "./contracts";
+import {
+  SESSION_NOT_FOUND,
+  type SessionRequester,
+  type HubSeat,
+  type SessionAnswer,
+  type SessionRpc,
+  type SessionStart,
+} from "./contracts";
 import { endCall, type Call } from "./session-calls";
 import { onNotification, onRequest, onResponse, type SessionHost } from "./session-messages";
 import { refuse, tooManySessions, tooManyStreams } from "./session-refusals";
@@ -73,7 +80,12 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.config = readConfig(env);
-    this.state = new SessionState(ctx.storage, (stream) => ctx.getWebSockets(stream), () => this.config, () => this.holdingState());
+    this.state = new SessionState(
+      ctx.storage,
+      (stream) => ctx.getWebSockets(stream),
+      () => this.config,
+      () => this.holdingState(),
+    );
     ({ store: this.store, log: this.log } = this.state);
     this.live = new LiveSessionsStore(ctx.storage.sql);
     this.seat = new LiveSeat(env, () => this.config, this.state);
@@ -174,7 +186,14 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
    */
   private recoverOrphans(): void {
     for (const { stream, requestId } of this.store.orphanedStreams()) {
-      endCall(this, stream, errorResponse(requestId, { code: ErrorCode.InternalError, message: "The server restarted while this request was running; send it again" }));
+      endCall(
+        this,
+        stream,
+        errorResponse(requestId, {
+          code: ErrorCode.InternalError,
+          message: "The server restarted while this request was running; send it again",
+        }),
+      );
     }
   }
 
@@ -362,7 +381,11 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     for (const stream of this.store.expiredCalls(now)) {
       const call = this.store.getCall(stream);
       const id = call ? (JSON.parse(call.request) as JsonRpcRequest).id : null;
-      endCall(this, stream, errorResponse(id, { code: ErrorCode.InternalError, message: "Timed out waiting for the client to answer a server request" }));
+      endCall(
+        this,
+        stream,
+        errorResponse(id, { code: ErrorCode.InternalError, message: "Timed out waiting for the client to answer a server request" }),
+      );
     }
     this.store.dropStreamsClosedBefore(now - this.config.streamReplayMs);
     this.store.trimClosed(this.config.closedLogMaxBytes);

@@ -60,7 +60,9 @@ export class TaskIndexStore {
     this.schema();
     this.dropExpired(now);
     const held = this.sql
-      .exec<{ kept: number; open: number; bytes: number }>("SELECT count(*) AS kept, coalesce(sum(terminal = 0), 0) AS open, coalesce(sum(bytes), 0) AS bytes FROM listed")
+      .exec<{ kept: number; open: number; bytes: number }>(
+        "SELECT count(*) AS kept, coalesce(sum(terminal = 0), 0) AS open, coalesce(sum(bytes), 0) AS bytes FROM listed",
+      )
       .one();
     if (held.open >= limits.inFlight) return "inFlight";
     if (held.kept >= limits.retained) return "retained";
@@ -84,7 +86,14 @@ export class TaskIndexStore {
       return;
     }
     if (!task) this.sql.exec("DELETE FROM listed WHERE id = ?", taskId);
-    else this.sql.exec("UPDATE listed SET task = ?, terminal = ?, bytes = ? WHERE id = ?", JSON.stringify(task), terminal ? 1 : 0, bytes, taskId);
+    else
+      this.sql.exec(
+        "UPDATE listed SET task = ?, terminal = ?, bytes = ? WHERE id = ?",
+        JSON.stringify(task),
+        terminal ? 1 : 0,
+        bytes,
+        taskId,
+      );
   }
 
   /**
@@ -99,7 +108,10 @@ export class TaskIndexStore {
       .exec<{ seq: number; task: string }>("SELECT seq, task FROM listed WHERE seq > ? ORDER BY seq LIMIT ?", after, pageSize + 1)
       .toArray();
     const page = rows.slice(0, pageSize);
-    return { tasks: page.map((r) => JSON.parse(r.task) as TaskView), next: rows.length > pageSize ? page[page.length - 1]!.seq : undefined };
+    return {
+      tasks: page.map((r) => JSON.parse(r.task) as TaskView),
+      next: rows.length > pageSize ? page[page.length - 1]!.seq : undefined,
+    };
   }
 
   private highestPosition(): number {

@@ -49,7 +49,9 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
       const m = message as JsonRpcNotification;
       if (m.method === "notifications/progress") {
         const p = m.params ?? {};
-        host.onProgress(typeof p.message === "string" ? p.message : p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress));
+        host.onProgress(
+          typeof p.message === "string" ? p.message : p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress),
+        );
       }
       const toSession = reports.forSession(m, view.taskId);
       if (toSession) host.toSession(toSession);

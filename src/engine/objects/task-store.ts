@@ -152,7 +152,8 @@ export class TaskStore {
       // Nothing runs a finished task again: what a run needs goes, what the task ended with stays.
       this.sql.exec("DELETE FROM parts WHERE name <> 'outcome'");
       this.sql.exec("DELETE FROM steps");
-      if (result || error) this.sql.exec("INSERT OR IGNORE INTO parts (name, value) VALUES ('outcome', ?)", JSON.stringify(result ? { result } : { error }));
+      if (result || error)
+        this.sql.exec("INSERT OR IGNORE INTO parts (name, value) VALUES ('outcome', ?)", JSON.stringify(result ? { result } : { error }));
     } else if (state !== undefined) this.putPart("state", state);
     else this.sql.exec("DELETE FROM parts WHERE name = 'state'");
   }
@@ -165,7 +166,9 @@ export class TaskStore {
   bytes(): number {
     if (!this.exists) return 0;
     const size = (table: string, column: string) => `(SELECT coalesce(sum(length(CAST(${column} AS BLOB))), 0) FROM ${table})`;
-    return this.sql.exec<{ n: number }>(`SELECT ${size("task", "record")} + ${size("parts", "value")} + ${size("steps", "value")} AS n`).one().n;
+    return this.sql
+      .exec<{ n: number }>(`SELECT ${size("task", "record")} + ${size("parts", "value")} + ${size("steps", "value")} AS n`)
+      .one().n;
   }
 
   // ── 2025 sessions waiting on the task (tasks/result) ──────────────────────
@@ -180,7 +183,10 @@ export class TaskStore {
 
   waiters(): string[] {
     if (!this.exists) return [];
-    return this.sql.exec<{ session: string }>("SELECT session FROM waiters").toArray().map((r) => r.session);
+    return this.sql
+      .exec<{ session: string }>("SELECT session FROM waiters")
+      .toArray()
+      .map((r) => r.session);
   }
 
   getStep(name: string): { value: unknown } | undefined {

@@ -67,7 +67,14 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   // ── the task's RPC surface ───────────────────────────────────────────────
   async create(start: TaskStart): Promise<TaskCreated> {
     const now = Date.now();
-    const view: TaskView = { taskId: start.taskId, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: start.ttlMs, pollIntervalMs: start.pollIntervalMs };
+    const view: TaskView = {
+      taskId: start.taskId,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: start.ttlMs,
+      pollIntervalMs: start.pollIntervalMs,
+    };
     const bytes = utf8Length(JSON.stringify(start.params)) + utf8Length(JSON.stringify(start.answers));
     const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
@@ -106,7 +113,12 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     if (!record) return null;
     if (isTerminal(record.view.status)) return { task: record.view };
     if (sessionId !== record.start.owner.sessionId && !this.store.addWaiter(sessionId, MAX_WAITING_SESSIONS)) {
-      return { error: { code: ErrorCode.InternalError, message: `${MAX_WAITING_SESSIONS} other sessions already wait on this task's result; wait in one of them` } };
+      return {
+        error: {
+          code: ErrorCode.InternalError,
+          message: `${MAX_WAITING_SESSIONS} other sessions already wait on this task's result; wait in one of them`,
+        },
+      };
     }
     return { task: record.view };
   }
@@ -184,7 +196,10 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     if (record.inRun) record.cutShort = (record.cutShort ?? 0) + 1;
     if ((record.cutShort ?? 0) >= MAX_CUT_SHORT) {
       record.inRun = false;
-      this.fail(record.view, { code: ErrorCode.InternalError, message: `The task's run was cut short ${MAX_CUT_SHORT} times (its isolate died each time); it is not started again` });
+      this.fail(record.view, {
+        code: ErrorCode.InternalError,
+        message: `The task's run was cut short ${MAX_CUT_SHORT} times (its isolate died each time); it is not started again`,
+      });
       await this.save(record);
       await this.ctx.storage.setAlarm(this.expiryOf(record));
       return;
@@ -215,7 +230,10 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private async runToEnd(record: TaskRecord, abort: AbortController): Promise<void> {
     // The alarm that ends the task at its ttl cannot fire while one runs the handler: a timer
     // does, so a run that outlives the ttl is cut off then, not when it ends.
-    const ttl = setTimeout(() => this.expireIfDue().catch((err) => console.error("task: could not expire at its ttl", err)), this.expiryOf(record) - Date.now());
+    const ttl = setTimeout(
+      () => this.expireIfDue().catch((err) => console.error("task: could not expire at its ttl", err)),
+      this.expiryOf(record) - Date.now(),
+    );
     let outcome: Outcome;
     try {
       outcome = await runTask(this.runHost(record), record, abort.signal);
@@ -263,7 +281,10 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       },
       toSession: (message: { method: string; params?: Record<string, unknown> }) => {
         const sessionId = record.start.owner.sessionId;
-        if (sessionId) sessionStub(this.env, sessionId).taskMessage(message).catch((err) => console.error("task: could not reach its session", err));
+        if (sessionId)
+          sessionStub(this.env, sessionId)
+            .taskMessage(message)
+            .catch((err) => console.error("task: could not reach its session", err));
       },
     };
   }
@@ -274,12 +295,16 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const revision = revisionOf(record.start.owner.era);
     if (outcome.kind === "result") {
       if (utf8Length(JSON.stringify(outcome.result)) > this.config.taskMaxResultBytes) {
-        return this.fail(view, { code: ErrorCode.InternalError, message: `The task's result is larger than TASK_MAX_RESULT_BYTES (${this.config.taskMaxResultBytes})` });
+        return this.fail(view, {
+          code: ErrorCode.InternalError,
+          message: `The task's result is larger than TASK_MAX_RESULT_BYTES (${this.config.taskMaxResultBytes})`,
+        });
       }
       view.status = taskRulesOf(record.start.owner.era).taskStatusOf(outcome.result);
       view.result = outcome.result;
       // A tool error is worth a line in tasks/get and tasks/list (2025 calls the task failed for it).
-      if (outcome.result.isError === true) view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
+      if (outcome.result.isError === true)
+        view.statusMessage = statusText(`The tool reported an error: ${firstText(outcome.result) ?? "(no text)"}`);
       else delete view.statusMessage;
     } else if (outcome.kind === "input") {
       view.status = "input_required";
@@ -390,8 +415,13 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     };
     await tell("its index", taskIndexStub(this.env, start.indexKey).record(view.taskId, taskSummary(view), this.store.bytes()));
     const params = taskRulesOf(start.owner.era).taskNotification(view);
-    if (params) await tell("listeners", publishTaskNotification(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }));
-    if (statusChanged) await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
+    if (params)
+      await tell(
+        "listeners",
+        publishTaskNotification(this.env, { method: TASK_NOTIFICATION, params: inlineLimited(params), principal: start.owner.principal }),
+      );
+    if (statusChanged)
+      await Promise.all(this.sessionsOf(record).map((id) => tell("a session", sessionStub(this.env, id).taskUpdated(view))));
   }
 
   // ── the owner index's RPC surface, handed to its role ────────────────────
@@ -436,8 +466,10 @@ function firstText(result: Record<string, unknown>): string | undefined {
 
 /** Why a new task was refused, naming the setting and what the caller can do. */
 function refusal(over: OverLimit, limits: TaskLimits): string {
-  if (over === "inFlight") return `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${limits.inFlight}); wait for one to finish or cancel one`;
-  if (over === "retained") return `This caller already keeps ${limits.retained} tasks (MAX_TASKS_RETAINED); each is kept until its ttl ends, then a new one can start`;
+  if (over === "inFlight")
+    return `Too many unfinished tasks for this caller (MAX_TASKS_IN_FLIGHT = ${limits.inFlight}); wait for one to finish or cancel one`;
+  if (over === "retained")
+    return `This caller already keeps ${limits.retained} tasks (MAX_TASKS_RETAINED); each is kept until its ttl ends, then a new one can start`;
   return `The tasks this caller keeps already hold close to ${limits.retainedBytes} bytes (MAX_TASK_BYTES_RETAINED); each is kept until its ttl ends, then a new one can start`;
 }
 

@@ -57,7 +57,8 @@ export function userObjectFor(options: UserStateOptions) {
       const row = this.db.exec<{ version: number }>(`SELECT version FROM ${META}`).toArray()[0];
       const applied = row?.version ?? 0;
       for (let i = applied; i < migrations.length; i++) this.db.exec(migrations[i]!);
-      if (!row || applied < migrations.length) this.db.exec(`INSERT OR REPLACE INTO ${META} (id, version) VALUES (1, ?)`, Math.max(applied, migrations.length));
+      if (!row || applied < migrations.length)
+        this.db.exec(`INSERT OR REPLACE INTO ${META} (id, version) VALUES (1, ?)`, Math.max(applied, migrations.length));
     }
 
     /** Runs a write in one transaction, rolled back when it takes the database past the bound. */

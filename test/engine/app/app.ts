@@ -7,7 +7,18 @@
  * replaces src/server.ts keeps every engine test green.
  */
 import * as v from "valibot";
-import { ResourceNotFound, ToolError, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, durableTask, elicit, text } from "../../../src/mcp";
+import {
+  ResourceNotFound,
+  ToolError,
+  defineApp,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  durableTask,
+  elicit,
+  text,
+} from "../../../src/mcp";
 
 const UNITS: Record<string, string> = {
   celsius: "Degrees Celsius: water freezes at 0 and boils at 100 at sea level.",
@@ -144,7 +155,9 @@ export const prepareReport = defineTool({
     ctx.progress(1, 3, "outlined");
     const { length } = ctx.input.ask({
       length: elicit(`How long should the report on ${topic} be?`, { words: { type: "integer", title: "Words" } }, ["words"]),
-      ...(tone ? { tone: elicit(`What tone should the report on ${topic} take?`, { tone: { type: "string", title: "Tone" } }, ["tone"]) } : {}),
+      ...(tone
+        ? { tone: elicit(`What tone should the report on ${topic} take?`, { tone: { type: "string", title: "Tone" } }, ["tone"]) }
+        : {}),
     });
     const words = length.action === "accept" ? Number(length.content?.words) : 100;
     ctx.progress(2, 3, "writing");

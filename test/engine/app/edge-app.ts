@@ -44,7 +44,9 @@ export default defineApp({
       name: "sign_in_raw",
       description: "A URL elicitation built by hand, without an elicitationId.",
       handler: (_args, ctx) => {
-        const { login } = ctx.input.ask({ login: { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: LOGIN_URL } } });
+        const { login } = ctx.input.ask({
+          login: { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: LOGIN_URL } },
+        });
         return `login: ${login.action}`;
       },
     }),

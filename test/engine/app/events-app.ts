@@ -35,14 +35,23 @@ const plainEvent = defineEvent({
 const emitTestEvent = defineTool({
   name: "emit_test_event",
   description: "Emits `count` test_event occurrences for a topic, seq increasing.",
-  input: v.object({ topic: v.string(), text: v.string(), count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 1) }),
+  input: v.object({
+    topic: v.string(),
+    text: v.string(),
+    count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 1),
+  }),
   handler: async ({ topic, text, count }, ctx) => {
     for (let seq = 1; seq <= count; seq++) await emit(ctx.env, "test_event", { topic, text, seq }, { match: { topic } });
     return `emitted ${count}`;
   },
 });
 
-export const eventsExtension = events([testEvent, scopedEvent, plainEvent], { maxSubscriptionsPerPrincipal: 3, pageSize: 2, verificationsPerMinute: 4, streamHeartbeatMs: 300 });
+export const eventsExtension = events([testEvent, scopedEvent, plainEvent], {
+  maxSubscriptionsPerPrincipal: 3,
+  pageSize: 2,
+  verificationsPerMinute: 4,
+  streamHeartbeatMs: 300,
+});
 
 export default defineApp({
   info: { name: "mcp-events-test-app", version: "1.0.0" },

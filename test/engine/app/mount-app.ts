@@ -50,12 +50,17 @@ export default defineApp<MountEnv>({
     mountServer<MountEnv>({ prefix: "ex", url: (env) => env.MOUNT_UPSTREAM, toolScopes: { roll_dice: ["dice:roll"] } }),
     mountServer<MountEnv>({ prefix: "old", url: (env) => env.MOUNT_UPSTREAM, protocol: "2025-11-25" }),
     mountServer<MountEnv>({ prefix: "cut", url: (env) => cutting(env.MOUNT_UPSTREAM), timeoutMs: 5000 }),
-    mountServer<MountEnv>({ prefix: "rec", url: (env) => recording(env.MOUNT_UPSTREAM), headers: () => ({ Authorization: "Bearer upstream-static" }) }),
+    mountServer<MountEnv>({
+      prefix: "rec",
+      url: (env) => recording(env.MOUNT_UPSTREAM),
+      headers: () => ({ Authorization: "Bearer upstream-static" }),
+    }),
     mountServer({ prefix: "down", url: "http://127.0.0.1:9/mcp", timeoutMs: 5000 }),
   ],
   authorization: defineAuthorization({
     policy: (op, next) => {
-      if (op.name === "ex_convert_temperature" && op.auth?.principal.startsWith("refused-")) throw new ToolError("Conversions are not for you");
+      if (op.name === "ex_convert_temperature" && op.auth?.principal.startsWith("refused-"))
+        throw new ToolError("Conversions are not for you");
       return next();
     },
   }),

@@ -16,7 +16,19 @@
  * caller_task is a task whose runs answer their ctx.auth (test/engine/integration/tasks-auth.test.ts); its
  * task class too is bound only in the engine tests (MCP_TASK_SCOPED).
  */
-import { ErrorCode, InsufficientScope, McpError, ToolError, defineApp, defineAuthorization, defineMiddleware, defineTool, durableTask, toolRateLimit, type Middleware } from "../../../src/mcp";
+import {
+  ErrorCode,
+  InsufficientScope,
+  McpError,
+  ToolError,
+  defineApp,
+  defineAuthorization,
+  defineMiddleware,
+  defineTool,
+  durableTask,
+  toolRateLimit,
+  type Middleware,
+} from "../../../src/mcp";
 import engineApp from "./app";
 
 const callerTask = defineTool({
@@ -43,26 +55,48 @@ const hostileScope = defineTool({
   name: "hostile_scope",
   description: "Throws the insufficient-scope code with scopes that would inject into a header.",
   handler: () => {
-    throw new McpError(ErrorCode.InsufficientScope, "no", { scopes: ['a", resource_metadata="https://evil.example', "x\r\nSet-Cookie: a=b", "ok:scope"] });
+    throw new McpError(ErrorCode.InsufficientScope, "no", {
+      scopes: ['a", resource_metadata="https://evil.example', "x\r\nSet-Cookie: a=b", "ok:scope"],
+    });
   },
 });
 
 const perTool = toolRateLimit((env: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => env.TEST_TIGHT_RATE_LIMIT, { tools: ["prepare_report"] });
 
 /** A middleware step that, for `use-…` principals, adds what it saw to the result's `_meta.trail` on the way out. */
-const trail =
-  (step: string): Middleware =>
+const trail = (step: string): Middleware =>
   defineMiddleware(async (op, next) => {
     if (!op.auth?.principal.startsWith("use-")) return next();
-    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-refused-")) throw new ToolError("Conversions are not for you");
-    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-error-")) throw new McpError(-32602, "Conversions refused");
+    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-refused-"))
+      throw new ToolError("Conversions are not for you");
+    if (step === "inner" && op.name === "convert_temperature" && op.auth.principal.startsWith("use-error-"))
+      throw new McpError(-32602, "Conversions refused");
     const result = await next();
     const meta = (result._meta ?? {}) as { trail?: unknown[] };
-    const seen = { step, kind: op.kind, name: op.name, arguments: op.arguments, principal: op.auth.principal, isError: result.isError === true };
+    const seen = {
+      step,
+      kind: op.kind,
+      name: op.name,
+      arguments: op.arguments,
+      principal: op.auth.principal,
+      isError: result.isError === true,
+    };
     return { ...result, _meta: { ...meta, trail: [...(meta.trail ?? []), seen] } };
   });
 
-const tools = [...engineApp.tools!.map((t) => (t.name === "roll_dice" || t.name === "prepare_report" ? { ...t, scopes: ["dice:roll"] } : t.name === "greet" ? { ...t, scopes: ["greet:ask"] } : t)), callerTask, callerInfo, callerInfoTask, hostileScope];
+const tools = [
+  ...engineApp.tools!.map((t) =>
+    t.name === "roll_dice" || t.name === "prepare_report"
+      ? { ...t, scopes: ["dice:roll"] }
+      : t.name === "greet"
+        ? { ...t, scopes: ["greet:ask"] }
+        : t,
+  ),
+  callerTask,
+  callerInfo,
+  callerInfoTask,
+  hostileScope,
+];
 
 export default defineApp({
   ...engineApp,

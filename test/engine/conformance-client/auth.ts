@@ -4,7 +4,15 @@
  * callback with a code. The user agent here follows that one redirect
  * without opening a browser.
  */
-import { ClientCredentials, DPoPKey, McpClient, OAuthClient, idJagAssertion, type AuthProvider, type McpClientOptions } from "../../../src/engine/client";
+import {
+  ClientCredentials,
+  DPoPKey,
+  McpClient,
+  OAuthClient,
+  idJagAssertion,
+  type AuthProvider,
+  type McpClientOptions,
+} from "../../../src/engine/client";
 import { conformanceHandlers } from "./handlers";
 
 const REDIRECT_URI = "http://localhost:3000/callback";
@@ -44,7 +52,10 @@ interface Context {
  */
 async function suiteIssuer(url: string): Promise<string> {
   const u = new URL(url);
-  for (const candidate of [`${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/$/, "")}`, `${u.origin}/.well-known/oauth-protected-resource`]) {
+  for (const candidate of [
+    `${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/$/, "")}`,
+    `${u.origin}/.well-known/oauth-protected-resource`,
+  ]) {
     const res = await fetch(candidate);
     if (!res.ok) {
       await res.body?.cancel();
@@ -61,17 +72,27 @@ async function clientCredentials(context: Context, url: string): Promise<AuthPro
   if (!context.client_id) throw new Error("the scenario gave no client_id");
   if (context.valid_jwt) return new ClientCredentials({ clientId: context.client_id, assertion: () => context.valid_jwt! });
   if (context.idp_token_endpoint && context.idp_id_token && context.idp_client_id) {
-    const assertion = idJagAssertion({ tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id, idToken: () => context.idp_id_token! });
+    const assertion = idJagAssertion({
+      tokenEndpoint: context.idp_token_endpoint,
+      clientId: context.idp_client_id,
+      idToken: () => context.idp_id_token!,
+    });
     const secret = context.client_secret ? { clientSecret: context.client_secret, issuer: await suiteIssuer(url) } : {};
     return new ClientCredentials({ clientId: context.client_id, ...secret, assertion });
   }
-  if (context.private_key_pem) return new ClientCredentials({ clientId: context.client_id, privateKey: await importEcKey(context.private_key_pem) });
-  return new ClientCredentials({ clientId: context.client_id, clientSecret: context.client_secret ?? "", ...(context.client_secret ? { issuer: await suiteIssuer(url) } : {}) });
+  if (context.private_key_pem)
+    return new ClientCredentials({ clientId: context.client_id, privateKey: await importEcKey(context.private_key_pem) });
+  return new ClientCredentials({
+    clientId: context.client_id,
+    clientSecret: context.client_secret ?? "",
+    ...(context.client_secret ? { issuer: await suiteIssuer(url) } : {}),
+  });
 }
 
 export async function runAuthScenario(name: string, url: string, options: McpClientOptions): Promise<void> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Context;
-  const machine = name.startsWith("auth/client-credentials-") || name === "auth/wif-jwt-bearer" || name === "auth/enterprise-managed-authorization";
+  const machine =
+    name.startsWith("auth/client-credentials-") || name === "auth/wif-jwt-bearer" || name === "auth/enterprise-managed-authorization";
   const auth = machine ? await clientCredentials(context, url) : await userFlow(name, context, url);
   const client = await McpClient.connect(url, { ...options, auth, handlers: conformanceHandlers() });
   await client.listTools();
@@ -86,7 +107,13 @@ async function userFlow(name: string, context: Context, url: string): Promise<Au
     authorize: userAgent,
     clientName: "mcp-worker-template-conformance",
     clientMetadataUrl: CLIENT_METADATA_URL,
-    ...(preRegistered ? { clientId: context.client_id, clientSecret: context.client_secret ?? "", ...(context.client_secret ? { issuer: await suiteIssuer(url) } : {}) } : {}),
+    ...(preRegistered
+      ? {
+          clientId: context.client_id,
+          clientSecret: context.client_secret ?? "",
+          ...(context.client_secret ? { issuer: await suiteIssuer(url) } : {}),
+        }
+      : {}),
     // The DPoP scenarios want tokens bound to a key of the client's.
     ...(name.startsWith("auth/dpop") ? { dpop: new DPoPKey() } : {}),
   });

@@ -18,7 +18,12 @@ export function conformanceHandlers(extra: Partial<InputHandlers> = {}): InputHa
       if (Object.keys(content).length === 0) content.confirmed = true;
       return { action: "accept", content };
     },
-    sampling: async () => ({ role: "assistant", content: { type: "text", text: "A sampled answer" }, model: "conformance-model", stopReason: "endTurn" }),
+    sampling: async () => ({
+      role: "assistant",
+      content: { type: "text", text: "A sampled answer" },
+      model: "conformance-model",
+      stopReason: "endTurn",
+    }),
     roots: async () => ({ roots: [] }),
     ...extra,
   };

@@ -18,7 +18,10 @@ if (!scenario || !/^https?:/.test(url)) {
 // The suite names the revision it tests; the client speaks exactly that one (auto selection is tested against the engine).
 const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION as Protocol | undefined;
 try {
-  await scenario!(url, { clientInfo: { name: "mcp-worker-template-conformance", version: "1.0.0" }, ...(version ? { protocol: version } : {}) });
+  await scenario!(url, {
+    clientInfo: { name: "mcp-worker-template-conformance", version: "1.0.0" },
+    ...(version ? { protocol: version } : {}),
+  });
   process.exit(0);
 } catch (err) {
   console.error(err);

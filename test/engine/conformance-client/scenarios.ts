@@ -128,7 +128,8 @@ const skillsUsed: Scenario = async (url, options) => {
       console.error(`not loaded: ${err.message}`);
       continue;
     }
-    if (entry.resources !== "dynamic") for (const file of entry.resources) if (file.uri !== entry.uri) await readSkillFile(client, entry, file.uri);
+    if (entry.resources !== "dynamic")
+      for (const file of entry.resources) if (file.uri !== entry.uri) await readSkillFile(client, entry, file.uri);
   }
   await client.close();
 };

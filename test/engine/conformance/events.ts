@@ -19,7 +19,11 @@ const testEvent = defineEvent({
 const emitTestEvent = defineTool({
   name: "emit_test_event",
   description: "Emits `count` test_event occurrences for a topic (seq 1, 2, …).",
-  input: v.object({ topic: v.string(), text: v.string(), count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 1) }),
+  input: v.object({
+    topic: v.string(),
+    text: v.string(),
+    count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 1),
+  }),
   handler: async ({ topic, text, count }, ctx) => {
     for (let seq = 1; seq <= count; seq++) await emit(ctx.env, "test_event", { topic, text, seq }, { match: { topic } });
     return `emitted ${count} test_event for ${topic}`;

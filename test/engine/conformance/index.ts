@@ -11,7 +11,8 @@ const worker = createMcpWorker(app);
  */
 const scoped = createMcpWorker(app, { verifyToken: conformanceTokens, authorizationServers: ["https://conformance-as.invalid"] });
 export const { McpHub, McpSession, McpTask, McpEvents } = worker;
-const authenticated = (request: Request) => request.headers.has("Authorization") || new URL(request.url).pathname.startsWith("/.well-known/");
+const authenticated = (request: Request) =>
+  request.headers.has("Authorization") || new URL(request.url).pathname.startsWith("/.well-known/");
 export default {
   // The RFC 9728 metadata the challenges name is the scoped worker's too.
   fetch: (request: Request, env: Env, ctx: WorkerContext) => (authenticated(request) ? scoped : worker).fetch(request, env, ctx),

@@ -28,8 +28,7 @@ export const contentTools = [
   defineTool({
     name: "test_embedded_resource",
     description: "Tests embedded resource content response",
-    handler: () =>
-      embedded({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." }),
+    handler: () => embedded({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." }),
   }),
   defineTool({
     name: "test_multiple_content_types",

@@ -30,9 +30,17 @@ export async function bundleCheck({ config = "test/engine/app/wrangler.toml", bu
       capture: true,
     });
     if (res.code !== 0) {
-      return { ok: false, raw: 0, gzip: 0, files: [], message: `wrangler deploy --dry-run failed (code ${res.code}${res.timedOut ? ", timed out" : ""}):\n${res.out.slice(-4000)}` };
+      return {
+        ok: false,
+        raw: 0,
+        gzip: 0,
+        files: [],
+        message: `wrangler deploy --dry-run failed (code ${res.code}${res.timedOut ? ", timed out" : ""}):\n${res.out.slice(-4000)}`,
+      };
     }
-    const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.(m?js)$/.test(f)).sort();
+    const files = readdirSync(outdir, { recursive: true, encoding: "utf8" })
+      .filter((f) => /\.(m?js)$/.test(f))
+      .sort();
     if (files.length === 0) return { ok: false, raw: 0, gzip: 0, files, message: `no .js output in ${outdir}` };
     const bytes = Buffer.concat(files.map((f) => readFileSync(path.join(outdir, f))));
     const raw = bytes.length;

@@ -17,7 +17,11 @@ import { startWrangler } from "./server.mjs";
 const LEGACY = "2025-11-25";
 const REQ = { timeout: 15_000 };
 const INFO = { name: "mcp-worker-e2e-legacy", version: "0.0.1" };
-const textOf = (result) => (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+const textOf = (result) =>
+  (result.content ?? [])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("");
 
 async function closeQuietly(client) {
   await Promise.race([client?.close().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
@@ -28,12 +32,17 @@ async function closeQuietly(client) {
  * callTool: (params, resultSchema?, options) in 1.32.2, (params, options) in 2.4.0.
  */
 async function coreChecks(client, { check }, { elicitations, logs }, prefix) {
-  const call = client instanceof ClientV1
-    ? (params, _unused, options) => client.callTool(params, undefined, options)
-    : (params, _unused, options) => client.callTool(params, options);
+  const call =
+    client instanceof ClientV1
+      ? (params, _unused, options) => client.callTool(params, undefined, options)
+      : (params, _unused, options) => client.callTool(params, options);
   await check(`${prefix}: tools/list has the engine app's tools`, async () => {
     const { tools } = await client.listTools(undefined, REQ);
-    assertEqual(tools.map((t) => t.name).sort(), ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "quick_task", "roll_dice"], "tool names");
+    assertEqual(
+      tools.map((t) => t.name).sort(),
+      ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "quick_task", "roll_dice"],
+      "tool names",
+    );
     const conv = tools.find((t) => t.name === "convert_temperature");
     assert(conv.outputSchema?.type === "object", "convert_temperature has no object outputSchema");
   });
@@ -52,22 +61,36 @@ async function coreChecks(client, { check }, { elicitations, logs }, prefix) {
     const m = /^Rolled 2d20: (\d+), (\d+) \(total (\d+)\)$/.exec(textOf(r));
     assert(m, `unexpected text: ${JSON.stringify(textOf(r))}`);
     const rolls = m.slice(1, 3).map(Number);
-    assert(rolls.every((n) => n >= 1 && n <= 20), `roll out of range: ${rolls}`);
+    assert(
+      rolls.every((n) => n >= 1 && n <= 20),
+      `roll out of range: ${rolls}`,
+    );
     assertEqual(Number(m[3]), rolls[0] + rolls[1], "total");
   });
   await check(`${prefix}: countdown from 3 with progress notifications`, async () => {
     const progress = [];
     const r = await call({ name: "countdown", arguments: { from: 3 } }, undefined, { ...REQ, onprogress: (p) => progress.push(p) });
     assertEqual(textOf(r), "Liftoff!", "text");
-    assertEqual(progress.map((p) => p.progress), [0, 1, 2, 3], "progress values");
-    assert(progress.every((p) => p.total === 3), `progress totals: ${JSON.stringify(progress)}`);
+    assertEqual(
+      progress.map((p) => p.progress),
+      [0, 1, 2, 3],
+      "progress values",
+    );
+    assert(
+      progress.every((p) => p.total === 3),
+      `progress totals: ${JSON.stringify(progress)}`,
+    );
   });
   await check(`${prefix}: logging/setLevel info, countdown streams log lines`, async () => {
     await client.setLoggingLevel("info", REQ);
     logs.length = 0;
     const r = await call({ name: "countdown", arguments: { from: 2 } }, undefined, REQ);
     assertEqual(textOf(r), "Liftoff!", "text");
-    assertEqual(logs.map((l) => `${l.level}:${l.data}`), ["info:countdown at 2", "info:countdown at 1"], "log notifications");
+    assertEqual(
+      logs.map((l) => `${l.level}:${l.data}`),
+      ["info:countdown at 2", "info:countdown at 1"],
+      "log notifications",
+    );
     await client.setLoggingLevel("warning", REQ);
     logs.length = 0;
     await call({ name: "countdown", arguments: { from: 1 } }, undefined, REQ);
@@ -83,12 +106,18 @@ async function coreChecks(client, { check }, { elicitations, logs }, prefix) {
   });
   await check(`${prefix}: read info://about and units://kelvin`, async () => {
     const { resources } = await client.listResources(undefined, REQ);
-    assert(resources.some((x) => x.uri === "info://about"), `resources: ${JSON.stringify(resources)}`);
+    assert(
+      resources.some((x) => x.uri === "info://about"),
+      `resources: ${JSON.stringify(resources)}`,
+    );
     const about = await client.readResource({ uri: "info://about" }, REQ);
     assertEqual(about.contents[0]?.mimeType, "text/markdown", "mimeType");
     assert(about.contents[0].text.startsWith("# Engine test app"), `text: ${JSON.stringify(about.contents[0].text)}`);
     const { resourceTemplates } = await client.listResourceTemplates(undefined, REQ);
-    assert(resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"), "template not listed");
+    assert(
+      resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"),
+      "template not listed",
+    );
     const kelvin = await client.readResource({ uri: "units://kelvin" }, REQ);
     assert(/^Kelvin: the SI unit/.test(kelvin.contents[0]?.text ?? ""), `text: ${JSON.stringify(kelvin.contents)}`);
   });
@@ -120,12 +149,17 @@ async function sdkV1Run(url, checks) {
       if (/^How long/.test(request.params.message)) return { action: "accept", content: { words: 42 } };
       return { action: "accept", content: { name: "Ada" } };
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { state.logs.push(n.params); });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      state.logs.push(n.params);
+    });
     transport = new TransportV1(new URL(url));
     await client.connect(transport, REQ);
     assertEqual(transport.protocolVersion, LEGACY, "negotiated version");
     // A sealed id (name.record.mac), or a plain one when the server has no MCP_STATE_SECRET.
-    assert(/^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
+    assert(
+      /^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""),
+      `sessionId: ${JSON.stringify(transport.sessionId)}`,
+    );
     assertEqual(client.getServerVersion()?.name, "engine-test-app", "serverInfo.name");
     assert(client.getServerCapabilities()?.tools, "server capabilities lack tools");
   });
@@ -136,7 +170,10 @@ async function sdkV1Run(url, checks) {
       state.elicitations.length = 0;
       const seen = [];
       let result;
-      const stream = client.experimental.tasks.callToolStream({ name: "prepare_report", arguments: { topic: "tides" } }, undefined, { ...REQ, task: { ttl: 60_000 } });
+      const stream = client.experimental.tasks.callToolStream({ name: "prepare_report", arguments: { topic: "tides" } }, undefined, {
+        ...REQ,
+        task: { ttl: 60_000 },
+      });
       for await (const message of stream) {
         seen.push(message.type);
         if (message.type === "error") throw message.error;
@@ -193,13 +230,18 @@ async function sdkV2LegacyRun(url, checks) {
       state.elicitations.push(request.params);
       return { action: "accept", content: { name: "Ada" } };
     });
-    client.setNotificationHandler("notifications/message", (n) => { state.logs.push(n.params); });
+    client.setNotificationHandler("notifications/message", (n) => {
+      state.logs.push(n.params);
+    });
     transport = new TransportV2(new URL(url));
     await client.connect(transport, REQ);
     assertEqual(client.getProtocolEra(), "legacy", "era");
     assertEqual(client.getNegotiatedProtocolVersion(), LEGACY, "negotiated version");
     // A sealed id (name.record.mac), or a plain one when the server has no MCP_STATE_SECRET.
-    assert(/^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""), `sessionId: ${JSON.stringify(transport.sessionId)}`);
+    assert(
+      /^[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43})?$/.test(transport.sessionId ?? ""),
+      `sessionId: ${JSON.stringify(transport.sessionId)}`,
+    );
   });
   if (!connected) return;
   try {

@@ -9,7 +9,11 @@ import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { startWrangler } from "./server.mjs";
 
 const REQ = { timeout: 15_000 };
-const textOf = (result) => (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+const textOf = (result) =>
+  (result.content ?? [])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("");
 
 async function connect(url, versionNegotiation, elicitations, logs = []) {
   const client = new Client({ name: "mcp-worker-e2e", version: "0.0.1" }, { capabilities: { elicitation: {} }, versionNegotiation });
@@ -17,7 +21,9 @@ async function connect(url, versionNegotiation, elicitations, logs = []) {
     elicitations.push(request.params);
     return { action: "accept", content: { name: "Ada" } };
   });
-  client.setNotificationHandler("notifications/message", (n) => { logs.push(n.params); });
+  client.setNotificationHandler("notifications/message", (n) => {
+    logs.push(n.params);
+  });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)), REQ);
   return client;
 }
@@ -41,7 +47,11 @@ async function pinnedRun(url, { check }) {
     await check("tools/list has the engine app's tools", async () => {
       const { tools } = await client.listTools(undefined, REQ);
       const names = tools.map((t) => t.name).sort();
-      assertEqual(names, ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "quick_task", "roll_dice"], "tool names");
+      assertEqual(
+        names,
+        ["announce", "chatter", "convert_temperature", "countdown", "greet", "prepare_report", "quick_task", "roll_dice"],
+        "tool names",
+      );
       const conv = tools.find((t) => t.name === "convert_temperature");
       assert(conv.outputSchema?.type === "object", "convert_temperature has no object outputSchema");
       assert(conv.inputSchema?.properties?.from, "convert_temperature inputSchema lacks 'from'");
@@ -65,8 +75,15 @@ async function pinnedRun(url, { check }) {
       const m = /^Rolled 3d6: (\d+), (\d+), (\d+) \(total (\d+)\)$/.exec(textOf(r));
       assert(m, `unexpected text: ${JSON.stringify(textOf(r))}`);
       const rolls = m.slice(1, 4).map(Number);
-      assert(rolls.every((n) => n >= 1 && n <= 6), `roll out of range: ${rolls}`);
-      assertEqual(Number(m[4]), rolls.reduce((a, b) => a + b, 0), "total");
+      assert(
+        rolls.every((n) => n >= 1 && n <= 6),
+        `roll out of range: ${rolls}`,
+      );
+      assertEqual(
+        Number(m[4]),
+        rolls.reduce((a, b) => a + b, 0),
+        "total",
+      );
     });
     await check("roll_dice defaults (1d6)", async () => {
       const r = await client.callTool({ name: "roll_dice", arguments: {} }, REQ);
@@ -77,8 +94,15 @@ async function pinnedRun(url, { check }) {
       logs.length = 0;
       const r = await client.callTool({ name: "countdown", arguments: { from: 3 } }, { ...REQ, onprogress: (p) => progress.push(p) });
       assertEqual(textOf(r), "Liftoff!", "text");
-      assertEqual(progress.map((p) => p.progress), [0, 1, 2, 3], "progress values");
-      assert(progress.every((p) => p.total === 3), `progress totals: ${JSON.stringify(progress)}`);
+      assertEqual(
+        progress.map((p) => p.progress),
+        [0, 1, 2, 3],
+        "progress values",
+      );
+      assert(
+        progress.every((p) => p.total === 3),
+        `progress totals: ${JSON.stringify(progress)}`,
+      );
       assertEqual(logs, [], "log notifications without _meta logLevel");
     });
     await check("countdown with _meta logLevel=info streams log lines", async () => {
@@ -86,7 +110,11 @@ async function pinnedRun(url, { check }) {
       const _meta = { "io.modelcontextprotocol/logLevel": "info" };
       const r = await client.callTool({ name: "countdown", arguments: { from: 2 }, _meta }, REQ);
       assertEqual(textOf(r), "Liftoff!", "text");
-      assertEqual(logs.map((l) => `${l.level}:${l.data}`), ["info:countdown at 2", "info:countdown at 1"], "log notifications");
+      assertEqual(
+        logs.map((l) => `${l.level}:${l.data}`),
+        ["info:countdown at 2", "info:countdown at 1"],
+        "log notifications",
+      );
     });
     await check("greet via MRTR elicitation -> Hello, Ada!", async () => {
       elicitations.length = 0;
@@ -107,7 +135,10 @@ async function pinnedRun(url, { check }) {
     });
     await check("resources/list + read info://about", async () => {
       const { resources } = await client.listResources(undefined, REQ);
-      assert(resources.some((x) => x.uri === "info://about"), `resources: ${JSON.stringify(resources)}`);
+      assert(
+        resources.some((x) => x.uri === "info://about"),
+        `resources: ${JSON.stringify(resources)}`,
+      );
       const { contents } = await client.readResource({ uri: "info://about" }, REQ);
       assertEqual(contents.length, 1, "contents length");
       assertEqual(contents[0].mimeType, "text/markdown", "mimeType");
@@ -115,13 +146,19 @@ async function pinnedRun(url, { check }) {
     });
     await check("resource template units://kelvin", async () => {
       const { resourceTemplates } = await client.listResourceTemplates(undefined, REQ);
-      assert(resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"), "template not listed");
+      assert(
+        resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"),
+        "template not listed",
+      );
       const { contents } = await client.readResource({ uri: "units://kelvin" }, REQ);
       assert(/^Kelvin: the SI unit/.test(contents[0]?.text ?? ""), `text: ${JSON.stringify(contents)}`);
     });
     await check("prompts/get explain_unit", async () => {
       const { prompts } = await client.listPrompts(undefined, REQ);
-      assert(prompts.some((p) => p.name === "explain_unit"), "explain_unit not listed");
+      assert(
+        prompts.some((p) => p.name === "explain_unit"),
+        "explain_unit not listed",
+      );
       const r = await client.getPrompt({ name: "explain_unit", arguments: { unit: "kelvin" } }, REQ);
       assertEqual(r.messages.length, 1, "messages length");
       assertEqual(r.messages[0].role, "user", "role");

@@ -18,7 +18,15 @@ async function loadClient() {
   const dir = path.join(ROOT, "test/.tmp/client-own");
   mkdirSync(dir, { recursive: true });
   const outfile = path.join(dir, `client-${process.pid}.mjs`);
-  await build({ entryPoints: [path.join(ROOT, "src/engine/client/index.ts")], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });
+  await build({
+    entryPoints: [path.join(ROOT, "src/engine/client/index.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    outfile,
+    logLevel: "error",
+  });
   try {
     return await import(pathToFileURL(outfile).href);
   } finally {
@@ -26,7 +34,11 @@ async function loadClient() {
   }
 }
 
-const textOf = (r) => (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+const textOf = (r) =>
+  (r.content ?? [])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("");
 
 async function engineWalk(lib, url, protocol, { check }) {
   const tag = protocol;
@@ -43,7 +55,10 @@ async function engineWalk(lib, url, protocol, { check }) {
   try {
     await check(`${tag}: tools/list + tools/call with structured content`, async () => {
       const tools = await client.listAllTools();
-      assert(tools.some((t) => t.name === "convert_temperature"), "convert_temperature listed");
+      assert(
+        tools.some((t) => t.name === "convert_temperature"),
+        "convert_temperature listed",
+      );
       const r = await client.callTool("convert_temperature", { value: 100, from: "celsius" });
       assertEqual(r.structuredContent?.fahrenheit, 212, "fahrenheit");
     });
@@ -72,9 +87,15 @@ async function engineWalk(lib, url, protocol, { check }) {
     });
     await check(`${tag}: resources, templates, read`, async () => {
       const { resources } = await client.listResources();
-      assert(resources.some((r) => r.uri === "info://about"), "info://about listed");
+      assert(
+        resources.some((r) => r.uri === "info://about"),
+        "info://about listed",
+      );
       const { resourceTemplates } = await client.listResourceTemplates();
-      assert(resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"), "template listed");
+      assert(
+        resourceTemplates.some((t) => t.uriTemplate === "units://{unit}"),
+        "template listed",
+      );
       const about = await client.readResource("info://about");
       assert(about.contents[0]?.text?.includes("Engine test app"), "about text");
       const kelvin = await client.readResource("units://kelvin");
@@ -91,7 +112,10 @@ async function engineWalk(lib, url, protocol, { check }) {
     });
     await check(`${tag}: prompts and completions`, async () => {
       const { prompts } = await client.listPrompts();
-      assert(prompts.some((p) => p.name === "explain_unit"), "prompt listed");
+      assert(
+        prompts.some((p) => p.name === "explain_unit"),
+        "prompt listed",
+      );
       const p = await client.getPrompt("explain_unit", { unit: "kelvin" });
       assert(JSON.stringify(p.messages).includes("kelvin"), "prompt text");
       const c = await client.complete({ type: "ref/prompt", name: "explain_unit" }, { name: "unit", value: "k" });
@@ -114,13 +138,20 @@ async function taskWalk(lib, url, protocol, { check }) {
   const onTask = (t) => (seen.push(t.status), ids.push(t.taskId), onNextTask?.(t));
   /** @type {any} */
   let client;
-  if (!(await check(`${tag}: connect with tasks on`, async () => (client = await lib.McpClient.connect(url, { protocol, handlers, tasks: { onTask } }))))) return;
+  if (
+    !(await check(
+      `${tag}: connect with tasks on`,
+      async () => (client = await lib.McpClient.connect(url, { protocol, handlers, tasks: { onTask } })),
+    ))
+  )
+    return;
   try {
     await check(`${tag}: callTool follows prepare_report's task to its result`, async () => {
       const r = await client.callTool("prepare_report", { topic: "ice" });
       assertEqual(textOf(r), "Report: an outline of ice, then 12 words on ice (outline ran 1×, write 1×)", "result");
       assertEqual(seen[0], "working", "the first task state seen");
-      if (protocol === "2026-07-28") assert(seen.includes("input_required") && seen.at(-1) === "completed", `states seen: ${seen.join(", ")}`);
+      if (protocol === "2026-07-28")
+        assert(seen.includes("input_required") && seen.at(-1) === "completed", `states seen: ${seen.join(", ")}`);
     });
     await check(`${tag}: aborting the call cancels the task`, async () => {
       seen.length = 0;
@@ -129,7 +160,10 @@ async function taskWalk(lib, url, protocol, { check }) {
       let taskId;
       onNextTask = (t) => ((onNextTask = undefined), (taskId = t.taskId), setTimeout(() => abort.abort(new Error("given up")), 100));
       const pending = client.callTool("prepare_report", { topic: "slow", pauseMs: 30_000 }, { signal: abort.signal });
-      const err = await pending.then(() => undefined, (e) => e);
+      const err = await pending.then(
+        () => undefined,
+        (e) => e,
+      );
       assert(err, "the aborted call did not fail");
       assert(taskId, "the call never became a task");
       const task = await client.request("tasks/get", { taskId });
@@ -158,7 +192,10 @@ async function fixtureWalk(lib, url, protocol, { check }) {
       // listen() resolves only once the session stream is open: a change made right after it must arrive,
       // even when the stream is slow to open (a fetch that holds each GET) or was not kept (sessionStream: false).
       const slowGet = (input, init) => (init?.method === "GET" ? sleep(400).then(() => fetch(input, init)) : fetch(input, init));
-      for (const [label, options] of /** @type {[string, object][]} */ ([["a slow GET stream", { fetch: slowGet }], ["sessionStream: false", { sessionStream: false }]])) {
+      for (const [label, options] of /** @type {[string, object][]} */ ([
+        ["a slow GET stream", { fetch: slowGet }],
+        ["sessionStream: false", { sessionStream: false }],
+      ])) {
         await check(`${tag}: listen waits for the session stream (${label})`, async () => {
           const c = await lib.McpClient.connect(url, { protocol, ...options });
           try {
@@ -198,10 +235,14 @@ async function startSdkServer() {
   const sessions = new Map();
   const newServer = () => {
     const server = new McpServer({ name: "sdk-1.32.2", version: "1.32.2" });
-    server.registerTool("area", { inputSchema: { w: z.number(), h: z.number() }, outputSchema: { area: z.number() } }, async ({ w, h }) => ({
-      content: [{ type: "text", text: String(w * h) }],
-      structuredContent: { area: w * h },
-    }));
+    server.registerTool(
+      "area",
+      { inputSchema: { w: z.number(), h: z.number() }, outputSchema: { area: z.number() } },
+      async ({ w, h }) => ({
+        content: [{ type: "text", text: String(w * h) }],
+        structuredContent: { area: w * h },
+      }),
+    );
     server.registerTool("stall", { inputSchema: {} }, async (_args, extra) => {
       await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }));
       seen.cancelled++;
@@ -217,14 +258,23 @@ async function startSdkServer() {
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
     if (!transport && body && isInitializeRequest(body)) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => { sessions.set(sid, transport); } });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, transport);
+        },
+      });
       await newServer().connect(transport);
     }
     if (!transport) return void res.writeHead(404).end();
     await transport.handleRequest(req, res, body);
   });
   await /** @type {Promise<void>} */ (new Promise((resolve) => http.listen(0, "127.0.0.1", resolve)));
-  return { url: `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (http.address()).port}/mcp`, seen, stop: () => new Promise((r) => (http.closeAllConnections(), http.close(r))) };
+  return {
+    url: `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (http.address()).port}/mcp`,
+    seen,
+    stop: () => new Promise((r) => (http.closeAllConnections(), http.close(r))),
+  };
 }
 
 async function thirdPartyWalk(lib, { check }) {
@@ -239,7 +289,10 @@ async function thirdPartyWalk(lib, { check }) {
         assertEqual(r.structuredContent?.area, 12, "area");
       });
       await check("SDK 1.32.2: a call past timeoutMs fails and is cancelled on the server", async () => {
-        const err = await client.callTool("stall", {}).then(() => undefined, (e) => e);
+        const err = await client.callTool("stall", {}).then(
+          () => undefined,
+          (e) => e,
+        );
         assert(err instanceof lib.McpClientError && /timed out/.test(err.message), `error: ${err}`);
         for (let i = 0; i < 50 && sdk.seen.cancelled === 0; i++) await sleep(20);
         assertEqual(sdk.seen.cancelled, 1, "cancellations seen by the server");
@@ -277,12 +330,16 @@ export async function runClientOwn() {
     for (const protocol of ["2026-07-28", "2025-11-25"]) await fixtureWalk(lib, fixture.url, protocol, checks);
     const relay = await startWrangler({ config: "test/engine/client-app/wrangler.toml", vars: { UPSTREAM_MCP_URL: fixture.url } });
     servers.push(relay);
-    await checks.check("a Worker tool calls another MCP server through the client", async () => {
-      const c = await lib.McpClient.connect(relay.url);
-      const r = await c.callTool("relay", {});
-      assertEqual(textOf(r), "2026-07-28: This is a simple text response for testing.", "relayed text");
-      await c.close();
-    }, 30_000);
+    await checks.check(
+      "a Worker tool calls another MCP server through the client",
+      async () => {
+        const c = await lib.McpClient.connect(relay.url);
+        const r = await c.callTool("relay", {});
+        assertEqual(textOf(r), "2026-07-28: This is a simple text response for testing.", "relayed text");
+        await c.close();
+      },
+      30_000,
+    );
   } catch (err) {
     await checks.check("servers start", () => Promise.reject(err));
   } finally {

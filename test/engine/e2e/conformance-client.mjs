@@ -23,7 +23,12 @@ const RUNS = [
   ...["2026-07-28", "2025-11-25"].map((version) => ({
     name: `client, skills extension ${version}`,
     args: ["--spec-version", version, "--scenario", "SCENARIO", "--force"],
-    scenarios: ["sep-2640-client-no-prefetch", "sep-2640-client-verify-digest", "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter"],
+    scenarios: [
+      "sep-2640-client-no-prefetch",
+      "sep-2640-client-verify-digest",
+      "sep-2640-client-verify-size",
+      "sep-2640-client-verify-frontmatter",
+    ],
     timeoutMs: 60_000,
   })),
 ];
@@ -34,7 +39,11 @@ const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 export async function runConformanceClient() {
   const outDir = mkdtempSync(path.join(os.tmpdir(), "mcp-conformance-client-"));
   // A run of several named scenarios is one run per scenario, each strict: any FAILURE check fails it.
-  const runs = RUNS.flatMap((r) => (r.scenarios ? r.scenarios.map((sc) => ({ ...r, name: `${r.name}: ${sc}`, args: r.args.map((a) => (a === "SCENARIO" ? sc : a)), strict: true })) : [r]));
+  const runs = RUNS.flatMap((r) =>
+    r.scenarios
+      ? r.scenarios.map((sc) => ({ ...r, name: `${r.name}: ${sc}`, args: r.args.map((a) => (a === "SCENARIO" ? sc : a)), strict: true }))
+      : [r],
+  );
   const runOne = async (r, i) => {
     const dir = path.join(outDir, `run${i + 1}`);
     mkdirSync(dir);
@@ -44,7 +53,9 @@ export async function runConformanceClient() {
     writeFileSync(path.join(dir, "console.log"), out);
     const { counts, failing: failed } = r.strict ? tally(dir) : { counts: {}, failing: [] };
     const ok = res.code === 0 && !res.timedOut && !(r.strict && (failed.length > 0 || counts.scenarios === 0 || counts.SKIPPED));
-    const why = res.timedOut ? `timed out after ${r.timeoutMs} ms` : `exit ${res.code}${r.strict ? `, checks ${JSON.stringify(counts)}` : ""}`;
+    const why = res.timedOut
+      ? `timed out after ${r.timeoutMs} ms`
+      : `exit ${res.code}${r.strict ? `, checks ${JSON.stringify(counts)}` : ""}`;
     const lines = [`  ${ok ? "✓" : "✗"} conformance ${r.name}: ${why}, ${Date.now() - t0} ms`];
     // The CLI lists extension and added-after-release scenarios again under "Not scored"; they do not count.
     const unscored = new Set([...out.matchAll(/^\s+[✓✗] (\S+) \([\w-]+\)$/gm)].map((m) => m[1]));

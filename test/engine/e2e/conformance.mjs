@@ -16,9 +16,16 @@ export const CONFORMANCE_CONFIG = process.env.CONFORMANCE_CONFIG ?? "test/engine
 
 // The tasks extension (io.modelcontextprotocol/tasks) against the fixture's task tools.
 const TASKS_SCENARIOS = [
-  "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
-  "tasks-mrtr-input", "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-status-notifications",
-  "tasks-required-task-error", "tasks-mrtr-composition",
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition",
 ];
 
 // The Skills extension (io.modelcontextprotocol/skills) against the fixture's skills (test/engine/conformance/assets/skills).
@@ -33,8 +40,16 @@ const SKILLS_SCENARIOS = ["sep-2640-skills-directory", "sep-2640-skills-enumerat
 const RUNS = [
   { name: "requirements 2026-07-28", args: ["--requirements", "2026-07-28"], timeoutMs: 300_000 },
   { name: "requirements 2025-11-25", args: ["--requirements", "2025-11-25"], timeoutMs: 300_000 },
-  { name: "http-header-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-header-validation"], timeoutMs: 90_000 },
-  { name: "http-custom-header-server-validation (pending)", args: ["--spec-version", "2026-07-28", "--scenario", "http-custom-header-server-validation"], timeoutMs: 90_000 },
+  {
+    name: "http-header-validation (pending)",
+    args: ["--spec-version", "2026-07-28", "--scenario", "http-header-validation"],
+    timeoutMs: 90_000,
+  },
+  {
+    name: "http-custom-header-server-validation (pending)",
+    args: ["--spec-version", "2026-07-28", "--scenario", "http-custom-header-server-validation"],
+    timeoutMs: 90_000,
+  },
   ...TASKS_SCENARIOS.map((scenario) => ({
     name: `${scenario} (extension)`,
     // Extension scenarios are off the spec timeline: the suite runs them only with --force.
@@ -100,11 +115,17 @@ export async function runConformance() {
       const dir = path.join(outDir, `run${i + 1}`);
       mkdirSync(dir);
       const t0 = Date.now();
-      const res = await run("conformance", ["server", "--url", server.url, ...r.args, "--timeout", "30000", "-o", dir], { timeoutMs: r.timeoutMs, capture: true });
+      const res = await run("conformance", ["server", "--url", server.url, ...r.args, "--timeout", "30000", "-o", dir], {
+        timeoutMs: r.timeoutMs,
+        capture: true,
+      });
       const out = stripAnsi(res.out);
       writeFileSync(path.join(dir, "console.log"), out);
       const { counts, failing } = tally(dir);
-      const cli = out.split("\n").filter((l) => /^(Total:|Passed: |Not scored)/.test(l.trim())).map((l) => l.trim());
+      const cli = out
+        .split("\n")
+        .filter((l) => /^(Total:|Passed: |Not scored)/.test(l.trim()))
+        .map((l) => l.trim());
       const failures = counts.FAILURE ?? 0;
       const ok = res.code === 0 && !res.timedOut && !(r.strict && (failures > 0 || counts.scenarios === 0));
       ok ? passed++ : failed++;

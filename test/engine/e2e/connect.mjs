@@ -164,36 +164,53 @@ async function curlChecks(url, blocks, check) {
     assert(/^2\d\d$/.test(out[3]), `DELETE status ${out[3]}`);
     const after = await fetch(url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "Mcp-Session-Id": session,
+        "MCP-Protocol-Version": LEGACY,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
     });
     assertEqual(after.status, 404, "status of the deleted session");
   });
 }
 
-async function inspectorCliChecks(url, blocks, check, name = "inspector-cli", pairs = ["legacy initialize", "legacy tools/list", "modern initialize", "modern tools/list"]) {
-  const lines = localize(blocks.get(name), url).split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
+async function inspectorCliChecks(
+  url,
+  blocks,
+  check,
+  name = "inspector-cli",
+  pairs = ["legacy initialize", "legacy tools/list", "modern initialize", "modern tools/list"],
+) {
+  const lines = localize(blocks.get(name), url)
+    .split("\n")
+    .filter((l) => l.trim() && !l.trim().startsWith("#"));
   const seen = new Set();
   for (const line of lines) {
     const era = /--protocol-era (\w+)/.exec(line)?.[1];
     const method = /--method (\S+)/.exec(line)?.[1];
     seen.add(`${era} ${method}`);
-    await check(`Inspector CLI 2.12.0 (${name}): --protocol-era ${era} --method ${method}`, async () => {
-      const home = tempHome("mcp-e2e-inspector-");
-      try {
-        const out = await bash(line, { HOME: home.dir });
-        const result = JSON.parse(out);
-        if (method === "initialize") {
-          assertEqual(result.protocolVersion, era === "modern" ? MODERN : LEGACY, "negotiated version");
-          assertEqual(result.serverInfo?.name, ENGINE_NAME, "server name");
-        } else {
-          assertEqual(method, "tools/list", "method the test knows");
-          assertEqual(toolNames(result), ENGINE_TOOLS, "tool names");
+    await check(
+      `Inspector CLI 2.12.0 (${name}): --protocol-era ${era} --method ${method}`,
+      async () => {
+        const home = tempHome("mcp-e2e-inspector-");
+        try {
+          const out = await bash(line, { HOME: home.dir });
+          const result = JSON.parse(out);
+          if (method === "initialize") {
+            assertEqual(result.protocolVersion, era === "modern" ? MODERN : LEGACY, "negotiated version");
+            assertEqual(result.serverInfo?.name, ENGINE_NAME, "server name");
+          } else {
+            assertEqual(method, "tools/list", "method the test knows");
+            assertEqual(toolNames(result), ENGINE_TOOLS, "tool names");
+          }
+        } finally {
+          home.done();
         }
-      } finally {
-        home.done();
-      }
-    }, 60_000);
+      },
+      60_000,
+    );
   }
   await check(`Inspector CLI block ${name} covers ${pairs.join(", ")}`, async () => {
     assertEqual([...seen].sort(), pairs, "era/method pairs");
@@ -201,38 +218,53 @@ async function inspectorCliChecks(url, blocks, check, name = "inspector-cli", pa
 }
 
 async function inspectorUiCheck(url, blocks, check) {
-  await check("Inspector web UI 2.12.0: starts on 127.0.0.1, preset to the server and era", async () => {
-    const line = localize(blocks.get("inspector-ui"), url).trim();
-    const era = /--protocol-era (\w+)/.exec(line)?.[1];
-    const home = tempHome("mcp-e2e-inspector-ui-");
-    const port = await freePort();
-    // Its own ports: a free one for the page, OS-assigned for the sandboxes; no browser.
-    const env = { HOME: home.dir, CLIENT_PORT: String(port), MCP_SANDBOX_PORT: "0", MCP_APP_ORIGIN_PORT: "0", MCP_AUTO_OPEN_ENABLED: "false" };
-    const child = spawn("bash", ["-c", line], { cwd: ROOT, env: { ...CHILD_ENV, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    try {
-      let token;
-      for (let i = 0; i < 120 && !token; i++) {
-        assert(child.exitCode === null, `exited with ${child.exitCode}: ${out.slice(-1000)}`);
-        token = /Auth token: ([0-9a-f]+)/.exec(out)?.[1];
-        if (!token) await sleep(250);
+  await check(
+    "Inspector web UI 2.12.0: starts on 127.0.0.1, preset to the server and era",
+    async () => {
+      const line = localize(blocks.get("inspector-ui"), url).trim();
+      const era = /--protocol-era (\w+)/.exec(line)?.[1];
+      const home = tempHome("mcp-e2e-inspector-ui-");
+      const port = await freePort();
+      // Its own ports: a free one for the page, OS-assigned for the sandboxes; no browser.
+      const env = {
+        HOME: home.dir,
+        CLIENT_PORT: String(port),
+        MCP_SANDBOX_PORT: "0",
+        MCP_APP_ORIGIN_PORT: "0",
+        MCP_AUTO_OPEN_ENABLED: "false",
+      };
+      const child = spawn("bash", ["-c", line], {
+        cwd: ROOT,
+        env: { ...CHILD_ENV, ...env },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (out += d));
+      try {
+        let token;
+        for (let i = 0; i < 120 && !token; i++) {
+          assert(child.exitCode === null, `exited with ${child.exitCode}: ${out.slice(-1000)}`);
+          token = /Auth token: ([0-9a-f]+)/.exec(out)?.[1];
+          if (!token) await sleep(250);
+        }
+        assert(token, `no start-up line: ${out.slice(-1000)}`);
+        const page = await fetch(`http://127.0.0.1:${port}/`);
+        assertEqual(page.status, 200, "page status");
+        // The preset server as the UI will show it (the Inspector's server-list API, token-gated).
+        const res = await fetch(`http://127.0.0.1:${port}/api/servers`, { headers: { "x-mcp-remote-auth": `Bearer ${token}` } });
+        const servers = Object.values((await res.json()).mcpServers ?? {});
+        assertEqual(servers.length, 1, "preset servers");
+        assertEqual(servers[0].url, url, "preset URL");
+        assertEqual(servers[0].protocolEra, era, "preset era");
+      } finally {
+        await stopGroup(child);
+        home.done();
       }
-      assert(token, `no start-up line: ${out.slice(-1000)}`);
-      const page = await fetch(`http://127.0.0.1:${port}/`);
-      assertEqual(page.status, 200, "page status");
-      // The preset server as the UI will show it (the Inspector's server-list API, token-gated).
-      const res = await fetch(`http://127.0.0.1:${port}/api/servers`, { headers: { "x-mcp-remote-auth": `Bearer ${token}` } });
-      const servers = Object.values((await res.json()).mcpServers ?? {});
-      assertEqual(servers.length, 1, "preset servers");
-      assertEqual(servers[0].url, url, "preset URL");
-      assertEqual(servers[0].protocolEra, era, "preset era");
-    } finally {
-      await stopGroup(child);
-      home.done();
-    }
-  }, 40_000);
+    },
+    40_000,
+  );
 }
 
 async function mcpRemoteChecks(url, blocks, check) {
@@ -266,7 +298,12 @@ async function mcpRemoteChecks(url, blocks, check) {
       return msg.id === undefined ? undefined : new Promise((r) => waiting.set(msg.id, r));
     };
     try {
-      const init = await send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e", version: "0.0.1" } } });
+      const init = await send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e", version: "0.0.1" } },
+      });
       assertEqual(init.result?.serverInfo?.name, ENGINE_NAME, `server name (stderr: ${err.slice(-500)})`);
       send({ jsonrpc: "2.0", method: "notifications/initialized" });
       const list = await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
@@ -277,47 +314,83 @@ async function mcpRemoteChecks(url, blocks, check) {
       home.done();
     }
   };
-  await check("Claude Desktop config: mcp-remote 0.15.1 as written (2025-11-25 session)", async () => {
-    const result = await drive([]);
-    // Only 2026-07-28 answers carry the server's identity in _meta.
-    assert(!result._meta?.[SERVER_INFO], "answered on the 2026-07-28 lane");
-  }, 40_000);
-  await check('Claude Desktop config + "--protocol", "auto": mcp-remote speaks 2026-07-28', async () => {
-    const result = await drive(["--protocol", "auto"]);
-    assertEqual(result._meta?.[SERVER_INFO]?.name, ENGINE_NAME, "2026-07-28 serverInfo in _meta");
-  }, 40_000);
+  await check(
+    "Claude Desktop config: mcp-remote 0.15.1 as written (2025-11-25 session)",
+    async () => {
+      const result = await drive([]);
+      // Only 2026-07-28 answers carry the server's identity in _meta.
+      assert(!result._meta?.[SERVER_INFO], "answered on the 2026-07-28 lane");
+    },
+    40_000,
+  );
+  await check(
+    'Claude Desktop config + "--protocol", "auto": mcp-remote speaks 2026-07-28',
+    async () => {
+      const result = await drive(["--protocol", "auto"]);
+      assertEqual(result._meta?.[SERVER_INFO]?.name, ENGINE_NAME, "2026-07-28 serverInfo in _meta");
+    },
+    40_000,
+  );
 }
 
 async function editorConfigCheck(url, blocks, check) {
   await check("Cursor and VS Code config files: valid JSON, the local URL over HTTP", async () => {
     const cursor = Object.values(JSON.parse(blocks.get("cursor").code).mcpServers);
-    assertEqual(cursor.map((s) => s.url), [LOCAL_URL], "Cursor servers");
+    assertEqual(
+      cursor.map((s) => s.url),
+      [LOCAL_URL],
+      "Cursor servers",
+    );
     const vscode = Object.values(JSON.parse(blocks.get("vscode").code).servers);
-    assertEqual(vscode.map((s) => [s.type, s.url]), [["http", LOCAL_URL]], "VS Code servers");
+    assertEqual(
+      vscode.map((s) => [s.type, s.url]),
+      [["http", LOCAL_URL]],
+      "VS Code servers",
+    );
   });
 }
 
 async function tsClientChecks(url, blocks, check) {
   // The scripts run from the project folder, so their imports resolve to its node_modules.
   const node = (code) => capture("node", ["--input-type=module", "-e", code], {}, 60_000);
-  await check("@modelcontextprotocol/client 2.4.0: auto, pin 2026-07-28, legacy", async () => {
-    const r = await node(localize(blocks.get("client-v2"), url));
-    assert(r.code === 0, `exit ${r.code}: ${r.err.slice(-1000)}`);
-    const lines = r.out.trim().split("\n");
-    const tools = ENGINE_TOOLS.join(" ");
-    const got = lines.map((l) => l.split(" ")).map(([v, ...names]) => `${v} ${names.sort().join(" ")}`);
-    assertEqual(got, [`${MODERN} ${tools}`, `${MODERN} ${tools}`, `${LEGACY} ${tools}`], "version and tools per mode");
-  }, 60_000);
-  await check("@modelcontextprotocol/sdk 1.32.2: a 2025-11-25 session", async () => {
-    const r = await node(localize(blocks.get("sdk-v1"), url));
-    assert(r.code === 0, `exit ${r.code}: ${r.err.slice(-1000)}`);
-    const [v, ...names] = r.out.trim().split(" ");
-    assertEqual(`${v} ${names.sort().join(" ")}`, `${LEGACY} ${ENGINE_TOOLS.join(" ")}`, "version and tools");
-  }, 60_000);
+  await check(
+    "@modelcontextprotocol/client 2.4.0: auto, pin 2026-07-28, legacy",
+    async () => {
+      const r = await node(localize(blocks.get("client-v2"), url));
+      assert(r.code === 0, `exit ${r.code}: ${r.err.slice(-1000)}`);
+      const lines = r.out.trim().split("\n");
+      const tools = ENGINE_TOOLS.join(" ");
+      const got = lines.map((l) => l.split(" ")).map(([v, ...names]) => `${v} ${names.sort().join(" ")}`);
+      assertEqual(got, [`${MODERN} ${tools}`, `${MODERN} ${tools}`, `${LEGACY} ${tools}`], "version and tools per mode");
+    },
+    60_000,
+  );
+  await check(
+    "@modelcontextprotocol/sdk 1.32.2: a 2025-11-25 session",
+    async () => {
+      const r = await node(localize(blocks.get("sdk-v1"), url));
+      assert(r.code === 0, `exit ${r.code}: ${r.err.slice(-1000)}`);
+      const [v, ...names] = r.out.trim().split(" ");
+      assertEqual(`${v} ${names.sort().join(" ")}`, `${LEGACY} ${ENGINE_TOOLS.join(" ")}`, "version and tools");
+    },
+    60_000,
+  );
 }
 
 /** Every block the README promises; a missing one fails here rather than going untested. */
-const BLOCKS = ["readme-inspector", "claude-desktop", "cursor", "vscode", "inspector-ui", "inspector-cli", "client-v2", "sdk-v1", "curl-2026", "curl-2026-call", "curl-2025"];
+const BLOCKS = [
+  "readme-inspector",
+  "claude-desktop",
+  "cursor",
+  "vscode",
+  "inspector-ui",
+  "inspector-cli",
+  "client-v2",
+  "sdk-v1",
+  "curl-2026",
+  "curl-2026-call",
+  "curl-2025",
+];
 
 export async function runReadmeSnippets(url, { check }) {
   let blocks;
@@ -331,7 +404,9 @@ export async function runReadmeSnippets(url, { check }) {
   if (!ok) return;
   await check("README.md and docs/*.md name the versions package.json installs", async () => {
     // npx runs the installed copy only when the versions agree; otherwise it would fetch another.
-    const text = docPages().map((p) => p.text).join("\n");
+    const text = docPages()
+      .map((p) => p.text)
+      .join("\n");
     const dev = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).devDependencies;
     const named = (re) => [...new Set([...text.matchAll(re)].map((m) => m[1]))];
     assertEqual(named(/mcp-remote@([\w.-]+)/g), [dev["mcp-remote"]], "mcp-remote");
@@ -363,44 +438,66 @@ function devPort(configFile) {
  * same way, which is what the contract promises a user.
  */
 async function scriptServesOnPort(script, { check }, expectTool) {
-  await check(`npm run ${script} -- --port P --ip 127.0.0.1 answers on P`, async () => {
-    const [port, inspectorPort] = [await freePort(), await freePort()];
-    const state = tempHome("mcp-e2e-script-");
-    const child = spawnGroup("npm", [
-      "run", script, "--", "--port", String(port), "--ip", "127.0.0.1",
-      "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspectorPort),
-      "--persist-to", state.dir, "--show-interactive-dev-session=false",
-    ]);
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    try {
-      const url = `http://127.0.0.1:${port}/mcp`;
-      let answer;
-      for (let i = 0; i < 240 && !answer; i++) {
-        assert(child.exitCode === null, `npm run ${script} exited with ${child.exitCode}: ${out.slice(-1500)}`);
-        answer = await modernPost(url, "server/discover").catch(() => undefined);
-        if (!answer) await sleep(250);
+  await check(
+    `npm run ${script} -- --port P --ip 127.0.0.1 answers on P`,
+    async () => {
+      const [port, inspectorPort] = [await freePort(), await freePort()];
+      const state = tempHome("mcp-e2e-script-");
+      const child = spawnGroup("npm", [
+        "run",
+        script,
+        "--",
+        "--port",
+        String(port),
+        "--ip",
+        "127.0.0.1",
+        "--inspector-ip",
+        "127.0.0.1",
+        "--inspector-port",
+        String(inspectorPort),
+        "--persist-to",
+        state.dir,
+        "--show-interactive-dev-session=false",
+      ]);
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (out += d));
+      try {
+        const url = `http://127.0.0.1:${port}/mcp`;
+        let answer;
+        for (let i = 0; i < 240 && !answer; i++) {
+          assert(child.exitCode === null, `npm run ${script} exited with ${child.exitCode}: ${out.slice(-1500)}`);
+          answer = await modernPost(url, "server/discover").catch(() => undefined);
+          if (!answer) await sleep(250);
+        }
+        assert(answer, `nothing answered on ${port}: ${out.slice(-1500)}`);
+        assertEqual(answer.status, 200, "server/discover status");
+        assert(answer.body.result?.supportedVersions?.includes(MODERN), `server/discover: ${JSON.stringify(answer.body)}`);
+        if (expectTool) {
+          const list = await modernPost(url, "tools/list");
+          assert(
+            list.body.result?.tools?.some((t) => t.name === expectTool),
+            `${script} does not serve ${expectTool}`,
+          );
+        }
+      } finally {
+        await stopGroup(child);
+        state.done();
       }
-      assert(answer, `nothing answered on ${port}: ${out.slice(-1500)}`);
-      assertEqual(answer.status, 200, "server/discover status");
-      assert(answer.body.result?.supportedVersions?.includes(MODERN), `server/discover: ${JSON.stringify(answer.body)}`);
-      if (expectTool) {
-        const list = await modernPost(url, "tools/list");
-        assert(list.body.result?.tools?.some((t) => t.name === expectTool), `${script} does not serve ${expectTool}`);
-      }
-    } finally {
-      await stopGroup(child);
-      state.done();
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 }
 
 export async function runScriptContract({ check }) {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
   await check("wrangler scripts fix no port or ip; defaults are [dev] 8787 (dev, dev:oauth) and 8788 (dev:conformance)", async () => {
     const fixed = Object.entries(pkg.scripts).filter(([, s]) => /\bwrangler dev\b|scripts\/dev\.mjs/.test(s) && /--(port|ip)\b/.test(s));
-    assertEqual(fixed.map(([n]) => n), [], "scripts that fix --port/--ip");
+    assertEqual(
+      fixed.map(([n]) => n),
+      [],
+      "scripts that fix --port/--ip",
+    );
     assertEqual(devPort("wrangler.toml"), 8787, "wrangler.toml [dev] port");
     assertEqual(devPort("wrangler.oauth.toml"), 8787, "wrangler.oauth.toml [dev] port");
     assertEqual(devPort("test/engine/conformance/wrangler.toml"), 8788, "test/engine/conformance/wrangler.toml [dev] port");

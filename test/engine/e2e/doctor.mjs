@@ -30,16 +30,21 @@ const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\
 function doctor(url, args = [], { text = false } = {}) {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [DOCTOR, url, ...(text ? [] : ["--json"]), ...args], { cwd: ROOT, timeout: 120_000, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== "number") return reject(new Error(`${err.message}\n${stderr}`));
-      const ms = Date.now() - t0;
-      if (text) return resolve({ code: err?.code ?? 0, stdout, stderr, ms });
-      try {
-        resolve({ code: err?.code ?? 0, report: JSON.parse(stdout), stdout, ms });
-      } catch {
-        reject(new Error(`the doctor printed no JSON (exit ${err?.code ?? 0}): ${stdout.slice(0, 500)} ${stderr.slice(0, 1000)}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      [DOCTOR, url, ...(text ? [] : ["--json"]), ...args],
+      { cwd: ROOT, timeout: 120_000, maxBuffer: 8 << 20 },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== "number") return reject(new Error(`${err.message}\n${stderr}`));
+        const ms = Date.now() - t0;
+        if (text) return resolve({ code: err?.code ?? 0, stdout, stderr, ms });
+        try {
+          resolve({ code: err?.code ?? 0, report: JSON.parse(stdout), stdout, ms });
+        } catch {
+          reject(new Error(`the doctor printed no JSON (exit ${err?.code ?? 0}): ${stdout.slice(0, 500)} ${stderr.slice(0, 1000)}`));
+        }
+      },
+    );
   });
 }
 
@@ -56,24 +61,34 @@ const idsOf = (report) => [...new Set(faultsOf(report).map((f) => f.id))].sort()
  */
 async function doctorCase(check, origin, mode, { expect = [], fix, args = [], also } = {}) {
   const extra = args.filter((a) => a.startsWith("--")).join(" ");
-  await check(`${mode}${extra ? ` (${extra})` : ""}: ${expect.length ? expect.join(", ") : "no fault"}${fix ? ` (fix names ${fix.source})` : ""}`, async () => {
-    const proxy = await startFaultProxy(origin, mode, { delayMs: SLOW_MS });
-    try {
-      const run = await doctor(`${proxy.origin}/mcp`, args);
-      const { code, report } = run;
-      const errors = report.steps.filter((s) => s.status === "error");
-      assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
-      assertEqual(idsOf(report).join(","), expect.join(","), `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
-      assertEqual(code, expect.length ? 1 : 0, "exit status");
-      for (const f of faultsOf(report)) {
-        assert(f.shows && f.why && f.fix, `${f.id} has what the host shows, why and the fix`);
-        if (fix) assert(fix.test(f.fix), `${f.id}'s fix names ${fix.source}: ${f.fix}`);
+  await check(
+    `${mode}${extra ? ` (${extra})` : ""}: ${expect.length ? expect.join(", ") : "no fault"}${fix ? ` (fix names ${fix.source})` : ""}`,
+    async () => {
+      const proxy = await startFaultProxy(origin, mode, { delayMs: SLOW_MS });
+      try {
+        const run = await doctor(`${proxy.origin}/mcp`, args);
+        const { code, report } = run;
+        const errors = report.steps.filter((s) => s.status === "error");
+        assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
+        assertEqual(
+          idsOf(report).join(","),
+          expect.join(","),
+          `fault ids (${faultsOf(report)
+            .map((f) => `${f.step}: ${f.why}`)
+            .join(" | ")})`,
+        );
+        assertEqual(code, expect.length ? 1 : 0, "exit status");
+        for (const f of faultsOf(report)) {
+          assert(f.shows && f.why && f.fix, `${f.id} has what the host shows, why and the fix`);
+          if (fix) assert(fix.test(f.fix), `${f.id}'s fix names ${fix.source}: ${f.fix}`);
+        }
+        also?.(report, { proxy, ms: run.ms });
+      } finally {
+        await proxy.stop();
       }
-      also?.(report, { proxy, ms: run.ms });
-    } finally {
-      await proxy.stop();
-    }
-  }, 150_000);
+    },
+    150_000,
+  );
 }
 
 /**
@@ -83,42 +98,58 @@ async function doctorCase(check, origin, mode, { expect = [], fix, args = [], al
  * each named with the client it breaks.
  */
 async function peerCase(check, name, start) {
-  await check(`${name}: no false alarm (no CORS, sessions or 2026-07-28 is no fault; only the hosted-client shapes it really refuses)`, async () => {
-    const server = await start();
-    try {
-      const { code, report } = await doctor(`${server.origin}/mcp`);
-      const errors = report.steps.filter((s) => s.status === "error");
-      assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
-      const other = faultsOf(report).filter((f) => f.id !== "quirk-refused");
-      assertEqual(other.map((f) => `${f.id}: ${f.why}`).join(" | "), "", "faults other than refused hosted-client shapes");
-      const quirks = faultsOf(report).filter((f) => f.id === "quirk-refused");
-      for (const q of quirks) assert(/will fail every tool call/.test(q.shows) && /#\d+|issue 43/.test(q.why), `a refused shape names its client and thread: ${q.shows} / ${q.why}`);
-      assertEqual(code, quirks.length ? 1 : 0, "exit status");
-      console.log(`    ${name}: refuses ${quirks.length} hosted-client shape(s)`);
-    } finally {
-      await server.stop();
-    }
-  }, 120_000);
+  await check(
+    `${name}: no false alarm (no CORS, sessions or 2026-07-28 is no fault; only the hosted-client shapes it really refuses)`,
+    async () => {
+      const server = await start();
+      try {
+        const { code, report } = await doctor(`${server.origin}/mcp`);
+        const errors = report.steps.filter((s) => s.status === "error");
+        assertEqual(errors.map((s) => `${s.name}: ${s.detail}`).join("; "), "", "checks the doctor could not run");
+        const other = faultsOf(report).filter((f) => f.id !== "quirk-refused");
+        assertEqual(other.map((f) => `${f.id}: ${f.why}`).join(" | "), "", "faults other than refused hosted-client shapes");
+        const quirks = faultsOf(report).filter((f) => f.id === "quirk-refused");
+        for (const q of quirks)
+          assert(
+            /will fail every tool call/.test(q.shows) && /#\d+|issue 43/.test(q.why),
+            `a refused shape names its client and thread: ${q.shows} / ${q.why}`,
+          );
+        assertEqual(code, quirks.length ? 1 : 0, "exit status");
+        console.log(`    ${name}: refuses ${quirks.length} hosted-client shape(s)`);
+      } finally {
+        await server.stop();
+      }
+    },
+    120_000,
+  );
 }
 
 /** A hostile server in `mode`; `fn` gets its origin and what it saw. */
 async function hostileCase(check, title, mode, fn) {
-  await check(title, async () => {
-    const server = await startHostileServer(mode);
-    try {
-      await fn(server);
-    } finally {
-      await server.stop();
-    }
-  }, 120_000);
+  await check(
+    title,
+    async () => {
+      const server = await startHostileServer(mode);
+      try {
+        await fn(server);
+      } finally {
+        await server.stop();
+      }
+    },
+    120_000,
+  );
 }
 
 async function withServer(config, check, fn, vars = {}) {
   /** @type {Awaited<ReturnType<typeof startWrangler>>} */
   let server;
-  const started = await check(`wrangler dev ${config} starts`, async () => {
-    server = await startWrangler({ config, vars });
-  }, 90_000);
+  const started = await check(
+    `wrangler dev ${config} starts`,
+    async () => {
+      server = await startWrangler({ config, vars });
+    },
+    90_000,
+  );
   if (!started) return;
   try {
     await fn(server.origin);
@@ -133,11 +164,21 @@ export async function runDoctor() {
   await withServer("test/engine/app/wrangler.toml", check, async (origin) => {
     await doctorCase(check, origin, "healthy", {
       also: (report) => {
-        const names = report.steps.filter((s) => s.status === "ok").map((s) => s.name).join(" | ");
-        for (const step of ["2026-07-28: server/discover", "2026-07-28: tools/list", "2025-11-25: initialize", "2025-11-25: DELETE ends the session", "User-Agent Claude-User"])
+        const names = report.steps
+          .filter((s) => s.status === "ok")
+          .map((s) => s.name)
+          .join(" | ");
+        for (const step of [
+          "2026-07-28: server/discover",
+          "2026-07-28: tools/list",
+          "2025-11-25: initialize",
+          "2025-11-25: DELETE ends the session",
+          "User-Agent Claude-User",
+        ])
           assert(names.includes(step), `the step "${step}" ran and passed`);
         // Every hosted client's recorded request shape (scripts/doctor/quirks.mjs) is replayed, and served.
-        for (const quirk of QUIRKS) assert(names.includes(`${quirk.client}: ${quirk.sends}`), `the quirk ${quirk.id} was replayed and served`);
+        for (const quirk of QUIRKS)
+          assert(names.includes(`${quirk.client}: ${quirk.sends}`), `the quirk ${quirk.id} was replayed and served`);
         assert(!report.steps.some((s) => s.name.startsWith("tools/call")), "no tool is called without --call");
       },
     });
@@ -148,7 +189,10 @@ export async function runDoctor() {
       also: (report, { proxy }) => {
         assert(proxy.counts.initialize <= 2, `a run opens at most 2 sessions (it opened ${proxy.counts.initialize})`);
         const cors = report.steps.filter((s) => s.name.startsWith("CORS"));
-        assert(cors.length === 2 && cors.every((s) => s.status === "ok" && !/no CORS/.test(s.detail)), `CORS for ${INSPECTOR_ORIGIN} checked and passed (${cors.map((s) => s.detail).join("; ")})`);
+        assert(
+          cors.length === 2 && cors.every((s) => s.status === "ok" && !/no CORS/.test(s.detail)),
+          `CORS for ${INSPECTOR_ORIGIN} checked and passed (${cors.map((s) => s.detail).join("; ")})`,
+        );
       },
     });
     // The engine app's tools lack explicit hints: with --directory each is a fault naming the tool and the rule.
@@ -157,8 +201,13 @@ export async function runDoctor() {
       expect: ["directory"],
       fix: /annotations\.readOnlyHint/,
       also: (report) => {
-        const why = faultsOf(report).map((f) => f.why).join(" | ");
-        assert(/Tool "greet" does not set annotations\.readOnlyHint.*ChatGPT's directory/.test(why), `the fault names the tool and the directory rule (${why})`);
+        const why = faultsOf(report)
+          .map((f) => f.why)
+          .join(" | ");
+        assert(
+          /Tool "greet" does not set annotations\.readOnlyHint.*ChatGPT's directory/.test(why),
+          `the fault names the tool and the directory rule (${why})`,
+        );
       },
     });
     await doctorCase(check, origin, "agent-blocked", {
@@ -174,7 +223,11 @@ export async function runDoctor() {
     await doctorCase(check, origin, "redirect-mcp", { expect: ["redirect"], fix: /Redirect Rules/ });
     await doctorCase(check, origin, "access-login", { expect: ["redirect"], fix: /Zero Trust → Access.*Bypass/ });
     await doctorCase(check, origin, "edge-challenge", { expect: ["edge-blocks-all"], fix: /Bot Fight Mode/ });
-    await doctorCase(check, origin, "cors-stripped", { expect: ["cors-missing"], fix: /Transform Rules/, args: ["--origin", INSPECTOR_ORIGIN] });
+    await doctorCase(check, origin, "cors-stripped", {
+      expect: ["cors-missing"],
+      fix: /Transform Rules/,
+      args: ["--origin", INSPECTOR_ORIGIN],
+    });
     // Without --origin, no CORS at all is information: hosted connectors call from their servers.
     await doctorCase(check, origin, "cors-stripped");
     await doctorCase(check, origin, "sessions-404", { expect: ["session-lost"], fix: /MCP_STATE_SECRET.*Mcp-Session-Id/ });
@@ -182,85 +235,166 @@ export async function runDoctor() {
     await doctorCase(check, origin, "html-page", {
       expect: ["not-mcp"],
       fix: /routes/,
-      also: (report) => assertEqual(report.steps.filter((s) => s.status === "fault").map((s) => s.name).join(), "POST /mcp reaches the server without a redirect", "it stops at the reach step"),
+      also: (report) =>
+        assertEqual(
+          report.steps
+            .filter((s) => s.status === "fault")
+            .map((s) => s.name)
+            .join(),
+          "POST /mcp reaches the server without a redirect",
+          "it stops at the reach step",
+        ),
     });
     await doctorCase(check, origin, "sessions-limited", {
       expect: ["rate-limited"],
       fix: /MCP_SESSION_RATE_LIMIT/,
-      also: (report) => assert(/the server's own rate limit/.test(faultsOf(report)[0].why), `named as the server's own limit: ${faultsOf(report)[0].why}`),
+      also: (report) =>
+        assert(/the server's own rate limit/.test(faultsOf(report)[0].why), `named as the server's own limit: ${faultsOf(report)[0].why}`),
     });
   });
 
   // STRICT_HEADERS=on refuses the hosted clients' request shapes: the doctor names the client each breaks, and the fix.
-  await withServer("test/engine/app/wrangler.toml", check, async (origin) => {
-    await doctorCase(check, origin, "healthy", {
-      expect: ["quirk-refused"],
-      fix: /STRICT_HEADERS/,
-      also: (report) => {
-        const refused = faultsOf(report).filter((f) => f.id === "quirk-refused");
-        assertEqual(refused.length, QUIRKS.length, "one fault per quirk");
-        assert(refused.some((f) => /^Claude will fail every tool call/.test(f.shows) && /claude-code #93290/.test(f.why)), `the fault names the client and its thread (${refused[0]?.shows})`);
-      },
-    });
-  }, { STRICT_HEADERS: "on" });
+  await withServer(
+    "test/engine/app/wrangler.toml",
+    check,
+    async (origin) => {
+      await doctorCase(check, origin, "healthy", {
+        expect: ["quirk-refused"],
+        fix: /STRICT_HEADERS/,
+        also: (report) => {
+          const refused = faultsOf(report).filter((f) => f.id === "quirk-refused");
+          assertEqual(refused.length, QUIRKS.length, "one fault per quirk");
+          assert(
+            refused.some((f) => /^Claude will fail every tool call/.test(f.shows) && /claude-code #93290/.test(f.why)),
+            `the fault names the client and its thread (${refused[0]?.shows})`,
+          );
+        },
+      });
+    },
+    { STRICT_HEADERS: "on" },
+  );
 
   // The demo sign-in (loopback only) gives the --token case below its token.
-  await withServer("wrangler.oauth.toml", check, async (origin) => {
-    await doctorCase(check, origin, "healthy", {
-      also: (report) => {
-        const ok = report.steps.filter((s) => s.status === "ok").map((s) => s.name).join(" | ");
-        for (const step of ["401 challenge", "protected-resource metadata", "authorization server metadata", "PKCE S256", "client registration", "token endpoint"])
-          assert(ok.includes(step), `the step "${step}" ran and passed`);
-        const registration = report.steps.find((s) => s.name.startsWith("client registration"));
-        assert(/registered "mcp-worker-template doctor"/.test(registration?.detail), `the registration is named as the doctor's (${registration?.detail})`);
-        const cimd = report.steps.find((s) => s.name.startsWith("client ID metadata documents"));
-        assert(cimd?.status === "ok" && /supported/.test(cimd.detail), `whether the authorization server accepts CIMD is reported as information (${cimd?.detail})`);
-      },
-    });
-    await doctorCase(check, origin, "slow-discovery", { expect: ["slow"], fix: /wrangler tail/, args: ["--budget-ms", String(SHORT_BUDGET_MS)] });
-    // Metadata that never answers is slow, not missing, and its URLs are asked at once (one timeout, not two).
-    const timeoutMs = SHORT_BUDGET_MS + 5000;
-    await doctorCase(check, origin, "metadata-stall", {
-      expect: ["slow"],
-      fix: /wrangler tail/,
-      args: ["--budget-ms", String(SHORT_BUDGET_MS)],
-      also: (_report, { ms }) => assert(ms < 2 * timeoutMs, `the run took ${ms} ms, less than two timeouts (${2 * timeoutMs} ms)`),
-    });
-    await doctorCase(check, origin, "token-needs-resource", { expect: ["token-needs-resource"], fix: /AUTH_AUDIENCE/ });
-    await doctorCase(check, origin, "other-resource", { expect: ["resource-mismatch"], fix: /custom_domain/ });
+  await withServer(
+    "wrangler.oauth.toml",
+    check,
+    async (origin) => {
+      await doctorCase(check, origin, "healthy", {
+        also: (report) => {
+          const ok = report.steps
+            .filter((s) => s.status === "ok")
+            .map((s) => s.name)
+            .join(" | ");
+          for (const step of [
+            "401 challenge",
+            "protected-resource metadata",
+            "authorization server metadata",
+            "PKCE S256",
+            "client registration",
+            "token endpoint",
+          ])
+            assert(ok.includes(step), `the step "${step}" ran and passed`);
+          const registration = report.steps.find((s) => s.name.startsWith("client registration"));
+          assert(
+            /registered "mcp-worker-template doctor"/.test(registration?.detail),
+            `the registration is named as the doctor's (${registration?.detail})`,
+          );
+          const cimd = report.steps.find((s) => s.name.startsWith("client ID metadata documents"));
+          assert(
+            cimd?.status === "ok" && /supported/.test(cimd.detail),
+            `whether the authorization server accepts CIMD is reported as information (${cimd?.detail})`,
+          );
+        },
+      });
+      await doctorCase(check, origin, "slow-discovery", {
+        expect: ["slow"],
+        fix: /wrangler tail/,
+        args: ["--budget-ms", String(SHORT_BUDGET_MS)],
+      });
+      // Metadata that never answers is slow, not missing, and its URLs are asked at once (one timeout, not two).
+      const timeoutMs = SHORT_BUDGET_MS + 5000;
+      await doctorCase(check, origin, "metadata-stall", {
+        expect: ["slow"],
+        fix: /wrangler tail/,
+        args: ["--budget-ms", String(SHORT_BUDGET_MS)],
+        also: (_report, { ms }) => assert(ms < 2 * timeoutMs, `the run took ${ms} ms, less than two timeouts (${2 * timeoutMs} ms)`),
+      });
+      await doctorCase(check, origin, "token-needs-resource", { expect: ["token-needs-resource"], fix: /AUTH_AUDIENCE/ });
+      await doctorCase(check, origin, "other-resource", { expect: ["resource-mismatch"], fix: /custom_domain/ });
 
-    // Behind the authorization, with a token the demo sign-in gives (no proxy: the token is for this origin's /mcp):
-    // both revisions, the example app's view, and the tool named with --call, without a false alarm.
-    await check("--token: both revisions, the example app's view and a tool named with --call, behind OAuth: no fault", async () => {
-      const client = oauthClient(origin);
-      await client.discover();
-      await client.register();
-      const { access_token } = await client.login("doctor-e2e");
-      // --directory: the example app's tools meet Claude's and ChatGPT's directory rules.
-      const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token, "--directory", "--call", "convert_temperature", '{"value":100,"from":"celsius"}']);
-      assertEqual(idsOf(report).join(","), "", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
-      assertEqual(code, 0, "exit status");
-      const ok = report.steps.filter((s) => s.status === "ok").map((s) => `${s.name}: ${s.detail}`).join(" | ");
-      for (const step of ["2026-07-28: tools/list", "2025-11-25: tools/list in the session", "2025-11-25: DELETE ends the session", "token endpoint"]) assert(ok.includes(step), `the step "${step}" ran and passed (${ok})`);
-      assert(/MCP Apps views the tools declare: 1 of 1 read/.test(ok), `the view was read (${ok})`);
-      assert(/tools\/call convert_temperature.*212/.test(ok), "the tool named with --call was called");
-      assert(/connector directory rules.*meet Claude's and ChatGPT's directory rules/.test(ok), `the directory rules were checked (${ok})`);
-    }, 150_000);
+      // Behind the authorization, with a token the demo sign-in gives (no proxy: the token is for this origin's /mcp):
+      // both revisions, the example app's view, and the tool named with --call, without a false alarm.
+      await check(
+        "--token: both revisions, the example app's view and a tool named with --call, behind OAuth: no fault",
+        async () => {
+          const client = oauthClient(origin);
+          await client.discover();
+          await client.register();
+          const { access_token } = await client.login("doctor-e2e");
+          // --directory: the example app's tools meet Claude's and ChatGPT's directory rules.
+          const { code, report } = await doctor(`${origin}/mcp`, [
+            "--token",
+            access_token,
+            "--directory",
+            "--call",
+            "convert_temperature",
+            '{"value":100,"from":"celsius"}',
+          ]);
+          assertEqual(
+            idsOf(report).join(","),
+            "",
+            `fault ids (${faultsOf(report)
+              .map((f) => `${f.step}: ${f.why}`)
+              .join(" | ")})`,
+          );
+          assertEqual(code, 0, "exit status");
+          const ok = report.steps
+            .filter((s) => s.status === "ok")
+            .map((s) => `${s.name}: ${s.detail}`)
+            .join(" | ");
+          for (const step of [
+            "2026-07-28: tools/list",
+            "2025-11-25: tools/list in the session",
+            "2025-11-25: DELETE ends the session",
+            "token endpoint",
+          ])
+            assert(ok.includes(step), `the step "${step}" ran and passed (${ok})`);
+          assert(/MCP Apps views the tools declare: 1 of 1 read/.test(ok), `the view was read (${ok})`);
+          assert(/tools\/call convert_temperature.*212/.test(ok), "the tool named with --call was called");
+          assert(
+            /connector directory rules.*meet Claude's and ChatGPT's directory rules/.test(ok),
+            `the directory rules were checked (${ok})`,
+          );
+        },
+        150_000,
+      );
 
-    // This entry's MCP_SESSION_RATE_LIMIT is the template's (30 new sessions a minute): run after run
-    // within the minute, the doctor must not spend it and then blame the server.
-    await check("six runs within a minute behind OAuth (MCP_SESSION_RATE_LIMIT 30/min): no fault in any", async () => {
-      const client = oauthClient(origin);
-      await client.discover();
-      await client.register();
-      const { access_token } = await client.login("doctor-e2e-repeat");
-      for (let run = 1; run <= 6; run++) {
-        const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token]);
-        assertEqual(idsOf(report).join(","), "", `run ${run}: fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
-        assertEqual(code, 0, `run ${run}: exit status`);
-      }
-    }, 150_000);
-  }, { OAUTH_DEMO_AUTO_APPROVE: "true" });
+      // This entry's MCP_SESSION_RATE_LIMIT is the template's (30 new sessions a minute): run after run
+      // within the minute, the doctor must not spend it and then blame the server.
+      await check(
+        "six runs within a minute behind OAuth (MCP_SESSION_RATE_LIMIT 30/min): no fault in any",
+        async () => {
+          const client = oauthClient(origin);
+          await client.discover();
+          await client.register();
+          const { access_token } = await client.login("doctor-e2e-repeat");
+          for (let run = 1; run <= 6; run++) {
+            const { code, report } = await doctor(`${origin}/mcp`, ["--token", access_token]);
+            assertEqual(
+              idsOf(report).join(","),
+              "",
+              `run ${run}: fault ids (${faultsOf(report)
+                .map((f) => `${f.step}: ${f.why}`)
+                .join(" | ")})`,
+            );
+            assertEqual(code, 0, `run ${run}: exit status`);
+          }
+        },
+        150_000,
+      );
+    },
+    { OAUTH_DEMO_AUTO_APPROVE: "true" },
+  );
 
   // Skills (the conformance fixture's) are loaded and verified where declared, without a false alarm.
   await withServer("test/engine/conformance/wrangler.toml", check, async (origin) => {
@@ -280,26 +414,48 @@ export async function runDoctor() {
   await peerCase(check, `tmcp ${TMCP_VERSION}`, startTmcp);
 
   // What a server says reaches the terminal with its control characters escaped, and --json stays JSON.
-  await hostileCase(check, "control sequences in a server's answers are printed escaped (lines and --json)", "escapes", async ({ origin }) => {
-    const lines = await doctor(`${origin}/mcp`, [], { text: true });
-    assert(!TERMINAL_CONTROL.test(lines.stdout), `no control character reaches the terminal: ${JSON.stringify(lines.stdout.match(new RegExp(`.{0,40}${TERMINAL_CONTROL.source}.{0,40}`))?.[0])}`);
-    assert(lines.stdout.includes("\\x1b]0;pwned\\x07"), "the escape sequence is shown, escaped");
-    const { stdout, report } = await doctor(`${origin}/mcp`);
-    assert(!TERMINAL_CONTROL.test(stdout), "no control character in the JSON output either");
-    const text = JSON.stringify(report);
-    assert(text.includes("\\\\x1b]52;c;") && !text.includes(HOSTILE_TEXT), "the JSON holds the escaped text, not the raw one");
-  });
+  await hostileCase(
+    check,
+    "control sequences in a server's answers are printed escaped (lines and --json)",
+    "escapes",
+    async ({ origin }) => {
+      const lines = await doctor(`${origin}/mcp`, [], { text: true });
+      assert(
+        !TERMINAL_CONTROL.test(lines.stdout),
+        `no control character reaches the terminal: ${JSON.stringify(lines.stdout.match(new RegExp(`.{0,40}${TERMINAL_CONTROL.source}.{0,40}`))?.[0])}`,
+      );
+      assert(lines.stdout.includes("\\x1b]0;pwned\\x07"), "the escape sequence is shown, escaped");
+      const { stdout, report } = await doctor(`${origin}/mcp`);
+      assert(!TERMINAL_CONTROL.test(stdout), "no control character in the JSON output either");
+      const text = JSON.stringify(report);
+      assert(text.includes("\\\\x1b]52;c;") && !text.includes(HOSTILE_TEXT), "the JSON holds the escaped text, not the raw one");
+    },
+  );
   await hostileCase(check, "a 256 MiB answer is not read whole (64 KiB kept; 8 MiB at most through the client)", "huge", async (server) => {
     await doctor(`${server.origin}/mcp`);
     assert(server.seen.largest < 32 << 20, `the longest answer the server got to send was ${server.seen.largest} bytes of 256 MiB`);
   });
-  await hostileCase(check, "--call refused with 403 insufficient_scope names the scope and the new consent", "scope-403", async ({ origin }) => {
-    const { code, report } = await doctor(`${origin}/mcp`, ["--token", "a-token-without-notes-write", "--call", "write_note", "{}"]);
-    assertEqual(idsOf(report).join(","), "scope-refused", `fault ids (${faultsOf(report).map((f) => `${f.step}: ${f.why}`).join(" | ")})`);
-    assertEqual(code, 1, "exit status");
-    const f = faultsOf(report)[0];
-    assert(/"notes:write"/.test(f.why) && /asks the user to sign in again/.test(f.shows), `the scope and the new consent are named: ${f.shows} / ${f.why}`);
-  });
+  await hostileCase(
+    check,
+    "--call refused with 403 insufficient_scope names the scope and the new consent",
+    "scope-403",
+    async ({ origin }) => {
+      const { code, report } = await doctor(`${origin}/mcp`, ["--token", "a-token-without-notes-write", "--call", "write_note", "{}"]);
+      assertEqual(
+        idsOf(report).join(","),
+        "scope-refused",
+        `fault ids (${faultsOf(report)
+          .map((f) => `${f.step}: ${f.why}`)
+          .join(" | ")})`,
+      );
+      assertEqual(code, 1, "exit status");
+      const f = faultsOf(report)[0];
+      assert(
+        /"notes:write"/.test(f.why) && /asks the user to sign in again/.test(f.shows),
+        `the scope and the new consent are named: ${f.shows} / ${f.why}`,
+      );
+    },
+  );
 
   return counts();
 }

@@ -19,7 +19,8 @@ const receiver = http.createServer((req, res) => {
   req.on("data", (c) => (body += c));
   req.on("end", () => {
     const json = JSON.parse(body);
-    if (json.type === "verification") return res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ challenge: json.challenge }));
+    if (json.type === "verification")
+      return res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ challenge: json.challenge }));
     arrivals.push(Date.now());
     res.writeHead(204).end();
   });
@@ -28,10 +29,24 @@ await new Promise((r) => receiver.listen(Number(port), "127.0.0.1", () => r(unde
 
 let id = 1;
 async function rpc(url, method, params) {
-  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "events-bench", version: "0" } };
-  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, Authorization: "Bearer mcp-conformance-scope-full" };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "events-bench", version: "0" },
+  };
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": method,
+    Authorization: "Bearer mcp-conformance-scope-full",
+  };
   if (method === "tools/call") headers["Mcp-Name"] = params.name;
-  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: id++, method, params: { ...params, _meta: meta } }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: id++, method, params: { ...params, _meta: meta } }),
+  });
   const text = await res.text();
   const json = JSON.parse(text.includes("data: ") ? text.split("data: ").pop() : text);
   if (json.error) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
@@ -46,7 +61,12 @@ try {
     for (let i = 0; i < n; i += 20)
       await Promise.all(
         Array.from({ length: Math.min(20, n - i) }, (_, k) =>
-          rpc(server.url, "events/subscribe", { name: "test_event", arguments: { topic }, delivery: { mode: "webhook", url: `http://127.0.0.1:${port}/hook/${n}/${i + k}`, secret }, cursor: null }),
+          rpc(server.url, "events/subscribe", {
+            name: "test_event",
+            arguments: { topic },
+            delivery: { mode: "webhook", url: `http://127.0.0.1:${port}/hook/${n}/${i + k}`, secret },
+            cursor: null,
+          }),
         ),
       );
     arrivals = [];
@@ -56,7 +76,9 @@ try {
     const deadline = Date.now() + 120_000;
     while (arrivals.length < n && Date.now() < deadline) await sleep(20);
     const lat = arrivals.map((a) => a - t0).sort((a, b) => a - b);
-    console.log(`${n} subscriptions: publisher returned in ${returned} ms; delivered ${lat.length}/${n}; emit → delivered p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms, last ${lat.at(-1)} ms`);
+    console.log(
+      `${n} subscriptions: publisher returned in ${returned} ms; delivered ${lat.length}/${n}; emit → delivered p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms, last ${lat.at(-1)} ms`,
+    );
   }
 } finally {
   await server.stop();

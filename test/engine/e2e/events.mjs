@@ -63,9 +63,22 @@ async function rpc(url, method, params) {
     jsonrpc: "2.0",
     id: nextId++,
     method,
-    params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "events-e2e", version: "0" } } },
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { name: "events-e2e", version: "0" },
+      },
+    },
   };
-  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, Authorization: `Bearer ${TOKEN}` };
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": method,
+    Authorization: `Bearer ${TOKEN}`,
+  };
   if (method === "tools/call") headers["Mcp-Name"] = params.name;
   const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
   const text = await res.text();
@@ -89,7 +102,13 @@ export async function runEventsE2e() {
   try {
     return await acrossRestarts("MCP Events", { config: CONFIG, vars: { MCP_DEV: "on" } }, async ({ check, url, restart }) => {
       const emit = (topic, count = 1) => rpc(url(), "tools/call", { name: "emit_test_event", arguments: { topic, text: "e2e", count } });
-      const subscribe = () => rpc(url(), "events/subscribe", { name: "test_event", arguments: { topic: "e2e" }, delivery: { mode: "webhook", url: receiver.url, secret }, cursor: null });
+      const subscribe = () =>
+        rpc(url(), "events/subscribe", {
+          name: "test_event",
+          arguments: { topic: "e2e" },
+          delivery: { mode: "webhook", url: receiver.url, secret },
+          cursor: null,
+        });
       let sub;
       await check("subscribe verifies the callback before answering", async () => {
         sub = await subscribe();
@@ -102,20 +121,27 @@ export async function runEventsE2e() {
         await waitFor("3 deliveries", () => receiver.state.deliveries.length >= 3, 10_000);
         const seqs = receiver.state.deliveries.map((d) => d.payload.data.seq).sort();
         assert(JSON.stringify(seqs) === "[1,2,3]", `seqs ${seqs}`);
-        assert(receiver.state.deliveries.every((d) => d.id === d.payload.eventId), "webhook-id is not the eventId");
+        assert(
+          receiver.state.deliveries.every((d) => d.id === d.payload.eventId),
+          "webhook-id is not the eventId",
+        );
         console.log(`      emit → third delivery ${Math.max(...receiver.state.deliveries.map((d) => d.at)) - t0} ms`);
       });
-      await check("500, 500, 200: the third attempt within 60 s, none after the 2xx", async () => {
-        receiver.state.deliveries.length = 0;
-        receiver.state.script = [500, 500];
-        const t0 = Date.now();
-        await emit("e2e");
-        await waitFor("3 attempts", () => receiver.state.deliveries.length >= 3, 60_000);
-        console.log(`      third attempt after ${receiver.state.deliveries[2].at - t0} ms`);
-        await sleep(3000);
-        assert(receiver.state.deliveries.length === 3, `${receiver.state.deliveries.length} attempts`);
-        assert(new Set(receiver.state.deliveries.map((d) => d.id)).size === 1, "the attempts carry different webhook-ids");
-      }, 70_000);
+      await check(
+        "500, 500, 200: the third attempt within 60 s, none after the 2xx",
+        async () => {
+          receiver.state.deliveries.length = 0;
+          receiver.state.script = [500, 500];
+          const t0 = Date.now();
+          await emit("e2e");
+          await waitFor("3 attempts", () => receiver.state.deliveries.length >= 3, 60_000);
+          console.log(`      third attempt after ${receiver.state.deliveries[2].at - t0} ms`);
+          await sleep(3000);
+          assert(receiver.state.deliveries.length === 3, `${receiver.state.deliveries.length} attempts`);
+          assert(new Set(receiver.state.deliveries.map((d) => d.id)).size === 1, "the attempts carry different webhook-ids");
+        },
+        70_000,
+      );
       let pending;
       await check("a delivery that failed is still pending when the server is killed", async () => {
         receiver.state.deliveries.length = 0;
@@ -125,11 +151,19 @@ export async function runEventsE2e() {
         pending = receiver.state.deliveries[0].id;
       });
       await restart();
-      await check("after the restart it is delivered, and refresh keeps the id with a delivery status", async () => {
-        await waitFor("the delivery after the restart", () => receiver.state.deliveries.some((d) => d.id === pending && d.status === 200), 30_000);
-        const again = await subscribe();
-        assert(again.id === sub?.id && again.deliveryStatus?.active === true, JSON.stringify(again));
-      }, 40_000);
+      await check(
+        "after the restart it is delivered, and refresh keeps the id with a delivery status",
+        async () => {
+          await waitFor(
+            "the delivery after the restart",
+            () => receiver.state.deliveries.some((d) => d.id === pending && d.status === 200),
+            30_000,
+          );
+          const again = await subscribe();
+          assert(again.id === sub?.id && again.deliveryStatus?.active === true, JSON.stringify(again));
+        },
+        40_000,
+      );
       await check("every request the receiver got verified with standardwebhooks", async () => {
         assert(receiver.state.bad.length === 0, receiver.state.bad.join("; "));
       });

@@ -22,7 +22,17 @@ export const EXT_COST_APPS = [
 ];
 
 /** Only extension code holds these: identifiers, methods, `_meta` keys and the hooks an extension hands the core. */
-export const EXTENSION_MARKERS = ["io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills", "skills/list", "resources/directory/read", "ui/resourceUri", "toolsWithout", "toolMeta", "webhook-signature", "whsec_"];
+export const EXTENSION_MARKERS = [
+  "io.modelcontextprotocol/ui",
+  "io.modelcontextprotocol/skills",
+  "skills/list",
+  "resources/directory/read",
+  "ui/resourceUri",
+  "toolsWithout",
+  "toolMeta",
+  "webhook-signature",
+  "whsec_",
+];
 
 /** The task runtime's modules (src/engine/tasks.ts and what only it imports): an app without task tools carries none. */
 export const TASK_RUNTIME_MODULES = /^src\/engine\/(tasks|objects\/task[-a-z]*|objects\/session-tasks|http\/tasks|mcp\/step-journal)\.ts$/;
@@ -68,7 +78,14 @@ export async function bundleApp(entry, outdir) {
   const inputs = Object.entries(Object.values(metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {})
     .filter(([, i]) => i.bytesInOutput > 0)
     .map(([file]) => path.relative(ROOT, path.resolve(ROOT, file)).split(path.sep).join("/"));
-  return { dir: outdir, main: "index.js", text: bytes.toString("utf8"), raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length, inputs };
+  return {
+    dir: outdir,
+    main: "index.js",
+    text: bytes.toString("utf8"),
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    inputs,
+  };
 }
 
 /** Why a bundle without extensions is not free of them (empty when it is). */
@@ -79,7 +96,12 @@ function extensionTraces(bundle) {
 }
 
 /** The task runtime's, per-user state's or mounts' modules in bundles of apps without them: empty when there are none. */
-const taskTraces = (apps) => apps.flatMap((a) => a.inputs.filter((f) => TASK_RUNTIME_MODULES.test(f) || USER_STATE_MODULES.test(f) || MOUNT_MODULES.test(f)).map((m) => `${a.name}: module ${m}`));
+const taskTraces = (apps) =>
+  apps.flatMap((a) =>
+    a.inputs
+      .filter((f) => TASK_RUNTIME_MODULES.test(f) || USER_STATE_MODULES.test(f) || MOUNT_MODULES.test(f))
+      .map((m) => `${a.name}: module ${m}`),
+  );
 
 /** The three apps bundled under `dir`, and whether the one without extensions is free of them. */
 export async function extensionCost(dir) {
@@ -90,12 +112,21 @@ export async function extensionCost(dir) {
   const lines = apps.map((a) => `  ${a.label}: raw ${a.raw} B, gzip ${a.gzip} B (${(a.gzip / apps[0].gzip).toFixed(3)}× the app without)`);
   const overBudget = apps[0].gzip > ONE_TOOL_GZIP_BUDGET;
   const verdicts = [
-    traces.length ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}` : "the app without extensions carries none of their code",
-    tasks.length ? `FAIL, apps without task tools, userState or mounts carry their runtime: ${tasks.join(", ")}` : "none carries the task runtime, per-user state or mounts",
+    traces.length
+      ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}`
+      : "the app without extensions carries none of their code",
+    tasks.length
+      ? `FAIL, apps without task tools, userState or mounts carry their runtime: ${tasks.join(", ")}`
+      : "none carries the task runtime, per-user state or mounts",
     `${overBudget ? "FAIL, " : ""}the app without extensions is ${apps[0].gzip} B gzip against a budget of ${ONE_TOOL_GZIP_BUDGET} B`,
   ];
   // `ok`: free of the extensions', the task runtime's and per-user state's code; the budget is checked apart (the bench prints its own goal).
-  return { ok: traces.length === 0 && tasks.length === 0, withinBudget: !overBudget, apps, message: `extension cost: ${verdicts.join("; ")}\n${lines.join("\n")}` };
+  return {
+    ok: traces.length === 0 && tasks.length === 0,
+    withinBudget: !overBudget,
+    apps,
+    message: `extension cost: ${verdicts.join("; ")}\n${lines.join("\n")}`,
+  };
 }
 
 /** The check alone (npm run test:all): free of that code and within the budget, its bundles in a temporary directory. */

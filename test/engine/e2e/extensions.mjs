@@ -66,7 +66,10 @@ export default defineApp({
   ],
 });
 `;
-export const VIEW_FORK_FILE = { path: "assets/views/total.html", html: "<!doctype html><html><body><p id=total>fork view</p></body></html>\n" };
+export const VIEW_FORK_FILE = {
+  path: "assets/views/total.html",
+  html: "<!doctype html><html><body><p id=total>fork view</p></body></html>\n",
+};
 
 /** The MCP calls a host makes, on each revision, against a server at `url`. */
 export function hostOf(url) {
@@ -121,13 +124,16 @@ export async function runExtensions({ config = "wrangler.toml" } = {}) {
   const { modern } = hostOf(url);
 
   try {
-    await check("both revisions: a host with MCP Apps sees the view on the tool and reads it as text/html;profile=mcp-app; a host without it gets the text-only tool", () =>
-      assertViewServed(url, { tool: "convert_temperature", uri: VIEW, htmlIncludes: 'id="fahrenheit"' }),
+    await check(
+      "both revisions: a host with MCP Apps sees the view on the tool and reads it as text/html;profile=mcp-app; a host without it gets the text-only tool",
+      () => assertViewServed(url, { tool: "convert_temperature", uri: VIEW, htmlIncludes: 'id="fahrenheit"' }),
     );
 
     const executablePath = findChromium();
     if (!executablePath) {
-      console.log("\n  !!!!! extensions: Chromium not found, the view was NOT run in a browser !!!!!\n  Install it (Debian: apt-get install -y chromium) or set CHROMIUM_PATH.");
+      console.log(
+        "\n  !!!!! extensions: Chromium not found, the view was NOT run in a browser !!!!!\n  Install it (Debian: apt-get install -y chromium) or set CHROMIUM_PATH.",
+      );
       // Under CI (.ci/run installs it) a missing browser is a failure, never a pass.
       if (process.env.CI === "true") {
         await check("Chromium is installed (.ci/run installs it)", async () => {
@@ -137,38 +143,52 @@ export async function runExtensions({ config = "wrangler.toml" } = {}) {
       }
       return { ...counts(), skipped: "Chromium not found" };
     }
-    await check("Chromium: the view's HTML from the Worker handshakes with the host, shows the result, and calls the tool through it", async () => {
-      const { chromium } = await import("playwright-core");
-      const browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] }); // root in CI: no user namespace sandbox
-      try {
-        const page = await browser.newPage();
-        const serverCalls = [];
-        await page.exposeFunction("callServer", async (params) => {
-          serverCalls.push(params);
-          return modern("tools/call", params, UI_HOST);
-        });
-        await page.setContent(HOST_PAGE);
-        const html = (await modern("resources/read", { uri: VIEW }, UI_HOST)).contents[0].text;
-        const args = { value: 100, from: "celsius" };
-        const result = await modern("tools/call", { name: "convert_temperature", arguments: args }, UI_HOST);
-        await page.evaluate(([h, call]) => /** @type {any} */ (window).startView(h, call), [html, { arguments: args, result }]);
-        const view = page.frameLocator("#view");
-        await view.locator("#fahrenheit").filter({ hasText: "212" }).waitFor({ timeout: 10_000 });
-        const seen = await page.evaluate(() => /** @type {any} */ (window).seen);
-        const init = seen.find((m) => m.method === "ui/initialize");
-        assert(init && typeof init.id === "number", "ui/initialize is a request");
-        assertEqual(init.params.appInfo?.name, "temperature-view", "appInfo");
-        assert(typeof init.params.protocolVersion === "string", "protocolVersion");
-        assert(seen.some((m) => m.method === "ui/notifications/initialized"), "initialized notification");
-        assert(seen.some((m) => m.method === "ui/notifications/size-changed" && m.params.height > 0), "size-changed");
-        await view.locator("#warmer").click();
-        await view.locator("#celsius").filter({ hasText: /^101$/ }).waitFor({ timeout: 10_000 });
-        assertEqual(serverCalls, [{ name: "convert_temperature", arguments: { value: 101, from: "celsius" } }], "the view's tools/call reached the server");
-        assertEqual(await view.locator("#kelvin").textContent(), "374.15", "the server's answer shown");
-      } finally {
-        await browser.close();
-      }
-    }, 60_000);
+    await check(
+      "Chromium: the view's HTML from the Worker handshakes with the host, shows the result, and calls the tool through it",
+      async () => {
+        const { chromium } = await import("playwright-core");
+        const browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] }); // root in CI: no user namespace sandbox
+        try {
+          const page = await browser.newPage();
+          const serverCalls = [];
+          await page.exposeFunction("callServer", async (params) => {
+            serverCalls.push(params);
+            return modern("tools/call", params, UI_HOST);
+          });
+          await page.setContent(HOST_PAGE);
+          const html = (await modern("resources/read", { uri: VIEW }, UI_HOST)).contents[0].text;
+          const args = { value: 100, from: "celsius" };
+          const result = await modern("tools/call", { name: "convert_temperature", arguments: args }, UI_HOST);
+          await page.evaluate(([h, call]) => /** @type {any} */ (window).startView(h, call), [html, { arguments: args, result }]);
+          const view = page.frameLocator("#view");
+          await view.locator("#fahrenheit").filter({ hasText: "212" }).waitFor({ timeout: 10_000 });
+          const seen = await page.evaluate(() => /** @type {any} */ (window).seen);
+          const init = seen.find((m) => m.method === "ui/initialize");
+          assert(init && typeof init.id === "number", "ui/initialize is a request");
+          assertEqual(init.params.appInfo?.name, "temperature-view", "appInfo");
+          assert(typeof init.params.protocolVersion === "string", "protocolVersion");
+          assert(
+            seen.some((m) => m.method === "ui/notifications/initialized"),
+            "initialized notification",
+          );
+          assert(
+            seen.some((m) => m.method === "ui/notifications/size-changed" && m.params.height > 0),
+            "size-changed",
+          );
+          await view.locator("#warmer").click();
+          await view.locator("#celsius").filter({ hasText: /^101$/ }).waitFor({ timeout: 10_000 });
+          assertEqual(
+            serverCalls,
+            [{ name: "convert_temperature", arguments: { value: 101, from: "celsius" } }],
+            "the view's tools/call reached the server",
+          );
+          assertEqual(await view.locator("#kelvin").textContent(), "374.15", "the server's answer shown");
+        } finally {
+          await browser.close();
+        }
+      },
+      60_000,
+    );
   } finally {
     await server.stop();
   }

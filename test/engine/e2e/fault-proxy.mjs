@@ -27,7 +27,12 @@ const FAULT_MODES = {
   healthy: () => false,
   "agent-blocked": (req, res) => {
     if (!/Claude-User/.test(req.headers["user-agent"] ?? "")) return false;
-    res.writeHead(403, { server: "cloudflare", "cf-mitigated": "challenge", "cf-ray": "8f00doctor0000-LHR", "content-type": "text/html; charset=UTF-8" });
+    res.writeHead(403, {
+      server: "cloudflare",
+      "cf-mitigated": "challenge",
+      "cf-ray": "8f00doctor0000-LHR",
+      "content-type": "text/html; charset=UTF-8",
+    });
     res.end(EDGE_BLOCK_PAGE);
     return true;
   },
@@ -81,7 +86,13 @@ const FAULT_MODES = {
   "sessions-limited": (req, res, forward) => {
     if (req.method !== "POST" || !/"method"\s*:\s*"initialize"/.test(forward.body.toString())) return false;
     res.writeHead(429, { "content-type": "application/json", "retry-after": "60" });
-    res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Too Many Requests: too many new sessions (MCP_SESSION_RATE_LIMIT); retry after 60 seconds" } }));
+    res.end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32600, message: "Too Many Requests: too many new sessions (MCP_SESSION_RATE_LIMIT); retry after 60 seconds" },
+      }),
+    );
     return true;
   },
   "sessions-404": (req, res) => {

@@ -8,7 +8,17 @@
 // `npm run dev` a tool's stack names src/server.ts, and a SIGTERM to npm's PID frees the port.
 import { execFileSync } from "node:child_process";
 import net from "node:net";
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
@@ -24,10 +34,20 @@ import { fencedBlocks } from "../../../scripts/checks/readme-blocks.mjs";
  * example app: the drill runs it in its fork instead, and that is how the page's block is checked.
  */
 function storagePageTest() {
-  const block = fencedBlocks(readFileSync(path.join(ROOT, "docs/storage.md"), "utf8")).find((b) => b.code.includes('"cloudflare:test"') && b.code.includes("bookmarks"));
+  const block = fencedBlocks(readFileSync(path.join(ROOT, "docs/storage.md"), "utf8")).find(
+    (b) => b.code.includes('"cloudflare:test"') && b.code.includes("bookmarks"),
+  );
   if (!block) throw new Error("docs/storage.md has no test of the bookmarks table: the fork drill runs that block");
-  const indent = Math.min(...block.code.split("\n").filter((l) => l.trim()).map((l) => l.match(/^ */)[0].length));
-  return `${block.code.split("\n").map((l) => l.slice(indent)).join("\n")}\n`;
+  const indent = Math.min(
+    ...block.code
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => l.match(/^ */)[0].length),
+  );
+  return `${block.code
+    .split("\n")
+    .map((l) => l.slice(indent))
+    .join("\n")}\n`;
 }
 
 const NOTES_APP = `import * as v from "valibot";
@@ -86,7 +106,10 @@ binding = "DB"
 database_name = "fork-drill-bookmarks"
 database_id = "00000000-0000-4000-8000-000000000000"
 `;
-const MIGRATION = { file: "migrations/0001_bookmarks.sql", sql: "CREATE TABLE bookmarks (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL);\n" };
+const MIGRATION = {
+  file: "migrations/0001_bookmarks.sql",
+  sql: "CREATE TABLE bookmarks (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL);\n",
+};
 
 /** The fork's own tests: not named server.test.ts, one in a subfolder, both reading the real local KV. */
 const NOTES_TESTS = {
@@ -155,7 +178,10 @@ const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/
 
 /** The project's files as git sees them (tracked, and new files not ignored), copied to `dir`. */
 function copyProject(dir) {
-  const list = (args) => execFileSync("git", ["ls-files", "-z", ...args], { cwd: ROOT, encoding: "utf8" }).split("\0").filter(Boolean);
+  const list = (args) =>
+    execFileSync("git", ["ls-files", "-z", ...args], { cwd: ROOT, encoding: "utf8" })
+      .split("\0")
+      .filter(Boolean);
   for (const file of new Set([...list([]), ...list(["--others", "--exclude-standard"])])) {
     const to = path.join(dir, file);
     mkdirSync(path.dirname(to), { recursive: true });
@@ -188,7 +214,12 @@ async function callBoth(url, first, second) {
   const init = await fetch(url, {
     method: "POST",
     headers: JSON_HEADERS,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fork-drill", version: "0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fork-drill", version: "0" } },
+    }),
   });
   const session = init.headers.get("Mcp-Session-Id") ?? "";
   const inSession = { ...JSON_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" };
@@ -216,18 +247,27 @@ async function inScratchFork(check, name, fn) {
   /** Runs a command in the fork; resolves with its exit code and output. */
   const exec = (cmd, args, timeoutMs) => run(cmd, args, { cwd: dir, timeoutMs, capture: true });
   const mustPass = (label, cmd, args, timeoutMs) =>
-    check(label, async () => {
-      const r = await exec(cmd, args, timeoutMs);
-      if (r.code !== 0 || r.timedOut) throw new Error(`${cmd} ${args.join(" ")} ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-3000)}`);
-      return r;
-    }, timeoutMs + 5_000);
+    check(
+      label,
+      async () => {
+        const r = await exec(cmd, args, timeoutMs);
+        if (r.code !== 0 || r.timedOut)
+          throw new Error(`${cmd} ${args.join(" ")} ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-3000)}`);
+        return r;
+      },
+      timeoutMs + 5_000,
+    );
   /** Serves the fork under `wrangler dev` and runs the check `label` against its URL. */
   const served = async (label, fn) => {
     /** @type {Awaited<ReturnType<typeof startWrangler>>} */
     let server;
-    const started = await check(`wrangler dev serves the fork (${name})`, async () => {
-      server = await startWrangler({ config: path.join(dir, "wrangler.toml") });
-    }, 90_000);
+    const started = await check(
+      `wrangler dev serves the fork (${name})`,
+      async () => {
+        server = await startWrangler({ config: path.join(dir, "wrangler.toml") });
+      },
+      90_000,
+    );
     if (!started) return;
     try {
       await check(label, () => fn(server.url));
@@ -260,29 +300,56 @@ async function notesFork(check) {
       writeFileSync(path.join(dir, file), text);
     }
     await mustPass("npm run types (the fork's NOTES binding typed in Env)", "npm", ["run", "types"], 120_000);
-    await check("npm test runs the fork's own test files, with its KV binding, and passes", async () => {
-      const r = await exec("npm", ["test"], 240_000);
-      if (r.code !== 0 || r.timedOut) throw new Error(`npm test ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-4000)}`);
-      for (const file of [...Object.keys(NOTES_TESTS), "test/app-checks/app.test.ts"])
-        assert(new RegExp(`✓ ${file.replace(/[./]/g, "\\$&")}`).test(r.out), `npm test did not run ${file}:\n${r.out.slice(-3000)}`);
-    }, 245_000);
+    await check(
+      "npm test runs the fork's own test files, with its KV binding, and passes",
+      async () => {
+        const r = await exec("npm", ["test"], 240_000);
+        if (r.code !== 0 || r.timedOut)
+          throw new Error(`npm test ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-4000)}`);
+        for (const file of [...Object.keys(NOTES_TESTS), "test/app-checks/app.test.ts"])
+          assert(new RegExp(`✓ ${file.replace(/[./]/g, "\\$&")}`).test(r.out), `npm test did not run ${file}:\n${r.out.slice(-3000)}`);
+      },
+      245_000,
+    );
 
-    await check("npm run deploy -- --dry-run says it would apply the D1 migration remotely before the Worker", async () => {
-      const r = await exec("npm", ["run", "deploy", "--", "--dry-run", "--outdir", path.join(dir, "dist")], 120_000);
-      assert(r.code === 0 && !r.timedOut, `npm run deploy -- --dry-run ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-3000)}`);
-      assert(r.out.includes("wrangler d1 migrations apply DB --remote") && r.out.includes("0001_bookmarks.sql"), `the dry run did not name the remote migration:\n${r.out.slice(-3000)}`);
-    }, 125_000);
+    await check(
+      "npm run deploy -- --dry-run says it would apply the D1 migration remotely before the Worker",
+      async () => {
+        const r = await exec("npm", ["run", "deploy", "--", "--dry-run", "--outdir", path.join(dir, "dist")], 120_000);
+        assert(
+          r.code === 0 && !r.timedOut,
+          `npm run deploy -- --dry-run ${r.timedOut ? "timed out" : `exited with ${r.code}`}:\n${r.out.slice(-3000)}`,
+        );
+        assert(
+          r.out.includes("wrangler d1 migrations apply DB --remote") && r.out.includes("0001_bookmarks.sql"),
+          `the dry run did not name the remote migration:\n${r.out.slice(-3000)}`,
+        );
+      },
+      125_000,
+    );
 
     await npmRunDev(check, dir, async (url, log) => {
       await check("under npm run dev its tools answer on 2026-07-28 and in a 2025-11-25 session, through its KV", async () => {
-        const { modern, legacy, session } = await callBoth(url, { name: "save_note", arguments: { id: "n", text: "kept in KV" } }, { name: "read_note", arguments: { id: "n" } });
+        const { modern, legacy, session } = await callBoth(
+          url,
+          { name: "save_note", arguments: { id: "n", text: "kept in KV" } },
+          { name: "read_note", arguments: { id: "n" } },
+        );
         assertEqual(modern.result?.content, [{ type: "text", text: "saved n" }], "2026-07-28 save_note content");
         assert(session.length > 0, "initialize gave no Mcp-Session-Id");
         assertEqual(legacy.result?.content, [{ type: "text", text: "kept in KV" }], "2025-11-25 read_note content");
       });
       await check("npm run dev applied the D1 migration: add_bookmark writes to its table on both revisions", async () => {
-        const { modern, legacy } = await callBoth(url, { name: "add_bookmark", arguments: { url: "https://a.example" } }, { name: "add_bookmark", arguments: { url: "https://b.example" } });
-        assertEqual(modern.result?.content, [{ type: "text", text: "1 bookmarks" }], `2026-07-28 add_bookmark (log: ${log().slice(-1500)})`);
+        const { modern, legacy } = await callBoth(
+          url,
+          { name: "add_bookmark", arguments: { url: "https://a.example" } },
+          { name: "add_bookmark", arguments: { url: "https://b.example" } },
+        );
+        assertEqual(
+          modern.result?.content,
+          [{ type: "text", text: "1 bookmarks" }],
+          `2026-07-28 add_bookmark (log: ${log().slice(-1500)})`,
+        );
         assertEqual(legacy.result?.content, [{ type: "text", text: "2 bookmarks" }], "2025-11-25 add_bookmark");
       });
       await check("under npm run dev a tool's exception is logged with a stack that names src/server.ts", async () => {
@@ -314,7 +381,24 @@ const listening = (port) =>
 async function npmRunDev(check, dir, fn) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const state = mkdtempSync(path.join(os.tmpdir(), "mcp-fork-drill-state-"));
-  const npm = spawnGroup("npm", ["run", "dev", "--", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspectorPort), "--persist-to", state, "--show-interactive-dev-session=false"], { cwd: dir });
+  const npm = spawnGroup(
+    "npm",
+    [
+      "run",
+      "dev",
+      "--",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+    ],
+    { cwd: dir },
+  );
   let out = "";
   const append = (d) => {
     out += d;
@@ -323,20 +407,28 @@ async function npmRunDev(check, dir, fn) {
   npm.stdout.on("data", append);
   npm.stderr.on("data", append);
   try {
-    const up = await check("npm run dev -- --port P serves the fork (its D1 migration applied first)", async () => {
-      for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(250)) {
-        assert(npm.exitCode === null, `npm run dev exited with ${npm.exitCode}:\n${out.slice(-3000)}`);
-        if (await listening(port)) return;
-      }
-      throw new Error(`npm run dev not serving after 90 s:\n${out.slice(-3000)}`);
-    }, 95_000);
+    const up = await check(
+      "npm run dev -- --port P serves the fork (its D1 migration applied first)",
+      async () => {
+        for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(250)) {
+          assert(npm.exitCode === null, `npm run dev exited with ${npm.exitCode}:\n${out.slice(-3000)}`);
+          if (await listening(port)) return;
+        }
+        throw new Error(`npm run dev not serving after 90 s:\n${out.slice(-3000)}`);
+      },
+      95_000,
+    );
     if (!up) return;
     await fn(`http://127.0.0.1:${port}/mcp`, () => out);
-    await check("SIGTERM to npm run dev's PID stops the whole tree: the port is free within 10 s", async () => {
-      process.kill(npm.pid, "SIGTERM");
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(100)) if (!(await listening(port))) return;
-      throw new Error(`port ${port} still served 10 s after SIGTERM to npm (pid ${npm.pid})`);
-    }, 15_000);
+    await check(
+      "SIGTERM to npm run dev's PID stops the whole tree: the port is free within 10 s",
+      async () => {
+        process.kill(npm.pid, "SIGTERM");
+        for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(100)) if (!(await listening(port))) return;
+        throw new Error(`port ${port} still served 10 s after SIGTERM to npm (pid ${npm.pid})`);
+      },
+      15_000,
+    );
   } finally {
     await stopGroup(npm);
     rmSync(state, { recursive: true, force: true });
@@ -347,23 +439,44 @@ async function mistakesFork(check) {
   await inScratchFork(check, "mistakes", async (dir, { exec }) => {
     writeFileSync(path.join(dir, "src", "server.ts"), MISTAKES_APP);
     const failsNaming = (label, cmd, args, timeoutMs) =>
-      check(label, async () => {
-        const r = await exec(cmd, args, timeoutMs);
-        assert(!r.timedOut, `${cmd} ${args.join(" ")} timed out`);
-        assert(r.code !== 0, `${cmd} ${args.join(" ")} passed with definition mistakes:\n${r.out.slice(-3000)}`);
-        const missing = MISTAKES_SAID.filter((said) => !r.out.includes(said));
-        assert(missing.length === 0, `${cmd} ${args.join(" ")} did not name: ${missing.join(" | ")}\n${r.out.slice(-3000)}`);
-      }, timeoutMs + 5_000);
+      check(
+        label,
+        async () => {
+          const r = await exec(cmd, args, timeoutMs);
+          assert(!r.timedOut, `${cmd} ${args.join(" ")} timed out`);
+          assert(r.code !== 0, `${cmd} ${args.join(" ")} passed with definition mistakes:\n${r.out.slice(-3000)}`);
+          const missing = MISTAKES_SAID.filter((said) => !r.out.includes(said));
+          assert(missing.length === 0, `${cmd} ${args.join(" ")} did not name: ${missing.join(" | ")}\n${r.out.slice(-3000)}`);
+        },
+        timeoutMs + 5_000,
+      );
     await failsNaming("npm test fails, naming each definition mistake", "npm", ["test"], 240_000);
-    await check("npm test names them before it typechecks (the cheapest step first)", async () => {
-      const r = await exec("npm", ["test"], 240_000);
-      assert(r.code !== 0 && r.out.includes('Tool "note" is defined twice'), `npm test did not fail naming the mistakes:\n${r.out.slice(-2000)}`);
-      assert(!r.out.includes("typecheck (tsc"), `npm test ran the typecheck before the app check:\n${r.out.slice(-2000)}`);
-    }, 245_000);
+    await check(
+      "npm test names them before it typechecks (the cheapest step first)",
+      async () => {
+        const r = await exec("npm", ["test"], 240_000);
+        assert(
+          r.code !== 0 && r.out.includes('Tool "note" is defined twice'),
+          `npm test did not fail naming the mistakes:\n${r.out.slice(-2000)}`,
+        );
+        assert(!r.out.includes("typecheck (tsc"), `npm test ran the typecheck before the app check:\n${r.out.slice(-2000)}`);
+      },
+      245_000,
+    );
     // Flags after \`--\` as a user passes them; a server that started would keep running until the timeout.
     const port = await freePort();
-    await failsNaming("npm run dev refuses to start, naming each mistake", "npm", ["run", "dev", "--", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort())], 60_000);
-    await failsNaming("npm run deploy fails before wrangler, naming each mistake", "npm", ["run", "deploy", "--", "--dry-run", "--outdir", path.join(dir, "dist")], 60_000);
+    await failsNaming(
+      "npm run dev refuses to start, naming each mistake",
+      "npm",
+      ["run", "dev", "--", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(await freePort())],
+      60_000,
+    );
+    await failsNaming(
+      "npm run deploy fails before wrangler, naming each mistake",
+      "npm",
+      ["run", "deploy", "--", "--dry-run", "--outdir", path.join(dir, "dist")],
+      60_000,
+    );
   });
 }
 

@@ -30,12 +30,23 @@ function statelessMcp(call) {
   return async (req, res) => {
     if (req.method !== "POST") return json(res, 405, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed" } });
     const msg = await readJson(req);
-    if (!msg || typeof msg !== "object") return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    if (!msg || typeof msg !== "object")
+      return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
     if (msg.id === undefined) return res.writeHead(202).end();
-    if (req.headers["mcp-protocol-version"] === "2026-07-28") return json(res, 400, { jsonrpc: "2.0", id: msg.id, error: { code: -32000, message: "Unsupported protocol version" } });
+    if (req.headers["mcp-protocol-version"] === "2026-07-28")
+      return json(res, 400, { jsonrpc: "2.0", id: msg.id, error: { code: -32000, message: "Unsupported protocol version" } });
     if (msg.method === "initialize")
-      return json(res, 200, { jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1.0.0" } } });
-    if (msg.method === "tools/list") return json(res, 200, { jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "write_note", title: "Write a note", inputSchema: { type: "object" } }] } });
+      return json(res, 200, {
+        jsonrpc: "2.0",
+        id: msg.id,
+        result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1.0.0" } },
+      });
+    if (msg.method === "tools/list")
+      return json(res, 200, {
+        jsonrpc: "2.0",
+        id: msg.id,
+        result: { tools: [{ name: "write_note", title: "Write a note", inputSchema: { type: "object" } }] },
+      });
     if (msg.method === "tools/call") return call(req, res, msg);
     return json(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
   };
@@ -61,9 +72,14 @@ const MODES = {
   },
   /** A healthy stateless server whose one tool needs a scope the token lacks (RFC 6750 §3.1). */
   "scope-403": statelessMcp((req, res, msg) =>
-    json(res, 403, { jsonrpc: "2.0", id: msg.id, error: { code: -32003, message: "Insufficient scope" } }, {
-      "www-authenticate": `Bearer error="insufficient_scope", scope="notes:write", resource_metadata="http://${req.headers.host}/.well-known/oauth-protected-resource/mcp"`,
-    }),
+    json(
+      res,
+      403,
+      { jsonrpc: "2.0", id: msg.id, error: { code: -32003, message: "Insufficient scope" } },
+      {
+        "www-authenticate": `Bearer error="insufficient_scope", scope="notes:write", resource_metadata="http://${req.headers.host}/.well-known/oauth-protected-resource/mcp"`,
+      },
+    ),
   ),
 };
 

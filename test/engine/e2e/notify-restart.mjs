@@ -24,13 +24,21 @@ async function openSession(url) {
 /** The session's GET stream, from the start or resumed after `lastEventId`. */
 async function getStream(url, sessionId, lastEventId) {
   const res = await fetch(url, { method: "GET", headers: streamHeaders(sessionId, lastEventId), signal: AbortSignal.timeout(60_000) });
-  assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `GET: HTTP ${res.status} ${res.status === 200 ? "" : await res.text()}`);
+  assert(
+    res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"),
+    `GET: HTTP ${res.status} ${res.status === 200 ? "" : await res.text()}`,
+  );
   return new EventStream(webSource(res.body));
 }
 
 /** The engine test app's `announce` tool: publishes a tools list change through the hub. */
 async function announce(url, sessionId) {
-  const res = await fetch(url, { method: "POST", headers: legacyHeaders(sessionId), body: JSON.stringify(requestMessage("tools/call", { name: "announce", arguments: {} })), signal: AbortSignal.timeout(20_000) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: legacyHeaders(sessionId),
+    body: JSON.stringify(requestMessage("tools/call", { name: "announce", arguments: {} })),
+    signal: AbortSignal.timeout(20_000),
+  });
   const text = await res.text();
   assert(res.status === 200 && text.includes("publishMs"), `announce: HTTP ${res.status} ${text.slice(0, 300)}`);
 }
@@ -53,25 +61,34 @@ export function runNotifyRestart() {
 
     await restart();
 
-    await check("2025-11-25: after a restart, Last-Event-ID gives back both publishes made while away, in order, and not the one seen", async () => {
-      assert(state.lastEventId, "no event id from before the restart");
-      await announce(url(), state.sessionId);
-      await announce(url(), state.sessionId);
-      const stream = await getStream(url(), state.sessionId, state.lastEventId);
-      try {
-        const first = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
-        const second = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
-        // A GET stream's ids end with the place in the hub shard's log, which only grows.
-        const hubPlace = (id) => Number(id.split(".").pop());
-        assert(first && second && hubPlace(state.lastEventId) < hubPlace(first.id) && hubPlace(first.id) < hubPlace(second.id), `replayed: ${stream.raw.slice(0, 400)}`);
-        assert(!(await stream.until((m) => m.method === LIST_CHANGED, 1_500)), `a third notification came back: ${stream.raw.slice(0, 600)}`);
-        // And the resumed stream is live: the next publish arrives on it.
+    await check(
+      "2025-11-25: after a restart, Last-Event-ID gives back both publishes made while away, in order, and not the one seen",
+      async () => {
+        assert(state.lastEventId, "no event id from before the restart");
         await announce(url(), state.sessionId);
-        assert(await stream.until((m) => m.method === LIST_CHANGED, 10_000), "the next publish did not arrive on the resumed stream");
-      } finally {
-        await stream.cancel();
-      }
-    });
+        await announce(url(), state.sessionId);
+        const stream = await getStream(url(), state.sessionId, state.lastEventId);
+        try {
+          const first = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
+          const second = await stream.until((m) => m.method === LIST_CHANGED, 10_000);
+          // A GET stream's ids end with the place in the hub shard's log, which only grows.
+          const hubPlace = (id) => Number(id.split(".").pop());
+          assert(
+            first && second && hubPlace(state.lastEventId) < hubPlace(first.id) && hubPlace(first.id) < hubPlace(second.id),
+            `replayed: ${stream.raw.slice(0, 400)}`,
+          );
+          assert(
+            !(await stream.until((m) => m.method === LIST_CHANGED, 1_500)),
+            `a third notification came back: ${stream.raw.slice(0, 600)}`,
+          );
+          // And the resumed stream is live: the next publish arrives on it.
+          await announce(url(), state.sessionId);
+          assert(await stream.until((m) => m.method === LIST_CHANGED, 10_000), "the next publish did not arrive on the resumed stream");
+        } finally {
+          await stream.cancel();
+        }
+      },
+    );
   });
 }
 

@@ -39,11 +39,16 @@ export async function consentAs(authorizationUrl, choose, seen = {}) {
   const page = await fetch(url, { redirect: "manual" });
   const html = await page.text();
   assertEqual(page.status, 200, `consent page (${html.slice(0, 200)})`);
-  const boxes = new Map([...html.matchAll(/<input type="checkbox" name="scope" value="([^"]*)"( checked)?>/g)].map((m) => [unescape(m[1]), m[2] !== undefined]));
+  const boxes = new Map(
+    [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]*)"( checked)?>/g)].map((m) => [unescape(m[1]), m[2] !== undefined]),
+  );
   seen.asked = url.searchParams.get("scope");
   seen.boxes = Object.fromEntries(boxes);
   const handle = unescape(/name="handle" value="([^"]*)"/.exec(html)?.[1] ?? "");
-  const cookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const form = new URLSearchParams({ handle, decision: "approve" });
   for (const s of choose(boxes)) form.append("scope", s);
   const back = await fetch(new URL("/authorize", url), {
@@ -58,7 +63,9 @@ export async function consentAs(authorizationUrl, choose, seen = {}) {
 }
 
 /** What the page ticked, plus `more`. */
-export const ticked = (more = []) => (boxes) => [...new Set([...[...boxes].filter(([, on]) => on).map(([s]) => s), ...more])];
+export const ticked =
+  (more = []) =>
+  (boxes) => [...new Set([...[...boxes].filter(([, on]) => on).map(([s]) => s), ...more])];
 
 /** An OAuthClientProvider (SDK 1.x and 2.x share its shape) whose "browser" is `consentAs` with `choose`; in memory. */
 function sdk1Provider(redirect, choose, seen) {
@@ -69,7 +76,13 @@ function sdk1Provider(redirect, choose, seen) {
       return redirect;
     },
     get clientMetadata() {
-      return { client_name: "SDK 1.x e2e", redirect_uris: [redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+      return {
+        client_name: "SDK 1.x e2e",
+        redirect_uris: [redirect],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      };
     },
     clientInformation: () => client,
     saveClientInformation: (c) => void (client = c),
@@ -101,7 +114,10 @@ async function sdk1SignInAndDelete(server, choose, seen) {
   const provider = sdk1Provider(REDIRECT, choose, seen);
   const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
   const signIn = new Client({ name: "sdk1-e2e", version: "0.0.0" });
-  const refused = await signIn.connect(first).then(() => undefined, (e) => e);
+  const refused = await signIn.connect(first).then(
+    () => undefined,
+    (e) => e,
+  );
   assert(refused instanceof UnauthorizedError, `the first connect should need sign-in: ${refused}`);
   await first.finishAuth(provider.code);
   seen.granted = provider.tokens()?.scope;
@@ -131,7 +147,17 @@ async function v2StepUp(server, versionNegotiation) {
   const open = async () => {
     const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
     const client = new Client({ name: "v2-step-up-e2e", version: "0.0.0" }, { versionNegotiation });
-    return { transport, client, connected: await client.connect(transport).then(() => true, (e) => { if (!(e instanceof UnauthorizedError)) throw e; return false; }) };
+    return {
+      transport,
+      client,
+      connected: await client.connect(transport).then(
+        () => true,
+        (e) => {
+          if (!(e instanceof UnauthorizedError)) throw e;
+          return false;
+        },
+      ),
+    };
   };
   let { transport, client, connected } = await open();
   if (!connected) {
@@ -147,7 +173,11 @@ async function v2StepUp(server, versionNegotiation) {
     await transport.finishAuth(provider.code, provider.iss);
     result = await call();
   }
-  assertEqual(result?.content?.[0]?.text, "deleted n1", `delete_note after the step-up (${String(result?.message ?? JSON.stringify(result))})`);
+  assertEqual(
+    result?.content?.[0]?.text,
+    "deleted n1",
+    `delete_note after the step-up (${String(result?.message ?? JSON.stringify(result))})`,
+  );
   assertEqual(transport.sessionId, session, "the session across the step-up");
   /** @type {any} */
   const again = await call();
@@ -161,7 +191,15 @@ async function loadOwnClient() {
   const dir = path.join(ROOT, "test/.tmp/oauth-clients");
   mkdirSync(dir, { recursive: true });
   const outfile = path.join(dir, `client-${process.pid}.mjs`);
-  await build({ entryPoints: [path.join(ROOT, "src/engine/client/index.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile, logLevel: "error" });
+  await build({
+    entryPoints: [path.join(ROOT, "src/engine/client/index.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile,
+    logLevel: "error",
+  });
   try {
     return await import(pathToFileURL(outfile).href);
   } finally {
@@ -200,10 +238,14 @@ async function mcpRemoteStepUp(server) {
   const configDir = mkdtempSync(path.join(os.tmpdir(), "mcp-remote-e2e-"));
   const port = await freePort();
   // BROWSER=true: its opener "succeeds" without starting a real browser; the user is the code below.
-  const child = spawn(process.execPath, [path.join(ROOT, "node_modules/mcp-remote/dist/proxy.js"), server.url, String(port), "--allow-http"], {
-    env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: "true", DISPLAY: "" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, "node_modules/mcp-remote/dist/proxy.js"), server.url, String(port), "--allow-http"],
+    {
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: "true", DISPLAY: "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let err = "";
   let out = "";
   const waiting = new Map();
@@ -262,7 +304,10 @@ function assertStepUp(consents, who) {
   assertEqual(consents.length, 2, `${who}: consents (sign-in, one step-up)`);
   assertEqual(consents[0], "notes:read", `${who}: the first consent's scope`);
   const second = (consents[1] ?? "").split(" ");
-  assert(second.includes("notes:write") && second.includes("notes:read"), `${who}: the step-up asks for notes:write and keeps notes:read: ${consents[1]}`);
+  assert(
+    second.includes("notes:write") && second.includes("notes:read"),
+    `${who}: the step-up asks for notes:write and keeps notes:read: ${consents[1]}`,
+  );
 }
 
 export async function runOAuthClients() {
@@ -271,46 +316,75 @@ export async function runOAuthClients() {
   try {
     server = await startWrangler({ config: CONFIG, vars: { OAUTH_DEMO_AUTO_APPROVE: "true" } });
   } catch (err) {
-    await check(`start wrangler dev --config ${CONFIG}`, async () => { throw err; });
+    await check(`start wrangler dev --config ${CONFIG}`, async () => {
+      throw err;
+    });
     return counts();
   }
   try {
-    await check("official SDK 1.x client (1.32): one consent where the user also ticks notes:write, then delete_note succeeds", async () => {
-      const seen = {};
-      const result = await sdk1SignInAndDelete(server, ticked(["notes:write"]), seen);
-      console.log(`    SDK 1.x asked for "${seen.asked}"; the page offered ${JSON.stringify(seen.boxes)}; granted "${seen.granted}"`);
-      // Least scope first: the client asked for the baseline only; the user granted the write scope.
-      assertEqual(seen.asked, "notes:read", "the scope the SDK asked for at first consent");
-      assertEqual(seen.boxes, { "notes:read": true, "notes:write": false, "notes:admin": false }, "the consent page's boxes");
-      assert(seen.granted?.split(" ").includes("notes:write"), `granted: ${seen.granted}`);
-      assertEqual(result.content?.[0]?.text, "deleted n1", `delete_note (${JSON.stringify(result)})`);
-    }, 60_000);
+    await check(
+      "official SDK 1.x client (1.32): one consent where the user also ticks notes:write, then delete_note succeeds",
+      async () => {
+        const seen = {};
+        const result = await sdk1SignInAndDelete(server, ticked(["notes:write"]), seen);
+        console.log(`    SDK 1.x asked for "${seen.asked}"; the page offered ${JSON.stringify(seen.boxes)}; granted "${seen.granted}"`);
+        // Least scope first: the client asked for the baseline only; the user granted the write scope.
+        assertEqual(seen.asked, "notes:read", "the scope the SDK asked for at first consent");
+        assertEqual(seen.boxes, { "notes:read": true, "notes:write": false, "notes:admin": false }, "the consent page's boxes");
+        assert(seen.granted?.split(" ").includes("notes:write"), `granted: ${seen.granted}`);
+        assertEqual(result.content?.[0]?.text, "deleted n1", `delete_note (${JSON.stringify(result)})`);
+      },
+      60_000,
+    );
 
-    await check("official SDK 1.x client (1.32): the user grants only what it asked for; a write tool then fails (it cannot step up)", async () => {
-      const seen = {};
-      const result = await sdk1SignInAndDelete(server, (boxes) => [...boxes].filter(([s, on]) => on && s !== "notes:write" && s !== "notes:admin").map(([s]) => s), seen);
-      console.log(`    without notes:write: ${JSON.stringify(result).slice(0, 200)}`);
-      assert(result.error || result.isError, `delete_note should fail without notes:write: ${JSON.stringify(result)}`);
-    }, 60_000);
+    await check(
+      "official SDK 1.x client (1.32): the user grants only what it asked for; a write tool then fails (it cannot step up)",
+      async () => {
+        const seen = {};
+        const result = await sdk1SignInAndDelete(
+          server,
+          (boxes) => [...boxes].filter(([s, on]) => on && s !== "notes:write" && s !== "notes:admin").map(([s]) => s),
+          seen,
+        );
+        console.log(`    without notes:write: ${JSON.stringify(result).slice(0, 200)}`);
+        assert(result.error || result.isError, `delete_note should fail without notes:write: ${JSON.stringify(result)}`);
+      },
+      60_000,
+    );
 
-    for (const [label, mode] of [["2026-07-28", { pin: "2026-07-28" }], ["2025-11-25", { mode: "legacy" }]]) {
-      await check(`official client 2.x (2.4), ${label}: signed in for notes:read, delete_note steps up once (the app finishes the authorization) and succeeds; a second write needs no consent`, async () => {
-        const { consents } = await v2StepUp(server, mode);
-        assertStepUp(consents, `client 2.4 ${label}`);
-      }, 60_000);
+    for (const [label, mode] of [
+      ["2026-07-28", { pin: "2026-07-28" }],
+      ["2025-11-25", { mode: "legacy" }],
+    ]) {
+      await check(
+        `official client 2.x (2.4), ${label}: signed in for notes:read, delete_note steps up once (the app finishes the authorization) and succeeds; a second write needs no consent`,
+        async () => {
+          const { consents } = await v2StepUp(server, mode);
+          assertStepUp(consents, `client 2.4 ${label}`);
+        },
+        60_000,
+      );
     }
 
     for (const protocol of ["2026-07-28", "2025-11-25"]) {
-      await check(`this template's client, ${protocol}: signed in for notes:read, delete_note steps up once by itself and succeeds; a second write needs no consent`, async () => {
-        const { consents } = await ownStepUp(server, protocol);
-        assertStepUp(consents, `template client ${protocol}`);
-      }, 60_000);
+      await check(
+        `this template's client, ${protocol}: signed in for notes:read, delete_note steps up once by itself and succeeds; a second write needs no consent`,
+        async () => {
+          const { consents } = await ownStepUp(server, protocol);
+          assertStepUp(consents, `template client ${protocol}`);
+        },
+        60_000,
+      );
     }
 
-    await check("mcp-remote 0.15: signed in for notes:read, delete_note steps up once and succeeds; a second write needs no consent", async () => {
-      const { consents } = await mcpRemoteStepUp(server);
-      assertStepUp(consents, "mcp-remote 0.15");
-    }, 90_000);
+    await check(
+      "mcp-remote 0.15: signed in for notes:read, delete_note steps up once and succeeds; a second write needs no consent",
+      async () => {
+        const { consents } = await mcpRemoteStepUp(server);
+        assertStepUp(consents, "mcp-remote 0.15");
+      },
+      90_000,
+    );
   } finally {
     if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     await server.stop();

@@ -27,7 +27,8 @@ const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 async function approve(url) {
   const res = await fetch(url, { redirect: "manual" });
   const location = res.headers.get("Location");
-  if (res.status !== 302 || !location) throw new Error(`/authorize answered ${res.status}, not a redirect: ${(await res.text()).slice(0, 200)}`);
+  if (res.status !== 302 || !location)
+    throw new Error(`/authorize answered ${res.status}, not a redirect: ${(await res.text()).slice(0, 200)}`);
   for (let i = 0; ; i++) {
     try {
       return await fetch(location);
@@ -70,28 +71,38 @@ export async function runOAuthConformance() {
   try {
     server = await startWrangler({ config: CONFIG, vars: { OAUTH_DEMO_AUTO_APPROVE: "true" } });
   } catch (err) {
-    await check(`start wrangler dev --config ${CONFIG}`, async () => { throw err; });
+    await check(`start wrangler dev --config ${CONFIG}`, async () => {
+      throw err;
+    });
     return counts();
   }
   console.log(`  OAuth server (demo auto-approve) at ${server.origin}`);
   try {
-    await check(`conformance authorization: ${SCENARIOS.join(" + ")}, 0 failed`, async () => {
-      const port = await freePort();
-      const client = oauthClient(server.origin, fetch, `http://127.0.0.1:${port}/callback`);
-      await client.discover();
-      const clientId = await client.register();
-      const args = ["--url", server.origin, "--client-id", clientId, "--resource", server.url, "--port", String(port)];
-      const r = await runSuite(args, 90_000);
-      const summary = r.out.split("\n").filter((l) => /^(✓|✗) |^Total:/.test(l.trim()));
-      for (const l of summary) console.log(`    ${l.trim()}`);
-      if (r.code !== 0 || r.timedOut) console.log(r.out.slice(-3000).replace(/^/gm, "      "));
-      assert(!r.timedOut, "the suite timed out");
-      for (const s of SCENARIOS) assert(summary.some((l) => l.includes(`✓ ${s}:`)), `scenario ${s} did not pass`);
-      const total = /Total: (\d+) passed, (\d+) failed/.exec(r.out);
-      assert(total, "no Total line in the suite's output");
-      assertEqual(Number(total[2]), 0, "failed checks");
-      assertEqual(r.code, 0, "exit code");
-    }, 120_000);
+    await check(
+      `conformance authorization: ${SCENARIOS.join(" + ")}, 0 failed`,
+      async () => {
+        const port = await freePort();
+        const client = oauthClient(server.origin, fetch, `http://127.0.0.1:${port}/callback`);
+        await client.discover();
+        const clientId = await client.register();
+        const args = ["--url", server.origin, "--client-id", clientId, "--resource", server.url, "--port", String(port)];
+        const r = await runSuite(args, 90_000);
+        const summary = r.out.split("\n").filter((l) => /^(✓|✗) |^Total:/.test(l.trim()));
+        for (const l of summary) console.log(`    ${l.trim()}`);
+        if (r.code !== 0 || r.timedOut) console.log(r.out.slice(-3000).replace(/^/gm, "      "));
+        assert(!r.timedOut, "the suite timed out");
+        for (const s of SCENARIOS)
+          assert(
+            summary.some((l) => l.includes(`✓ ${s}:`)),
+            `scenario ${s} did not pass`,
+          );
+        const total = /Total: (\d+) passed, (\d+) failed/.exec(r.out);
+        assert(total, "no Total line in the suite's output");
+        assertEqual(Number(total[2]), 0, "failed checks");
+        assertEqual(r.code, 0, "exit code");
+      },
+      120_000,
+    );
   } finally {
     if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     await server.stop();

@@ -70,16 +70,19 @@ export function fetchVia(server, extraHeaders = {}) {
     new Promise((resolve, reject) => {
       const url = new URL(input);
       const headers = { ...Object.fromEntries(new Headers(init.headers ?? {})), Host: url.host, ...extraHeaders };
-      const req = http.request({ host: hostname, port, path: `${url.pathname}${url.search}`, method: init.method ?? "GET", headers }, (res) => {
-        const chunks = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("end", () => {
-          const h = new Headers();
-          for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
-          const body = [204, 304].includes(res.statusCode) ? null : Buffer.concat(chunks);
-          resolve(new Response(body, { status: res.statusCode, headers: h }));
-        });
-      });
+      const req = http.request(
+        { host: hostname, port, path: `${url.pathname}${url.search}`, method: init.method ?? "GET", headers },
+        (res) => {
+          const chunks = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("end", () => {
+            const h = new Headers();
+            for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+            const body = [204, 304].includes(res.statusCode) ? null : Buffer.concat(chunks);
+            resolve(new Response(body, { status: res.statusCode, headers: h }));
+          });
+        },
+      );
       req.on("error", reject);
       if (init.body !== undefined) req.write(typeof init.body === "string" ? init.body : String(init.body));
       req.end();
@@ -112,11 +115,12 @@ async function heapProbe(origin) {
     const m = JSON.parse(e.data);
     if (waiting.has(m.id)) waiting.get(m.id)(m), waiting.delete(m.id);
   };
-  const send = (method, params = {}) => new Promise((resolve) => {
-    const id = ++next;
-    waiting.set(id, resolve);
-    ws.send(JSON.stringify({ id, method, params }));
-  });
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = ++next;
+      waiting.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
   await send("HeapProfiler.enable");
   return {
     /** A heap snapshot runs a full GC first (this inspector has no collectGarbage); its chunks are dropped. */
@@ -143,7 +147,12 @@ export function modernInit(method, token, params = {}) {
       },
     },
   };
-  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": method };
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": method,
+  };
   if (typeof params.name === "string") headers["Mcp-Name"] = params.name;
   if (token) headers.Authorization = `Bearer ${token}`;
   return { method: "POST", headers, body: JSON.stringify(body) };
@@ -161,7 +170,10 @@ export function legacyInit(message, token, session) {
 export async function rpcBody(res) {
   const text = await res.text();
   if (!(res.headers.get("Content-Type") ?? "").startsWith("text/event-stream")) return JSON.parse(text);
-  const data = text.split("\n").filter((l) => l.startsWith("data:") && l.length > 5).map((l) => l.slice(5).trim());
+  const data = text
+    .split("\n")
+    .filter((l) => l.startsWith("data:") && l.length > 5)
+    .map((l) => l.slice(5).trim());
   return JSON.parse(data.at(-1));
 }
 
@@ -187,7 +199,16 @@ export function oauthClient(origin, fetch = globalThis.fetch, redirect = REDIREC
   const authorizeUrl = (params = {}) => {
     const p = pkce();
     const url = new URL(state.meta.authorization_endpoint);
-    const q = { response_type: "code", client_id: state.clientId, redirect_uri: redirect, code_challenge: p.challenge, code_challenge_method: "S256", state: b64url(randomBytes(12)), resource: `${origin}/mcp`, ...params };
+    const q = {
+      response_type: "code",
+      client_id: state.clientId,
+      redirect_uri: redirect,
+      code_challenge: p.challenge,
+      code_challenge_method: "S256",
+      state: b64url(randomBytes(12)),
+      resource: `${origin}/mcp`,
+      ...params,
+    };
     for (const [k, v] of Object.entries(q)) if (v !== undefined) url.searchParams.set(k, v);
     return { url, verifier: p.verifier, state: q.state };
   };
@@ -218,7 +239,13 @@ export function oauthClient(origin, fetch = globalThis.fetch, redirect = REDIREC
     const resource = withResource ? `${origin}/mcp` : undefined;
     const a = authorizeUrl({ login_hint: user, resource });
     const code = codeFrom(await fetch(a.url, { redirect: "manual" }), a.state);
-    const t = await token({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: a.verifier, ...(resource ? { resource } : {}) });
+    const t = await token({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirect,
+      code_verifier: a.verifier,
+      ...(resource ? { resource } : {}),
+    });
     assertEqual(t.status, 200, `token status (${JSON.stringify(t.body)})`);
     assertEqual(t.body.token_type.toLowerCase(), "bearer", "token_type");
     return t.body;
@@ -229,18 +256,26 @@ export function oauthClient(origin, fetch = globalThis.fetch, redirect = REDIREC
 export async function runOAuth() {
   const { check, counts } = createChecks("oauth");
 
-  await check("bundles: the default entry has no OAuth provider; the OAuth entry has it", async () => {
-    const [def, oauth] = [await buildEntry("wrangler.toml"), await buildEntry(CONFIG)];
-    console.log(`    default (wrangler.toml): ${kib(def.raw)} raw, ${kib(def.gzip)} gzip; OAuth (${CONFIG}): ${kib(oauth.raw)} raw, ${kib(oauth.gzip)} gzip`);
-    assert(!def.hasProvider, "the default bundle contains workers-oauth-provider");
-    assert(oauth.hasProvider, "the OAuth bundle does not contain workers-oauth-provider");
-  }, 240_000);
+  await check(
+    "bundles: the default entry has no OAuth provider; the OAuth entry has it",
+    async () => {
+      const [def, oauth] = [await buildEntry("wrangler.toml"), await buildEntry(CONFIG)];
+      console.log(
+        `    default (wrangler.toml): ${kib(def.raw)} raw, ${kib(def.gzip)} gzip; OAuth (${CONFIG}): ${kib(oauth.raw)} raw, ${kib(oauth.gzip)} gzip`,
+      );
+      assert(!def.hasProvider, "the default bundle contains workers-oauth-provider");
+      assert(oauth.hasProvider, "the OAuth bundle does not contain workers-oauth-provider");
+    },
+    240_000,
+  );
 
   let server;
   try {
     server = await startWrangler({ config: CONFIG, vars: { OAUTH_DEMO_AUTO_APPROVE: "true" } });
   } catch (err) {
-    await check("start wrangler dev --config wrangler.oauth.toml", async () => { throw err; });
+    await check("start wrangler dev --config wrangler.oauth.toml", async () => {
+      throw err;
+    });
     return counts();
   }
   console.log(`  OAuth server (demo auto-approve) at ${server.url}`);
@@ -259,9 +294,15 @@ export async function runOAuth() {
       for (const p of ["/mcp", "/authorize", "/.well-known/oauth-authorization-server", "/oauth/token"]) {
         assertEqual((await rawStatus(origin, p, { headers: { Host: "rebound.example" } })).status, 403, `foreign Host on ${p}`);
       }
-      const evil = await rawStatus(origin, "/mcp", { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+      const evil = await rawStatus(origin, "/mcp", {
+        method: "OPTIONS",
+        headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+      });
       assertEqual(evil.status, 403, "preflight from a foreign origin");
-      const own = await rawStatus(origin, "/mcp", { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization" } });
+      const own = await rawStatus(origin, "/mcp", {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization" },
+      });
       assert(own.status === 204 || own.status === 200, `preflight from this origin: ${own.status}`);
       assert(/authorization/i.test(own.headers["access-control-allow-headers"] ?? ""), "preflight does not allow Authorization");
     });
@@ -297,13 +338,19 @@ export async function runOAuth() {
       const wrong = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
       assertEqual([wrong.status, wrong.body.error], [400, "invalid_grant"], "wrong verifier");
       const b = client.authorizeUrl({ login_hint: "alice" });
-      const form = { grant_type: "authorization_code", code: client.codeFrom(await fetch(b.url, { redirect: "manual" }), b.state), redirect_uri: REDIRECT, code_verifier: b.verifier };
+      const form = {
+        grant_type: "authorization_code",
+        code: client.codeFrom(await fetch(b.url, { redirect: "manual" }), b.state),
+        redirect_uri: REDIRECT,
+        code_verifier: b.verifier,
+      };
       assertEqual((await client.token(form)).status, 200, "first exchange");
       const reuse = await client.token(form);
       assertEqual([reuse.status, reuse.body.error], [400, "invalid_grant"], "second exchange of the same code");
       const missing = await fetch(client.authorizeUrl({ code_challenge: "" }).url, { redirect: "manual" });
       assert(missing.status === 302 || missing.status === 400, `no PKCE challenge: status ${missing.status}`);
-      if (missing.status === 302) assertEqual(new URL(missing.headers.get("Location")).searchParams.get("error"), "invalid_request", "no PKCE challenge");
+      if (missing.status === 302)
+        assertEqual(new URL(missing.headers.get("Location")).searchParams.get("error"), "invalid_request", "no PKCE challenge");
       alice = await client.login("alice"); // a new grant for alice revokes her earlier one: use the newest token
     });
 
@@ -316,7 +363,11 @@ export async function runOAuth() {
     });
 
     await check("2025-11-25 initialize with the token: 200 and a session; tools/list in it", async () => {
-      const init = { id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e-oauth", version: "0.0.0" } } };
+      const init = {
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e-oauth", version: "0.0.0" } },
+      };
       const res = await fetch(mcp, legacyInit(init, alice.access_token));
       const body = await rpcBody(res);
       assertEqual(res.status, 200, `initialize status (${JSON.stringify(body)})`);
@@ -349,59 +400,99 @@ export async function runOAuth() {
       assertEqual(res.status, 200, "refreshed token on /mcp");
     });
 
-    await check("a client that sends no resource (Claude Code): code and refresh tokens are for /mcp, served on both revisions; another resource is invalid_target", async () => {
-      const t = await client.login("frank", { withResource: false });
-      assertEqual(t.resource, mcp, "resource of the code exchange");
-      const r = await client.token({ grant_type: "refresh_token", refresh_token: t.refresh_token });
-      assertEqual([r.status, r.body.resource], [200, mcp], `refresh without resource (${JSON.stringify(r.body)})`);
-      for (const [name, accessToken] of [["code", t.access_token], ["refresh", r.body.access_token]]) {
-        const modern = await fetch(mcp, modernInit("tools/list", accessToken));
-        assertEqual(modern.status, 200, `2026-07-28 tools/list with the ${name} token`);
-        const init = { id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e-oauth", version: "0.0.0" } } };
-        const res = await fetch(mcp, legacyInit(init, accessToken));
-        assertEqual(res.status, 200, `2025-11-25 initialize with the ${name} token`);
-        const list = await fetch(mcp, legacyInit({ id: 2, method: "tools/list" }, accessToken, res.headers.get("Mcp-Session-Id")));
-        assertEqual(list.status, 200, `2025-11-25 tools/list with the ${name} token`);
-      }
-      const other = await client.token({ grant_type: "refresh_token", refresh_token: r.body.refresh_token, resource: "https://other.example/mcp" });
-      assertEqual([other.status, other.body.error], [400, "invalid_target"], "refresh naming another resource");
-    });
+    await check(
+      "a client that sends no resource (Claude Code): code and refresh tokens are for /mcp, served on both revisions; another resource is invalid_target",
+      async () => {
+        const t = await client.login("frank", { withResource: false });
+        assertEqual(t.resource, mcp, "resource of the code exchange");
+        const r = await client.token({ grant_type: "refresh_token", refresh_token: t.refresh_token });
+        assertEqual([r.status, r.body.resource], [200, mcp], `refresh without resource (${JSON.stringify(r.body)})`);
+        for (const [name, accessToken] of [
+          ["code", t.access_token],
+          ["refresh", r.body.access_token],
+        ]) {
+          const modern = await fetch(mcp, modernInit("tools/list", accessToken));
+          assertEqual(modern.status, 200, `2026-07-28 tools/list with the ${name} token`);
+          const init = {
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "e2e-oauth", version: "0.0.0" } },
+          };
+          const res = await fetch(mcp, legacyInit(init, accessToken));
+          assertEqual(res.status, 200, `2025-11-25 initialize with the ${name} token`);
+          const list = await fetch(mcp, legacyInit({ id: 2, method: "tools/list" }, accessToken, res.headers.get("Mcp-Session-Id")));
+          assertEqual(list.status, 200, `2025-11-25 tools/list with the ${name} token`);
+        }
+        const other = await client.token({
+          grant_type: "refresh_token",
+          refresh_token: r.body.refresh_token,
+          resource: "https://other.example/mcp",
+        });
+        assertEqual([other.status, other.body.error], [400, "invalid_target"], "refresh naming another resource");
+      },
+    );
 
-    await check("consent page (prompt=consent): framing forbidden, bound to this browser; Allow gives a code, Deny access_denied", async () => {
-      const a = client.authorizeUrl({ login_hint: "carol", prompt: "consent" });
-      const page = await fetch(a.url, { redirect: "manual" });
-      const html = await page.text();
-      assertEqual(page.status, 200, "page status");
-      assertEqual(page.headers.get("X-Frame-Options"), "DENY", "X-Frame-Options");
-      assert(html.includes("e2e OAuth client") && html.includes("demo-carol"), "page lacks the client or the user");
-      const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1];
-      assert(handle, "no handle in the form");
-      const cookies = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      assert(cookies, "no binding cookie");
-      const post = (decision) =>
-        fetch(a.url, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookies }, body: new URLSearchParams({ handle, decision }) });
-      const code = client.codeFrom(await post("approve"), a.state);
-      const t = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier });
-      assertEqual(t.status, 200, `token (${JSON.stringify(t.body)})`);
-      const again = await post("approve");
-      assertEqual(again.status, 400, "a used consent handle");
-      const d = client.authorizeUrl({ login_hint: "carol", prompt: "consent" });
-      const page2 = await fetch(d.url, { redirect: "manual" });
-      const handle2 = /name="handle" value="([^"]+)"/.exec(await page2.text())?.[1];
-      const cookie2 = page2.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      const deny = await fetch(d.url, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie2 }, body: new URLSearchParams({ handle: handle2, decision: "deny" }) });
-      assertEqual(deny.status, 302, "deny status");
-      assertEqual(new URL(deny.headers.get("Location")).searchParams.get("error"), "access_denied", "deny error");
-    });
+    await check(
+      "consent page (prompt=consent): framing forbidden, bound to this browser; Allow gives a code, Deny access_denied",
+      async () => {
+        const a = client.authorizeUrl({ login_hint: "carol", prompt: "consent" });
+        const page = await fetch(a.url, { redirect: "manual" });
+        const html = await page.text();
+        assertEqual(page.status, 200, "page status");
+        assertEqual(page.headers.get("X-Frame-Options"), "DENY", "X-Frame-Options");
+        assert(html.includes("e2e OAuth client") && html.includes("demo-carol"), "page lacks the client or the user");
+        const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1];
+        assert(handle, "no handle in the form");
+        const cookies = page.headers
+          .getSetCookie()
+          .map((c) => c.split(";")[0])
+          .join("; ");
+        assert(cookies, "no binding cookie");
+        const post = (decision) =>
+          fetch(a.url, {
+            method: "POST",
+            redirect: "manual",
+            headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookies },
+            body: new URLSearchParams({ handle, decision }),
+          });
+        const code = client.codeFrom(await post("approve"), a.state);
+        const t = await client.token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: a.verifier });
+        assertEqual(t.status, 200, `token (${JSON.stringify(t.body)})`);
+        const again = await post("approve");
+        assertEqual(again.status, 400, "a used consent handle");
+        const d = client.authorizeUrl({ login_hint: "carol", prompt: "consent" });
+        const page2 = await fetch(d.url, { redirect: "manual" });
+        const handle2 = /name="handle" value="([^"]+)"/.exec(await page2.text())?.[1];
+        const cookie2 = page2.headers
+          .getSetCookie()
+          .map((c) => c.split(";")[0])
+          .join("; ");
+        const deny = await fetch(d.url, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie2 },
+          body: new URLSearchParams({ handle: handle2, decision: "deny" }),
+        });
+        assertEqual(deny.status, 302, "deny status");
+        assertEqual(new URL(deny.headers.get("Location")).searchParams.get("error"), "access_denied", "deny error");
+      },
+    );
 
-    await check("CIMD: an https client_id is looked up (needs outbound network); unresolvable → local error, no redirect", async () => {
-      const a = client.authorizeUrl({ client_id: "https://client.invalid/oauth/client-metadata.json", redirect_uri: "https://client.invalid/callback" });
-      const res = await fetch(a.url, { redirect: "manual" });
-      const html = await res.text();
-      assertEqual(res.status, 400, "status");
-      assertEqual(res.headers.get("Location"), null, "Location");
-      assert(html.includes("could not be verified"), `page: ${html.slice(0, 200)}`);
-    }, 30_000);
+    await check(
+      "CIMD: an https client_id is looked up (needs outbound network); unresolvable → local error, no redirect",
+      async () => {
+        const a = client.authorizeUrl({
+          client_id: "https://client.invalid/oauth/client-metadata.json",
+          redirect_uri: "https://client.invalid/callback",
+        });
+        const res = await fetch(a.url, { redirect: "manual" });
+        const html = await res.text();
+        assertEqual(res.status, 400, "status");
+        assertEqual(res.headers.get("Location"), null, "Location");
+        assert(html.includes("could not be verified"), `page: ${html.slice(0, 200)}`);
+      },
+      30_000,
+    );
 
     // Red-team regressions. Each name says the behaviour; the defect it guards is in the comment.
 
@@ -434,27 +525,38 @@ export async function runOAuth() {
         assertEqual(res.headers.get("Location"), null, `Location on Host ${host}`);
       }
       const local = client.authorizeUrl({ login_hint: "mallory" });
-      assertEqual((await fetchVia(origin, { "CF-Connecting-IP": "127.0.0.1" })(local.url)).status, 302, "a browser on this machine is still approved");
+      assertEqual(
+        (await fetchVia(origin, { "CF-Connecting-IP": "127.0.0.1" })(local.url)).status,
+        302,
+        "a browser on this machine is still approved",
+      );
     });
 
     // One provider was kept per Host:port, for ever: a client cycling ports grew the isolate.
-    await check("provider cache is bounded: 1,500 Host ports leave the isolate heap within 1 MiB", async () => {
-      const probe = await heapProbe(origin);
-      try {
-        const meta = (port) => rawStatus(origin, "/.well-known/oauth-authorization-server", { headers: { Host: `127.0.0.1:${port}` } });
-        for (let p = 30_000; p < 30_050; p++) await meta(p); // warm up: fill the cache once
-        const before = await probe.used();
-        for (let p = 40_000; p < 41_500; p += 10) {
-          const statuses = await Promise.all(Array.from({ length: 10 }, (_, k) => meta(p + k)));
-          assert(statuses.every((r) => r.status === 200), `metadata on port ${p}: ${statuses.map((r) => r.status)}`);
+    await check(
+      "provider cache is bounded: 1,500 Host ports leave the isolate heap within 1 MiB",
+      async () => {
+        const probe = await heapProbe(origin);
+        try {
+          const meta = (port) => rawStatus(origin, "/.well-known/oauth-authorization-server", { headers: { Host: `127.0.0.1:${port}` } });
+          for (let p = 30_000; p < 30_050; p++) await meta(p); // warm up: fill the cache once
+          const before = await probe.used();
+          for (let p = 40_000; p < 41_500; p += 10) {
+            const statuses = await Promise.all(Array.from({ length: 10 }, (_, k) => meta(p + k)));
+            assert(
+              statuses.every((r) => r.status === 200),
+              `metadata on port ${p}: ${statuses.map((r) => r.status)}`,
+            );
+          }
+          const after = await probe.used();
+          console.log(`    heap ${kib(before)} → ${kib(after)} after 1,500 ports`);
+          assert(after - before < 1024 * 1024, `heap grew by ${kib(after - before)}`);
+        } finally {
+          probe.close();
         }
-        const after = await probe.used();
-        console.log(`    heap ${kib(before)} → ${kib(after)} after 1,500 ports`);
-        assert(after - before < 1024 * 1024, `heap grew by ${kib(after - before)}`);
-      } finally {
-        probe.close();
-      }
-    }, 120_000);
+      },
+      120_000,
+    );
   } finally {
     if (counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
     await server.stop();
@@ -465,7 +567,9 @@ export async function runOAuth() {
   try {
     plain = await startWrangler({ config: CONFIG, vars: { ALLOWED_HOSTS: "localhost,127.0.0.1,[::1],lan.example" } });
   } catch (err) {
-    await check("start wrangler dev --config wrangler.oauth.toml (no demo)", async () => { throw err; });
+    await check("start wrangler dev --config wrangler.oauth.toml (no demo)", async () => {
+      throw err;
+    });
     return counts();
   }
   try {

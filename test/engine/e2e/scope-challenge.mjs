@@ -12,10 +12,26 @@ const LOW = "mcp-conformance-scope-low";
 const FULL = "mcp-conformance-scope-full";
 
 export const SCOPE_PAIRS = [
-  { method: "tools/call", params: { name: "test_simple_text", arguments: {} }, scopes: ["mcp:conformance:tools:call", "mcp:conformance:tools:test_simple_text"] },
-  { method: "resources/read", params: { uri: "test://static-text" }, scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:static"] },
-  { method: "resources/read", params: { uri: "test://template/123/data" }, scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:template:123"] },
-  { method: "prompts/get", params: { name: "test_simple_prompt" }, scopes: ["mcp:conformance:prompts:get", "mcp:conformance:prompts:test_simple_prompt"] },
+  {
+    method: "tools/call",
+    params: { name: "test_simple_text", arguments: {} },
+    scopes: ["mcp:conformance:tools:call", "mcp:conformance:tools:test_simple_text"],
+  },
+  {
+    method: "resources/read",
+    params: { uri: "test://static-text" },
+    scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:static"],
+  },
+  {
+    method: "resources/read",
+    params: { uri: "test://template/123/data" },
+    scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:template:123"],
+  },
+  {
+    method: "prompts/get",
+    params: { name: "test_simple_prompt" },
+    scopes: ["mcp:conformance:prompts:get", "mcp:conformance:prompts:test_simple_prompt"],
+  },
 ];
 
 const bearer = (token) => (token ? { Authorization: `Bearer ${token}` } : {});
@@ -25,7 +41,11 @@ async function assertChallenge(res, scopes, id, url, what) {
   assertEqual(res.status, 403, `${what}: status`);
   const header = res.headers.get("WWW-Authenticate") ?? "";
   const metadata = `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`;
-  assertEqual(header, `Bearer error="insufficient_scope", resource_metadata="${metadata}", scope="${scopes.join(" ")}"`, `${what}: WWW-Authenticate`);
+  assertEqual(
+    header,
+    `Bearer error="insufficient_scope", resource_metadata="${metadata}", scope="${scopes.join(" ")}"`,
+    `${what}: WWW-Authenticate`,
+  );
   const body = await res.json();
   assertEqual(body.id, id, `${what}: the JSON-RPC error's id`);
   assert(body.error?.code === -32003, `${what}: error ${JSON.stringify(body.error)}`);
@@ -62,7 +82,13 @@ export async function scopeChallengeChecks(url) {
     for (const pair of SCOPE_PAIRS) {
       const what = `${pair.method} ${pair.params.name ?? pair.params.uri}`;
       const refused = requestMessage(pair.method, pair.params);
-      await assertChallenge(await post({ ...legacyHeaders(sessionId), ...bearer(LOW) }, refused), pair.scopes, refused.id, url, `${what} low`);
+      await assertChallenge(
+        await post({ ...legacyHeaders(sessionId), ...bearer(LOW) }, refused),
+        pair.scopes,
+        refused.id,
+        url,
+        `${what} low`,
+      );
       const retry = requestMessage(pair.method, pair.params);
       const stepped = await post({ ...legacyHeaders(sessionId), ...bearer(FULL) }, retry);
       assertEqual(stepped.status, 200, `${what} full: status`);
@@ -101,35 +127,70 @@ export async function runScopedApp() {
       const res = await post({ ...legacyHeaders(sessionId), ...bearer(token) }, msg);
       return { msg, res, body: res.status === 200 ? await res.json() : undefined };
     };
-    await check("2025-11-25: the session's handlers see ctx.auth (the claims the app names, never the token); lists hide what the caller cannot use", async () => {
-      const init = await post({ ...initializeHeaders(), ...bearer("reader") }, initializeMessage());
-      sessionId = init.headers.get("Mcp-Session-Id");
-      assert(init.status === 200 && sessionId, `initialize: ${init.status}`);
-      const who = await inSession("reader", "tools/call", { name: "whoami", arguments: {} });
-      assertEqual(JSON.parse(who.body.result.content[0].text), { principal: "alice", scopes: ["notes:read"], claims: { email: "alice@example.test" } }, "ctx.auth");
-      assertEqual((await inSession("reader", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "search"], "the reader's tools");
-      assertEqual((await inSession("writer", "tools/list", {})).body.result.tools.map((t) => t.name), ["whoami", "delete_note", "export_notes", "search"], "the writer's tools");
-    });
-    await check("2025-11-25: a declared scope and a handler's InsufficientScope are both the 403 challenge; the session goes on after each step-up", async () => {
-      const refused = await inSession("reader", "tools/call", { name: "delete_note", arguments: { id: "n1" } });
-      await assertChallenge(refused.res, ["notes:write"], refused.msg.id, url, "reader");
-      assertEqual((await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "n1" } })).body.result.content[0].text, "deleted n1", "writer");
-      const archived = await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } });
-      await assertChallenge(archived.res, ["notes:write", "notes:admin"], archived.msg.id, url, "writer on an archived note");
-      assertEqual((await inSession("admin", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } })).body.result.content[0].text, "deleted archived-1", "admin");
-    });
+    await check(
+      "2025-11-25: the session's handlers see ctx.auth (the claims the app names, never the token); lists hide what the caller cannot use",
+      async () => {
+        const init = await post({ ...initializeHeaders(), ...bearer("reader") }, initializeMessage());
+        sessionId = init.headers.get("Mcp-Session-Id");
+        assert(init.status === 200 && sessionId, `initialize: ${init.status}`);
+        const who = await inSession("reader", "tools/call", { name: "whoami", arguments: {} });
+        assertEqual(
+          JSON.parse(who.body.result.content[0].text),
+          { principal: "alice", scopes: ["notes:read"], claims: { email: "alice@example.test" } },
+          "ctx.auth",
+        );
+        assertEqual(
+          (await inSession("reader", "tools/list", {})).body.result.tools.map((t) => t.name),
+          ["whoami", "search"],
+          "the reader's tools",
+        );
+        assertEqual(
+          (await inSession("writer", "tools/list", {})).body.result.tools.map((t) => t.name),
+          ["whoami", "delete_note", "export_notes", "search"],
+          "the writer's tools",
+        );
+      },
+    );
+    await check(
+      "2025-11-25: a declared scope and a handler's InsufficientScope are both the 403 challenge; the session goes on after each step-up",
+      async () => {
+        const refused = await inSession("reader", "tools/call", { name: "delete_note", arguments: { id: "n1" } });
+        await assertChallenge(refused.res, ["notes:write"], refused.msg.id, url, "reader");
+        assertEqual(
+          (await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "n1" } })).body.result.content[0].text,
+          "deleted n1",
+          "writer",
+        );
+        const archived = await inSession("writer", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } });
+        await assertChallenge(archived.res, ["notes:write", "notes:admin"], archived.msg.id, url, "writer on an archived note");
+        assertEqual(
+          (await inSession("admin", "tools/call", { name: "delete_note", arguments: { id: "archived-1" } })).body.result.content[0].text,
+          "deleted archived-1",
+          "admin",
+        );
+      },
+    );
     await check("2025-11-25: a task tool is checked before its task is made", async () => {
       const made = await inSession("reader", "tools/call", { name: "export_notes", arguments: {}, task: { ttl: 60_000 } });
       await assertChallenge(made.res, ["notes:write"], made.msg.id, url, "reader making the task");
-      const task = (await inSession("writer", "tools/call", { name: "export_notes", arguments: {}, task: { ttl: 60_000 } })).body.result.task;
+      const task = (await inSession("writer", "tools/call", { name: "export_notes", arguments: {}, task: { ttl: 60_000 } })).body.result
+        .task;
       assert(task?.taskId, "the writer made a task");
-      assertEqual((await inSession("writer", "tasks/get", { taskId: task.taskId })).body.result.taskId, task.taskId, "the writer reaches it");
+      assertEqual(
+        (await inSession("writer", "tasks/get", { taskId: task.taskId })).body.result.taskId,
+        task.taskId,
+        "the writer reaches it",
+      );
     });
     await check("2025-11-25: over the per-tool limit a call is a tool result with isError and the retry time, not a 429", async () => {
-      for (let i = 0; i < 3; i++) assert(!(await inSession("reader", "tools/call", { name: "search", arguments: { q: `q${i}` } })).body.result.isError, `call ${i}`);
+      for (let i = 0; i < 3; i++)
+        assert(!(await inSession("reader", "tools/call", { name: "search", arguments: { q: `q${i}` } })).body.result.isError, `call ${i}`);
       const limited = await inSession("reader", "tools/call", { name: "search", arguments: { q: "q4" } });
       assertEqual(limited.res.status, 200, "status");
-      assert(limited.body.result.isError === true && /try again in 60 seconds/.test(limited.body.result.content[0].text), JSON.stringify(limited.body.result));
+      assert(
+        limited.body.result.isError === true && /try again in 60 seconds/.test(limited.body.result.content[0].text),
+        JSON.stringify(limited.body.result),
+      );
     });
     await check("2026-07-28: ctx.auth, and the handler's InsufficientScope as the 403 challenge", async () => {
       const call = async (token, name, args) => {

@@ -36,9 +36,22 @@ export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs =
   const unhook = atExit(removePersist);
   const allVars = { MCP_STATE_SECRET: randomBytes(32).toString("hex"), ...vars };
   const args = [
-    "dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port),
-    "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspectorPort),
-    "--persist-to", persist, "--show-interactive-dev-session=false", "--log-level", logLevel,
+    "dev",
+    "--config",
+    config,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-ip",
+    "127.0.0.1",
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    persist,
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    logLevel,
     ...Object.entries(allVars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   const child = spawnGroup("wrangler", args);

@@ -61,7 +61,12 @@ async function openSession(url) {
 }
 
 function legacyPost(url, sessionId, message) {
-  return fetch(url, { method: "POST", headers: legacyHeaders(sessionId), body: JSON.stringify(message), signal: AbortSignal.timeout(30_000) });
+  return fetch(url, {
+    method: "POST",
+    headers: legacyHeaders(sessionId),
+    body: JSON.stringify(message),
+    signal: AbortSignal.timeout(30_000),
+  });
 }
 
 async function legacy(url, sessionId, method, params) {
@@ -113,7 +118,10 @@ export function runTasksRestart() {
 async function drill(check, first, second, restart, state) {
   await check("2026-07-28: tools/call of prepare_report becomes a task, and tasks/get says working", async () => {
     const created = await modern(first, "tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: PAUSE_MS } });
-    assert(created.resultType === "task" && typeof created.taskId === "string", `expected a task, got ${JSON.stringify(created).slice(0, 300)}`);
+    assert(
+      created.resultType === "task" && typeof created.taskId === "string",
+      `expected a task, got ${JSON.stringify(created).slice(0, 300)}`,
+    );
     state.modernId = created.taskId;
     const got = await modern(first, "tasks/get", { taskId: state.modernId });
     assert(got.status === "working", `tasks/get: ${JSON.stringify(got).slice(0, 300)}`);
@@ -121,7 +129,11 @@ async function drill(check, first, second, restart, state) {
 
   await check("2025-11-25: tools/call with params.task in a session gives {task}, and tasks/get says working", async () => {
     state.sessionId = await openSession(first);
-    const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "dunes", pauseMs: PAUSE_MS }, task: { ttl: 300_000 } });
+    const created = await legacy(first, state.sessionId, "tools/call", {
+      name: "prepare_report",
+      arguments: { topic: "dunes", pauseMs: PAUSE_MS },
+      task: { ttl: 300_000 },
+    });
     assert(typeof created.task?.taskId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
     state.legacyId = created.task.taskId;
     const got = await legacy(first, state.sessionId, "tasks/get", { taskId: state.legacyId });
@@ -130,7 +142,11 @@ async function drill(check, first, second, restart, state) {
 
   await check("2025-11-25: a second session task, and a tasks/result waiting on it (its first event id kept)", async () => {
     assert(state.sessionId, "no session");
-    const created = await legacy(first, state.sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "moss", pauseMs: PAUSE_MS }, task: {} });
+    const created = await legacy(first, state.sessionId, "tools/call", {
+      name: "prepare_report",
+      arguments: { topic: "moss", pauseMs: PAUSE_MS },
+      task: {},
+    });
     state.waitingId = created.task?.taskId;
     assert(typeof state.waitingId === "string", `expected {task}, got ${JSON.stringify(created).slice(0, 300)}`);
     state.waitRequest = requestMessage("tasks/result", { taskId: state.waitingId });
@@ -147,62 +163,103 @@ async function drill(check, first, second, restart, state) {
   // The tasks are inside their first step ("outline", PAUSE_MS long): kill the whole server now.
   await check("the server is killed mid-step (process group) and a new one starts on the same state", restart, 90_000);
 
-  await check("2026-07-28: after the restart the lease runs the task again, to input_required (tasks/get)", async () => {
-    assert(state.modernId, "no task from before the restart");
-    const got = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "input_required", 30_000);
-    assert(got.inputRequests?.length?.method === "elicitation/create", `inputRequests: ${JSON.stringify(got.inputRequests)}`);
-  }, 40_000);
+  await check(
+    "2026-07-28: after the restart the lease runs the task again, to input_required (tasks/get)",
+    async () => {
+      assert(state.modernId, "no task from before the restart");
+      const got = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "input_required", 30_000);
+      assert(got.inputRequests?.length?.method === "elicitation/create", `inputRequests: ${JSON.stringify(got.inputRequests)}`);
+    },
+    40_000,
+  );
 
-  await check(`2026-07-28: tasks/update answers length, the task completes with "${WORDS} words"`, async () => {
-    assert(state.modernId, "no task from before the restart");
-    const updated = await modern(second(), "tasks/update", { taskId: state.modernId, inputResponses: { length: { action: "accept", content: { words: WORDS } } } });
-    assert(updated && typeof updated === "object", `tasks/update: ${JSON.stringify(updated)}`);
-    const done = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "completed", 30_000);
-    checkReport(done.result, "tides");
-  }, 40_000);
+  await check(
+    `2026-07-28: tasks/update answers length, the task completes with "${WORDS} words"`,
+    async () => {
+      assert(state.modernId, "no task from before the restart");
+      const updated = await modern(second(), "tasks/update", {
+        taskId: state.modernId,
+        inputResponses: { length: { action: "accept", content: { words: WORDS } } },
+      });
+      assert(updated && typeof updated === "object", `tasks/update: ${JSON.stringify(updated)}`);
+      const done = await until(() => modern(second(), "tasks/get", { taskId: state.modernId }), "completed", 30_000);
+      checkReport(done.result, "tides");
+    },
+    40_000,
+  );
 
-  await check("2025-11-25: after the restart, the same session's tasks/get reaches input_required", async () => {
-    assert(state.legacyId, "no session task from before the restart");
-    await until(() => legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId }), "input_required", 30_000);
-  }, 40_000);
+  await check(
+    "2025-11-25: after the restart, the same session's tasks/get reaches input_required",
+    async () => {
+      assert(state.legacyId, "no session task from before the restart");
+      await until(() => legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId }), "input_required", 30_000);
+    },
+    40_000,
+  );
 
-  await check(`2025-11-25: tasks/result asks on its stream, the answer finishes it with "${WORDS} words"`, async () => {
-    assert(state.legacyId, "no session task from before the restart");
-    const msg = requestMessage("tasks/result", { taskId: state.legacyId });
-    const res = await legacyPost(second(), state.sessionId, msg);
-    assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `tasks/result: HTTP ${res.status} ${res.headers.get("content-type")}`);
-    const stream = new EventStream(webSource(res.body));
-    try {
-      const ask = await stream.until((m) => m.method === "elicitation/create", 15_000);
-      assert(ask, `no elicitation/create on the tasks/result stream: ${stream.raw.slice(0, 400)}`);
-      const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
-      assert(answer.status === 202, `answer: HTTP ${answer.status} ${(await answer.text()).slice(0, 200)}`);
-      const final = await stream.until((m) => m.id === msg.id, 30_000);
-      const result = resultOf(final?.message, "tasks/result");
-      checkReport(result, "dunes");
-    } finally {
-      await stream.cancel();
-    }
-    const got = await legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId });
-    assert(got.status === "completed", `tasks/get after the result: ${JSON.stringify(got).slice(0, 300)}`);
-  }, 50_000);
+  await check(
+    `2025-11-25: tasks/result asks on its stream, the answer finishes it with "${WORDS} words"`,
+    async () => {
+      assert(state.legacyId, "no session task from before the restart");
+      const msg = requestMessage("tasks/result", { taskId: state.legacyId });
+      const res = await legacyPost(second(), state.sessionId, msg);
+      assert(
+        res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"),
+        `tasks/result: HTTP ${res.status} ${res.headers.get("content-type")}`,
+      );
+      const stream = new EventStream(webSource(res.body));
+      try {
+        const ask = await stream.until((m) => m.method === "elicitation/create", 15_000);
+        assert(ask, `no elicitation/create on the tasks/result stream: ${stream.raw.slice(0, 400)}`);
+        const answer = await legacyPost(second(), state.sessionId, {
+          jsonrpc: "2.0",
+          id: ask.message.id,
+          result: { action: "accept", content: { words: WORDS } },
+        });
+        assert(answer.status === 202, `answer: HTTP ${answer.status} ${(await answer.text()).slice(0, 200)}`);
+        const final = await stream.until((m) => m.id === msg.id, 30_000);
+        const result = resultOf(final?.message, "tasks/result");
+        checkReport(result, "dunes");
+      } finally {
+        await stream.cancel();
+      }
+      const got = await legacy(second(), state.sessionId, "tasks/get", { taskId: state.legacyId });
+      assert(got.status === "completed", `tasks/get after the result: ${JSON.stringify(got).slice(0, 300)}`);
+    },
+    50_000,
+  );
 
-  await check(`2025-11-25: the waiting tasks/result resumes on the new server (GET, Last-Event-ID), asks, and ends with "${WORDS} words"`, async () => {
-    assert(state.lastEventId, "no waiting tasks/result from before the restart");
-    const res = await fetch(second(), { method: "GET", headers: streamHeaders(state.sessionId, state.lastEventId), signal: AbortSignal.timeout(45_000) });
-    assert(res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"), `GET with Last-Event-ID: HTTP ${res.status}`);
-    const stream = new EventStream(webSource(res.body));
-    try {
-      const ask = await stream.until((m) => m.method === "elicitation/create", 30_000);
-      assert(ask, `no elicitation/create on the resumed stream: ${stream.raw.slice(0, 400)}`);
-      const answer = await legacyPost(second(), state.sessionId, { jsonrpc: "2.0", id: ask.message.id, result: { action: "accept", content: { words: WORDS } } });
-      assert(answer.status === 202, `answer: HTTP ${answer.status}`);
-      const final = await stream.until((m) => m.id === state.waitRequest.id, 30_000);
-      checkReport(resultOf(final?.message, "tasks/result (resumed)"), "moss");
-    } finally {
-      await stream.cancel();
-    }
-  }, 50_000);
+  await check(
+    `2025-11-25: the waiting tasks/result resumes on the new server (GET, Last-Event-ID), asks, and ends with "${WORDS} words"`,
+    async () => {
+      assert(state.lastEventId, "no waiting tasks/result from before the restart");
+      const res = await fetch(second(), {
+        method: "GET",
+        headers: streamHeaders(state.sessionId, state.lastEventId),
+        signal: AbortSignal.timeout(45_000),
+      });
+      assert(
+        res.status === 200 && (res.headers.get("content-type") ?? "").includes("text/event-stream"),
+        `GET with Last-Event-ID: HTTP ${res.status}`,
+      );
+      const stream = new EventStream(webSource(res.body));
+      try {
+        const ask = await stream.until((m) => m.method === "elicitation/create", 30_000);
+        assert(ask, `no elicitation/create on the resumed stream: ${stream.raw.slice(0, 400)}`);
+        const answer = await legacyPost(second(), state.sessionId, {
+          jsonrpc: "2.0",
+          id: ask.message.id,
+          result: { action: "accept", content: { words: WORDS } },
+        });
+        assert(answer.status === 202, `answer: HTTP ${answer.status}`);
+        const final = await stream.until((m) => m.id === state.waitRequest.id, 30_000);
+        checkReport(resultOf(final?.message, "tasks/result (resumed)"), "moss");
+      } finally {
+        await stream.cancel();
+      }
+    },
+    50_000,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

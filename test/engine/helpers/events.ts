@@ -9,12 +9,21 @@ import { vi } from "vitest";
 import { anonymousEventsWorker, eventsWorker } from "../app/events-worker";
 import { buildModernRequest, type RpcMessage } from "../wire";
 
-export async function call(method: string, params: Record<string, unknown>, token?: string, extraEnv: Record<string, unknown> = {}): Promise<{ status: number; body: RpcMessage }> {
+export async function call(
+  method: string,
+  params: Record<string, unknown>,
+  token?: string,
+  extraEnv: Record<string, unknown> = {},
+): Promise<{ status: number; body: RpcMessage }> {
   const { message, headers } = buildModernRequest(method, params);
   const ctx = createExecutionContext();
   const worker = token ? eventsWorker : anonymousEventsWorker;
   const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, ...auth }, body: JSON.stringify(message) }), { ...env, ...extraEnv } as never, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, ...auth }, body: JSON.stringify(message) }),
+    { ...env, ...extraEnv } as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return { status: res.status, body: (await res.json()) as RpcMessage };
 }

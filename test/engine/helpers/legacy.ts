@@ -48,7 +48,12 @@ export interface LegacyPostOptions {
 
 /** POSTs one raw JSON-RPC message (request, notification or response) to /mcp. */
 export function postMessage(sessionId: string | undefined, message: object, opts: LegacyPostOptions = {}): Promise<Response> {
-  return SELF.fetch(MCP_URL, { method: "POST", headers: legacyHeaders(sessionId, opts.headers), body: JSON.stringify(message), signal: opts.signal });
+  return SELF.fetch(MCP_URL, {
+    method: "POST",
+    headers: legacyHeaders(sessionId, opts.headers),
+    body: JSON.stringify(message),
+    signal: opts.signal,
+  });
 }
 
 /** POSTs the initialize request (no session header, no version header), as a 2025 client opens a session. */
@@ -69,12 +74,22 @@ export function openSession(opts: Omit<OpenOptions, "clientInfo"> = {}): Promise
 }
 
 /** POSTs a request in a session; returns the raw HTTP response (JSON or SSE). */
-export function request(sessionId: string | undefined, method: string, params: Record<string, unknown> = {}, opts: LegacyPostOptions = {}): Promise<Response> {
+export function request(
+  sessionId: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: LegacyPostOptions = {},
+): Promise<Response> {
   return postMessage(sessionId, requestMessage(method, params, opts.id), opts);
 }
 
 /** POSTs a request that must be answered with plain JSON; returns the JSON-RPC response. */
-export async function call(sessionId: string, method: string, params: Record<string, unknown> = {}, opts: LegacyPostOptions = {}): Promise<RpcMessage> {
+export async function call(
+  sessionId: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: LegacyPostOptions = {},
+): Promise<RpcMessage> {
   const res = await request(sessionId, method, params, opts);
   const text = await res.text();
   expect(res.status, text).toBe(200);
@@ -83,19 +98,33 @@ export async function call(sessionId: string, method: string, params: Record<str
 }
 
 /** The `result` of a request answered with plain JSON; fails the test on an error. */
-export async function result(sessionId: string, method: string, params: Record<string, unknown> = {}, opts: LegacyPostOptions = {}): Promise<any> {
+export async function result(
+  sessionId: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: LegacyPostOptions = {},
+): Promise<any> {
   const body = await call(sessionId, method, params, opts);
   expect(body.error, JSON.stringify(body.error)).toBeUndefined();
   return body.result;
 }
 
 /** POSTs a notification in a session. */
-export function notify(sessionId: string, method: string, params?: Record<string, unknown>, opts: LegacyPostOptions = {}): Promise<Response> {
+export function notify(
+  sessionId: string,
+  method: string,
+  params?: Record<string, unknown>,
+  opts: LegacyPostOptions = {},
+): Promise<Response> {
   return postMessage(sessionId, notificationMessage(method, params), opts);
 }
 
 /** POSTs the client's answer to a server-to-client request. */
-export function respond(sessionId: string, id: RequestId, answer: { result: unknown } | { error: { code: number; message: string } }): Promise<Response> {
+export function respond(
+  sessionId: string,
+  id: RequestId,
+  answer: { result: unknown } | { error: { code: number; message: string } },
+): Promise<Response> {
   return postMessage(sessionId, { jsonrpc: "2.0", id, ...answer });
 }
 

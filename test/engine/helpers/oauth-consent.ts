@@ -26,7 +26,8 @@ export async function openConsent(send: EntryFetch, url: string | URL): Promise<
   const res = await send(new Request(u, { headers: { "CF-Connecting-IP": "127.0.0.1" }, redirect: "manual" }));
   const html = await res.text();
   const boxes = new Map<string, boolean>();
-  for (const m of html.matchAll(/<input type="checkbox" name="scope" value="([^"]*)"( checked)?>/g)) boxes.set(unescape(m[1]!), m[2] !== undefined);
+  for (const m of html.matchAll(/<input type="checkbox" name="scope" value="([^"]*)"( checked)?>/g))
+    boxes.set(unescape(m[1]!), m[2] !== undefined);
   const handle = unescape(/name="handle" value="([^"]*)"/.exec(html)?.[1] ?? "");
   // The binding cookie(s) the page set, sent back with the form.
   const cookie = res.headers
@@ -44,7 +45,12 @@ export async function openConsent(send: EntryFetch, url: string | URL): Promise<
       const back = await send(
         new Request(new URL("/authorize", u), {
           method: "POST",
-          headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, "CF-Connecting-IP": "127.0.0.1", Origin: u.origin },
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Cookie: cookie,
+            "CF-Connecting-IP": "127.0.0.1",
+            Origin: u.origin,
+          },
           body: form,
           redirect: "manual",
         }),

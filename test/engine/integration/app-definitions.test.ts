@@ -8,7 +8,17 @@ import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkApp, checkAppWarnings } from "../../../src/engine/mcp/check-app";
 import { compileApp } from "../../../src/engine/mcp/registry";
-import { ToolError, createMcpWorker, defineApp, definePrompt, defineResource, defineResourceTemplate, defineTool, durableTask, testClient } from "../../../src/mcp";
+import {
+  ToolError,
+  createMcpWorker,
+  defineApp,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  durableTask,
+  testClient,
+} from "../../../src/mcp";
 import { buildModernRequest, modernCall } from "../helpers/mcp";
 import { call, openSession } from "../helpers/legacy";
 
@@ -33,14 +43,20 @@ describe("the app check's directory warnings (Claude's and ChatGPT's connector d
     const warnings = checkAppWarnings(app);
     expect(warnings).toEqual([
       expect.stringMatching(/^Tool "untitled" has no title: Claude's and ChatGPT's directories require one/),
-      expect.stringMatching(/^Tool "hintless" does not set annotations\.readOnlyHint, annotations\.destructiveHint, annotations\.openWorldHint to true or false: .*ChatGPT's directory/),
+      expect.stringMatching(
+        /^Tool "hintless" does not set annotations\.readOnlyHint, annotations\.destructiveHint, annotations\.openWorldHint to true or false: .*ChatGPT's directory/,
+      ),
       expect.stringMatching(/^Tool "half" does not set annotations\.openWorldHint to true or false: .*openWorldHint: ChatGPT's directory/),
       expect.stringMatching(/^Tool "n{65}" has a name of 65 characters: Claude's directory allows at most 64/),
     ]);
   });
 
   it("accepts a title given in annotations.title, and a hint set to false", () => {
-    const tool = defineTool({ name: "t", annotations: { title: "T", readOnlyHint: false, destructiveHint: false, openWorldHint: false }, handler: ok });
+    const tool = defineTool({
+      name: "t",
+      annotations: { title: "T", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      handler: ok,
+    });
     expect(checkAppWarnings(defineApp({ info, tools: [tool] }))).toEqual([]);
   });
 });
@@ -65,7 +81,10 @@ describe("the app check", () => {
         tools: [
           defineTool({
             name: "remind",
-            input: v.object({ when: v.date(), meta: v.optional(v.object({ tags: v.array(v.custom<string>((x) => typeof x === "string")) })) }),
+            input: v.object({
+              when: v.date(),
+              meta: v.optional(v.object({ tags: v.array(v.custom<string>((x) => typeof x === "string")) })),
+            }),
             output: v.object({ at: v.instance(Date) }),
             handler: () => ({ at: new Date() }),
           }),
@@ -73,14 +92,25 @@ describe("the app check", () => {
       }),
     );
     expect(problems).toEqual([
-      expect.stringMatching(/^Tool "remind" input field when: The "date" schema cannot be converted to JSON Schema; give the tool's JSON Schema as inputSchema/),
+      expect.stringMatching(
+        /^Tool "remind" input field when: The "date" schema cannot be converted to JSON Schema; give the tool's JSON Schema as inputSchema/,
+      ),
       expect.stringMatching(/^Tool "remind" input field meta\.tags\[\]: The "custom" schema cannot/),
       expect.stringMatching(/^Tool "remind" output field at: The "instance" schema cannot.*outputSchema/),
     ]);
   });
 
   it("lets actions without a JSON Schema through (they only loosen the schema)", () => {
-    const tool = defineTool({ name: "count", input: v.object({ text: v.pipe(v.string(), v.transform((s) => s.length)) }), handler: ok });
+    const tool = defineTool({
+      name: "count",
+      input: v.object({
+        text: v.pipe(
+          v.string(),
+          v.transform((s) => s.length),
+        ),
+      }),
+      handler: ok,
+    });
     expect(checkApp(defineApp({ info, tools: [tool] }))).toEqual([]);
   });
 
@@ -111,7 +141,10 @@ describe("the app check", () => {
     const problems = checkApp(
       defineApp({
         info,
-        resources: [defineResource({ uri: "readme", name: "r", read: () => "" }), defineResource({ uri: "readme", name: "r", read: () => "" })],
+        resources: [
+          defineResource({ uri: "readme", name: "r", read: () => "" }),
+          defineResource({ uri: "readme", name: "r", read: () => "" }),
+        ],
         prompts: [
           definePrompt({ name: "p", arguments: [{ name: "unit" }], get: () => [], complete: { units: () => [] } }),
           definePrompt({ name: "p", get: () => [] }),
@@ -143,7 +176,9 @@ describe("the app check", () => {
 
   it("names a template declared with defineResource (possible from plain JavaScript): only defineResourceTemplate brings its compiler", () => {
     const template = defineResource({ uriTemplate: "notes://{id}", name: "t", read: () => "" } as never) as never;
-    expect(() => compileApp(defineApp({ info, resourceTemplates: [template] }))).toThrow('"t" is a resource template: use defineResourceTemplate');
+    expect(() => compileApp(defineApp({ info, resourceTemplates: [template] }))).toThrow(
+      '"t" is a resource template: use defineResourceTemplate',
+    );
   });
 
   it("accepts a tool that gives its own JSON Schema; clients see it, and `input` still validates", async () => {
@@ -158,7 +193,10 @@ describe("the app check", () => {
     const app = defineApp({ info, tools: [tool] });
     expect(checkApp(app)).toEqual([]);
     const c = testClient(app);
-    expect((await c.listTools())[0]).toMatchObject({ inputSchema: { properties: { when: { format: "date-time" } } }, outputSchema: { properties: { ok: { type: "boolean" } } } });
+    expect((await c.listTools())[0]).toMatchObject({
+      inputSchema: { properties: { when: { format: "date-time" } } },
+      outputSchema: { properties: { ok: { type: "boolean" } } },
+    });
     expect((await c.callTool("remind", { when: "yesterday-ish" })).isError).toBe(true);
     expect((await c.callTool("remind", { when: "2026-12-02T10:00:00Z" })).content).toEqual([{ type: "text", text: "set" }]);
   });
@@ -176,7 +214,11 @@ describe("the schemas tools/list publishes", () => {
     });
     const { message, headers } = buildModernRequest("tools/list", {}, { id: "schemas" });
     const ctx = createExecutionContext();
-    const res = await createMcpWorker(app).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await createMcpWorker(app).fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     const tools = Object.fromEntries(((await res.json()) as any).result.tools.map((t: any) => [t.name, t.inputSchema]));
     expect(tools.none).toEqual({ type: "object", properties: {}, additionalProperties: false });
@@ -195,16 +237,22 @@ describe("a task tool", () => {
     const said = 'Tool "slow": declare its task as `task: durableTask("optional")`';
     expect(checkApp(app)).toEqual([expect.stringContaining(said)]);
     expect(() => createMcpWorker(app)).toThrow(said);
-    expect(() => createMcpWorker(defineApp({ info, tools: [plain({ support: "required" })] }))).toThrow('`task: durableTask({"support":"required"})`');
+    expect(() => createMcpWorker(defineApp({ info, tools: [plain({ support: "required" })] }))).toThrow(
+      '`task: durableTask({"support":"required"})`',
+    );
   });
 
   it("with durableTask: checked as before, and a Worker whose tools declare none has a stand-in McpTask", () => {
     expect(checkApp(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("optional"), handler: ok })] }))).toEqual([]);
-    expect(checkApp(defineApp({ info, tools: [plain("sometimes")] }))).toEqual(['Tool "slow": task must be "forbidden", "optional" or "required"']);
-    expect(checkApp(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("sometimes" as never), handler: ok })] }))).toEqual([
+    expect(checkApp(defineApp({ info, tools: [plain("sometimes")] }))).toEqual([
       'Tool "slow": task must be "forbidden", "optional" or "required"',
     ]);
-    const withTasks = createMcpWorker(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("optional"), handler: ok })] }));
+    expect(
+      checkApp(defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("sometimes" as never), handler: ok })] })),
+    ).toEqual(['Tool "slow": task must be "forbidden", "optional" or "required"']);
+    const withTasks = createMcpWorker(
+      defineApp({ info, tools: [defineTool({ name: "slow", task: durableTask("optional"), handler: ok })] }),
+    );
     const without = createMcpWorker(defineApp({ info, tools: [plain("forbidden")] }));
     expect("create" in withTasks.McpTask.prototype).toBe(true);
     expect("create" in without.McpTask.prototype).toBe(false);
@@ -222,7 +270,11 @@ async function invalidAppSays(app: Parameters<typeof createMcpWorker>[0], method
   for (let id = 1; id <= requests; id++) {
     const { message, headers } = buildModernRequest(method, {}, { id });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await worker.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(res.status).toBe(500);
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32603);
@@ -247,11 +299,18 @@ describe("a Worker whose app has a definition mistake", () => {
     const answer = async (vars: Record<string, string>) => {
       const { message, headers } = buildModernRequest("tools/list", {}, { id: 3 });
       const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...vars } as never, ctx);
+      const res = await worker.fetch(
+        new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+        { ...env, ...vars } as never,
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       return { status: res.status, error: ((await res.json()) as { error: { code: number; message: string } }).error };
     };
-    expect(await answer({ MCP_DEV: "on" })).toEqual({ status: 500, error: { code: -32603, message: 'Internal error: Tool "note" is defined twice' } });
+    expect(await answer({ MCP_DEV: "on" })).toEqual({
+      status: 500,
+      error: { code: -32603, message: 'Internal error: Tool "note" is defined twice' },
+    });
     expect(await answer({})).toEqual({ status: 500, error: { code: -32603, message: "Internal error" } });
   });
 });
@@ -279,7 +338,17 @@ describe("a prompt that throws ToolError", () => {
   });
 
   it("in-process through testClient: the same error", async () => {
-    const app = defineApp({ info, prompts: [definePrompt({ name: "p", get: () => { throw new ToolError("no such thing"); } })] });
+    const app = defineApp({
+      info,
+      prompts: [
+        definePrompt({
+          name: "p",
+          get: () => {
+            throw new ToolError("no such thing");
+          },
+        }),
+      ],
+    });
     await expect(testClient(app).getPrompt("p")).rejects.toMatchObject({ code: -32602, message: "no such thing" });
   });
 });

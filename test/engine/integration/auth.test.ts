@@ -97,7 +97,12 @@ describe("JWT access tokens", () => {
   });
 
   it("a token for another audience, another issuer, expired, or without a subject gets 401", async () => {
-    for (const bad of [{ aud: "https://other.example/mcp" }, { iss: "https://evil.example" }, { exp: Math.floor(Date.now() / 1000) - 60 }, { sub: "" }]) {
+    for (const bad of [
+      { aud: "https://other.example/mcp" },
+      { iss: "https://evil.example" },
+      { exp: Math.floor(Date.now() / 1000) - 60 },
+      { sub: "" },
+    ]) {
       const res = await call(jwtEnv, modern("tools/list", {}, await token(bad)));
       expect(res.status, JSON.stringify(bad)).toBe(401);
       expect(res.headers.get("WWW-Authenticate")).toMatch(/error="invalid_token"/);
@@ -130,7 +135,13 @@ describe("JWT access tokens", () => {
 
   it("with AUTH_AUDIENCE set, a token for another resource or another client is still refused", async () => {
     const listed = { ...jwtEnv, AUTH_AUDIENCE: "claude-code" };
-    for (const aud of ["https://other.example/mcp", ["https://other.example/mcp"], "other-client", "claude-code-2", "http://localhost/mcp/"]) {
+    for (const aud of [
+      "https://other.example/mcp",
+      ["https://other.example/mcp"],
+      "other-client",
+      "claude-code-2",
+      "http://localhost/mcp/",
+    ]) {
       const res = await call(listed, modern("tools/list", {}, await token({ aud })));
       expect(res.status, JSON.stringify(aud)).toBe(401);
       expect(res.headers.get("WWW-Authenticate")).toMatch(/error="invalid_token"/);
@@ -161,7 +172,12 @@ describe("JWT access tokens", () => {
     const first = await call(jwtEnv, modern("tools/call", { name: "greet", arguments: {} }, await token({ sub: "alice" })));
     const round1 = (await first.json()) as RpcMessage;
     expect(round1.result.resultType).toBe("input_required");
-    const retry = { name: "greet", arguments: {}, requestState: round1.result.requestState, inputResponses: { who: { action: "accept", content: { name: "Mallory" } } } };
+    const retry = {
+      name: "greet",
+      arguments: {},
+      requestState: round1.result.requestState,
+      inputResponses: { who: { action: "accept", content: { name: "Mallory" } } },
+    };
     const stolen = await call(jwtEnv, modern("tools/call", retry, await token({ sub: "bob" })));
     const body = (await stolen.json()) as RpcMessage;
     expect(body.error?.code).toBe(-32602);
@@ -174,14 +190,27 @@ describe("JWT access tokens", () => {
     const init = await call(jwtEnv, {
       method: "POST",
       headers: { ...headers, Authorization: `Bearer ${await token({ sub: "alice" })}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
     });
     const sessionId = init.headers.get("Mcp-Session-Id")!;
     expect(sessionId).toBeTruthy();
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
-    const asBob = await call(jwtEnv, { method: "POST", headers: { ...headers, "Mcp-Session-Id": sessionId, Authorization: `Bearer ${await token({ sub: "bob" })}` }, body: ping });
+    const asBob = await call(jwtEnv, {
+      method: "POST",
+      headers: { ...headers, "Mcp-Session-Id": sessionId, Authorization: `Bearer ${await token({ sub: "bob" })}` },
+      body: ping,
+    });
     expect(asBob.status).toBe(404);
-    const asAlice = await call(jwtEnv, { method: "POST", headers: { ...headers, "Mcp-Session-Id": sessionId, Authorization: `Bearer ${await token({ sub: "alice" })}` }, body: ping });
+    const asAlice = await call(jwtEnv, {
+      method: "POST",
+      headers: { ...headers, "Mcp-Session-Id": sessionId, Authorization: `Bearer ${await token({ sub: "alice" })}` },
+      body: ping,
+    });
     expect(asAlice.status).toBe(200);
   });
 });

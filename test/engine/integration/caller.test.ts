@@ -9,7 +9,18 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AuthFailure, ErrorCode, McpError, createMcpWorker, defineApp, defineAuthorization, defineTool, jwtAuth, toolRateLimit, type TokenVerifier } from "../../../src/mcp";
+import {
+  AuthFailure,
+  ErrorCode,
+  McpError,
+  createMcpWorker,
+  defineApp,
+  defineAuthorization,
+  defineTool,
+  jwtAuth,
+  toolRateLimit,
+  type TokenVerifier,
+} from "../../../src/mcp";
 import scoped from "../app/scoped-engine-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
@@ -34,7 +45,11 @@ function modern(method: string, params: Record<string, unknown>, headers: Record
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** ctx.caller as the caller_info tool of the scoped engine app answers it on 2026-07-28. */
-async function callerSeen(worker: Fetcher, headers: Record<string, string>, extraEnv: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function callerSeen(
+  worker: Fetcher,
+  headers: Record<string, string>,
+  extraEnv: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const res = await send(worker, modern("tools/call", { name: "caller_info", arguments: {} }, headers), extraEnv);
   expect(res.status).toBe(200);
   const body = (await res.json()) as RpcMessage;
@@ -61,7 +76,11 @@ describe("one Caller, built at the edge for every way a request is authenticated
 
   it("a static token (AUTH_MODE=token): the principal `token` with AUTH_SCOPES", async () => {
     const worker = createMcpWorker(scoped);
-    const seen = await callerSeen(worker, bearer("static-secret"), { AUTH_MODE: "token", MCP_AUTH_TOKEN: "static-secret", AUTH_SCOPES: "dice:roll" });
+    const seen = await callerSeen(worker, bearer("static-secret"), {
+      AUTH_MODE: "token",
+      MCP_AUTH_TOKEN: "static-secret",
+      AUTH_SCOPES: "dice:roll",
+    });
     expect(seen).toEqual({ principal: "token", scopes: ["dice:roll"], claims: {}, authenticated: true, rateLimitKey: "principal:token" });
   });
 
@@ -78,18 +97,41 @@ describe("one Caller, built at the edge for every way a request is authenticated
       .setExpirationTime(Math.floor(Date.now() / 1000) + 300)
       .sign(pair.privateKey);
     const worker = createMcpWorker(scoped, { jwt: jwtAuth });
-    const seen = await callerSeen(worker, bearer(jwt), { AUTH_MODE: "jwt", AUTH_ISSUER: issuer, AUTH_JWKS: JSON.stringify({ keys: [jwk] }) });
-    expect(seen).toEqual({ principal: `${issuer}#bob`, scopes: ["dice:roll"], clientId: "cli", claims: { email: "bob@example.test" }, authenticated: true, rateLimitKey: `principal:${issuer}#bob` });
+    const seen = await callerSeen(worker, bearer(jwt), {
+      AUTH_MODE: "jwt",
+      AUTH_ISSUER: issuer,
+      AUTH_JWKS: JSON.stringify({ keys: [jwk] }),
+    });
+    expect(seen).toEqual({
+      principal: `${issuer}#bob`,
+      scopes: ["dice:roll"],
+      clientId: "cli",
+      claims: { email: "bob@example.test" },
+      authenticated: true,
+      rateLimitKey: `principal:${issuer}#bob`,
+    });
   });
 
   it("the principal hook (the OAuth entry's grant, a router's session): what it says, with its scopes", async () => {
     const worker = createMcpWorker(scoped, { principal: () => ({ id: "carol", scopes: ["dice:roll"], claims: { groups: ["a"] } }) });
-    expect(await callerSeen(worker, {})).toEqual({ principal: "carol", scopes: ["dice:roll"], claims: { groups: ["a"] }, authenticated: true, rateLimitKey: "principal:carol" });
+    expect(await callerSeen(worker, {})).toEqual({
+      principal: "carol",
+      scopes: ["dice:roll"],
+      claims: { groups: ["a"] },
+      authenticated: true,
+      rateLimitKey: "principal:carol",
+    });
   });
 
   it("no authentication: an anonymous caller whose budget is its address (an IPv6 client's /64)", async () => {
     const worker = createMcpWorker(scoped);
-    expect(await callerSeen(worker, { "CF-Connecting-IP": "203.0.113.9" })).toEqual({ principal: "", scopes: [], claims: {}, authenticated: false, rateLimitKey: "ip:203.0.113.9" });
+    expect(await callerSeen(worker, { "CF-Connecting-IP": "203.0.113.9" })).toEqual({
+      principal: "",
+      scopes: [],
+      claims: {},
+      authenticated: false,
+      rateLimitKey: "ip:203.0.113.9",
+    });
     expect((await callerSeen(worker, { "CF-Connecting-IP": "2001:db8:1:2:3:4:5:6" })).rateLimitKey).toBe("ip:2001:db8:1:2::/64");
   });
 
@@ -102,11 +144,38 @@ describe("one Caller, built at the edge for every way a request is authenticated
       ...bearer("alice-token"),
       ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
     });
-    const init = await send(worker, { method: "POST", headers: headers(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) }, scopedEnv);
+    const init = await send(
+      worker,
+      {
+        method: "POST",
+        headers: headers(),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      },
+      scopedEnv,
+    );
     const sessionId = init.headers.get("Mcp-Session-Id")!;
-    const res = await send(worker, { method: "POST", headers: headers(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "caller_info", arguments: {} } }) }, scopedEnv);
+    const res = await send(
+      worker,
+      {
+        method: "POST",
+        headers: headers(sessionId),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "caller_info", arguments: {} } }),
+      },
+      scopedEnv,
+    );
     const body = (await res.json()) as RpcMessage;
-    expect(JSON.parse(body.result.content[0].text)).toMatchObject({ principal: "alice", scopes: ["dice:roll"], claims: { email: "alice@example.test" }, authenticated: true, rateLimitKey: "principal:alice" });
+    expect(JSON.parse(body.result.content[0].text)).toMatchObject({
+      principal: "alice",
+      scopes: ["dice:roll"],
+      claims: { email: "alice@example.test" },
+      authenticated: true,
+      rateLimitKey: "principal:alice",
+    });
   });
 });
 
@@ -195,9 +264,30 @@ describe("a handler's -32003 error reaches WWW-Authenticate only as scope tokens
       ...bearer("alice-token"),
       ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
     });
-    const init = await send(w, { method: "POST", headers: h(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) }, scopedEnv);
+    const init = await send(
+      w,
+      {
+        method: "POST",
+        headers: h(),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      },
+      scopedEnv,
+    );
     const sessionId = init.headers.get("Mcp-Session-Id")!;
-    const res = await send(w, { method: "POST", headers: h(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "hostile_scope", arguments: {} } }) }, scopedEnv);
+    const res = await send(
+      w,
+      {
+        method: "POST",
+        headers: h(sessionId),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "hostile_scope", arguments: {} } }),
+      },
+      scopedEnv,
+    );
     expect(res.status).toBe(403);
     expect(res.headers.get("WWW-Authenticate")).toBe(`Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="ok:scope"`);
   });
@@ -230,9 +320,26 @@ describe("secure by default: a scoped operation is never served to a caller nobo
       Accept: "application/json, text/event-stream",
       ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
     });
-    const init = await send(worker, { method: "POST", headers: h(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) }, scopedEnv);
+    const init = await send(
+      worker,
+      {
+        method: "POST",
+        headers: h(),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      },
+      scopedEnv,
+    );
     const sessionId = init.headers.get("Mcp-Session-Id")!;
-    const res = await send(worker, { method: "POST", headers: h(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: roll }) }, scopedEnv);
+    const res = await send(
+      worker,
+      { method: "POST", headers: h(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: roll }) },
+      scopedEnv,
+    );
     const body = (await res.json()) as RpcMessage;
     expect(body.error!.message).toMatch(/AUTH_MODE/);
   });
@@ -251,7 +358,10 @@ describe("secure by default: a scoped operation is never served to a caller nobo
     const served = (await (await send(createMcpWorker(open), modern("tools/call", roll))).json()) as RpcMessage;
     expect(served.result.content[0].text).toMatch(/^Rolled 1d6/);
     const low: TokenVerifier = async () => ({ id: "dave", scopes: [] });
-    const refused = await send(createMcpWorker(open, { verifyToken: low, authorizationServers: [AS] }), modern("tools/call", roll, bearer("any")));
+    const refused = await send(
+      createMcpWorker(open, { verifyToken: low, authorizationServers: [AS] }),
+      modern("tools/call", roll, bearer("any")),
+    );
     expect(refused.status).toBe(403);
   });
 });
@@ -266,7 +376,8 @@ describe("toolRateLimit keys an anonymous caller by its address, as the request 
       authorization: defineAuthorization({ policy: toolRateLimit((e: { TEST_TIGHT_RATE_LIMIT?: RateLimit }) => e.TEST_TIGHT_RATE_LIMIT) }),
     });
     const worker = createMcpWorker(app);
-    const callFrom = async (ip: string) => ((await (await send(worker, modern("tools/call", { name, arguments: {} }, { "CF-Connecting-IP": ip }))).json()) as RpcMessage).result;
+    const callFrom = async (ip: string) =>
+      ((await (await send(worker, modern("tools/call", { name, arguments: {} }, { "CF-Connecting-IP": ip }))).json()) as RpcMessage).result;
     for (let i = 0; i < 3; i++) expect((await callFrom("198.51.100.1")).isError).toBeUndefined();
     expect((await callFrom("198.51.100.1")).isError).toBe(true);
     expect((await callFrom("198.51.100.2")).isError).toBeUndefined();

@@ -50,7 +50,11 @@ function world() {
         const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
         if (!token || !w.valid.has(token)) return new Response(null, { status: 401, headers: { "WWW-Authenticate": w.challenge } });
         const m = JSON.parse(body) as { id: number };
-        return json({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete", supportedVersions: [MODERN], capabilities: {}, ttlMs: 0, cacheScope: "public" } });
+        return json({
+          jsonrpc: "2.0",
+          id: m.id,
+          result: { resultType: "complete", supportedVersions: [MODERN], capabilities: {}, ttlMs: 0, cacheScope: "public" },
+        });
       }
       if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return json({ resource: MCP, authorization_servers: w.servers });
       if (url.pathname === "/.well-known/oauth-authorization-server") return json(w.metadata(url.origin));
@@ -95,7 +99,11 @@ describe("client OAuth: addresses a server names", () => {
   it("a resource_metadata URL in the challenge on the metadata address is not fetched", async () => {
     const w = world();
     w.challenge = `Bearer resource_metadata="http://169.254.169.254/latest/meta-data/"`;
-    const auth = new OAuthClient({ redirectUri: "https://app.example/callback", authorize: approve("https://app.example/callback"), fetch: w.fetch });
+    const auth = new OAuthClient({
+      redirectUri: "https://app.example/callback",
+      authorize: approve("https://app.example/callback"),
+      fetch: w.fetch,
+    });
     await expect(McpClient.connect(MCP, { fetch: w.fetch, auth, protocol: MODERN })).rejects.toThrow(McpClientError);
     expect(hosts(w.seen).has("169.254.169.254")).toBe(false);
   });
@@ -117,7 +125,12 @@ describe("client OAuth: addresses a server names", () => {
   it("allowPrivateNetwork lets an authorization server on a private address through", async () => {
     const w = world();
     w.servers = ["https://10.0.0.7"];
-    const auth = new OAuthClient({ redirectUri: "https://app.example/callback", authorize: approve("https://app.example/callback"), fetch: w.fetch, allowPrivateNetwork: true });
+    const auth = new OAuthClient({
+      redirectUri: "https://app.example/callback",
+      authorize: approve("https://app.example/callback"),
+      fetch: w.fetch,
+      allowPrivateNetwork: true,
+    });
     const client = await McpClient.connect(MCP, { fetch: w.fetch, auth, protocol: MODERN });
     expect(client.protocolVersion).toBe(MODERN);
     expect(hosts(w.seen).has("10.0.0.7")).toBe(true);
@@ -125,7 +138,13 @@ describe("client OAuth: addresses a server names", () => {
 });
 
 describe("client OAuth: credentials stay with their authorization server", () => {
-  const secretsSentTo = (seen: Seen[]) => [...new Set(seen.filter((s) => s.url.endsWith("/token") && s.headers.get("authorization")?.startsWith("Basic ")).map((s) => new URL(s.url).origin))];
+  const secretsSentTo = (seen: Seen[]) => [
+    ...new Set(
+      seen
+        .filter((s) => s.url.endsWith("/token") && s.headers.get("authorization")?.startsWith("Basic "))
+        .map((s) => new URL(s.url).origin),
+    ),
+  ];
 
   it("ClientCredentials: after the MCP server names another authorization server, the secret is not sent there", async () => {
     const w = world();
@@ -152,7 +171,15 @@ describe("client OAuth: credentials stay with their authorization server", () =>
     const w = world();
     const store = new MemoryTokenStore();
     const authorize = approve("https://app.example/callback");
-    const auth = new OAuthClient({ redirectUri: "https://app.example/callback", authorize, clientId: "pre", clientSecret: "s3cret", issuer: AS, fetch: w.fetch, store });
+    const auth = new OAuthClient({
+      redirectUri: "https://app.example/callback",
+      authorize,
+      clientId: "pre",
+      clientSecret: "s3cret",
+      issuer: AS,
+      fetch: w.fetch,
+      store,
+    });
     await McpClient.connect(MCP, { fetch: w.fetch, auth, protocol: MODERN });
     expect(authorize).toHaveBeenCalledTimes(1);
     w.valid.clear();

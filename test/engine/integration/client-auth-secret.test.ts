@@ -25,9 +25,17 @@ function world(servers: string[], tokenEndpointOf = (issuer: string) => `${issue
     const url = new URL(request.url);
     if (request.url === MCP) {
       const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
-      if (!token || !valid.has(token)) return new Response(null, { status: 401, headers: { "WWW-Authenticate": `Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"` } });
+      if (!token || !valid.has(token))
+        return new Response(null, {
+          status: 401,
+          headers: { "WWW-Authenticate": `Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"` },
+        });
       const m = JSON.parse(body) as { id: number };
-      return json({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete", supportedVersions: [MODERN], capabilities: {}, ttlMs: 0, cacheScope: "public" } });
+      return json({
+        jsonrpc: "2.0",
+        id: m.id,
+        result: { resultType: "complete", supportedVersions: [MODERN], capabilities: {}, ttlMs: 0, cacheScope: "public" },
+      });
     }
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return json({ resource: MCP, authorization_servers: servers });
     if (url.pathname === "/.well-known/oauth-authorization-server") {
@@ -48,7 +56,11 @@ function world(servers: string[], tokenEndpointOf = (issuer: string) => `${issue
     return new Response("not found", { status: 404 });
   };
   /** The origins a secret reached: in a Basic header or a client_secret form field. */
-  const secretWentTo = () => [...new Set(seen.filter((s) => s.authorization?.startsWith("Basic ") || /client_secret=/.test(s.body)).map((s) => new URL(s.url).origin))];
+  const secretWentTo = () => [
+    ...new Set(
+      seen.filter((s) => s.authorization?.startsWith("Basic ") || /client_secret=/.test(s.body)).map((s) => new URL(s.url).origin),
+    ),
+  ];
   return { fetch, seen, secretWentTo };
 }
 
@@ -86,7 +98,13 @@ describe("client secrets: one authorization server each", () => {
 
     // The right issuer whose metadata now points its token endpoint elsewhere: refused too.
     const redirected = world([AS], () => `${EVIL}/token`);
-    const auth3 = new ClientCredentials({ clientId: "machine", clientSecret: "s3cret", fetch: redirected.fetch, issuer: AS, tokenEndpoint: `${AS}/token` });
+    const auth3 = new ClientCredentials({
+      clientId: "machine",
+      clientSecret: "s3cret",
+      fetch: redirected.fetch,
+      issuer: AS,
+      tokenEndpoint: `${AS}/token`,
+    });
     await expect(McpClient.connect(MCP, { fetch: redirected.fetch, auth: auth3, protocol: MODERN })).rejects.toThrow(/token endpoint/);
     expect(redirected.secretWentTo()).toEqual([]);
   });
@@ -94,13 +112,27 @@ describe("client secrets: one authorization server each", () => {
   it("a pre-registered OAuthClient with its issuer: signs in there; named another, the user is sent nowhere", async () => {
     const good = world([AS]);
     const authorize = vi.fn(approve);
-    const auth = new OAuthClient({ redirectUri: REDIRECT, authorize, clientId: "pre", clientSecret: "s3cret", issuer: AS, fetch: good.fetch });
+    const auth = new OAuthClient({
+      redirectUri: REDIRECT,
+      authorize,
+      clientId: "pre",
+      clientSecret: "s3cret",
+      issuer: AS,
+      fetch: good.fetch,
+    });
     await McpClient.connect(MCP, { fetch: good.fetch, auth, protocol: MODERN });
     expect(good.secretWentTo()).toEqual([AS]);
 
     const moved = world([EVIL]);
     const authorize2 = vi.fn(approve);
-    const auth2 = new OAuthClient({ redirectUri: REDIRECT, authorize: authorize2, clientId: "pre", clientSecret: "s3cret", issuer: AS, fetch: moved.fetch });
+    const auth2 = new OAuthClient({
+      redirectUri: REDIRECT,
+      authorize: authorize2,
+      clientId: "pre",
+      clientSecret: "s3cret",
+      issuer: AS,
+      fetch: moved.fetch,
+    });
     await expect(McpClient.connect(MCP, { fetch: moved.fetch, auth: auth2, protocol: MODERN })).rejects.toThrow(McpClientError);
     expect(authorize2).not.toHaveBeenCalled();
     expect(moved.secretWentTo()).toEqual([]);
@@ -108,7 +140,10 @@ describe("client secrets: one authorization server each", () => {
 
   it("without a secret nothing changes: a public or private-key client still follows the server's authorization server", async () => {
     const w = world([AS]);
-    const { privateKey } = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
+    const { privateKey } = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, [
+      "sign",
+      "verify",
+    ])) as CryptoKeyPair;
     const auth = new ClientCredentials({ clientId: "machine", privateKey, fetch: w.fetch });
     await McpClient.connect(MCP, { fetch: w.fetch, auth, protocol: MODERN });
     expect(w.seen.some((s) => s.url === `${AS}/token`)).toBe(true);

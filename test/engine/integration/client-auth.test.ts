@@ -14,11 +14,20 @@ function protectedServer(asMetadata: Record<string, unknown>): Fetch {
   return async (input) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.href === MCP) {
-      return new Response(null, { status: 401, headers: { "WWW-Authenticate": `Bearer resource_metadata="http://mcp.test/.well-known/oauth-protected-resource/mcp"` } });
+      return new Response(null, {
+        status: 401,
+        headers: { "WWW-Authenticate": `Bearer resource_metadata="http://mcp.test/.well-known/oauth-protected-resource/mcp"` },
+      });
     }
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return json({ resource: MCP, authorization_servers: [ISSUER] });
     if (url.origin === ISSUER && url.pathname === "/.well-known/oauth-authorization-server") {
-      return json({ issuer: ISSUER, authorization_endpoint: `${ISSUER}/authorize`, token_endpoint: `${ISSUER}/token`, response_types_supported: ["code"], ...asMetadata });
+      return json({
+        issuer: ISSUER,
+        authorization_endpoint: `${ISSUER}/authorize`,
+        token_endpoint: `${ISSUER}/token`,
+        response_types_supported: ["code"],
+        ...asMetadata,
+      });
     }
     return new Response("not found", { status: 404 });
   };
@@ -32,7 +41,13 @@ describe("client OAuth", () => {
     it(`refuses to authorize with a server that ${label} (no PKCE S256), before the user is sent anywhere`, async () => {
       const fetch = protectedServer(metadata);
       const authorize = vi.fn(async () => "http://localhost:3000/callback?code=x");
-      const auth = new OAuthClient({ redirectUri: "http://localhost:3000/callback", authorize, clientId: "pre-registered", fetch, allowHttp: true });
+      const auth = new OAuthClient({
+        redirectUri: "http://localhost:3000/callback",
+        authorize,
+        clientId: "pre-registered",
+        fetch,
+        allowHttp: true,
+      });
       const err = await McpClient.connect(MCP, { fetch, auth }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(McpClientError);
       expect((err as Error).message).toMatch(/PKCE S256/);
@@ -56,7 +71,11 @@ describe("client OAuth", () => {
         seen.push(token);
         if (token !== "Bearer fresh") return as(input, init);
         const body = (await request.json()) as { id: number };
-        return json({ jsonrpc: "2.0", id: body.id, result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {}, ttlMs: 0, cacheScope: "public" } });
+        return json({
+          jsonrpc: "2.0",
+          id: body.id,
+          result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {}, ttlMs: 0, cacheScope: "public" },
+        });
       }
       return as(input, init);
     };
@@ -64,7 +83,14 @@ describe("client OAuth", () => {
     // Held from an earlier login: it expires in ten seconds.
     store.set(`tokens:${MCP}`, { accessToken: "stale", refreshToken: "r1", issuer: ISSUER, expiresAt: Date.now() + 10_000 });
     const authorize = vi.fn(async () => "http://localhost:3000/callback?code=x");
-    const auth = new OAuthClient({ redirectUri: "http://localhost:3000/callback", authorize, clientId: "pre-registered", fetch, store, allowHttp: true });
+    const auth = new OAuthClient({
+      redirectUri: "http://localhost:3000/callback",
+      authorize,
+      clientId: "pre-registered",
+      fetch,
+      store,
+      allowHttp: true,
+    });
     await McpClient.connect(MCP, { fetch, auth, protocol: "2026-07-28" });
     expect(seen).toEqual(["Bearer fresh"]);
     expect(grants).toEqual(["refresh_token"]);

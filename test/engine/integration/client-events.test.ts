@@ -39,7 +39,8 @@ const eventsFetch: Fetch = async (input, init) => {
   return res;
 };
 
-const connect = (token: string) => McpClient.connect("http://localhost/mcp", { protocol: "2026-07-28", fetch: eventsFetch, headers: { Authorization: `Bearer ${token}` } });
+const connect = (token: string) =>
+  McpClient.connect("http://localhost/mcp", { protocol: "2026-07-28", fetch: eventsFetch, headers: { Authorization: `Bearer ${token}` } });
 
 /**
  * A callback URL whose requests the server sends to `handle` (the client's receiver, as a Worker
@@ -105,10 +106,17 @@ describe("client: events/list, subscribe, refresh, unsubscribe", () => {
 
   it("throws the server's refusals with codes eventErrorName reads in either numbering", async () => {
     const client = await connect("alice");
-    const refused = await subscribeEvents(client, { name: "nope", url: "https://x.hooks.example/cb", secret: webhookSecret() }).catch((e: unknown) => e);
+    const refused = await subscribeEvents(client, { name: "nope", url: "https://x.hooks.example/cb", secret: webhookSecret() }).catch(
+      (e: unknown) => e,
+    );
     expect(eventErrorName(refused)).toBe("NotFound");
     const wrongEcho = callback(async () => Response.json({ challenge: "not it" }));
-    const failed = await subscribeEvents(client, { name: "test_event", arguments: { topic: "x" }, url: wrongEcho.url, secret: webhookSecret() }).catch((e: unknown) => e);
+    const failed = await subscribeEvents(client, {
+      name: "test_event",
+      arguments: { topic: "x" },
+      url: wrongEcho.url,
+      secret: webhookSecret(),
+    }).catch((e: unknown) => e);
     expect(eventErrorName(failed)).toBe("CallbackEndpointError");
     const { McpClientError } = await import("../../../src/engine/client");
     expect(eventErrorName(new McpClientError("spec numbering", -32024))).toBe("Forbidden");
@@ -124,7 +132,11 @@ describe("client: events/poll", () => {
     await client.callTool("emit_test_event", { topic: "cpoll", text: "p", count: 3 });
     const controller = new AbortController();
     const batches: number[][] = [];
-    for await (const result of followEvents(client, { name: "test_event", arguments: { topic: "cpoll" }, cursor: start.cursor, maxEvents: 2 }, { signal: controller.signal })) {
+    for await (const result of followEvents(
+      client,
+      { name: "test_event", arguments: { topic: "cpoll" }, cursor: start.cursor, maxEvents: 2 },
+      { signal: controller.signal },
+    )) {
       batches.push(result.events.map((e) => e.data.seq as number));
       if (!result.hasMore) controller.abort();
     }
@@ -141,9 +153,15 @@ describe("client: events/stream", () => {
     let end: () => void = () => {};
     let signal: AbortSignal | undefined;
     const answer = scripted((m, request) => {
-      if (m.method === "server/discover") return { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { extensions: { "io.modelcontextprotocol/events": {} } } };
+      if (m.method === "server/discover")
+        return {
+          resultType: "complete",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { extensions: { "io.modelcontextprotocol/events": {} } },
+        };
       sent.push(m.params!);
-      if (m.params!.name === "nope") return Response.json({ jsonrpc: "2.0", id: m.id, error: { code: -32011, message: "No event type", data: { kind: "event" } } });
+      if (m.params!.name === "nope")
+        return Response.json({ jsonrpc: "2.0", id: m.id, error: { code: -32011, message: "No event type", data: { kind: "event" } } });
       signal = request.signal;
       const id = m.id;
       const body = new ReadableStream<Uint8Array>({
@@ -152,7 +170,9 @@ describe("client: events/stream", () => {
           end = () => c.close();
         },
       });
-      queueMicrotask(() => push({ method: "notifications/events/active", params: { cursor: "c0", truncated: true, _meta: { [SUB]: id } } }));
+      queueMicrotask(() =>
+        push({ method: "notifications/events/active", params: { cursor: "c0", truncated: true, _meta: { [SUB]: id } } }),
+      );
       return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
     });
     const fetch: Fetch = (input, init) => answer(input, init);
@@ -166,7 +186,10 @@ describe("client: events/stream", () => {
     expect(server.sent[0]).toMatchObject({ name: "test_event", arguments: { topic: "s" }, cursor: "c-before" });
     expect(stream).toMatchObject({ cursor: "c0", truncated: true });
     const meta = { _meta: { [SUB]: 1 } };
-    server.push({ method: "notifications/events/event", params: { eventId: "e1", name: "test_event", timestamp: "2026-12-05T00:00:00Z", data: { seq: 1 }, cursor: "c1", ...meta } });
+    server.push({
+      method: "notifications/events/event",
+      params: { eventId: "e1", name: "test_event", timestamp: "2026-12-05T00:00:00Z", data: { seq: 1 }, cursor: "c1", ...meta },
+    });
     server.push({ method: "notifications/events/heartbeat", params: { cursor: "c1", ...meta } });
     server.push({ method: "notifications/events/error", params: { error: { code: -32603, message: "blip" }, ...meta } });
     server.push({ method: "notifications/events/terminated", params: { error: { code: -32012, message: "revoked" }, ...meta } });
@@ -174,7 +197,13 @@ describe("client: events/stream", () => {
     for await (const notice of stream) {
       seen.push(notice.type);
       if (notice.type === "event") {
-        expect(notice.event).toEqual({ eventId: "e1", name: "test_event", timestamp: "2026-12-05T00:00:00Z", data: { seq: 1 }, cursor: "c1" });
+        expect(notice.event).toEqual({
+          eventId: "e1",
+          name: "test_event",
+          timestamp: "2026-12-05T00:00:00Z",
+          data: { seq: 1 },
+          cursor: "c1",
+        });
         expect(stream.cursor).toBe("c1");
       }
     }
@@ -236,12 +265,19 @@ describe("client: the webhook receiver", () => {
     const body = JSON.stringify({ type: "verification", challenge: "nonce-123" });
     const id = "msg_verification_abc";
     const signature = new Webhook(secret).sign(id, new Date(), body);
-    const headers = { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": signature };
+    const headers = {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+      "webhook-signature": signature,
+    };
     const handle = webhookHandler({ secret, onEvent: () => {} });
     const res = await handle(new Request("https://me.example/cb", { method: "POST", headers, body }));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ challenge: "nonce-123" });
-    const unsigned = await webhookHandler({ secret: webhookSecret(), onEvent: () => {} })(new Request("https://me.example/cb", { method: "POST", headers, body }));
+    const unsigned = await webhookHandler({ secret: webhookSecret(), onEvent: () => {} })(
+      new Request("https://me.example/cb", { method: "POST", headers, body }),
+    );
     expect(unsigned.status).toBe(401);
     // The handshake comes before the subscription's id is known: the secret is found by the URL.
     const secrets: Record<string, string> = { "/hooks/a": webhookSecret(), "/hooks/b": secret };
@@ -261,17 +297,31 @@ describe("client: the webhook receiver", () => {
   it("agrees with the standardwebhooks package both ways", async () => {
     const { delivery, secret } = await serverDelivery("cross");
     // What the package signs, this verifies; what this accepts from the server, the package accepts.
-    const body = JSON.stringify({ eventId: "evt_1", name: "test_event", timestamp: new Date().toISOString(), data: { topic: "cross", text: "theirs", seq: 1 } });
+    const body = JSON.stringify({
+      eventId: "evt_1",
+      name: "test_event",
+      timestamp: new Date().toISOString(),
+      data: { topic: "cross", text: "theirs", seq: 1 },
+    });
     const now = new Date();
-    const theirs = { "webhook-id": "evt_1", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("evt_1", now, body) };
-    const request = (headers: Record<string, string>, text: string) => new Request("https://me.example/cb", { method: "POST", headers, body: text });
+    const theirs = {
+      "webhook-id": "evt_1",
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign("evt_1", now, body),
+    };
+    const request = (headers: Record<string, string>, text: string) =>
+      new Request("https://me.example/cb", { method: "POST", headers, body: text });
     expect(await verifyWebhook(request(theirs, body), { secret })).toMatchObject({ type: "event", event: { data: { text: "theirs" } } });
     expect(() => new Webhook(secret).verify(delivery.body, delivery.headers)).not.toThrow();
     await expect(verifyWebhook(replay(delivery), { secret })).resolves.toMatchObject({ type: "event" });
 
     // And they refuse the same things: a stale signature of theirs, a tampered body, another secret.
     const old = new Date(Date.now() - 10 * 60_000);
-    const stale = { ...theirs, "webhook-timestamp": String(Math.floor(old.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("evt_1", old, body) };
+    const stale = {
+      ...theirs,
+      "webhook-timestamp": String(Math.floor(old.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign("evt_1", old, body),
+    };
     const other = webhookSecret();
     const cases: [Record<string, string>, string, string][] = [
       [stale, body, secret],
@@ -293,8 +343,14 @@ describe("client: the webhook receiver", () => {
     const secret = webhookSecret();
     const body = JSON.stringify({ eventId: "e", name: "n", timestamp: "", data: { pad: "x".repeat(300_000) } });
     const now = new Date();
-    const headers = { "webhook-id": "e", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("e", now, body) };
-    const res = await webhookHandler({ secret, onEvent: () => {} })(new Request("https://me.example/cb", { method: "POST", headers, body }));
+    const headers = {
+      "webhook-id": "e",
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign("e", now, body),
+    };
+    const res = await webhookHandler({ secret, onEvent: () => {} })(
+      new Request("https://me.example/cb", { method: "POST", headers, body }),
+    );
     expect(res.status).toBe(413);
   });
 });

@@ -15,7 +15,15 @@ const chart = defineView({ uri: "ui://chart/view.html", name: "chart", asset: "/
 const viewApp = createMcpWorker(
   defineApp({
     info: { name: "view-app", version: "0.0.0" },
-    tools: [defineTool({ name: "plot", description: "Plots a number.", input: v.object({ n: v.number() }), view: chart, handler: ({ n }) => `plotted ${n}` })],
+    tools: [
+      defineTool({
+        name: "plot",
+        description: "Plots a number.",
+        input: v.object({ n: v.number() }),
+        view: chart,
+        handler: ({ n }) => `plotted ${n}`,
+      }),
+    ],
   }),
 );
 const viewAppFetch: Fetch = async (input, init) => {
@@ -40,14 +48,27 @@ describe("extensions a client declares", () => {
   for (const protocol of ["2026-07-28", "2025-11-25"] as const) {
     it(`${protocol}: declared extensions travel under capabilities.extensions, beside tasks where the revision declares it`, async () => {
       const { fetch, sent } = recording();
-      const client = await McpClient.connect(MCP_URL, { protocol, fetch, tasks: true, extensions: { ...UI, "io.modelcontextprotocol/skills": {} } });
+      const client = await McpClient.connect(MCP_URL, {
+        protocol,
+        fetch,
+        tasks: true,
+        extensions: { ...UI, "io.modelcontextprotocol/skills": {} },
+      });
       try {
         await client.listTools();
         const first = sent.find((m) => m.method === (protocol === "2026-07-28" ? "server/discover" : "initialize"))!;
-        const caps = (protocol === "2026-07-28" ? (first.params!._meta as Record<string, unknown>)["io.modelcontextprotocol/clientCapabilities"] : first.params!.capabilities) as {
+        const caps = (
+          protocol === "2026-07-28"
+            ? (first.params!._meta as Record<string, unknown>)["io.modelcontextprotocol/clientCapabilities"]
+            : first.params!.capabilities
+        ) as {
           extensions?: Record<string, unknown>;
         };
-        const expected = { ...UI, "io.modelcontextprotocol/skills": {}, ...(protocol === "2026-07-28" ? { "io.modelcontextprotocol/tasks": {} } : {}) };
+        const expected = {
+          ...UI,
+          "io.modelcontextprotocol/skills": {},
+          ...(protocol === "2026-07-28" ? { "io.modelcontextprotocol/tasks": {} } : {}),
+        };
         expect(caps.extensions).toEqual(expected);
       } finally {
         await client.close();

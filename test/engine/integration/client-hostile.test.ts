@@ -24,7 +24,9 @@ const modernServer = (call: (m: Sent) => unknown, tools: unknown[] = [{ name: "t
 describe("client against a hostile server: size", () => {
   it("refuses an SSE event larger than limits.maxMessageBytes, which would otherwise be read whole", async () => {
     const big = "x".repeat(2 * 1024 * 1024);
-    const fetch = modernServer((m) => sse(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { ...complete, content: [{ type: "text", text: big }] } })}\n\n`));
+    const fetch = modernServer((m) =>
+      sse(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { ...complete, content: [{ type: "text", text: big }] } })}\n\n`),
+    );
     const client = await McpClient.connect(URL_, { fetch, protocol: MODERN, limits: { maxMessageBytes: 1024 * 1024 } });
     await expect(client.callTool("t")).rejects.toThrow(/larger than 1048576 bytes \(limits\.maxMessageBytes\)/);
   });
@@ -121,7 +123,10 @@ describe("client against a hostile server: pages", () => {
 
 describe("client against a hostile server: outputSchema", () => {
   const withSchema = (schema: unknown, out: unknown) =>
-    modernServer(() => ({ ...complete, content: [], structuredContent: out }), [{ name: "t", inputSchema: { type: "object" }, outputSchema: schema }]);
+    modernServer(
+      () => ({ ...complete, content: [], structuredContent: out }),
+      [{ name: "t", inputSchema: { type: "object" }, outputSchema: schema }],
+    );
 
   it("a pattern that backtracks without end is not judged: the result passes", async () => {
     // ^(a+)+$ against 26 a's and a "!": 2^26 backtracking steps, seconds of a Worker's CPU.
@@ -154,10 +159,21 @@ describe("client against a hostile server: outputSchema", () => {
 describe("client against a hostile server: input rounds", () => {
   it("a round of 5,000 questions is refused before the app's handler is asked once", async () => {
     let asked = 0;
-    const inputRequests = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`q${i}`, { method: "elicitation/create", params: { message: "?", requestedSchema: { type: "object", properties: {} } } }]));
+    const inputRequests = Object.fromEntries(
+      Array.from({ length: 5000 }, (_, i) => [
+        `q${i}`,
+        { method: "elicitation/create", params: { message: "?", requestedSchema: { type: "object", properties: {} } } },
+      ]),
+    );
     const fetch = modernServer(() => ({ resultType: "input_required", inputRequests }));
-    const client = await McpClient.connect(URL_, { fetch, protocol: MODERN, handlers: { elicitation: () => (asked++, { action: "decline" }) } });
-    await expect(client.callTool("t")).rejects.toThrow(/5000 questions in one input round; the client answers at most 16 \(limits\.maxInputRequests\)/);
+    const client = await McpClient.connect(URL_, {
+      fetch,
+      protocol: MODERN,
+      handlers: { elicitation: () => (asked++, { action: "decline" }) },
+    });
+    await expect(client.callTool("t")).rejects.toThrow(
+      /5000 questions in one input round; the client answers at most 16 \(limits\.maxInputRequests\)/,
+    );
     expect(asked).toBe(0);
   });
 
@@ -173,7 +189,9 @@ describe("client against a hostile server: input rounds", () => {
       if (bodies.length === 1) {
         // Written by hand: an object literal's "__proto__" would set a prototype, not a key.
         const ask = `{"__proto__":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}}}}}`;
-        return new Response(`{"jsonrpc":"2.0","id":${m.id},"result":{"resultType":"input_required","inputRequests":${ask}}}`, { headers: { "Content-Type": "application/json" } });
+        return new Response(`{"jsonrpc":"2.0","id":${m.id},"result":{"resultType":"input_required","inputRequests":${ask}}}`, {
+          headers: { "Content-Type": "application/json" },
+        });
       }
       return json({ jsonrpc: "2.0", id: m.id, result: { ...complete, content: [] } });
     };
@@ -246,7 +264,9 @@ describe("client against a hostile server: 2025-11-25 reconnections", () => {
       const headers = new Headers(init?.headers);
       resumes.push(headers.get("last-event-id"));
       if (!headers.get("last-event-id")) return new Response(null, { status: 405 });
-      return sse(`id: e2\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } })}\n\n`);
+      return sse(
+        `id: e2\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } })}\n\n`,
+      );
     };
     const client = await McpClient.connect(URL_, { fetch, protocol: LEGACY, sessionStream: false, limits: { minRetryMs: 1 } });
     await expect(client.callTool("t")).resolves.toMatchObject({ content: [{ type: "text", text: "resumed" }] });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { McpClient, type Fetch } from "../../../src/engine/client";
-import { MCP_URL, engineFetch, recording, scripted, } from "../helpers/client";
+import { MCP_URL, engineFetch, recording, scripted } from "../helpers/client";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const LEGACY = "2025-11-25";
@@ -30,7 +30,11 @@ describe("client, 2025-11-25 session", () => {
     try {
       await expect(client.callTool("countdown", { from: 10 }, { signal: AbortSignal.timeout(150) })).rejects.toThrow();
       const call = sent.find((m) => m.method === "tools/call")!;
-      await vi.waitFor(() => expect(sent).toContainEqual(expect.objectContaining({ method: "notifications/cancelled", params: expect.objectContaining({ requestId: call.id }) })));
+      await vi.waitFor(() =>
+        expect(sent).toContainEqual(
+          expect.objectContaining({ method: "notifications/cancelled", params: expect.objectContaining({ requestId: call.id }) }),
+        ),
+      );
     } finally {
       await client.close();
     }
@@ -38,7 +42,12 @@ describe("client, 2025-11-25 session", () => {
 
   it("tells the server its roots changed, having declared roots.listChanged", async () => {
     const { fetch, sent } = recording();
-    const client = await McpClient.connect(MCP_URL, { protocol: LEGACY, fetch, sessionStream: false, handlers: { roots: () => ({ roots: [] }) } });
+    const client = await McpClient.connect(MCP_URL, {
+      protocol: LEGACY,
+      fetch,
+      sessionStream: false,
+      handlers: { roots: () => ({ roots: [] }) },
+    });
     try {
       await client.rootsChanged();
       expect(sent.find((m) => m.method === "initialize")?.params?.capabilities).toMatchObject({ roots: { listChanged: true } });
@@ -53,14 +62,20 @@ describe("client, 2025-11-25 session", () => {
     let push!: (message: unknown) => void;
     let finish!: () => void;
     const server = scripted((m) => {
-      if (m.method === "initialize") return { protocolVersion: LEGACY, capabilities: { tools: {} }, serverInfo: { name: "asks", version: "1" } };
+      if (m.method === "initialize")
+        return { protocolVersion: LEGACY, capabilities: { tools: {} }, serverInfo: { name: "asks", version: "1" } };
       if (m.method === "tools/list") return { tools: [{ name: "ask", inputSchema: { type: "object" } }] };
       if (m.method !== "tools/call") return {};
       // The call's stream: the server asks a question, then (below) cancels it and answers the call without it.
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           push = (message) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(message)}\n\n`));
-          push({ jsonrpc: "2.0", id: "q1", method: "elicitation/create", params: { message: "Name?", requestedSchema: { type: "object", properties: {} } } });
+          push({
+            jsonrpc: "2.0",
+            id: "q1",
+            method: "elicitation/create",
+            params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+          });
         },
       });
       finish = () => push({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "fine without it" }] } });
@@ -78,7 +93,12 @@ describe("client, 2025-11-25 session", () => {
         // While the user is being asked, the server changes its mind.
         push({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "q1", reason: "no longer needed" } });
       });
-    const client = await McpClient.connect("http://scripted.test/mcp", { protocol: LEGACY, fetch, sessionStream: false, handlers: { elicitation } });
+    const client = await McpClient.connect("http://scripted.test/mcp", {
+      protocol: LEGACY,
+      fetch,
+      sessionStream: false,
+      handlers: { elicitation },
+    });
     const result = await client.callTool("ask", {});
     expect(result.content).toEqual([{ type: "text", text: "fine without it" }]);
     expect(String(reason)).toMatch(/server cancelled its request: no longer needed/);
@@ -132,4 +152,3 @@ describe("client, 2025-11-25 session", () => {
     }
   });
 });
-

@@ -10,7 +10,13 @@ import { McpClient, McpClientError } from "../../../src/engine/client";
 import { MCP_URL, engineFetch, json, scripted, type Sent } from "../helpers/client";
 
 const MODERN = "2026-07-28";
-const discover = { resultType: "complete", supportedVersions: [MODERN], capabilities: { tools: {}, resources: {}, prompts: {} }, ttlMs: 0, cacheScope: "public" };
+const discover = {
+  resultType: "complete",
+  supportedVersions: [MODERN],
+  capabilities: { tools: {}, resources: {}, prompts: {} },
+  ttlMs: 0,
+  cacheScope: "public",
+};
 
 describe("client, 2026-07-28", () => {
   it("does not cache a result obtained after an input round, though it carries ttlMs", async () => {
@@ -18,10 +24,17 @@ describe("client, 2026-07-28", () => {
     const fetch = scripted((m) => {
       if (m.method === "server/discover") return discover;
       reads.push(m);
-      if (m.params?.uri === "memo://plain") return { resultType: "complete", contents: [{ uri: "memo://plain", text: "plain" }], ttlMs: 60_000, cacheScope: "private" };
+      if (m.params?.uri === "memo://plain")
+        return { resultType: "complete", contents: [{ uri: "memo://plain", text: "plain" }], ttlMs: 60_000, cacheScope: "private" };
       // The memo is read only after the user confirms; the answer is cacheable in itself.
       if (!m.params?.inputResponses) {
-        return { resultType: "input_required", inputRequests: { ok: { method: "elicitation/create", params: { message: "Read it?", requestedSchema: { type: "object", properties: {} } } } }, requestState: "s" };
+        return {
+          resultType: "input_required",
+          inputRequests: {
+            ok: { method: "elicitation/create", params: { message: "Read it?", requestedSchema: { type: "object", properties: {} } } },
+          },
+          requestState: "s",
+        };
       }
       return { resultType: "complete", contents: [{ uri: "memo://secret", text: "secret" }], ttlMs: 60_000, cacheScope: "private" };
     });
@@ -40,7 +53,12 @@ describe("client, 2026-07-28", () => {
   it("refuses input_required on a request that may not ask, without asking the app", async () => {
     const fetch = scripted((m) => {
       if (m.method === "server/discover") return discover;
-      return { resultType: "input_required", inputRequests: { q: { method: "elicitation/create", params: { message: "?", requestedSchema: { type: "object", properties: {} } } } } };
+      return {
+        resultType: "input_required",
+        inputRequests: {
+          q: { method: "elicitation/create", params: { message: "?", requestedSchema: { type: "object", properties: {} } } },
+        },
+      };
     });
     const elicitation = vi.fn(() => ({ action: "accept" as const, content: {} }));
     const client = await McpClient.connect("http://scripted.test/mcp", { protocol: MODERN, fetch, handlers: { elicitation } });
@@ -52,7 +70,14 @@ describe("client, 2026-07-28", () => {
   it("refuses a task as the answer to anything but tools/call", async () => {
     const fetch = scripted((m) => {
       if (m.method === "server/discover") return discover;
-      return { resultType: "task", taskId: "t1", status: "working", createdAt: new Date().toISOString(), lastUpdatedAt: new Date().toISOString(), ttlMs: 60_000 };
+      return {
+        resultType: "task",
+        taskId: "t1",
+        status: "working",
+        createdAt: new Date().toISOString(),
+        lastUpdatedAt: new Date().toISOString(),
+        ttlMs: 60_000,
+      };
     });
     const client = await McpClient.connect("http://scripted.test/mcp", { protocol: MODERN, fetch, tasks: true });
     await expect(client.getPrompt("p")).rejects.toThrow(/prompts\/get with resultType "task"/);
@@ -76,7 +101,9 @@ describe("client, 2026-07-28", () => {
   });
 
   it("pinned to 2026-07-28, a server that speaks only 2025-11-25 is an error that says to use auto", async () => {
-    const fetch = scripted(() => json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: Server not initialized" } }, 400));
+    const fetch = scripted(() =>
+      json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: Server not initialized" } }, 400),
+    );
     const err = await McpClient.connect("http://scripted.test/mcp", { protocol: MODERN, fetch }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect((err as McpClientError).message).toMatch(/does not speak 2026-07-28.*"auto"/);

@@ -12,16 +12,32 @@ const MODERN = "2026-07-28";
 /** Each tool: its outputSchema and the structuredContent it answers with (undefined: none). */
 function serverOf(tools: Record<string, { schema: unknown; out: unknown; isError?: boolean }>) {
   return scripted((m) => {
-    if (m.method === "server/discover") return { resultType: "complete", supportedVersions: [MODERN], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public" };
+    if (m.method === "server/discover")
+      return { resultType: "complete", supportedVersions: [MODERN], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public" };
     if (m.method === "tools/list") {
-      return { resultType: "complete", ttlMs: 0, cacheScope: "public", tools: Object.entries(tools).map(([name, t]) => ({ name, inputSchema: { type: "object" }, outputSchema: t.schema })) };
+      return {
+        resultType: "complete",
+        ttlMs: 0,
+        cacheScope: "public",
+        tools: Object.entries(tools).map(([name, t]) => ({ name, inputSchema: { type: "object" }, outputSchema: t.schema })),
+      };
     }
     const t = tools[m.params?.name as string]!;
-    return { resultType: "complete", content: [], ...(t.out !== undefined ? { structuredContent: t.out } : {}), ...(t.isError ? { isError: true } : {}) };
+    return {
+      resultType: "complete",
+      content: [],
+      ...(t.out !== undefined ? { structuredContent: t.out } : {}),
+      ...(t.isError ? { isError: true } : {}),
+    };
   });
 }
 
-const point = { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"], additionalProperties: false };
+const point = {
+  type: "object",
+  properties: { x: { type: "number" }, y: { type: "number" } },
+  required: ["x", "y"],
+  additionalProperties: false,
+};
 
 describe("client: structuredContent against outputSchema", () => {
   it("the engine's structured results pass, on both revisions", async () => {
@@ -43,8 +59,18 @@ describe("client: structuredContent against outputSchema", () => {
     ["an enum value", { type: "object", properties: { c: { enum: ["red", "green"] } } }, { c: "blue" }, false],
     ["an integer where one is asked", { type: "object", properties: { n: { type: "integer" } } }, { n: 1.5 }, false],
     ["anyOf with one match", { type: "object", properties: { v: { anyOf: [{ type: "string" }, { type: "number" }] } } }, { v: 3 }, true],
-    ["array items and bounds", { type: "object", properties: { l: { type: "array", items: { type: "string", pattern: "^a" }, maxItems: 2 } } }, { l: ["ab", "b"] }, false],
-    ["a keyword the checker does not know", { type: "object", properties: { s: { type: "string", format: "email", contentMediaType: "text/x" } } }, { s: "not an email" }, true],
+    [
+      "array items and bounds",
+      { type: "object", properties: { l: { type: "array", items: { type: "string", pattern: "^a" }, maxItems: 2 } } },
+      { l: ["ab", "b"] },
+      false,
+    ],
+    [
+      "a keyword the checker does not know",
+      { type: "object", properties: { s: { type: "string", format: "email", contentMediaType: "text/x" } } },
+      { s: "not an email" },
+      true,
+    ],
     ["a 2026-07-28 schema whose root is not an object", { type: "array", items: { type: "number" } }, [1, 2, 3], true],
   ];
   for (const [label, schema, out, ok] of cases) {

@@ -19,7 +19,9 @@ const silent: Fetch = scripted((m) =>
 describe("client request timeouts", () => {
   it("2025-11-25: an initialize the server never answers fails after timeoutMs", async () => {
     const mute = scripted(() => new Response(new ReadableStream(), { headers: { "Content-Type": "text/event-stream" } }));
-    await expect(McpClient.connect("http://mute.test/mcp", { protocol: "2025-11-25", fetch: mute, timeoutMs: 200 })).rejects.toThrow(/initialize timed out/);
+    await expect(McpClient.connect("http://mute.test/mcp", { protocol: "2025-11-25", fetch: mute, timeoutMs: 200 })).rejects.toThrow(
+      /initialize timed out/,
+    );
   });
 
   for (const protocol of ["2026-07-28", "2025-11-25"] as const) {
@@ -44,10 +46,16 @@ describe("client request timeouts", () => {
         expect(r.content).toEqual([{ type: "text", text: "Liftoff!" }]);
         expect(steps.length).toBeGreaterThanOrEqual(10);
         // prepare_report outlines for 1.5 s without a word: it is given up and cancelled.
-        await expect(client.callTool("prepare_report", { topic: "silence", pauseMs: 1_500 }, { timeoutMs: 300 })).rejects.toThrow(/timed out/);
+        await expect(client.callTool("prepare_report", { topic: "silence", pauseMs: 1_500 }, { timeoutMs: 300 })).rejects.toThrow(
+          /timed out/,
+        );
         if (protocol === "2025-11-25") {
           const call = sent.filter((m) => m.method === "tools/call").at(-1)!;
-          await vi.waitFor(() => expect(sent).toContainEqual(expect.objectContaining({ method: "notifications/cancelled", params: expect.objectContaining({ requestId: call.id }) })));
+          await vi.waitFor(() =>
+            expect(sent).toContainEqual(
+              expect.objectContaining({ method: "notifications/cancelled", params: expect.objectContaining({ requestId: call.id }) }),
+            ),
+          );
         }
       } finally {
         await client.close();

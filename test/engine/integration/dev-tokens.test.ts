@@ -18,17 +18,32 @@ const worker = createMcpWorker(app, { jwt: jwtAuth });
 
 /** A token as `npm run token` mints it (scripts/lib/dev-token.mjs): HS256, issuer mcp-dev. */
 const devToken = (sub: string, scope: string, key = KEY, extra: Record<string, unknown> = {}) =>
-  new SignJWT({ scope, ...extra }).setProtectedHeader({ alg: "HS256" }).setIssuer("mcp-dev").setSubject(sub).setIssuedAt().setExpirationTime("1h").sign(new TextEncoder().encode(key));
+  new SignJWT({ scope, ...extra })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuer("mcp-dev")
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode(key));
 
-async function call(vars: Record<string, string>, tool: string, args: Record<string, unknown>, token?: string): Promise<{ status: number; body: RpcMessage }> {
+async function call(
+  vars: Record<string, string>,
+  tool: string,
+  args: Record<string, unknown>,
+  token?: string,
+): Promise<{ status: number; body: RpcMessage }> {
   const { message, headers } = buildModernRequest("tools/call", { name: tool, arguments: args }, {});
   const ctx = createExecutionContext();
-  const req = new Request(MCP, { method: "POST", headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(message) });
+  const req = new Request(MCP, {
+    method: "POST",
+    headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(message),
+  });
   const res = await worker.fetch(req, { ...env, ...vars } as never, ctx);
   await waitOnExecutionContext(ctx);
   return { status: res.status, body: (await res.json()) as RpcMessage };
 }
-const text = (body: RpcMessage) => ((body.result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text ?? "");
+const text = (body: RpcMessage) => (body.result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text ?? "";
 
 describe("dev tokens under npm run dev (MCP_DEV_TOKEN_KEY set)", () => {
   const dev = { MCP_DEV_TOKEN_KEY: KEY };
@@ -36,7 +51,11 @@ describe("dev tokens under npm run dev (MCP_DEV_TOKEN_KEY set)", () => {
   it("a dev token is the caller mcp-dev#<sub> with its scopes and the claims the app names", async () => {
     const r = await call(dev, "whoami", {}, await devToken("alice", "notes:write", KEY, { email: "alice@example.test" }));
     expect(r.status).toBe(200);
-    expect(JSON.parse(text(r.body))).toMatchObject({ principal: "mcp-dev#alice", scopes: ["notes:write"], claims: { email: "alice@example.test" } });
+    expect(JSON.parse(text(r.body))).toMatchObject({
+      principal: "mcp-dev#alice",
+      scopes: ["notes:write"],
+      claims: { email: "alice@example.test" },
+    });
   });
 
   it("its scopes are checked: bob with notes:read may not delete, alice with notes:write may", async () => {
@@ -48,7 +67,12 @@ describe("dev tokens under npm run dev (MCP_DEV_TOKEN_KEY set)", () => {
 
   it("a token signed with another key, or expired, gets 401", async () => {
     expect((await call(dev, "whoami", {}, await devToken("alice", "notes:write", "another-key-another-key-another-key"))).status).toBe(401);
-    const expired = await new SignJWT({ scope: "notes:write" }).setProtectedHeader({ alg: "HS256" }).setIssuer("mcp-dev").setSubject("alice").setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(new TextEncoder().encode(KEY));
+    const expired = await new SignJWT({ scope: "notes:write" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("mcp-dev")
+      .setSubject("alice")
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(new TextEncoder().encode(KEY));
     expect((await call(dev, "whoami", {}, expired)).status).toBe(401);
   });
 
@@ -64,9 +88,17 @@ describe("dev tokens under npm run dev (MCP_DEV_TOKEN_KEY set)", () => {
     const pair = await generateKeyPair("ES256", { extractable: true });
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1" };
     const jwt = { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp.example.test", AUTH_JWKS: JSON.stringify({ keys: [jwk] }) };
-    const real = await new SignJWT({ scope: "notes:read" }).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer("https://idp.example.test").setAudience(MCP).setSubject("carol").setExpirationTime("1h").sign(pair.privateKey);
+    const real = await new SignJWT({ scope: "notes:read" })
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer("https://idp.example.test")
+      .setAudience(MCP)
+      .setSubject("carol")
+      .setExpirationTime("1h")
+      .sign(pair.privateKey);
     expect(JSON.parse(text((await call({ ...dev, ...jwt }, "whoami", {}, real)).body)).principal).toBe("https://idp.example.test#carol");
-    expect(JSON.parse(text((await call({ ...dev, ...jwt }, "whoami", {}, await devToken("alice", "notes:read"))).body)).principal).toBe("mcp-dev#alice");
+    expect(JSON.parse(text((await call({ ...dev, ...jwt }, "whoami", {}, await devToken("alice", "notes:read"))).body)).principal).toBe(
+      "mcp-dev#alice",
+    );
     expect((await call({ ...dev, ...jwt }, "whoami", {})).status).toBe(401);
   });
 });

@@ -25,14 +25,7 @@ import {
 } from "../helpers/legacy";
 import { MCP_URL, META, buildModernRequest, modernCall, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
 import { inOneLimiterWindow } from "../helpers/limiter-window";
-import {
-  initializeHeaders,
-  initializeMessage,
-  legacyHeaders,
-  openLegacySession,
-  requestMessage,
-  type Send,
-} from "../wire/index.ts";
+import { initializeHeaders, initializeMessage, legacyHeaders, openLegacySession, requestMessage, type Send } from "../wire/index.ts";
 
 afterEach(cancelAllReaders);
 
@@ -69,7 +62,11 @@ async function edgeCall(sessionId: string, method: string, params: Record<string
 }
 
 /** A 2026 request to the fixture app. */
-function edgeModern(method: string, params: Record<string, unknown>, opts: Parameters<typeof buildModernRequest>[2] = {}): Promise<Response> {
+function edgeModern(
+  method: string,
+  params: Record<string, unknown>,
+  opts: Parameters<typeof buildModernRequest>[2] = {},
+): Promise<Response> {
   const { message, headers } = buildModernRequest(method, params, opts);
   return edgeFetch({ method: "POST", headers, body: JSON.stringify(message) });
 }
@@ -113,7 +110,10 @@ describe("logging capability", () => {
 describe("URL elicitation on 2025-11-25", () => {
   it("2025 URL elicitation always carries an elicitationId", async () => {
     const s = await openEdgeSession(URL_ELICITATION);
-    for (const [name, args] of [["sign_in_raw", {}], ["sign_in", {}]] as const) {
+    for (const [name, args] of [
+      ["sign_in_raw", {}],
+      ["sign_in", {}],
+    ] as const) {
       const reader = sse(await edgeRequest(s.id, "tools/call", { name, arguments: args }));
       const ask = await nextMessage(reader);
       expect(ask?.method, name).toBe("elicitation/create");
@@ -129,7 +129,11 @@ describe("URL elicitation on 2025-11-25", () => {
     const reader = sse(await edgeRequest(s.id, "tools/call", { name: "sign_in", arguments: { id: "login-7" } }));
     const ask = await nextMessage(reader);
     expect(ask?.params.elicitationId).toBe("login-7");
-    const answer = await edgeFetch({ method: "POST", headers: legacyHeaders(s.id), body: JSON.stringify({ jsonrpc: "2.0", id: ask!.id, result: { action: "accept" } }) });
+    const answer = await edgeFetch({
+      method: "POST",
+      headers: legacyHeaders(s.id),
+      body: JSON.stringify({ jsonrpc: "2.0", id: ask!.id, result: { action: "accept" } }),
+    });
     expect(answer.status).toBe(202);
     const done = await nextMessage(reader);
     expect(done).toMatchObject({ method: "notifications/elicitation/complete", params: { elicitationId: "login-7" } });
@@ -152,7 +156,9 @@ describe("URL elicitation on 2025-11-25", () => {
     expect(body.error).toBeUndefined();
     expect(body.result.resultType).toBe("input_required");
     const requests = Object.values(body.result.inputRequests) as { method: string; params: Record<string, unknown> }[];
-    expect(requests).toEqual([{ method: "elicitation/create", params: { mode: "url", message: "Sign in first", url: "https://login.example.test/start" } }]);
+    expect(requests).toEqual([
+      { method: "elicitation/create", params: { mode: "url", message: "Sign in first", url: "https://login.example.test/start" } },
+    ]);
   });
 });
 
@@ -216,7 +222,10 @@ describe("prototype names and handler results", () => {
   it("completion/complete with prototype argument names gives no values, never -32603 or a string", async () => {
     const s = await openSession();
     for (const name of ["__proto__", "valueOf", "hasOwnProperty", "constructor", "toString"]) {
-      for (const ref of [{ type: "ref/prompt", name: "explain_unit" }, { type: "ref/resource", uri: "units://{unit}" }]) {
+      for (const ref of [
+        { type: "ref/prompt", name: "explain_unit" },
+        { type: "ref/resource", uri: "units://{unit}" },
+      ]) {
         const params = { ref, argument: { name, value: "abc" } };
         const modern = await modernResult("completion/complete", params);
         expect(modern.completion, name).toEqual({ values: [], total: 0, hasMore: false });
@@ -310,7 +319,11 @@ describe("rate limits", () => {
   };
   const initialize = (ip: string, limits: AnyEnv) =>
     engineWorker.fetch(
-      new Request(MCP_URL, { method: "POST", headers: { ...initializeHeaders(), "CF-Connecting-IP": ip }, body: JSON.stringify(initializeMessage()) }),
+      new Request(MCP_URL, {
+        method: "POST",
+        headers: { ...initializeHeaders(), "CF-Connecting-IP": ip },
+        body: JSON.stringify(initializeMessage()),
+      }),
       { ...testEnv, ...limits } as never,
       createExecutionContext(),
     );

@@ -28,16 +28,29 @@ async function post(token: string, body: object, sessionId?: string): Promise<Re
     ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
   };
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }), scopedEnv as never, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }),
+    scopedEnv as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
 
 /** Opens a session that can elicit, starts greet with the full token and reads up to its question. */
 async function askedGreet(): Promise<{ sessionId: string; reader: EventReader; askId: string | number }> {
-  const init = await post("full", { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
+  const init = await post("full", {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } },
+  });
   const sessionId = init.headers.get("Mcp-Session-Id")!;
-  const res = await post("full", { jsonrpc: "2.0", id: "greet-1", method: "tools/call", params: { name: "greet", arguments: {} } }, sessionId);
+  const res = await post(
+    "full",
+    { jsonrpc: "2.0", id: "greet-1", method: "tools/call", params: { name: "greet", arguments: {} } },
+    sessionId,
+  );
   const reader = sse(res);
   await reader.next(); // the priming event
   const ask = await reader.nextMessage();
@@ -54,7 +67,11 @@ async function finalOn(reader: EventReader) {
 describe("2025-11-25: an answer to a tool's question is checked against the tool's scopes", () => {
   it("answered by a token narrowed since the call, the tool does not finish: the call ends with the insufficient-scope error", async () => {
     const { sessionId, reader, askId } = await askedGreet();
-    const ack = await post("narrowed", { jsonrpc: "2.0", id: askId, result: { action: "accept", content: { name: "Mallory" } } }, sessionId);
+    const ack = await post(
+      "narrowed",
+      { jsonrpc: "2.0", id: askId, result: { action: "accept", content: { name: "Mallory" } } },
+      sessionId,
+    );
     expect(ack.status).toBe(202);
     const final = await finalOn(reader);
     expect(final).toMatchObject({ id: "greet-1", error: { code: -32003, data: { scopes: ["greet:ask"] } } });
@@ -63,7 +80,9 @@ describe("2025-11-25: an answer to a tool's question is checked against the tool
 
   it("answered by a token that still holds them, the tool finishes", async () => {
     const { sessionId, reader, askId } = await askedGreet();
-    expect((await post("full", { jsonrpc: "2.0", id: askId, result: { action: "accept", content: { name: "Ada" } } }, sessionId)).status).toBe(202);
+    expect(
+      (await post("full", { jsonrpc: "2.0", id: askId, result: { action: "accept", content: { name: "Ada" } } }, sessionId)).status,
+    ).toBe(202);
     expect(await finalOn(reader)).toMatchObject({ id: "greet-1", result: { content: [{ type: "text", text: "Hello, Ada!" }] } });
   });
 });

@@ -49,7 +49,11 @@ describe("2025-11-25 sessions", () => {
     const send = async (message: object, sessionId?: string) => {
       const ctx = createExecutionContext();
       const res = await eventsWorker.fetch(
-        new Request("http://localhost/mcp", { method: "POST", headers: { ...legacyHeaders(sessionId), Authorization: "Bearer alice" }, body: JSON.stringify(message) }),
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...legacyHeaders(sessionId), Authorization: "Bearer alice" },
+          body: JSON.stringify(message),
+        }),
         env as never,
         ctx,
       );

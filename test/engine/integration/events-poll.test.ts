@@ -12,7 +12,8 @@ beforeAll(stubReceivers);
 afterAll(() => vi.restoreAllMocks());
 
 const poll = (params: Record<string, unknown>, token = "alice") => call("events/poll", { name: "test_event", ...params }, token);
-const emitTest = (topic: string, text: string, count = 1) => call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
+const emitTest = (topic: string, text: string, count = 1) =>
+  call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
 
 describe("events/poll", () => {
   it("starts from now with a null cursor, then returns the matching events in order, maxEvents at a time", async () => {
@@ -73,7 +74,12 @@ describe("webhook replay from a cursor", () => {
   it("delivers what a lapsed subscriber missed when it subscribes again with its last cursor", async () => {
     const hook = receiver();
     const secret = freshSecret();
-    const params = { name: "test_event", arguments: { topic: "resume" }, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null };
+    const params = {
+      name: "test_event",
+      arguments: { topic: "resume" },
+      delivery: { mode: "webhook", url: hook.url, secret },
+      cursor: null,
+    };
     const first = (await call("events/subscribe", params, "lena")).body.result;
     await call("events/unsubscribe", { name: "test_event", arguments: { topic: "resume" }, delivery: { url: hook.url } }, "lena");
     await emitTest("resume", "missed", 2);

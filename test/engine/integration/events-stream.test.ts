@@ -15,7 +15,15 @@ const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** Opens events/stream and reads its SSE messages as they come. */
 async function openStream(params: Record<string, unknown>, token = "alice", id = `stream-${crypto.randomUUID()}`) {
   const { message, headers } = buildModernRequest("events/stream", params, { id });
-  const res = await eventsWorker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) }), env as never, createExecutionContext());
+  const res = await eventsWorker.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...headers, Authorization: `Bearer ${token}` },
+      body: JSON.stringify(message),
+    }),
+    env as never,
+    createExecutionContext(),
+  );
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   const messages: any[] = [];
@@ -43,7 +51,8 @@ async function openStream(params: Record<string, unknown>, token = "alice", id =
   return { res, id, next, close: () => reader.cancel() };
 }
 
-const emitTest = (topic: string, text: string, count = 1) => call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
+const emitTest = (topic: string, text: string, count = 1) =>
+  call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
 
 describe("events/stream", () => {
   it("opens with active, then carries the matching occurrences live, each naming the stream", async () => {
@@ -69,7 +78,8 @@ describe("events/stream", () => {
   });
 
   it("replays from the client's cursor before going live", async () => {
-    const start = (await call("events/poll", { name: "test_event", arguments: { topic: "again" }, cursor: null }, "alice")).body.result.cursor;
+    const start = (await call("events/poll", { name: "test_event", arguments: { topic: "again" }, cursor: null }, "alice")).body.result
+      .cursor;
     await emitTest("again", "missed", 2);
     const stream = await openStream({ name: "test_event", arguments: { topic: "again" }, cursor: start });
     const active = await stream.next();
@@ -106,7 +116,15 @@ describe("events/stream", () => {
       [{ name: "test_event", arguments: { topic: "x" }, cursor: "forged" }, -32602],
     ] as [Record<string, unknown>, number, string?][]) {
       const { message, headers } = buildModernRequest("events/stream", params[0]);
-      const res = await eventsWorker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${params[2] ?? "alice"}` }, body: JSON.stringify(message) }), env as never, createExecutionContext());
+      const res = await eventsWorker.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...headers, Authorization: `Bearer ${params[2] ?? "alice"}` },
+          body: JSON.stringify(message),
+        }),
+        env as never,
+        createExecutionContext(),
+      );
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).error.code).toBe(params[1]);
     }

@@ -18,9 +18,14 @@ afterAll(() => vi.restoreAllMocks());
 const verifies = (r: Received, secret: string) => new Webhook(secret).verify(r.body, r.headers);
 
 const subscribe = (url: string, secret: string, token = "alice", params: Record<string, unknown> = {}) =>
-  call("events/subscribe", { name: "test_event", arguments: { topic: "billing" }, delivery: { mode: "webhook", url, secret }, cursor: null, ...params }, token);
+  call(
+    "events/subscribe",
+    { name: "test_event", arguments: { topic: "billing" }, delivery: { mode: "webhook", url, secret }, cursor: null, ...params },
+    token,
+  );
 
-const emitTest = (topic: string, text: string, count = 1) => call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
+const emitTest = (topic: string, text: string, count = 1) =>
+  call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
 
 describe("events/subscribe (webhook)", () => {
   it("verifies the callback with a signed challenge before answering, then delivers matching events, signed", async () => {
@@ -62,7 +67,13 @@ describe("events/subscribe (webhook)", () => {
     const secret = freshSecret();
     const first = (await subscribe(hook.url, secret)).body.result;
     // Argument order does not make another subscription.
-    const again = (await call("events/subscribe", { name: "test_event", arguments: { topic: "billing" }, delivery: { url: hook.url, secret, mode: "webhook" }, cursor: first.cursor }, "alice")).body.result;
+    const again = (
+      await call(
+        "events/subscribe",
+        { name: "test_event", arguments: { topic: "billing" }, delivery: { url: hook.url, secret, mode: "webhook" }, cursor: first.cursor },
+        "alice",
+      )
+    ).body.result;
     expect(again.id).toBe(first.id);
     expect(again.deliveryStatus).toMatchObject({ active: true });
     expect(hook.controls.filter((r) => r.json.type === "verification")).toHaveLength(1);
@@ -91,7 +102,13 @@ describe("events/subscribe (webhook)", () => {
       [{ name: "scoped_event", arguments: {} }, "alice.noscope", -32012],
     ];
     for (const [override, token, code, data] of cases) {
-      const params = { name: "test_event", arguments: { topic: "billing" }, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null, ...override };
+      const params = {
+        name: "test_event",
+        arguments: { topic: "billing" },
+        delivery: { mode: "webhook", url: hook.url, secret },
+        cursor: null,
+        ...override,
+      };
       const { status, body } = await call("events/subscribe", params, token);
       expect(status, JSON.stringify(override)).toBe(200);
       expect(body.error?.code, JSON.stringify(override)).toBe(code);
@@ -119,7 +136,12 @@ describe("events/subscribe (webhook)", () => {
   it("accepts http://127.0.0.1 only under wrangler dev (MCP_DEV=on)", async () => {
     const local = receiver("127.0.0.1:8911");
     const url = "http://127.0.0.1:8911/cb";
-    const params = { name: "test_event", arguments: { topic: "dev" }, delivery: { mode: "webhook", url, secret: freshSecret() }, cursor: null };
+    const params = {
+      name: "test_event",
+      arguments: { topic: "dev" },
+      delivery: { mode: "webhook", url, secret: freshSecret() },
+      cursor: null,
+    };
     expect((await call("events/subscribe", params, "alice")).body.error!.code).toBe(-32602);
     const dev = await call("events/subscribe", params, "alice", { MCP_DEV: "on" });
     expect(dev.body.result.id).toMatch(/^sub_/);
@@ -137,7 +159,8 @@ describe("events/subscribe (webhook)", () => {
   it("limits the subscriptions one principal holds per type (ResourceExhausted)", async () => {
     const hook = receiver();
     const secret = freshSecret();
-    for (const topic of ["a", "b", "c"]) expect((await subscribe(hook.url, secret, "carol", { arguments: { topic } })).body.result.id).toBeTruthy();
+    for (const topic of ["a", "b", "c"])
+      expect((await subscribe(hook.url, secret, "carol", { arguments: { topic } })).body.result.id).toBeTruthy();
     const over = await subscribe(hook.url, secret, "carol", { arguments: { topic: "d" } });
     expect(over.body.error).toMatchObject({ code: -32013, data: { limit: "subscriptions", max: 3 } });
     // A refresh of one it holds is no new subscription.
@@ -243,7 +266,13 @@ describe("webhook delivery", () => {
     const { env } = await import("cloudflare:test");
     const hook = receiver();
     const secret = freshSecret();
-    const sub = (await call("events/subscribe", { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null }, "ivan")).body.result;
+    const sub = (
+      await call(
+        "events/subscribe",
+        { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null },
+        "ivan",
+      )
+    ).body.result;
     expect(sub.id).toBeTruthy();
     const { emit } = await import("../../../src/mcp");
     await emit(env, "scoped_event", { text: "allowed" });
@@ -257,7 +286,11 @@ describe("webhook delivery", () => {
     expect(hook.deliveries).toHaveLength(1);
     expect(await sqlIn("scoped_event", "SELECT id FROM sub WHERE id = ?", sub.id)).toHaveLength(0);
     // Subscribing again is refused while access stays revoked.
-    const again = await call("events/subscribe", { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null }, "ivan");
+    const again = await call(
+      "events/subscribe",
+      { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret }, cursor: null },
+      "ivan",
+    );
     expect(again.body.error!.code).toBe(-32012);
   });
 
@@ -281,7 +314,9 @@ describe("webhook delivery", () => {
     const params = { name: "test_event", arguments: { topic: "bye" }, delivery: { url: hook.url } };
     const first = await call("events/unsubscribe", params, "kim");
     expect(first.body.result).toMatchObject({ resultType: "complete" });
-    expect((await call("events/unsubscribe", { ...params, delivery: { mode: "webhook", url: hook.url } }, "kim")).body.result).toMatchObject({ resultType: "complete" });
+    expect(
+      (await call("events/unsubscribe", { ...params, delivery: { mode: "webhook", url: hook.url } }, "kim")).body.result,
+    ).toMatchObject({ resultType: "complete" });
     expect((await call("events/unsubscribe", params)).body.error!.code).toBe(-32012);
     await emitTest("bye", "unheard");
     await new Promise((r) => setTimeout(r, 200));

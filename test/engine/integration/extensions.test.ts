@@ -8,7 +8,16 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { UI_EXTENSION, VIEW_MIME_TYPE, createMcpWorker, defineApp, defineTool, defineView, skills, type SkillsManifest } from "../../../src/mcp";
+import {
+  UI_EXTENSION,
+  VIEW_MIME_TYPE,
+  createMcpWorker,
+  defineApp,
+  defineTool,
+  defineView,
+  skills,
+  type SkillsManifest,
+} from "../../../src/mcp";
 import engine from "../app/index";
 import manifest from "../conformance/skills.json";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
@@ -53,10 +62,19 @@ const worker = createMcpWorker(extApp);
 
 const UI_HOST = { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } };
 
-async function rpc(target: { fetch: typeof worker.fetch }, method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}): Promise<RpcMessage> {
+async function rpc(
+  target: { fetch: typeof worker.fetch },
+  method: string,
+  params: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> = {},
+): Promise<RpcMessage> {
   const { message, headers } = buildModernRequest(method, params, { capabilities });
   const ctx = createExecutionContext();
-  const res = await target.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+  const res = await target.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+    env as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return (await res.json()) as RpcMessage;
 }
@@ -102,7 +120,10 @@ describe("Skills", () => {
     const [skill] = list.skills;
     expect(skill.uri).toBe("skill://unit-conversion/SKILL.md");
     expect(skill.frontmatter.name).toBe("unit-conversion");
-    expect(skill.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://unit-conversion/SKILL.md", "skill://unit-conversion/references/FORMULAS.md"]);
+    expect(skill.resources.map((r: { uri: string }) => r.uri)).toEqual([
+      "skill://unit-conversion/SKILL.md",
+      "skill://unit-conversion/references/FORMULAS.md",
+    ]);
     for (const entry of skill.resources) {
       const read = await result(worker, "resources/read", { uri: entry.uri });
       const [contents] = read.contents;
@@ -115,7 +136,9 @@ describe("Skills", () => {
   it("lists SKILL.md in resources/list under the frontmatter's name and description, and not the supporting files", async () => {
     const { resources } = await result(worker, "resources/list");
     const skillMd = resources.filter((r: { uri: string }) => r.uri.startsWith("skill://"));
-    expect(skillMd).toEqual([expect.objectContaining({ uri: "skill://unit-conversion/SKILL.md", name: "unit-conversion", mimeType: "text/markdown" })]);
+    expect(skillMd).toEqual([
+      expect.objectContaining({ uri: "skill://unit-conversion/SKILL.md", name: "unit-conversion", mimeType: "text/markdown" }),
+    ]);
     expect(skillMd[0].description).toBe(manifest.skills[0]!.frontmatter.description);
   });
 
@@ -169,14 +192,22 @@ describe("MCP Apps views", () => {
     const others = [{}, { mimeTypes: [] }, { mimeTypes: ["text/uri-list"] }, { mimeTypes: VIEW_MIME_TYPE }, { mimeTypes: ["text/html"] }];
     for (const settings of others) {
       const { tools } = await result(worker, "tools/list", {}, { extensions: { [UI_EXTENSION]: settings } });
-      expect(tools.map((t: { name: string }) => t.name), JSON.stringify(settings)).toEqual(["measure", "plain"]);
+      expect(
+        tools.map((t: { name: string }) => t.name),
+        JSON.stringify(settings),
+      ).toEqual(["measure", "plain"]);
       for (const t of tools) expect(t._meta).toBeUndefined();
     }
-    const host = await result(worker, "tools/list", {}, { extensions: { [UI_EXTENSION]: { mimeTypes: ["text/uri-list", VIEW_MIME_TYPE] } } });
+    const host = await result(
+      worker,
+      "tools/list",
+      {},
+      { extensions: { [UI_EXTENSION]: { mimeTypes: ["text/uri-list", VIEW_MIME_TYPE] } } },
+    );
     expect(host.tools.map((t: { name: string }) => t.name)).toEqual(["measure", "refresh", "plain"]);
   });
 
-  it("a tool only a view may call (visibility [\"app\"]) is refused (-32602) to a client that is not an Apps host, and served to one that is", async () => {
+  it('a tool only a view may call (visibility ["app"]) is refused (-32602) to a client that is not an Apps host, and served to one that is', async () => {
     for (const capabilities of [{}, { extensions: { [UI_EXTENSION]: {} } }]) {
       const refused = await rpc(worker, "tools/call", { name: "refresh" }, capabilities);
       expect(refused.error?.code, JSON.stringify(capabilities)).toBe(-32602);
@@ -184,7 +215,10 @@ describe("MCP Apps views", () => {
     }
     expect((await result(worker, "tools/call", { name: "refresh" }, UI_HOST)).content).toEqual([{ type: "text", text: "refreshed" }]);
     // A tool the model may call is served to every client.
-    expect((await result(worker, "tools/call", { name: "measure", arguments: { celsius: 0 } })).structuredContent).toEqual({ celsius: 0, kelvin: 273.15 });
+    expect((await result(worker, "tools/call", { name: "measure", arguments: { celsius: 0 } })).structuredContent).toEqual({
+      celsius: 0,
+      kelvin: 273.15,
+    });
   });
 
   it("lists tools for no cache to reuse: each host's list is private and immediately stale, so no cache hands one host's shape to another", async () => {
@@ -244,7 +278,9 @@ describe("the client's Skills", () => {
 
   it("loads a skill from this server, checked against its entry, and reads its other files only on request", async () => {
     const client = await connect();
-    const { skills: [entry] } = await listSkills(client);
+    const {
+      skills: [entry],
+    } = await listSkills(client);
     const loaded = await loadSkill(client, entry!);
     expect(loaded.frontmatter).toEqual(entry!.frontmatter);
     expect(loaded.body).toMatch(/^\n# Unit conversion/);
@@ -254,10 +290,15 @@ describe("the client's Skills", () => {
 
   it("refuses a SKILL.md whose frontmatter differs from the entry, and a file the entry does not list", async () => {
     const client = await connect();
-    const { skills: [entry] } = await listSkills(client);
+    const {
+      skills: [entry],
+    } = await listSkills(client);
     const altered: SkillEntry = { ...entry!, frontmatter: { ...entry!.frontmatter, description: "Something else" } };
     await expect(loadSkill(client, altered)).rejects.toThrow(SkillVerificationError);
-    const resized: SkillEntry = { ...entry!, resources: (entry!.resources as { uri: string; digest: string; size: number }[]).map((r) => ({ ...r, size: r.size + 1 })) };
+    const resized: SkillEntry = {
+      ...entry!,
+      resources: (entry!.resources as { uri: string; digest: string; size: number }[]).map((r) => ({ ...r, size: r.size + 1 })),
+    };
     await expect(loadSkill(client, resized)).rejects.toThrow(/bytes, the entry lists/);
     await expect(readSkillFile(client, entry!, "skill://unit-conversion/OTHER.md")).rejects.toThrow(/is not a file of/);
   });

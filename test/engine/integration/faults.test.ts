@@ -56,7 +56,8 @@ async function expectBroken(reader: EventReader) {
   return rest;
 }
 
-const final = (events: { message?: RpcMessage }[], id: string | number) => events.find((e) => e.message?.id === id && ("result" in e.message || "error" in e.message))?.message;
+const final = (events: { message?: RpcMessage }[], id: string | number) =>
+  events.find((e) => e.message?.id === id && ("result" in e.message || "error" in e.message))?.message;
 
 describe.each(FAULTS)("2025-11-25 sessions: %s of every Durable Object", (_name, fault) => {
   it("2025-11-25: a call waiting on the user survives; its stream broke, the answer is accepted and the result is fetched with Last-Event-ID", async () => {
@@ -113,7 +114,9 @@ describe.each(FAULTS)("2025-11-25 sessions: %s of every Durable Object", (_name,
 
   it("2025-11-25: a call running (not waiting) when the fault hits ends with its result or, if its handler was lost, an error on its stream; the retry is served", async () => {
     const s = await openSession();
-    const reader = sse(await request(s.id, "tools/call", { name: "countdown", arguments: { from: 5 }, _meta: { progressToken: "cd" } }, { id: "running" }));
+    const reader = sse(
+      await request(s.id, "tools/call", { name: "countdown", arguments: { from: 5 }, _meta: { progressToken: "cd" } }, { id: "running" }),
+    );
     await reader.next(); // priming
     const progress = await reader.until((m) => m.method === "notifications/progress");
     expect(progress).toBeDefined();
@@ -138,10 +141,14 @@ describe.each(FAULTS)("2025-11-25 sessions: %s of every Durable Object", (_name,
 
   it("2025-11-25: the session and its counters survive: new streams never reuse an id of a stream logged before the fault", async () => {
     const s = await openSession();
-    const before = await sse(await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, { id: "before" })).rest(3000);
+    const before = await sse(
+      await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, { id: "before" }),
+    ).rest(3000);
     await fault();
     expect(await result(s.id, "ping")).toEqual({});
-    const after = await sse(await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 2 } }, { id: "after" })).rest(3000);
+    const after = await sse(
+      await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 2 } }, { id: "after" }),
+    ).rest(3000);
     expect(splitId(after[0]!.id).stream).not.toBe(splitId(before[0]!.id).stream);
     // The old stream still replays its own events, not the new ones.
     const replay = await sse(await getStream(s.id, before[0]!.id)).rest(3000);
@@ -169,35 +176,50 @@ describe("2026-07-28: the modern lane through Durable Object faults", () => {
     }
   };
 
-  it.each(FAULTS)("2026-07-28: a listen stream broken by %s of the hub ends with its listen result; a re-issued listen receives notifications", async (_name, fault) => {
-    const old = await listen("listen-before");
-    await fault();
-    const last = await nextOf(old, (m) => m.id === "listen-before");
-    expect(last?.result).toMatchObject({ resultType: "complete" });
-    expect(await old.next(500)).toBeUndefined();
-    expect(old.ended).toBe(true);
+  it.each(FAULTS)(
+    "2026-07-28: a listen stream broken by %s of the hub ends with its listen result; a re-issued listen receives notifications",
+    async (_name, fault) => {
+      const old = await listen("listen-before");
+      await fault();
+      const last = await nextOf(old, (m) => m.id === "listen-before");
+      expect(last?.result).toMatchObject({ resultType: "complete" });
+      expect(await old.next(500)).toBeUndefined();
+      expect(old.ended).toBe(true);
 
-    const renewed = await listen("listen-after");
-    await publish({ method: "notifications/tools/list_changed" });
-    const n = await nextOf(renewed, (m) => m.method === "notifications/tools/list_changed");
-    expect(n?.params?._meta?.["io.modelcontextprotocol/subscriptionId"]).toBe("listen-after");
-  });
+      const renewed = await listen("listen-after");
+      await publish({ method: "notifications/tools/list_changed" });
+      const n = await nextOf(renewed, (m) => m.method === "notifications/tools/list_changed");
+      expect(n?.params?._meta?.["io.modelcontextprotocol/subscriptionId"]).toBe("listen-after");
+    },
+  );
 
-  it.each(FAULTS)("2026-07-28: an input_required result issued before %s still completes on retry (the state travels with the client)", async (_name, fault) => {
-    const round1 = await modernResult("tools/call", { name: "greet", arguments: {} }, { capabilities: ELICIT });
-    expect(round1.resultType).toBe("input_required");
-    await fault();
-    const r = await modernResult(
-      "tools/call",
-      { name: "greet", arguments: {}, requestState: round1.requestState, inputResponses: { who: { action: "accept", content: { name: "Linus" } } } },
-      { capabilities: ELICIT },
-    );
-    expect(r).toMatchObject({ resultType: "complete", content: [{ text: "Hello, Linus!" }] });
-  });
+  it.each(FAULTS)(
+    "2026-07-28: an input_required result issued before %s still completes on retry (the state travels with the client)",
+    async (_name, fault) => {
+      const round1 = await modernResult("tools/call", { name: "greet", arguments: {} }, { capabilities: ELICIT });
+      expect(round1.resultType).toBe("input_required");
+      await fault();
+      const r = await modernResult(
+        "tools/call",
+        {
+          name: "greet",
+          arguments: {},
+          requestState: round1.requestState,
+          inputResponses: { who: { action: "accept", content: { name: "Linus" } } },
+        },
+        { capabilities: ELICIT },
+      );
+      expect(r).toMatchObject({ resultType: "complete", content: [{ text: "Hello, Linus!" }] });
+    },
+  );
 
   it("2026-07-28: a streamed call whose connection breaks is lost (cancelled); the client's retry is served in full", async () => {
     const ac = new AbortController();
-    const res = await modernPost("tools/call", { name: "countdown", arguments: { from: 3 } }, { meta: { progressToken: "p" }, signal: ac.signal });
+    const res = await modernPost(
+      "tools/call",
+      { name: "countdown", arguments: { from: 3 } },
+      { meta: { progressToken: "p" }, signal: ac.signal },
+    );
     const reader = new SseReader(res);
     modernReaders.push(reader);
     expect((await reader.next(2000))?.method).toBe("notifications/progress");
@@ -205,7 +227,9 @@ describe("2026-07-28: the modern lane through Durable Object faults", () => {
     ac.abort();
     await reader.cancel();
 
-    const retry = new SseReader(await modernPost("tools/call", { name: "countdown", arguments: { from: 3 } }, { id: "retry", meta: { progressToken: "p2" } }));
+    const retry = new SseReader(
+      await modernPost("tools/call", { name: "countdown", arguments: { from: 3 } }, { id: "retry", meta: { progressToken: "p2" } }),
+    );
     modernReaders.push(retry);
     const all = await retry.all(5000);
     expect(all.filter((m) => m.method === "notifications/progress").map((m) => m.params.progress)).toEqual([0, 1, 2, 3]);

@@ -78,7 +78,11 @@ async function checkSse(res: Response, where: string): Promise<RpcMessage[]> {
   const messages: RpcMessage[] = [];
   // Only whole events (followed by a blank line) are checked; the last one may have been cut by the cancel.
   for (const block of text.split(/\n\n/).slice(0, -1)) {
-    const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+    const data = block
+      .split("\n")
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).trimStart())
+      .join("\n");
     if (data === "") continue;
     const m = JSON.parse(data) as RpcMessage;
     checkStreamMessage(m, where);
@@ -106,24 +110,55 @@ async function checkAnswer(res: Response, method: string, where: string): Promis
     const m = JSON.parse(text) as RpcMessage;
     checkResponse(m, `${where} → ${text.slice(0, 300)}`);
     if (m.result) saw("result");
-  }
-  else if (method === "OPTIONS" || method === "HEAD" || (method === "DELETE" && res.status === 200)) expect(text, where).toBe("");
+  } else if (method === "OPTIONS" || method === "HEAD" || (method === "DELETE" && res.status === 200)) expect(text, where).toBe("");
   else expect.fail(`${where}: unexpected ${res.status} ${type}: ${text.slice(0, 200)}`);
   return [];
 }
 
 // ── generators ─────────────────────────────────────────────────────────────
 
-const printable = fc.string({ unit: fc.constantFrom(..." !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t".split("")), maxLength: 40 });
-const anyId = fc.oneof(fc.integer(), fc.string({ maxLength: 12 }), fc.constant(null), fc.double(), fc.jsonValue({ maxDepth: 1 }), fc.string({ minLength: 250, maxLength: 300 }));
+const printable = fc.string({
+  unit: fc.constantFrom(..." !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t".split("")),
+  maxLength: 40,
+});
+const anyId = fc.oneof(
+  fc.integer(),
+  fc.string({ maxLength: 12 }),
+  fc.constant(null),
+  fc.double(),
+  fc.jsonValue({ maxDepth: 1 }),
+  fc.string({ minLength: 250, maxLength: 300 }),
+);
 // countdown sleeps and subscriptions/listen never ends: left out to keep runs short.
 const TOOL_NAMES = ["convert_temperature", "roll_dice", "greet", "no_such_tool", "__proto__", "constructor"];
-const MODERN_METHODS = ["tools/call", "tools/list", "prompts/get", "prompts/list", "resources/read", "resources/list", "resources/templates/list", "completion/complete", "server/discover", "initialize", "ping"];
-const LEGACY_METHODS = [...MODERN_METHODS.filter((m) => m !== "server/discover"), "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "notifications/initialized", "notifications/cancelled"];
+const MODERN_METHODS = [
+  "tools/call",
+  "tools/list",
+  "prompts/get",
+  "prompts/list",
+  "resources/read",
+  "resources/list",
+  "resources/templates/list",
+  "completion/complete",
+  "server/discover",
+  "initialize",
+  "ping",
+];
+const LEGACY_METHODS = [
+  ...MODERN_METHODS.filter((m) => m !== "server/discover"),
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "notifications/initialized",
+  "notifications/cancelled",
+];
 
 /** Usually `good`, sometimes one of the `bad` values: most messages get past the edge, some do not. */
 const mostly = <T, U>(good: fc.Arbitrary<T>, ...bad: fc.Arbitrary<U>[]) =>
-  fc.oneof({ arbitrary: good as fc.Arbitrary<T | U>, weight: 12 * Math.max(1, bad.length) }, ...bad.map((b) => ({ arbitrary: b as fc.Arbitrary<T | U>, weight: 1 })));
+  fc.oneof(
+    { arbitrary: good as fc.Arbitrary<T | U>, weight: 12 * Math.max(1, bad.length) },
+    ...bad.map((b) => ({ arbitrary: b as fc.Arbitrary<T | U>, weight: 1 })),
+  );
 
 const validMeta = fc.record(
   {
@@ -136,29 +171,36 @@ const validMeta = fc.record(
 );
 
 /** Params for the modern lane (with the _meta envelope) or the session lane (no envelope: at most a progressToken). */
-const paramsWith = (meta: fc.Arbitrary<unknown>) => fc.record(
-  {
-    name: mostly(fc.constantFrom(...TOOL_NAMES, "explain_unit"), fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })),
-    uri: mostly(fc.constantFrom("info://about", "units://kelvin", "units://nope"), fc.string({ maxLength: 20 })),
-    arguments: mostly(
-      fc.constantFrom({ value: 1, from: "kelvin" }, { unit: "kelvin" }, {}, { sides: 6, count: 2 }),
-      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
-      fc.jsonValue({ maxDepth: 1 }),
-    ),
-    _meta: meta,
-    requestState: fc.oneof(fc.string({ maxLength: 40 }), fc.jsonValue({ maxDepth: 1 })),
-    inputResponses: fc.oneof(fc.constant({ who: { action: "accept", content: { name: "Fuzz" } } }), fc.jsonValue({ maxDepth: 3 })),
-    cursor: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()),
-    level: fc.constantFrom("debug", "error", "nope", 3),
-    requestId: anyId,
-    notifications: fc.jsonValue({ maxDepth: 2 }),
-    ref: fc.oneof(fc.constant({ type: "ref/prompt", name: "explain_unit" }), fc.jsonValue({ maxDepth: 2 })),
-    argument: fc.oneof(fc.constant({ name: "unit", value: "k" }), fc.jsonValue({ maxDepth: 2 })),
-  },
-  { requiredKeys: ["_meta"] },
-);
+const paramsWith = (meta: fc.Arbitrary<unknown>) =>
+  fc.record(
+    {
+      name: mostly(fc.constantFrom(...TOOL_NAMES, "explain_unit"), fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })),
+      uri: mostly(fc.constantFrom("info://about", "units://kelvin", "units://nope"), fc.string({ maxLength: 20 })),
+      arguments: mostly(
+        fc.constantFrom({ value: 1, from: "kelvin" }, { unit: "kelvin" }, {}, { sides: 6, count: 2 }),
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+        fc.jsonValue({ maxDepth: 1 }),
+      ),
+      _meta: meta,
+      requestState: fc.oneof(fc.string({ maxLength: 40 }), fc.jsonValue({ maxDepth: 1 })),
+      inputResponses: fc.oneof(fc.constant({ who: { action: "accept", content: { name: "Fuzz" } } }), fc.jsonValue({ maxDepth: 3 })),
+      cursor: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()),
+      level: fc.constantFrom("debug", "error", "nope", 3),
+      requestId: anyId,
+      notifications: fc.jsonValue({ maxDepth: 2 }),
+      ref: fc.oneof(fc.constant({ type: "ref/prompt", name: "explain_unit" }), fc.jsonValue({ maxDepth: 2 })),
+      argument: fc.oneof(fc.constant({ name: "unit", value: "k" }), fc.jsonValue({ maxDepth: 2 })),
+    },
+    { requiredKeys: ["_meta"] },
+  );
 const MODERN_PARAMS = paramsWith(mostly(validMeta, fc.jsonValue({ maxDepth: 2 })));
-const LEGACY_PARAMS = paramsWith(mostly(fc.record({ progressToken: fc.oneof(fc.string({ maxLength: 5 }), fc.integer()) }, { requiredKeys: [] }), validMeta, fc.jsonValue({ maxDepth: 2 })));
+const LEGACY_PARAMS = paramsWith(
+  mostly(
+    fc.record({ progressToken: fc.oneof(fc.string({ maxLength: 5 }), fc.integer()) }, { requiredKeys: [] }),
+    validMeta,
+    fc.jsonValue({ maxDepth: 2 }),
+  ),
+);
 
 /** A JSON-RPC-ish message: mostly well-formed, with any member sometimes missing or of the wrong type. */
 const MISSING: unknown = Symbol("missing");
@@ -177,8 +219,15 @@ const rpcish = (methods: string[], params: fc.Arbitrary<unknown>) =>
 const rpcResponse = fc.record(
   {
     jsonrpc: mostly(fc.constant("2.0"), fc.jsonValue({ maxDepth: 0 })),
-    id: fc.oneof(fc.integer({ min: 1, max: 40 }).map((n) => `s${n.toString(36)}`), anyId),
-    result: fc.oneof(fc.constant({ action: "accept", content: { name: "Fuzz" } }), fc.constant({ action: "maybe" }), fc.jsonValue({ maxDepth: 2 })),
+    id: fc.oneof(
+      fc.integer({ min: 1, max: 40 }).map((n) => `s${n.toString(36)}`),
+      anyId,
+    ),
+    result: fc.oneof(
+      fc.constant({ action: "accept", content: { name: "Fuzz" } }),
+      fc.constant({ action: "maybe" }),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
     error: fc.oneof(fc.record({ code: fc.integer(), message: fc.string({ maxLength: 10 }) }), fc.jsonValue({ maxDepth: 2 })),
   },
   { requiredKeys: ["jsonrpc", "id"] },
@@ -255,9 +304,17 @@ describe("fuzz", () => {
     await run(
       "legacy bodies",
       fc.asyncProperty(body(LEGACY_METHODS, LEGACY_PARAMS), fc.boolean(), async ({ text, message }, withVersion) => {
-        const headers: Record<string, string> = { ...BASE, "Mcp-Session-Id": s.id, ...(withVersion ? { "MCP-Protocol-Version": LEGACY_VERSION } : {}) };
+        const headers: Record<string, string> = {
+          ...BASE,
+          "Mcp-Session-Id": s.id,
+          ...(withVersion ? { "MCP-Protocol-Version": LEGACY_VERSION } : {}),
+        };
         const res = await post(headers, text);
-        const onStream = await checkAnswer(res, "POST", `legacy body ${typeof text === "string" ? text.slice(0, 200) : `bytes[${text.length}]`}`);
+        const onStream = await checkAnswer(
+          res,
+          "POST",
+          `legacy body ${typeof text === "string" ? text.slice(0, 200) : `bytes[${text.length}]`}`,
+        );
         if (onStream.length > 0 && isId(message?.id)) streamed.push(message!.id as string | number);
       }),
       ["200", "result", "202", "400"],
@@ -270,25 +327,56 @@ describe("fuzz", () => {
 
   it(`both lanes: arbitrary header combinations and HTTP methods never get a 5xx, and every answer is well-formed (${RUNS} runs)`, async () => {
     const victim = await openSession({ capabilities: ELICIT });
-    const modernBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...CONVERT, _meta: { [META.protocolVersion]: VERSION, [META.clientCapabilities]: {} } } });
+    const modernBody = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { ...CONVERT, _meta: { [META.protocolVersion]: VERSION, [META.clientCapabilities]: {} } },
+    });
     const legacyBody = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: CONVERT });
     const pingBody = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" });
     // Each header: usually a value a real client sends, sometimes absent, sometimes garbage.
     const header = <T>(good: fc.Arbitrary<T>, ...bad: fc.Arbitrary<T>[]) =>
-      fc.oneof({ arbitrary: good as fc.Arbitrary<T | undefined>, weight: 6 }, { arbitrary: fc.constant(undefined), weight: 1 }, ...bad.map((b) => ({ arbitrary: b as fc.Arbitrary<T | undefined>, weight: 1 })));
-    const rarely = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb as fc.Arbitrary<T | undefined>, weight: 1 });
-    const headerSet = fc.record({
-      "MCP-Protocol-Version": header(fc.constantFrom(VERSION, LEGACY_VERSION), fc.constantFrom("2025-06-18", "2025-03-26", "", " 2026-07-28 "), printable),
-      "Mcp-Method": header(fc.constant("tools/call"), fc.constantFrom("TOOLS/CALL", "ping", base64Header("tools/call"), "=?base64?%%%?="), printable),
-      "Mcp-Name": header(fc.constantFrom("convert_temperature", base64Header("convert_temperature"), " convert_temperature "), fc.constantFrom("=?base64?!!?=", "n".repeat(9000)), printable),
-      "Mcp-Param-Unit": rarely(printable),
-      "Mcp-Session-Id": header(fc.constant(victim.id), fc.constant("A".repeat(43)), printable),
-      "Last-Event-ID": rarely(fc.oneof(fc.constantFrom("p1-0", "g1-0", "p2-1", "0"), printable)),
-      "Content-Type": header(fc.constantFrom("application/json", "application/json; charset=utf-8", "APPLICATION/JSON"), fc.constantFrom("text/plain", "")),
-      Accept: header(fc.constantFrom("application/json, text/event-stream", "*/*", "text/*, application/*"), fc.constantFrom("application/json", "text/event-stream", "")),
-      Origin: rarely(fc.constantFrom("http://localhost", "https://evil.example", "null", "not a url")),
-      Authorization: rarely(printable),
-    }, { requiredKeys: [] });
+      fc.oneof(
+        { arbitrary: good as fc.Arbitrary<T | undefined>, weight: 6 },
+        { arbitrary: fc.constant(undefined), weight: 1 },
+        ...bad.map((b) => ({ arbitrary: b as fc.Arbitrary<T | undefined>, weight: 1 })),
+      );
+    const rarely = <T>(arb: fc.Arbitrary<T>) =>
+      fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb as fc.Arbitrary<T | undefined>, weight: 1 });
+    const headerSet = fc.record(
+      {
+        "MCP-Protocol-Version": header(
+          fc.constantFrom(VERSION, LEGACY_VERSION),
+          fc.constantFrom("2025-06-18", "2025-03-26", "", " 2026-07-28 "),
+          printable,
+        ),
+        "Mcp-Method": header(
+          fc.constant("tools/call"),
+          fc.constantFrom("TOOLS/CALL", "ping", base64Header("tools/call"), "=?base64?%%%?="),
+          printable,
+        ),
+        "Mcp-Name": header(
+          fc.constantFrom("convert_temperature", base64Header("convert_temperature"), " convert_temperature "),
+          fc.constantFrom("=?base64?!!?=", "n".repeat(9000)),
+          printable,
+        ),
+        "Mcp-Param-Unit": rarely(printable),
+        "Mcp-Session-Id": header(fc.constant(victim.id), fc.constant("A".repeat(43)), printable),
+        "Last-Event-ID": rarely(fc.oneof(fc.constantFrom("p1-0", "g1-0", "p2-1", "0"), printable)),
+        "Content-Type": header(
+          fc.constantFrom("application/json", "application/json; charset=utf-8", "APPLICATION/JSON"),
+          fc.constantFrom("text/plain", ""),
+        ),
+        Accept: header(
+          fc.constantFrom("application/json, text/event-stream", "*/*", "text/*, application/*"),
+          fc.constantFrom("application/json", "text/event-stream", ""),
+        ),
+        Origin: rarely(fc.constantFrom("http://localhost", "https://evil.example", "null", "not a url")),
+        Authorization: rarely(printable),
+      },
+      { requiredKeys: [] },
+    );
     await run(
       "headers",
       fc.asyncProperty(

@@ -16,7 +16,12 @@ const STRICT = { STRICT_HEADERS: "on" };
 async function send([url, init]: [string, RequestInit], vars: Record<string, unknown> = {}) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(url, init), { ...env, ...vars } as never, ctx);
-  const answer = { status: res.status, contentType: res.headers.get("Content-Type") ?? "", text: await res.text(), sessionId: res.headers.get("Mcp-Session-Id") ?? undefined };
+  const answer = {
+    status: res.status,
+    contentType: res.headers.get("Content-Type") ?? "",
+    text: await res.text(),
+    sessionId: res.headers.get("Mcp-Session-Id") ?? undefined,
+  };
   await waitOnExecutionContext(ctx);
   return answer;
 }
@@ -32,7 +37,14 @@ async function replay(c: (typeof QUIRK_CASES)[number], vars: Record<string, unkn
 }
 
 const bodyOf = (a: { contentType: string; text: string }): RpcMessage =>
-  JSON.parse(a.contentType.includes("text/event-stream") ? a.text.split("\n").find((l) => l.startsWith("data:"))!.slice(5) : a.text);
+  JSON.parse(
+    a.contentType.includes("text/event-stream")
+      ? a.text
+          .split("\n")
+          .find((l) => l.startsWith("data:"))!
+          .slice(5)
+      : a.text,
+  );
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -73,7 +85,12 @@ describe("hosted clients' quirks, default mode", () => {
       MCP_URL,
       {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json", "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": sessionId },
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json",
+          "MCP-Protocol-Version": "2025-11-25",
+          "Mcp-Session-Id": sessionId,
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
       },
     ]);
@@ -84,14 +101,26 @@ describe("hosted clients' quirks, default mode", () => {
 
 describe("hosted clients' quirks: answers that need a stream", () => {
   const sessionPost = (sessionId: string, accept: string, body: object) =>
-    send([MCP_URL, { method: "POST", headers: { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": sessionId }, body: JSON.stringify(body) }]);
+    send([
+      MCP_URL,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": sessionId },
+        body: JSON.stringify(body),
+      },
+    ]);
 
   it("a 2025 call that asks the user for input, from a client that accepts only JSON, is a prompt 406, not a stream it cannot read", async () => {
     const [url, init] = initializeRequest(MCP_URL);
     const body = JSON.parse(init.body as string);
     body.params.capabilities = { elicitation: {} };
     const sessionId = (await send([url, { ...init, body: JSON.stringify(body) }])).sessionId!;
-    const a = await sessionPost(sessionId, "application/json", { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "greet", arguments: {} } });
+    const a = await sessionPost(sessionId, "application/json", {
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/call",
+      params: { name: "greet", arguments: {} },
+    });
     expect([a.status, a.contentType]).toEqual([406, "application/json"]);
     expect(JSON.parse(a.text)).toMatchObject({ id: 9, error: { message: expect.stringContaining("text/event-stream") } });
   });
@@ -146,7 +175,12 @@ describe("what stays strict by default", () => {
         MCP_URL,
         {
           method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": v, "Mcp-Session-Id": sessionId },
+          headers: {
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+            "MCP-Protocol-Version": v,
+            "Mcp-Session-Id": sessionId,
+          },
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
         },
       ]);

@@ -10,7 +10,18 @@ import { SELF, createExecutionContext, env, runInDurableObject, waitOnExecutionC
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../app/index";
 import { readConfig } from "../../../src/engine/config";
-import { MCP_URL, SseReader, VERSION, base64Header, buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import {
+  MCP_URL,
+  SseReader,
+  VERSION,
+  base64Header,
+  buildModernRequest,
+  expectRpcError,
+  modernPost,
+  modernResult,
+  sleep,
+  type RpcMessage,
+} from "../helpers/mcp";
 import { hubShards } from "../helpers/hub";
 import { listenerPlace } from "../../../src/engine/objects/addresses";
 import {
@@ -35,7 +46,19 @@ afterEach(cancelAllReaders);
 
 // Every line the engine logs during the whole battery: none may carry a secret or an argument value.
 const logged: string[] = [];
-const RECORD_KEYS = new Set(["mcp", "revision", "lane", "method", "name", "outcome", "errorCode", "durationMs", "principal", "session", "traceId"]);
+const RECORD_KEYS = new Set([
+  "mcp",
+  "revision",
+  "lane",
+  "method",
+  "name",
+  "outcome",
+  "errorCode",
+  "durationMs",
+  "principal",
+  "session",
+  "traceId",
+]);
 beforeAll(() => {
   for (const level of ["log", "warn", "error", "info", "debug"] as const) {
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
@@ -49,7 +72,11 @@ afterAll(() => {
   expect(text).not.toMatch(/Bearer\s+\S/);
   for (const line of logged) {
     const record = /^\{"mcp":"request"/.test(line) ? (JSON.parse(line) as Record<string, unknown>) : undefined;
-    if (record) expect(Object.keys(record).filter((k) => !RECORD_KEYS.has(k)), line).toEqual([]);
+    if (record)
+      expect(
+        Object.keys(record).filter((k) => !RECORD_KEYS.has(k)),
+        line,
+      ).toEqual([]);
   }
 });
 
@@ -158,13 +185,37 @@ const BODY_CASES: BodyCase[] = [
   { name: "an array id", body: (b) => JSON.stringify(b({ id: [1] })), status: 400, code: InvalidRequest, id: null },
   { name: "a null request id", body: (b) => JSON.stringify(b({ id: null })), status: 400, code: InvalidRequest, id: null },
   { name: "a float id", body: (b) => JSON.stringify(b({ id: 1.5 })), status: 400, code: InvalidRequest, id: null },
-  { name: "an id beyond the safe integers", body: (b) => JSON.stringify(b()).replace('"id":7', '"id":123456789012345678901234567890'), status: 400, code: InvalidRequest, id: null },
-  { name: "a string id over 256 characters", body: (b) => JSON.stringify(b({ id: "i".repeat(257) })), status: 400, code: InvalidRequest, id: null },
+  {
+    name: "an id beyond the safe integers",
+    body: (b) => JSON.stringify(b()).replace('"id":7', '"id":123456789012345678901234567890'),
+    status: 400,
+    code: InvalidRequest,
+    id: null,
+  },
+  {
+    name: "a string id over 256 characters",
+    body: (b) => JSON.stringify(b({ id: "i".repeat(257) })),
+    status: 400,
+    code: InvalidRequest,
+    id: null,
+  },
   { name: "params as an array", body: (b) => JSON.stringify(b({ params: [1, 2] })), status: 400, code: InvalidRequest, id: 7 },
   { name: "params as a string", body: (b) => JSON.stringify(b({ params: "x" })), status: 400, code: InvalidRequest, id: 7 },
   { name: "neither method, result nor error", body: () => '{"jsonrpc":"2.0","id":7}', status: 400, code: InvalidRequest, id: 7 },
-  { name: "invalid UTF-8 bytes", body: (b) => new Uint8Array([...utf8(JSON.stringify(b()).slice(0, -1)), 0xc3, 0x28, 0x7d]), status: 400, code: ParseError, id: null },
-  { name: "a lone surrogate half in UTF-8 (CESU)", body: () => new Uint8Array([...utf8('{"jsonrpc":"2.0","id":7,"method":"'), 0xed, 0xa0, 0x80, ...utf8('"}')]), status: 400, code: ParseError, id: null },
+  {
+    name: "invalid UTF-8 bytes",
+    body: (b) => new Uint8Array([...utf8(JSON.stringify(b()).slice(0, -1)), 0xc3, 0x28, 0x7d]),
+    status: 400,
+    code: ParseError,
+    id: null,
+  },
+  {
+    name: "a lone surrogate half in UTF-8 (CESU)",
+    body: () => new Uint8Array([...utf8('{"jsonrpc":"2.0","id":7,"method":"'), 0xed, 0xa0, 0x80, ...utf8('"}')]),
+    status: 400,
+    code: ParseError,
+    id: null,
+  },
   {
     name: `nesting deeper than MAX_JSON_DEPTH (${limits.maxJsonDepth})`,
     body: (b) => JSON.stringify(b()).replace(/}$/, `,"deep":${nested(limits.maxJsonDepth + 1)}}`),
@@ -196,10 +247,31 @@ const BODY_CASES: BodyCase[] = [
     code: InvalidRequest,
     id: null,
   },
-  { name: "Content-Type text/plain", body: (b) => JSON.stringify(b()), headers: { "Content-Type": "text/plain" }, status: 415, code: InvalidRequest, id: null },
-  { name: "no Content-Type", body: (b) => JSON.stringify(b()), headers: { "Content-Type": null }, status: 415, code: InvalidRequest, id: null },
+  {
+    name: "Content-Type text/plain",
+    body: (b) => JSON.stringify(b()),
+    headers: { "Content-Type": "text/plain" },
+    status: 415,
+    code: InvalidRequest,
+    id: null,
+  },
+  {
+    name: "no Content-Type",
+    body: (b) => JSON.stringify(b()),
+    headers: { "Content-Type": null },
+    status: 415,
+    code: InvalidRequest,
+    id: null,
+  },
   // An Accept with one of the two types, or none, is served (hosted clients send them: hosted-quirks.test.ts); neither is refused.
-  { name: "Accept with neither JSON nor SSE", body: (b) => JSON.stringify(b()), headers: { Accept: "text/html" }, status: 406, code: InvalidRequest, id: null },
+  {
+    name: "Accept with neither JSON nor SSE",
+    body: (b) => JSON.stringify(b()),
+    headers: { Accept: "text/html" },
+    status: 406,
+    code: InvalidRequest,
+    id: null,
+  },
 ];
 
 describe("2026-07-28 lane: body and media-type rejections", () => {
@@ -233,7 +305,10 @@ describe("2025-11-25 lane: body and media-type rejections in a session with a ca
 
   it("2025-11-25: a UTF-8 BOM before the JSON is ignored and the request is served", async () => {
     const p = await sessionWithPendingGreet();
-    const res = await send(sessionHeaders(p.id), new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(JSON.stringify({ jsonrpc: "2.0", id: "bom", method: "ping" }))]));
+    const res = await send(
+      sessionHeaders(p.id),
+      new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(JSON.stringify({ jsonrpc: "2.0", id: "bom", method: "ping" }))]),
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: "bom", result: {} });
     await expectSessionHealthy(p);
@@ -276,7 +351,7 @@ describe("2026-07-28 lane: hostile headers", () => {
   });
 
   it.each([
-    ["not base64 at all", "=?base64?!!!?=" ],
+    ["not base64 at all", "=?base64?!!!?="],
     ["missing padding", "=?base64?Y29udmVydF90ZW1wZXJhdHVyZQ?="],
     ["base64 of invalid UTF-8", `=?base64?${btoa("\xff\xfe")}?=`],
   ])("2026-07-28: an Mcp-Name with an invalid base64 value (%s) is 400 -32020", async (_what, value) => {
@@ -295,7 +370,12 @@ describe("2026-07-28 lane: hostile headers", () => {
   });
 
   it("2026-07-28: Mcp-Method differing only in case is 400 -32020", async () => {
-    await expectRpcError(await modernPost("tools/list", {}, { headers: { "Mcp-Method": "TOOLS/LIST" }, id: "case" }), 400, HeaderMismatch, "case");
+    await expectRpcError(
+      await modernPost("tools/list", {}, { headers: { "Mcp-Method": "TOOLS/LIST" }, id: "case" }),
+      400,
+      HeaderMismatch,
+      "case",
+    );
     await expectModernHealthy();
   });
 
@@ -314,13 +394,16 @@ describe("2026-07-28 lane: hostile headers", () => {
     },
   );
 
-  it.each(["__proto__", "constructor", "toString"])("2026-07-28: tools/call of a prototype name (%s) is an unknown tool (-32602), not a crash", async (name) => {
-    const res = await modernPost("tools/call", { name, arguments: {} }, { id: "proto" });
-    expect(res.status).toBeLessThan(500);
-    const body = (await res.json()) as RpcMessage;
-    expect(body.error?.code).toBe(InvalidParams);
-    await expectModernHealthy();
-  });
+  it.each(["__proto__", "constructor", "toString"])(
+    "2026-07-28: tools/call of a prototype name (%s) is an unknown tool (-32602), not a crash",
+    async (name) => {
+      const res = await modernPost("tools/call", { name, arguments: {} }, { id: "proto" });
+      expect(res.status).toBeLessThan(500);
+      const body = (await res.json()) as RpcMessage;
+      expect(body.error?.code).toBe(InvalidParams);
+      await expectModernHealthy();
+    },
+  );
 
   it("2026-07-28: a request without an id is a notification: 202, empty body, nothing runs", async () => {
     const res = await modernPost("tools/call", { name: "greet", arguments: {} }, { id: null, capabilities: ELICIT });
@@ -333,7 +416,12 @@ describe("2026-07-28 lane: hostile headers", () => {
   });
 
   it("2026-07-28: a JSON-RPC response POSTed without a session is 400 (responses only exist in 2025 sessions)", async () => {
-    await expectRpcError(await send(modernHeaders(), JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { action: "accept" } })), 400, InvalidRequest, null);
+    await expectRpcError(
+      await send(modernHeaders(), JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { action: "accept" } })),
+      400,
+      InvalidRequest,
+      null,
+    );
     await expectModernHealthy();
   });
 });
@@ -348,7 +436,11 @@ describe("2026-07-28 lane: forged requestState and malformed inputResponses", ()
   async function round1With(overrides: Record<string, string> = {}): Promise<string> {
     const { message, headers } = buildModernRequest("tools/call", greet, { capabilities: ELICIT });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...overrides } as never, ctx);
+    const res = await worker.fetch(
+      new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }),
+      { ...env, ...overrides } as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(res.status).toBe(200);
     const body = (await res.json()) as RpcMessage;
@@ -413,12 +505,15 @@ describe("2026-07-28 lane: forged requestState and malformed inputResponses", ()
     ["an answer that is not an object", { who: "Ada" }],
     ["an invalid action", { who: { action: "maybe" } }],
     ["content that is not an object", { who: { action: "accept", content: ["Ada"] } }],
-  ])("2026-07-28: inputResponses as %s is rejected with -32602, and the same requestState still completes with a good answer", async (_what, inputResponses) => {
-    const requestState = await round1With();
-    await expectRejected({ ...greet, requestState, inputResponses });
-    const r = await modernResult("tools/call", { ...greet, requestState, inputResponses: answer }, { capabilities: ELICIT });
-    expect(r).toMatchObject({ resultType: "complete", content: [{ text: "Hello, Ada!" }] });
-  });
+  ])(
+    "2026-07-28: inputResponses as %s is rejected with -32602, and the same requestState still completes with a good answer",
+    async (_what, inputResponses) => {
+      const requestState = await round1With();
+      await expectRejected({ ...greet, requestState, inputResponses });
+      const r = await modernResult("tools/call", { ...greet, requestState, inputResponses: answer }, { capabilities: ELICIT });
+      expect(r).toMatchObject({ resultType: "complete", content: [{ text: "Hello, Ada!" }] });
+    },
+  );
 });
 
 // ── sessions ───────────────────────────────────────────────────────────────
@@ -429,7 +524,12 @@ describe("2025-11-25 lane: session ids", () => {
   it("2025-11-25: a request without Mcp-Session-Id is 400", async () => {
     const p = await sessionWithPendingGreet();
     // The body was read: the refusal answers its id (7).
-    await expectRpcError(await send(sessionHeaders(p.id, { "Mcp-Session-Id": null }), JSON.stringify(legacyBody())), 400, InvalidRequest, 7);
+    await expectRpcError(
+      await send(sessionHeaders(p.id, { "Mcp-Session-Id": null }), JSON.stringify(legacyBody())),
+      400,
+      InvalidRequest,
+      7,
+    );
     await expectSessionHealthy(p);
   });
 
@@ -456,19 +556,34 @@ describe("2025-11-25 lane: session ids", () => {
 
   it("2025-11-25: an Mcp-Session-Id over MAX_HEADER_BYTES is 431", async () => {
     const p = await sessionWithPendingGreet();
-    await expectRpcError(await send(sessionHeaders("A".repeat(limits.maxHeaderBytes + 1)), JSON.stringify(legacyBody())), 431, InvalidRequest, null);
+    await expectRpcError(
+      await send(sessionHeaders("A".repeat(limits.maxHeaderBytes + 1)), JSON.stringify(legacyBody())),
+      431,
+      InvalidRequest,
+      null,
+    );
     await expectSessionHealthy(p);
   });
 
   it("2025-11-25: an unsupported MCP-Protocol-Version on session traffic is 400", async () => {
     const p = await sessionWithPendingGreet();
-    await expectRpcError(await send(sessionHeaders(p.id, { "MCP-Protocol-Version": "1999-01-01" }), JSON.stringify(legacyBody())), 400, InvalidRequest, 7);
+    await expectRpcError(
+      await send(sessionHeaders(p.id, { "MCP-Protocol-Version": "1999-01-01" }), JSON.stringify(legacyBody())),
+      400,
+      InvalidRequest,
+      7,
+    );
     await expectSessionHealthy(p);
   });
 
   it("2025-11-25: initialize again inside a session is 400 -32600, and the session is unchanged", async () => {
     const p = await sessionWithPendingGreet();
-    const res = await request(p.id, "initialize", { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: "x", version: "1" } }, { id: "again" });
+    const res = await request(
+      p.id,
+      "initialize",
+      { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      { id: "again" },
+    );
     await expectRpcError(res, 400, InvalidRequest, "again");
     await expectSessionHealthy(p);
   });
@@ -489,12 +604,15 @@ describe("2025-11-25 lane: answers to server requests", () => {
     ["an invalid action", { action: "maybe" }, InvalidParams],
     ["no action", { content: { name: "Eve" } }, InvalidParams],
     ["content that is not an object", { action: "accept", content: "Eve" }, InvalidParams],
-  ])("2025-11-25: an answer to the pending elicitation with %s is 400, and the right answer afterwards still completes the call", async (_what, answer, code) => {
-    const p = await sessionWithPendingGreet();
-    await expectRpcError(await respond(p.id, p.ask.id!, { result: answer }), 400, code, null);
-    expect(await p.reader.nextMessage(200)).toBeUndefined();
-    await expectSessionHealthy(p, "Grace");
-  });
+  ])(
+    "2025-11-25: an answer to the pending elicitation with %s is 400, and the right answer afterwards still completes the call",
+    async (_what, answer, code) => {
+      const p = await sessionWithPendingGreet();
+      await expectRpcError(await respond(p.id, p.ask.id!, { result: answer }), 400, code, null);
+      expect(await p.reader.nextMessage(200)).toBeUndefined();
+      await expectSessionHealthy(p, "Grace");
+    },
+  );
 
   it("2025-11-25: an answer whose result is not an object (an array) is 400 -32600, and the right answer afterwards still completes the call", async () => {
     const p = await sessionWithPendingGreet();
@@ -693,7 +811,12 @@ describe("rate limits", () => {
   /** A /64 of its own for each test run (the limiter's counters outlive a test). */
   const freshPrefix = () => `2001:db8:${Array.from(crypto.getRandomValues(new Uint16Array(2)), (n) => n.toString(16)).join(":")}`;
 
-  async function post(message: object, headers: Record<string, string>, address: string, limits: Record<string, unknown>): Promise<Response> {
+  async function post(
+    message: object,
+    headers: Record<string, string>,
+    address: string,
+    limits: Record<string, unknown>,
+  ): Promise<Response> {
     const ctx = createExecutionContext();
     const init = { method: "POST", headers: { ...headers, "CF-Connecting-IP": address }, body: JSON.stringify(message) };
     const res = await worker.fetch(new Request(MCP_URL, init), { ...env, ...limits } as never, ctx);
@@ -709,7 +832,8 @@ describe("rate limits", () => {
     await inOneLimiterWindow();
     const prefix = freshPrefix();
     // The tight limiter allows 3 a minute: three addresses of the /64 use it up, written every way IPv6 allows.
-    for (const address of [`${prefix}::1`, `${prefix}:0:0:0:2`, `${prefix.toUpperCase()}::abcd:3`]) expect((await discover(address)).status).toBe(200);
+    for (const address of [`${prefix}::1`, `${prefix}:0:0:0:2`, `${prefix.toUpperCase()}::abcd:3`])
+      expect((await discover(address)).status).toBe(200);
     const res = await discover(`${prefix}:ffff:ffff:ffff:ffff`, "over");
     await expectRpcError(res, 429, InvalidRequest, "over");
     expect((await discover(`${freshPrefix()}::1`)).status).toBe(200);
@@ -718,10 +842,12 @@ describe("rate limits", () => {
   it(`2026-07-28: the addresses of one IPv6 /64 share one anonymous budget of MAX_TASKS_IN_FLIGHT (${limits.maxTasksInFlight}) tasks`, async () => {
     const tasks = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
     const from = (address: string) => ({ capabilities: tasks, headers: { "CF-Connecting-IP": address } });
-    const report = (address: string) => modernPost("tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: 30_000 } }, from(address));
+    const report = (address: string) =>
+      modernPost("tools/call", { name: "prepare_report", arguments: { topic: "tides", pauseMs: 30_000 } }, from(address));
     const prefix = freshPrefix();
     const ids: string[] = [];
-    for (let i = 1; i <= limits.maxTasksInFlight; i++) ids.push(((await (await report(`${prefix}::${i.toString(16)}`)).json()) as RpcMessage).result.taskId);
+    for (let i = 1; i <= limits.maxTasksInFlight; i++)
+      ids.push(((await (await report(`${prefix}::${i.toString(16)}`)).json()) as RpcMessage).result.taskId);
     expect(ids.every(Boolean)).toBe(true);
     expect((await expectRpcError(await report(`${prefix}:1:2:3:4`), 200, InternalError)).message).toMatch(/MAX_TASKS_IN_FLIGHT/);
     for (const taskId of ids) await modernResult("tasks/cancel", { taskId }, from(`${prefix}::1`));
@@ -782,23 +908,33 @@ describe("client-chosen names in the logs", () => {
     ["tools/call", { name: `${forged}${"n".repeat(4000)}`, arguments: {} }, "name"],
     ["resources/read", { uri: `info://about?token=s3cr3t-query-token#frag\u2028${"u".repeat(4000)}` }, "uri"],
     ["prompts/get", { name: `${forged}${"p".repeat(4000)}` }, "name"],
-  ] as const)("2026-07-28: an unknown name in %s is logged cut short and escaped, on one line, without its query", async (method, params, key) => {
-    const entry = await loggedFor(async () => {
-      const res = await modernPost(method, params, { id: "made-up", headers: { "Mcp-Name": base64Header(params[key as keyof typeof params] as string) } });
-      expect(res.status).toBeLessThan(500);
-      await res.body?.cancel();
-    });
-    expectTamed(entry);
-  });
+  ] as const)(
+    "2026-07-28: an unknown name in %s is logged cut short and escaped, on one line, without its query",
+    async (method, params, key) => {
+      const entry = await loggedFor(async () => {
+        const res = await modernPost(method, params, {
+          id: "made-up",
+          headers: { "Mcp-Name": base64Header(params[key as keyof typeof params] as string) },
+        });
+        expect(res.status).toBeLessThan(500);
+        await res.body?.cancel();
+      });
+      expectTamed(entry);
+    },
+  );
 
   it.each([
     ["version ff", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
     ["an all-zero parent id", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"],
   ])("both lanes: a traceparent with %s is served and its trace id is not logged", async (_what, traceparent) => {
-    const modern = await loggedFor(async () => void (await modernResult("tools/list", {}, { meta: { traceparent }, headers: { traceparent } })));
+    const modern = await loggedFor(
+      async () => void (await modernResult("tools/list", {}, { meta: { traceparent }, headers: { traceparent } })),
+    );
     expect(JSON.parse(modern.line).traceId).toBeUndefined();
     const s = await openSession();
-    const legacy = await loggedFor(async () => void expect((await call(s.id, "tools/list", { _meta: { traceparent } })).result).toBeDefined());
+    const legacy = await loggedFor(
+      async () => void expect((await call(s.id, "tools/list", { _meta: { traceparent } })).result).toBeDefined(),
+    );
     expect(JSON.parse(legacy.line).traceId).toBeUndefined();
   });
 
@@ -827,7 +963,11 @@ describe("2026-07-28 lane: listen streams per client", () => {
   });
 
   /** A listen request from `address`; its stream is kept open (and closed after the test) when it is served. */
-  async function listenFrom(address: string, id: string, notifications: Record<string, unknown> = { toolsListChanged: true }): Promise<Response | SseReader> {
+  async function listenFrom(
+    address: string,
+    id: string,
+    notifications: Record<string, unknown> = { toolsListChanged: true },
+  ): Promise<Response | SseReader> {
     const res = await modernPost("subscriptions/listen", { notifications }, { id, headers: { "CF-Connecting-IP": address } });
     if (res.status !== 200) return res;
     const reader = new SseReader(res);
@@ -845,7 +985,9 @@ describe("2026-07-28 lane: listen streams per client", () => {
     }
   }
   /** The largest filter one listen request may carry: 256 resource URIs of 2,048 bytes. */
-  const largest = (tag: string) => ({ resourceSubscriptions: Array.from({ length: 256 }, (_, i) => `units://${tag}-${i}/`.padEnd(2048, "u")) });
+  const largest = (tag: string) => ({
+    resourceSubscriptions: Array.from({ length: 256 }, (_, i) => `units://${tag}-${i}/`.padEnd(2048, "u")),
+  });
 
   it(`over MAX_LISTEN_STREAMS (${limits.maxListenStreams}) open streams a client's next listen is 429 with its id; other clients go on, and a closed stream frees its slot`, async () => {
     const address = "203.0.113.61";
@@ -862,8 +1004,16 @@ describe("2026-07-28 lane: listen streams per client", () => {
 
   /** A listen through the Worker with settings of its own; answers the HTTP status (a served stream stays open for the test). */
   async function listenWith(settings: Record<string, string>, id: string, extra: Record<string, string>): Promise<number> {
-    const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id, headers: extra });
-    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...settings } as never, createExecutionContext());
+    const { message, headers } = buildModernRequest(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true } },
+      { id, headers: extra },
+    );
+    const res = await worker.fetch(
+      new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }),
+      { ...env, ...settings } as never,
+      createExecutionContext(),
+    );
     if (res.status === 200) {
       const reader = new SseReader(res);
       open.push(reader);
@@ -874,8 +1024,11 @@ describe("2026-07-28 lane: listen streams per client", () => {
 
   it("an authenticated principal's listen streams count together, whatever address each comes from", async () => {
     const token = { AUTH_MODE: "token", MCP_AUTH_TOKEN: `token-${crypto.randomUUID()}`, MAX_LISTEN_STREAMS: "2" };
-    const listen = (id: string, address: string) => listenWith(token, id, { Authorization: `Bearer ${token.MCP_AUTH_TOKEN}`, "CF-Connecting-IP": address });
-    expect([await listen("p-1", "192.0.2.10"), await listen("p-2", "192.0.2.11"), await listen("p-3", "192.0.2.12")]).toEqual([200, 200, 429]);
+    const listen = (id: string, address: string) =>
+      listenWith(token, id, { Authorization: `Bearer ${token.MCP_AUTH_TOKEN}`, "CF-Connecting-IP": address });
+    expect([await listen("p-1", "192.0.2.10"), await listen("p-2", "192.0.2.11"), await listen("p-3", "192.0.2.12")]).toEqual([
+      200, 200, 429,
+    ]);
   });
 
   it("MAX_LISTEN_STREAMS moves the bound, and every stream of one client is held by one hub shard", async () => {
@@ -883,12 +1036,15 @@ describe("2026-07-28 lane: listen streams per client", () => {
     const listen = (id: string) => listenWith({ MAX_LISTEN_STREAMS: "2" }, id, { "CF-Connecting-IP": address });
     expect([await listen("two-1"), await listen("two-2"), await listen("two-3")]).toEqual([200, 200, 429]);
     const place = await listenerPlace(env, `ip:${address}`);
-    const perShard = await Promise.all(hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets(`client:${place.client}`).length)));
+    const perShard = await Promise.all(
+      hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets(`client:${place.client}`).length)),
+    );
     expect(perShard).toEqual(hubShards().map((_, i) => (i === place.shard ? 2 : 0)));
   });
 
   it("every address of an IPv6 /64 counts as one client for listen streams", async () => {
-    for (let i = 0; i < limits.maxListenStreams; i++) expect(await listenFrom(`2001:db8:77:1::${(i + 1).toString(16)}`, `v6-${i}`)).toBeInstanceOf(SseReader);
+    for (let i = 0; i < limits.maxListenStreams; i++)
+      expect(await listenFrom(`2001:db8:77:1::${(i + 1).toString(16)}`, `v6-${i}`)).toBeInstanceOf(SseReader);
     await expectRpcError((await listenFrom("2001:db8:77:1:ffff::1", "v6-over")) as Response, 429, InvalidRequest, "v6-over");
   });
 
@@ -903,7 +1059,9 @@ describe("2026-07-28 lane: listen streams per client", () => {
       hubShards().map((shard) =>
         runInDurableObject(shard, (_i, state) => {
           const has = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'listen_filters'").toArray().length > 0;
-          return has ? state.storage.sql.exec<{ n: number }>("SELECT COALESCE(SUM(LENGTH(filter)), 0) AS n FROM listen_filters").one().n : 0;
+          return has
+            ? state.storage.sql.exec<{ n: number }>("SELECT COALESCE(SUM(LENGTH(filter)), 0) AS n FROM listen_filters").one().n
+            : 0;
         }),
       ),
     );
@@ -912,7 +1070,11 @@ describe("2026-07-28 lane: listen streams per client", () => {
     // With a lower setting, one filter larger than the whole budget can never fit: that is the request's fault.
     const { message, headers } = buildModernRequest("subscriptions/listen", { notifications: largest("c") }, { id: "too-big" });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, MAX_LISTEN_FILTER_BYTES: "65536" } as never, ctx);
+    const res = await worker.fetch(
+      new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }),
+      { ...env, MAX_LISTEN_FILTER_BYTES: "65536" } as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect((await expectRpcError(res, 400, InvalidParams, "too-big")).message).toMatch(/MAX_LISTEN_FILTER_BYTES/);
   });

@@ -7,7 +7,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HUB_SHARDS, readConfig } from "../../../src/engine/config";
-import { DRAIN_BATCH, } from "../../../src/engine/objects/hub";
+import { DRAIN_BATCH } from "../../../src/engine/objects/hub";
 import { hubStub, publishToHub, sessionShard } from "../../../src/engine/objects/addresses";
 import type { SessionRow } from "../../../src/engine/objects/session-store";
 import { addressOnShard, evictHub, hubShards, publish } from "../helpers/hub";
@@ -50,7 +50,11 @@ describe("delivery in slices", () => {
     const readers = await Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const headers = { "CF-Connecting-IP": await addressOnShard(i % hubShards().length) };
-        const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }, { id: `slice-${i}`, headers });
+        const res = await modernPost(
+          "subscriptions/listen",
+          { notifications: { toolsListChanged: true, promptsListChanged: true } },
+          { id: `slice-${i}`, headers },
+        );
         expect(res.status).toBe(200);
         const reader = new SseReader(res);
         open.push(reader);
@@ -153,7 +157,13 @@ describe("fan-out", () => {
         runInDurableObject(shard, (_i, state) => {
           const ids = new Set(sessions.map((s) => s.id));
           const hasTable = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").toArray().length > 0;
-          return hasTable && state.storage.sql.exec<{ id: string }>("SELECT id FROM sessions").toArray().some((r) => ids.has(r.id));
+          return (
+            hasTable &&
+            state.storage.sql
+              .exec<{ id: string }>("SELECT id FROM sessions")
+              .toArray()
+              .some((r) => ids.has(r.id))
+          );
         }),
       ),
     );
@@ -170,7 +180,10 @@ describe("fan-out", () => {
     const row = await runInDurableObject(sessionStub(s.id), (_i, state) => state.storage.get<SessionRow>("session"));
     expect(row?.hubShard).toBe(sessionShard(s.id, hubShards().length));
     const subs = await runInDurableObject(hubShards()[row!.hubShard!]!, (_i, state) =>
-      state.storage.sql.exec<{ subs: string }>("SELECT subs FROM sessions WHERE id = ?", s.id).toArray().map((r) => JSON.parse(r.subs)),
+      state.storage.sql
+        .exec<{ subs: string }>("SELECT subs FROM sessions WHERE id = ?", s.id)
+        .toArray()
+        .map((r) => JSON.parse(r.subs)),
     );
     expect(subs).toEqual([["info://about"]]);
   });
@@ -183,7 +196,9 @@ describe("fan-out", () => {
       Promise.all(
         hubShards().map((shard) =>
           runInDurableObject(shard, (_h, { storage: { sql } }) =>
-            sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'session_log'").toArray().length ? sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_log").one().n : 0,
+            sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'session_log'").toArray().length
+              ? sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_log").one().n
+              : 0,
           ),
         ),
       );
@@ -192,7 +207,14 @@ describe("fan-out", () => {
     const got = await Promise.all(readers.map((r) => r.next()));
     expect(got.map((e) => e?.message?.method)).toEqual(sessions.map(() => "notifications/prompts/list_changed"));
     // Nothing was written in any session: the notification is one row in each shard's log.
-    const events = await Promise.all(sessions.map((s) => runInDurableObject(sessionStub(s.id), (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM events").one().n)));
+    const events = await Promise.all(
+      sessions.map((s) =>
+        runInDurableObject(
+          sessionStub(s.id),
+          (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM events").one().n,
+        ),
+      ),
+    );
     expect(events).toEqual(sessions.map(() => 0));
     const after = await logRows();
     const shards = [...new Set(sessions.map((s) => sessionShard(s.id, hubShards().length)))];
@@ -273,6 +295,8 @@ describe("2025-11-25 fan-out survives eviction and restart", () => {
     await subscribed.reader.cancel();
     await other.reader.cancel();
     expect((await arrivals(sse(await getStream(other.s.id, other.primingId)))).length).toBe(0);
-    expect((await arrivals(sse(await getStream(subscribed.s.id, subscribed.primingId)))).map((e) => e.message?.params)).toEqual([{ uri: "info://about" }]);
+    expect((await arrivals(sse(await getStream(subscribed.s.id, subscribed.primingId)))).map((e) => e.message?.params)).toEqual([
+      { uri: "info://about" },
+    ]);
   });
 });

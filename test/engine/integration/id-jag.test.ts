@@ -55,7 +55,11 @@ async function register(oauthEnv: OAuthEnv) {
   const res = await send(oauthEnv, "/oauth/register", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "enterprise agent", redirect_uris: ["https://agent.example.test/cb"], token_endpoint_auth_method: "client_secret_basic" }),
+    body: JSON.stringify({
+      client_name: "enterprise agent",
+      redirect_uris: ["https://agent.example.test/cb"],
+      token_endpoint_auth_method: "client_secret_basic",
+    }),
   });
   expect(res.status).toBe(201);
   const { client_id, client_secret } = (await res.json()) as { client_id: string; client_secret: string };
@@ -85,7 +89,11 @@ function idJag(clientId: string, claims: Record<string, unknown> = {}, key = idp
 /** A 2026-07-28 roll_dice with the token. */
 async function roll(oauthEnv: OAuthEnv, token: string): Promise<Response> {
   const { message, headers } = buildModernRequest("tools/call", { name: "roll_dice", arguments: { sides: 6 } });
-  return send(oauthEnv, "/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+  return send(oauthEnv, "/mcp", {
+    method: "POST",
+    headers: { ...headers, Authorization: `Bearer ${token}` },
+    body: JSON.stringify(message),
+  });
 }
 
 describe("OAuth entry: enterprise-managed authorization (ID-JAG)", () => {

@@ -37,7 +37,12 @@ async function greetState(): Promise<string> {
 }
 
 /** POSTs a modern request whose JSON text is edited before sending (for keys a JS object literal cannot hold). */
-function postEdited(method: string, params: Record<string, unknown>, edit: (json: string) => string, capabilities: Record<string, unknown> = ELICIT) {
+function postEdited(
+  method: string,
+  params: Record<string, unknown>,
+  edit: (json: string) => string,
+  capabilities: Record<string, unknown> = ELICIT,
+) {
   const { message } = buildModernRequest(method, params, { capabilities });
   return modernPost(method, params, { capabilities, rawBody: edit(JSON.stringify(message)) });
 }
@@ -122,10 +127,19 @@ const attackApp = defineApp({
 const attackWorker = createMcpWorker(attackApp);
 
 /** One modern request to the attack app; returns the JSON-RPC answer and the HTTP status. */
-async function attackCall(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = ELICIT, edit = (json: string) => json) {
+async function attackCall(
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = ELICIT,
+  edit = (json: string) => json,
+) {
   const { message, headers } = buildModernRequest(method, params, { capabilities });
   const ctx = createExecutionContext();
-  const res = await attackWorker.fetch(new Request(MCP_URL, { method: "POST", headers, body: edit(JSON.stringify(message)) }), env as never, ctx);
+  const res = await attackWorker.fetch(
+    new Request(MCP_URL, { method: "POST", headers, body: edit(JSON.stringify(message)) }),
+    env as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   const body = (await res.json()) as RpcMessage;
   return { status: res.status, body };
@@ -135,7 +149,11 @@ async function attackCall(method: string, params: Record<string, unknown>, capab
 
 describe("answers the server never asked for", () => {
   it("unsolicited inputResponses on a first call are ignored", async () => {
-    const r = await modernResult("tools/call", { ...greet, inputResponses: { who: { action: "accept", content: { name: "Mallory" } } } }, { capabilities: ELICIT });
+    const r = await modernResult(
+      "tools/call",
+      { ...greet, inputResponses: { who: { action: "accept", content: { name: "Mallory" } } } },
+      { capabilities: ELICIT },
+    );
     // The server asked nothing yet: it asks now, instead of running the handler with the client's answer.
     expect(r.resultType).toBe("input_required");
     expect(Object.keys(r.inputRequests)).toEqual(["who"]);
@@ -150,22 +168,42 @@ describe("answers the server never asked for", () => {
     const state = (await attackCall("tools/call", { name: "peek", arguments: {} })).body.result.requestState;
     // JSON text can carry an own "__proto__" key; a JS object literal cannot, so the key is renamed in the text.
     const toProto = (j: string) => j.replace('"PROTO"', '"__proto__"');
-    const smuggled = await attackCall("tools/call", { name: "peek", arguments: {}, requestState: state, inputResponses: { PROTO: { who: { action: 12345 } } } }, ELICIT, toProto);
+    const smuggled = await attackCall(
+      "tools/call",
+      { name: "peek", arguments: {}, requestState: state, inputResponses: { PROTO: { who: { action: 12345 } } } },
+      ELICIT,
+      toProto,
+    );
     expect(smuggled.status).toBe(200);
     expect(JSON.stringify(smuggled.body)).not.toContain("action 12345");
     expect(smuggled.body.result?.resultType, JSON.stringify(smuggled.body)).toBe("input_required");
     // Through `ask` (greet) too, and the honest answer still completes with the same state.
     const requestState = await greetState();
-    const res = await postEdited("tools/call", { ...greet, requestState, inputResponses: { PROTO: { who: { action: "accept", content: { name: "Smuggled" } } } } }, toProto);
+    const res = await postEdited(
+      "tools/call",
+      { ...greet, requestState, inputResponses: { PROTO: { who: { action: "accept", content: { name: "Smuggled" } } } } },
+      toProto,
+    );
     expect(((await res.json()) as RpcMessage).result?.resultType).toBe("input_required");
-    expect(await modernResult("tools/call", { ...greet, requestState, inputResponses: ADA }, { capabilities: ELICIT })).toMatchObject({ content: [{ text: "Hello, Ada!" }] });
-    const honest = await attackCall("tools/call", { name: "peek", arguments: {}, requestState: state, inputResponses: { who: { action: "decline" } } });
+    expect(await modernResult("tools/call", { ...greet, requestState, inputResponses: ADA }, { capabilities: ELICIT })).toMatchObject({
+      content: [{ text: "Hello, Ada!" }],
+    });
+    const honest = await attackCall("tools/call", {
+      name: "peek",
+      arguments: {},
+      requestState: state,
+      inputResponses: { who: { action: "decline" } },
+    });
     expect(honest.body.result?.content[0].text).toBe('action "decline"');
   });
 
   it("every counted answer is shape-checked (form content values)", async () => {
     const requestState = await greetState();
-    const res = await modernPost("tools/call", { ...greet, requestState, inputResponses: { who: { action: "accept", content: { name: { nested: true } } } } }, { capabilities: ELICIT, id: "shape" });
+    const res = await modernPost(
+      "tools/call",
+      { ...greet, requestState, inputResponses: { who: { action: "accept", content: { name: { nested: true } } } } },
+      { capabilities: ELICIT, id: "shape" },
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as RpcMessage;
     expect(body.error?.code, JSON.stringify(body)).toBe(InvalidParams);
@@ -203,19 +241,31 @@ describe("a 2025 session keeps its negotiated version", () => {
 
 describe("the versions -32022 lists", () => {
   it("every version -32022 lists is accepted when the client retries with it, and discover and initialize agree", async () => {
-    const res = await modernPost("tools/list", {}, { meta: { [META.protocolVersion]: "2099-01-01" }, headers: { "MCP-Protocol-Version": "2099-01-01" } });
+    const res = await modernPost(
+      "tools/list",
+      {},
+      { meta: { [META.protocolVersion]: "2099-01-01" }, headers: { "MCP-Protocol-Version": "2099-01-01" } },
+    );
     const error = await expectRpcError(res, 400, UnsupportedVersion);
     const supported = error.data.supported as string[];
     expect(supported).toContain(VERSION);
     for (const version of supported) {
-      const retry = await modernPost("tools/list", {}, { meta: { [META.protocolVersion]: version }, headers: { "MCP-Protocol-Version": version } });
+      const retry = await modernPost(
+        "tools/list",
+        {},
+        { meta: { [META.protocolVersion]: version }, headers: { "MCP-Protocol-Version": version } },
+      );
       const body = (await retry.json()) as RpcMessage;
       expect(retry.status, `${version}: ${JSON.stringify(body)}`).toBe(200);
       expect(body.error).toBeUndefined();
     }
     // The same list for a legacy revision named per request, and from server/discover.
     const legacy = await expectRpcError(
-      await modernPost("tools/list", {}, { meta: { [META.protocolVersion]: LEGACY_VERSION }, headers: { "MCP-Protocol-Version": LEGACY_VERSION } }),
+      await modernPost(
+        "tools/list",
+        {},
+        { meta: { [META.protocolVersion]: LEGACY_VERSION }, headers: { "MCP-Protocol-Version": LEGACY_VERSION } },
+      ),
       400,
       UnsupportedVersion,
     );
@@ -247,18 +297,27 @@ describe("capabilities a request needs", () => {
 
   it("on a 2025 session the same request fails with -32600 naming sampling.context", async () => {
     // The session object runs calls through this executor and encodes errors as its revision does.
-    const outcome = await execute("tools/call", { name: "sample_with_context", arguments: {} }, {
-      revision: LEGACY,
-      reg: compileApp(attackApp),
-      protocolVersion: LEGACY_VERSION,
-      clientCapabilities: { sampling: {} },
-      answers: {},
-      state: undefined,
-      signal: new AbortController().signal,
-      emit: () => {},
-      notify: { toolsListChanged: async () => {}, promptsListChanged: async () => {}, resourcesListChanged: async () => {}, resourceUpdated: async () => {} },
-      env: {},
-    });
+    const outcome = await execute(
+      "tools/call",
+      { name: "sample_with_context", arguments: {} },
+      {
+        revision: LEGACY,
+        reg: compileApp(attackApp),
+        protocolVersion: LEGACY_VERSION,
+        clientCapabilities: { sampling: {} },
+        answers: {},
+        state: undefined,
+        signal: new AbortController().signal,
+        emit: () => {},
+        notify: {
+          toolsListChanged: async () => {},
+          promptsListChanged: async () => {},
+          resourcesListChanged: async () => {},
+          resourceUpdated: async () => {},
+        },
+        env: {},
+      },
+    );
     if (outcome.kind !== "error") throw new Error(`expected an error, got ${outcome.kind}`);
     const error = LEGACY.encodeError(outcome.error);
     expect(error.code).toBe(InvalidRequest);
@@ -279,16 +338,33 @@ describe("capabilities a request needs", () => {
 describe("progress token length", () => {
   it("a progressToken over 256 characters is refused on both lanes (400 -32602); 256 is served", async () => {
     const long = big(10_000);
-    const modern = await modernPost("tools/call", { name: "countdown", arguments: { from: 1 } }, { id: "pt", meta: { progressToken: long } });
+    const modern = await modernPost(
+      "tools/call",
+      { name: "countdown", arguments: { from: 1 } },
+      { id: "pt", meta: { progressToken: long } },
+    );
     const error = await expectRpcError(modern, 400, InvalidParams, "pt");
     expect(error.message).toMatch(/progressToken/);
-    const ok = await modernPost("tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" } }, { meta: { progressToken: big(256) } });
+    const ok = await modernPost(
+      "tools/call",
+      { name: "convert_temperature", arguments: { value: 0, from: "celsius" } },
+      { meta: { progressToken: big(256) } },
+    );
     expect(ok.status).toBe(200);
 
     const s = await openSession({ capabilities: ELICIT });
-    const legacy = await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: long } }, { id: "lpt" });
+    const legacy = await request(
+      s.id,
+      "tools/call",
+      { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: long } },
+      { id: "lpt" },
+    );
     expect((await expectRpcError(legacy, 400, InvalidParams, "lpt")).message).toMatch(/progressToken/);
-    const legacyOk = await call(s.id, "tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" }, _meta: { progressToken: big(256) } });
+    const legacyOk = await call(s.id, "tools/call", {
+      name: "convert_temperature",
+      arguments: { value: 0, from: "celsius" },
+      _meta: { progressToken: big(256) },
+    });
     expect(legacyOk.error).toBeUndefined();
   });
 });
@@ -300,14 +376,29 @@ describe("requestState size", () => {
     const round1 = await attackCall("tools/call", { name: "two_rounds", arguments: {} });
     const state1 = round1.body.result.requestState;
     // A 70 KB answer is fine in one body, but carried in the next round's state it is over the limit.
-    const round2 = await attackCall("tools/call", { name: "two_rounds", arguments: {}, requestState: state1, inputResponses: { first: { action: "accept", content: { v: big(70_000) } } } });
+    const round2 = await attackCall("tools/call", {
+      name: "two_rounds",
+      arguments: {},
+      requestState: state1,
+      inputResponses: { first: { action: "accept", content: { v: big(70_000) } } },
+    });
     expect(round2.status).toBe(200);
     expect(round2.body.result, JSON.stringify(round2.body).slice(0, 300)).toBeUndefined();
     expect(round2.body.error?.code).toBe(InvalidParams);
     expect(round2.body.error?.message).toMatch(/too large/);
     // Smaller answers still go through both rounds.
-    const ok2 = await attackCall("tools/call", { name: "two_rounds", arguments: {}, requestState: state1, inputResponses: { first: { action: "accept", content: { v: big(1000) } } } });
-    const ok3 = await attackCall("tools/call", { name: "two_rounds", arguments: {}, requestState: ok2.body.result.requestState, inputResponses: { second: { action: "accept", content: { v: "y" } } } });
+    const ok2 = await attackCall("tools/call", {
+      name: "two_rounds",
+      arguments: {},
+      requestState: state1,
+      inputResponses: { first: { action: "accept", content: { v: big(1000) } } },
+    });
+    const ok3 = await attackCall("tools/call", {
+      name: "two_rounds",
+      arguments: {},
+      requestState: ok2.body.result.requestState,
+      inputResponses: { second: { action: "accept", content: { v: "y" } } },
+    });
     expect(ok3.body.result.content[0].text).toBe("1000+1");
   });
 
@@ -315,7 +406,9 @@ describe("requestState size", () => {
     const heavy = await attackCall("tools/call", { name: "heavy_state", arguments: { size: 70_000 } });
     expect(heavy.body.error?.code).toBe(InternalError);
     expect(heavy.body.error?.message).toMatch(/too large/);
-    expect((await attackCall("tools/call", { name: "heavy_state", arguments: { size: 100 } })).body.result.resultType).toBe("input_required");
+    expect((await attackCall("tools/call", { name: "heavy_state", arguments: { size: 100 } })).body.result.resultType).toBe(
+      "input_required",
+    );
 
     const unsolicited = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, { action: "accept", content: { v: "x" } }]));
     const r = await modernResult("tools/call", { ...greet, inputResponses: unsolicited }, { capabilities: ELICIT });
@@ -331,22 +424,46 @@ describe("requestState bound to its request", () => {
     const tool = await attackCall("tools/call", { name: "transfer", arguments: { amount: 1, to: "bob" } });
     const toolState = tool.body.result.requestState;
     const yes = { ok: { action: "accept" } };
-    const replay = await attackCall("tools/call", { name: "transfer", arguments: { amount: 1000, to: "mallory" }, requestState: toolState, inputResponses: yes });
+    const replay = await attackCall("tools/call", {
+      name: "transfer",
+      arguments: { amount: 1000, to: "mallory" },
+      requestState: toolState,
+      inputResponses: yes,
+    });
     expect(replay.body.error?.code, JSON.stringify(replay.body)).toBe(InvalidParams);
     expect(replay.body.error?.message).toMatch(/requestState/);
     // The same arguments in another key order are the same arguments.
-    const honest = await attackCall("tools/call", { name: "transfer", arguments: { to: "bob", amount: 1 }, requestState: toolState, inputResponses: yes });
+    const honest = await attackCall("tools/call", {
+      name: "transfer",
+      arguments: { to: "bob", amount: 1 },
+      requestState: toolState,
+      inputResponses: yes,
+    });
     expect(honest.body.result?.content[0].text).toBe("sent 1 to bob");
 
     const prompt = await attackCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "cats" } });
-    const other = await attackCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "dogs" }, requestState: prompt.body.result.requestState, inputResponses: yes });
+    const other = await attackCall("prompts/get", {
+      name: "confirm_prompt",
+      arguments: { topic: "dogs" },
+      requestState: prompt.body.result.requestState,
+      inputResponses: yes,
+    });
     expect(other.body.error?.code).toBe(InvalidParams);
-    const same = await attackCall("prompts/get", { name: "confirm_prompt", arguments: { topic: "cats" }, requestState: prompt.body.result.requestState, inputResponses: yes });
+    const same = await attackCall("prompts/get", {
+      name: "confirm_prompt",
+      arguments: { topic: "cats" },
+      requestState: prompt.body.result.requestState,
+      inputResponses: yes,
+    });
     expect(same.body.result?.messages[0].content.text).toBe("About cats");
 
     // resources/read: the URI is the target, so another URI is refused as well.
     const read = await attackCall("resources/read", { uri: "vault://a" });
-    const otherUri = await attackCall("resources/read", { uri: "vault://b", requestState: read.body.result.requestState, inputResponses: yes });
+    const otherUri = await attackCall("resources/read", {
+      uri: "vault://b",
+      requestState: read.body.result.requestState,
+      inputResponses: yes,
+    });
     expect(otherUri.body.error?.code).toBe(InvalidParams);
   });
 
@@ -367,10 +484,16 @@ describe("requestState bound to its request", () => {
     ].filter((s) => s !== state);
     expect(variants.length).toBeGreaterThanOrEqual(4);
     for (const variant of variants) {
-      const res = await modernPost("tools/call", { ...greet, requestState: variant, inputResponses: ADA }, { capabilities: ELICIT, id: "enc" });
+      const res = await modernPost(
+        "tools/call",
+        { ...greet, requestState: variant, inputResponses: ADA },
+        { capabilities: ELICIT, id: "enc" },
+      );
       const body = (await res.json()) as RpcMessage;
       expect(body.error?.code, `${JSON.stringify(variant)} → ${JSON.stringify(body)}`).toBe(InvalidParams);
     }
-    expect(await modernResult("tools/call", { ...greet, requestState: state, inputResponses: ADA }, { capabilities: ELICIT })).toMatchObject({ content: [{ text: "Hello, Ada!" }] });
+    expect(
+      await modernResult("tools/call", { ...greet, requestState: state, inputResponses: ADA }, { capabilities: ELICIT }),
+    ).toMatchObject({ content: [{ text: "Hello, Ada!" }] });
   });
 });

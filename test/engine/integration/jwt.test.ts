@@ -19,27 +19,43 @@ const worker = createMcpWorker(app, { jwt: jwtAuth });
 const now = () => Math.floor(Date.now() / 1000);
 const b64u = (x: string | Uint8Array) => {
   const bytes = typeof x === "string" ? new TextEncoder().encode(x) : x;
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 };
 
 async function status(jwks: { keys: JWK[] }, token: string): Promise<{ status: number; challenge: string | null }> {
   const { message, headers } = buildModernRequest("tools/list", {}, {});
   const ctx = createExecutionContext();
   const authEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: ISSUER, AUTH_JWKS: JSON.stringify(jwks), AUTH_SCOPES: "mcp:use" };
-  const req = new Request(MCP, { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+  const req = new Request(MCP, {
+    method: "POST",
+    headers: { ...headers, Authorization: `Bearer ${token}` },
+    body: JSON.stringify(message),
+  });
   const res = await worker.fetch(req, { ...env, ...authEnv } as never, ctx);
   await waitOnExecutionContext(ctx);
   return { status: res.status, challenge: res.headers.get("WWW-Authenticate") };
 }
 
-const claims = (extra: Record<string, unknown> = {}) => ({ iss: ISSUER, aud: MCP, sub: "alice", scope: "mcp:use", iat: now(), exp: now() + 300, ...extra });
+const claims = (extra: Record<string, unknown> = {}) => ({
+  iss: ISSUER,
+  aud: MCP,
+  sub: "alice",
+  scope: "mcp:use",
+  iat: now(),
+  exp: now() + 300,
+  ...extra,
+});
 
 function sign(alg: string, key: CryptoKey, payload: Record<string, unknown>, header: Record<string, unknown> = {}) {
   return new SignJWT(payload).setProtectedHeader({ alg, kid: "k1", ...header }).sign(key);
 }
 
 /** A token with a hand-made header and signature (what no honest library would produce). */
-const forged = (header: Record<string, unknown>, payload: Record<string, unknown>, signature = "") => `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(payload))}.${signature}`;
+const forged = (header: Record<string, unknown>, payload: Record<string, unknown>, signature = "") =>
+  `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(payload))}.${signature}`;
 
 /** Signs any header and payload text with WebCrypto directly (jose refuses to sign some of them). */
 async function signRaw(algorithm: SubtleCryptoSignAlgorithm, key: CryptoKey, header: Record<string, unknown>, payload: string) {
@@ -70,11 +86,16 @@ describe("JWT access tokens: algorithms", () => {
 
   it("an RSA key under 2048 bits is refused even with a good signature", async () => {
     const rsa = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" };
-    const pair = (await crypto.subtle.generateKey({ ...rsa, modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]) }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const pair = (await crypto.subtle.generateKey({ ...rsa, modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]) }, true, [
+      "sign",
+      "verify",
+    ])) as CryptoKeyPair;
     const jwk = { ...((await crypto.subtle.exportKey("jwk", pair.publicKey)) as JWK), kid: "k1" };
     delete jwk.alg;
     delete jwk.key_ops;
-    expect((await status({ keys: [jwk] }, await signRaw(rsa, pair.privateKey, { alg: "RS256", kid: "k1" }, JSON.stringify(claims())))).status).toBe(401);
+    expect(
+      (await status({ keys: [jwk] }, await signRaw(rsa, pair.privateKey, { alg: "RS256", kid: "k1" }, JSON.stringify(claims())))).status,
+    ).toBe(401);
   });
 });
 
@@ -92,7 +113,8 @@ describe("JWT access tokens: what is refused", () => {
   });
 
   it("a critical header extension we do not know is refused; crit b64=true is accepted", async () => {
-    const signed = (header: Record<string, unknown>) => signRaw(ES256, es.privateKey, { alg: "ES256", kid: "k1", ...header }, JSON.stringify(claims()));
+    const signed = (header: Record<string, unknown>) =>
+      signRaw(ES256, es.privateKey, { alg: "ES256", kid: "k1", ...header }, JSON.stringify(claims()));
     expect((await status({ keys: [es.jwk] }, await signed({}))).status).toBe(200);
     expect((await status({ keys: [es.jwk] }, await signed({ crit: ["exp"], exp: 1 }))).status).toBe(401);
     expect((await status({ keys: [es.jwk] }, await signed({ crit: ["b64"] }))).status).toBe(401);
@@ -102,7 +124,12 @@ describe("JWT access tokens: what is refused", () => {
 
   it("the key must fit: another kid, another alg on the key, use=enc, key_ops without verify, or two keys that fit", async () => {
     const token = await sign("ES256", es.privateKey, claims());
-    for (const jwk of [{ ...es.jwk, kid: "k2" }, { ...es.jwk, alg: "ES384" }, { ...es.jwk, use: "enc" }, { ...es.jwk, key_ops: ["encrypt"] }]) {
+    for (const jwk of [
+      { ...es.jwk, kid: "k2" },
+      { ...es.jwk, alg: "ES384" },
+      { ...es.jwk, use: "enc" },
+      { ...es.jwk, key_ops: ["encrypt"] },
+    ]) {
       expect((await status({ keys: [jwk] }, token)).status, JSON.stringify(jwk)).toBe(401);
     }
     expect((await status({ keys: [es.jwk, { ...es.jwk }] }, token)).status).toBe(401);
@@ -127,7 +154,10 @@ describe("JWT access tokens: what is refused", () => {
       [claims({ exp: String(now() + 300) }), 401],
       [claims({ iat: "yesterday" }), 401],
     ];
-    for (const [payload, expected] of cases) expect((await status({ keys: [es.jwk] }, await sign("ES256", es.privateKey, payload))).status, JSON.stringify(payload)).toBe(expected);
+    for (const [payload, expected] of cases)
+      expect((await status({ keys: [es.jwk] }, await sign("ES256", es.privateKey, payload))).status, JSON.stringify(payload)).toBe(
+        expected,
+      );
     // A JSON array as the claims set, signed properly.
     expect((await status({ keys: [es.jwk] }, await signRaw(ES256, es.privateKey, { alg: "ES256", kid: "k1" }, "[1]"))).status).toBe(401);
   });
@@ -171,12 +201,16 @@ describe("JWT access tokens: a remote key set (AUTH_JWKS_URL)", () => {
     await expect(check(rotated, [MCP])).rejects.toThrow(/no applicable key/);
     expect(fetched).toHaveLength(1);
     vi.setSystemTime(Date.now() + 31_000);
-    await expect(check(await sign("ES256", two.privateKey, claims({ exp: now() + 300 }), { kid: "k2" }), [MCP])).resolves.toMatchObject({ sub: "alice" });
+    await expect(check(await sign("ES256", two.privateKey, claims({ exp: now() + 300 }), { kid: "k2" }), [MCP])).resolves.toMatchObject({
+      sub: "alice",
+    });
     expect(fetched).toHaveLength(2);
     // k1 is withdrawn; after ten minutes the cached set is refreshed and k1 no longer verifies.
     served = [jwk2];
     vi.setSystemTime(Date.now() + 10 * 60_000);
-    await expect(check(await sign("ES256", one.privateKey, claims({ iat: now(), exp: now() + 300 })), [MCP])).rejects.toThrow(/no applicable key/);
+    await expect(check(await sign("ES256", one.privateKey, claims({ iat: now(), exp: now() + 300 })), [MCP])).rejects.toThrow(
+      /no applicable key/,
+    );
     expect(fetched).toHaveLength(3);
   });
 

@@ -25,7 +25,11 @@ async function send(worker: Fetcher, url: string, init: RequestInit = {}, extraE
 
 function modern(method: string, params: Record<string, unknown>, token?: string): RequestInit {
   const built = buildModernRequest(method, params);
-  return { method: "POST", headers: { ...built.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(built.message) };
+  return {
+    method: "POST",
+    headers: { ...built.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(built.message),
+  };
 }
 
 describe("least scope first, on the scoped fixture app (a verifyToken naming an authorization server)", () => {
@@ -72,6 +76,8 @@ describe("least scope first in JWT mode: AUTH_SCOPES and the app's default in on
       .sign(pair.privateKey);
     const narrow = await send(worker, MCP, modern("tools/list", {}, token), jwtEnv);
     expect(narrow.status).toBe(403);
-    expect(narrow.headers.get("WWW-Authenticate")).toBe(`Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="mcp:use notes:read"`);
+    expect(narrow.headers.get("WWW-Authenticate")).toBe(
+      `Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="mcp:use notes:read"`,
+    );
   });
 });

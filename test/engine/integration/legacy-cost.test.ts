@@ -5,13 +5,32 @@
  * leaves no database, no alarm and no hub row; a session that held state is
  * deleted when it ends, and its ended id stays refused (404) across evictions.
  */
-import { SELF, createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  SELF,
+  createExecutionContext,
+  env,
+  evictDurableObject,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { openSessionId, sealSessionId } from "../../../src/engine/http/session-id";
 import { createMcpWorker } from "../../../src/mcp";
 import app from "../app/app";
 import { hubShards } from "../helpers/hub";
-import { CLIENT_INFO, LEGACY_VERSION, deleteSession, getStream, openSession, postInitialize, request, result, sessionStub, sse } from "../helpers/legacy";
+import {
+  CLIENT_INFO,
+  LEGACY_VERSION,
+  deleteSession,
+  getStream,
+  openSession,
+  postInitialize,
+  request,
+  result,
+  sessionStub,
+  sse,
+} from "../helpers/legacy";
 
 type Stub = ReturnType<typeof sessionStub>;
 
@@ -46,7 +65,10 @@ const hubSessionRows = async () => {
 async function churnOne(): Promise<string> {
   const s = await openSession();
   expect((await result(s.id, "tools/list")).tools.length).toBeGreaterThan(0);
-  expect((await result(s.id, "tools/call", { name: "convert_temperature", arguments: { value: 100, from: "celsius" } })).structuredContent.fahrenheit).toBe(212);
+  expect(
+    (await result(s.id, "tools/call", { name: "convert_temperature", arguments: { value: 100, from: "celsius" } })).structuredContent
+      .fahrenheit,
+  ).toBe(212);
   return s.id;
 }
 
@@ -71,7 +93,9 @@ describe("a session costs nothing until it holds state", () => {
       if (s.alarm !== null) alarms++;
     }
     const empty = await EMPTY();
-    console.log(`churn of ${CHURN}: ${bytes} database bytes (${bytes - CHURN * empty.bytes} over empty objects), ${keys} keys, ${alarms} alarms, ${(await hubSessionRows()) - hubBefore} hub rows left; ${turnMs} ms a turn`);
+    console.log(
+      `churn of ${CHURN}: ${bytes} database bytes (${bytes - CHURN * empty.bytes} over empty objects), ${keys} keys, ${alarms} alarms, ${(await hubSessionRows()) - hubBefore} hub rows left; ${turnMs} ms a turn`,
+    );
     expect({ bytes, keys, alarms }).toEqual({ bytes: CHURN * empty.bytes, keys: 0, alarms: 0 });
     expect(await hubSessionRows()).toBe(hubBefore);
   });
@@ -104,7 +128,9 @@ describe("a session costs nothing until it holds state", () => {
     expect(held.alarm).toBeGreaterThan(Date.now());
     // And it keeps that state across an eviction.
     await evictDurableObject(stub);
-    const logs = await sse(await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } })).rest();
+    const logs = await sse(
+      await request(s.id, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }),
+    ).rest();
     expect(logs.some((e) => e.message?.method === "notifications/message")).toBe(false);
   });
 
@@ -174,8 +200,18 @@ describe("sealed session ids", () => {
     const s = await openSession();
     const [name, record, kid, mac] = s.id.split(".");
     const flip = (t: string, at = 5) => (t[at] === "A" ? `${t.slice(0, at)}B${t.slice(at + 1)}` : `${t.slice(0, at)}A${t.slice(at + 1)}`);
-    const forgeries = [`${flip(name!)}.${record}.${kid}.${mac}`, `${name}.${flip(record!)}.${kid}.${mac}`, `${name}.${record}.${kid}.${flip(mac!)}`];
-    for (const forged of [...forgeries, `${name}.${record}.${flip(kid!, 1)}.${mac}`, `${name}.${record}.${mac}`, `${name}.${record}`, `${s.id}.x`]) {
+    const forgeries = [
+      `${flip(name!)}.${record}.${kid}.${mac}`,
+      `${name}.${flip(record!)}.${kid}.${mac}`,
+      `${name}.${record}.${kid}.${flip(mac!)}`,
+    ];
+    for (const forged of [
+      ...forgeries,
+      `${name}.${record}.${flip(kid!, 1)}.${mac}`,
+      `${name}.${record}.${mac}`,
+      `${name}.${record}`,
+      `${s.id}.x`,
+    ]) {
       const res = await SELF.fetch("http://localhost/mcp", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": forged },
@@ -227,11 +263,20 @@ describe("ids that cannot be sealed", () => {
       const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
       if (sessionId) headers["Mcp-Session-Id"] = sessionId;
       const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }), noSecret as never, ctx);
+      const res = await worker.fetch(
+        new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(body) }),
+        noSecret as never,
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       return res;
     };
-    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO } });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+    });
     expect(init.status).toBe(200);
     await init.body?.cancel();
     const id = init.headers.get("Mcp-Session-Id")!;
@@ -246,7 +291,11 @@ describe("ids that cannot be sealed", () => {
     const start = { principal: "alice", protocolVersion: LEGACY_VERSION, clientCapabilities: {}, createdAt: Date.now() };
     const id = (await sealSessionId(start, { stateSecret: secret }))!;
     const week = 7 * 86_400_000;
-    expect(await openSessionId(id, "alice", { stateSecret: secret }, week)).toMatchObject({ sessionId: id, principal: "alice", protocolVersion: LEGACY_VERSION });
+    expect(await openSessionId(id, "alice", { stateSecret: secret }, week)).toMatchObject({
+      sessionId: id,
+      principal: "alice",
+      protocolVersion: LEGACY_VERSION,
+    });
     expect(await openSessionId(id, "bob", { stateSecret: secret }, week)).toBeNull();
     expect(await openSessionId(id, "alice", { stateSecret: "another-secret" }, week)).toBeNull();
     expect(await openSessionId(id, "alice", { stateSecret: secret }, week, start.createdAt + week)).toBeNull();

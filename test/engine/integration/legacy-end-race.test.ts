@@ -19,12 +19,15 @@ afterEach(cancelAllReaders);
 const ADDRESS = "198.51.100.77";
 
 async function openFrom(address: string): Promise<string> {
-  const res = await SELF.fetch(MCP_URL, { method: "POST", headers: initializeHeaders({ "CF-Connecting-IP": address }), body: JSON.stringify(initializeMessage()) });
+  const res = await SELF.fetch(MCP_URL, {
+    method: "POST",
+    headers: initializeHeaders({ "CF-Connecting-IP": address }),
+    body: JSON.stringify(initializeMessage()),
+  });
   expect(res.status).toBe(200);
   await res.body?.cancel();
   return res.headers.get("Mcp-Session-Id")!;
 }
-
 
 const liveRows = (address: string) =>
   runInDurableObject(liveSessionsStub(env, `ip:${address}`), async (_instance, state) => {
@@ -65,28 +68,35 @@ describe("DELETE racing the first GET", () => {
   it.each([
     ["registers with the hub", undefined],
     ["waits for its live seat", "198.51.100.79"],
-  ])("2025-11-25: a DELETE while the first GET %s: the GET is 404, nothing is left, and later requests are 404, not 500", async (_while, address) => {
-    // Without an address the client counts for nobody, so the GET takes no seat and goes straight to the hub.
-    const headers: Record<string, string> = address ? { "CF-Connecting-IP": address } : {};
-    const res = await SELF.fetch(MCP_URL, { method: "POST", headers: initializeHeaders(headers), body: JSON.stringify(initializeMessage()) });
-    const id = res.headers.get("Mcp-Session-Id")!;
-    await res.body?.cancel();
-    const seal = (await openSessionId(id, "", { stateSecret: (env as { MCP_STATE_SECRET?: string }).MCP_STATE_SECRET }, 86_400_000))!;
-    const caller = { principal: "", seal };
-    // In the object itself, so the order is the one the issue read: the GET opens its stream and awaits
-    // the hub's registration, and the DELETE, queued behind the same load, ends the session meanwhile.
-    const [get, del] = await runInDurableObject(sessionStub(id), async (instance) => {
-      const session = instance as unknown as SessionRpc;
-      const opening = session.openGet(caller);
-      const ending = session.terminate(caller);
-      return Promise.all([opening, ending]) as Promise<[SessionAnswer, SessionAnswer]>;
-    });
-    expect(del.kind).toBe("accepted");
-    expect(get).toMatchObject({ kind: "refused", refusal: "unknown-session" });
-    expect(await hubHasSession(id)).toBe(false);
-    expect(await storedKeys(id)).toEqual(["endedUntil"]);
-    expect((await getStream(id)).status).toBe(404);
-    expect((await request(id, "ping")).status).toBe(404);
-    if (address) expect(await liveRows(address)).toBe(0);
-  });
+  ])(
+    "2025-11-25: a DELETE while the first GET %s: the GET is 404, nothing is left, and later requests are 404, not 500",
+    async (_while, address) => {
+      // Without an address the client counts for nobody, so the GET takes no seat and goes straight to the hub.
+      const headers: Record<string, string> = address ? { "CF-Connecting-IP": address } : {};
+      const res = await SELF.fetch(MCP_URL, {
+        method: "POST",
+        headers: initializeHeaders(headers),
+        body: JSON.stringify(initializeMessage()),
+      });
+      const id = res.headers.get("Mcp-Session-Id")!;
+      await res.body?.cancel();
+      const seal = (await openSessionId(id, "", { stateSecret: (env as { MCP_STATE_SECRET?: string }).MCP_STATE_SECRET }, 86_400_000))!;
+      const caller = { principal: "", seal };
+      // In the object itself, so the order is the one the issue read: the GET opens its stream and awaits
+      // the hub's registration, and the DELETE, queued behind the same load, ends the session meanwhile.
+      const [get, del] = await runInDurableObject(sessionStub(id), async (instance) => {
+        const session = instance as unknown as SessionRpc;
+        const opening = session.openGet(caller);
+        const ending = session.terminate(caller);
+        return Promise.all([opening, ending]) as Promise<[SessionAnswer, SessionAnswer]>;
+      });
+      expect(del.kind).toBe("accepted");
+      expect(get).toMatchObject({ kind: "refused", refusal: "unknown-session" });
+      expect(await hubHasSession(id)).toBe(false);
+      expect(await storedKeys(id)).toEqual(["endedUntil"]);
+      expect((await getStream(id)).status).toBe(404);
+      expect((await request(id, "ping")).status).toBe(404);
+      if (address) expect(await liveRows(address)).toBe(0);
+    },
+  );
 });

@@ -56,7 +56,9 @@ async function storedState(stub: Stub) {
   return runInDurableObject(stub, async (_instance, state) => {
     const keys = [...(await state.storage.list()).keys()];
     const tables = state.storage.sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+      )
       .toArray()
       .map((t) => t.name);
     const rows: Record<string, number> = {};
@@ -101,7 +103,9 @@ describe("eviction", () => {
     await evict(stub);
 
     // Mid-stream: a countdown; eviction waits for the running tool, and the stream completes.
-    const cd = sse(await request(id, "tools/call", { name: "countdown", arguments: { from: 3 }, _meta: { progressToken: "ev" } }, { id: "cd" }));
+    const cd = sse(
+      await request(id, "tools/call", { name: "countdown", arguments: { from: 3 }, _meta: { progressToken: "ev" } }, { id: "cd" }),
+    );
     const cdPriming = (await cd.next())!;
     expect((await cd.nextMessage())?.message?.method).toBe("notifications/progress");
     await evict(stub);
@@ -186,7 +190,11 @@ describe("unknown session ids", () => {
   it("2025-11-25: a well-formed session id nobody issued gets 404 and leaves no storage behind", async () => {
     const forged = "A".repeat(43);
     const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": forged };
-    const post = await SELF.fetch("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    const post = await SELF.fetch("http://localhost/mcp", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
     expect(post.status).toBe(404);
     await post.text();
     const get = await SELF.fetch("http://localhost/mcp", { headers: { ...headers, Accept: "text/event-stream" } });

@@ -20,9 +20,14 @@ const IDLE_MS = 3600 * 1000; // SESSION_IDLE_SECONDS in the engine test app's wr
 
 /** The Worker with SESSION_MAX_LIVE at CAP, which it passes on to the session objects. */
 const send = (method: string, headers: Record<string, string>, body?: object) =>
-  worker.fetch(new Request(MCP_URL, { method, headers, body: body && JSON.stringify(body) }), { ...env, SESSION_MAX_LIVE: String(CAP) } as never, createExecutionContext());
+  worker.fetch(
+    new Request(MCP_URL, { method, headers, body: body && JSON.stringify(body) }),
+    { ...env, SESSION_MAX_LIVE: String(CAP) } as never,
+    createExecutionContext(),
+  );
 
-const request = (id: string, method: string, params: Record<string, unknown>, rpcId: string) => send("POST", legacyHeaders(id), requestMessage(method, params, rpcId));
+const request = (id: string, method: string, params: Record<string, unknown>, rpcId: string) =>
+  send("POST", legacyHeaders(id), requestMessage(method, params, rpcId));
 const deleteSession = async (id: string) => (await send("DELETE", deleteHeaders(id))).status;
 
 async function result(id: string, method: string, params: Record<string, unknown> = {}): Promise<any> {
@@ -82,7 +87,10 @@ describe("SESSION_MAX_LIVE", () => {
     expectCapRefusal({ status: sub.status, body: await sub.json() }, "sub");
     expect(await storedKeys(over)).toEqual([]);
     // The refused session is still a session: it lists and calls.
-    expect((await result(over, "tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" } })).structuredContent.fahrenheit).toBe(32);
+    expect(
+      (await result(over, "tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" } })).structuredContent
+        .fahrenheit,
+    ).toBe(32);
     expect((await indexOf(address)).rows).toBe(CAP);
     // Another address has its own count.
     expect((await setLevel(await openFrom("198.51.100.2"))).status).toBe(200);
@@ -103,7 +111,11 @@ describe("SESSION_MAX_LIVE", () => {
   it("2025-11-25: past the cap, a call that must ask the client (elicitation) is 429 naming the setting, and stores nothing", async () => {
     const address = "198.51.100.8";
     await fill(address);
-    const res = await send("POST", initializeHeaders({ "CF-Connecting-IP": address }), initializeMessage({ capabilities: { elicitation: {} } }));
+    const res = await send(
+      "POST",
+      initializeHeaders({ "CF-Connecting-IP": address }),
+      initializeMessage({ capabilities: { elicitation: {} } }),
+    );
     const over = res.headers.get("Mcp-Session-Id")!;
     await res.body?.cancel();
     const greet = await request(over, "tools/call", { name: "greet", arguments: {} }, "g");
@@ -131,7 +143,9 @@ describe("SESSION_MAX_LIVE", () => {
     const address = "198.51.100.10";
     await fill(address, CAP - 1);
     const under = await openFrom(address);
-    const events = await sse(await request(under, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, "c")).rest();
+    const events = await sse(
+      await request(under, "tools/call", { name: "countdown", arguments: { from: 1 }, _meta: { progressToken: 1 } }, "c"),
+    ).rest();
     expect(events.some((e) => e.message?.method === "notifications/progress")).toBe(true);
     expect(events.at(-1)?.message?.result).toBeDefined();
     expect((await indexOf(address)).rows).toBe(CAP);
@@ -186,7 +200,10 @@ describe("SESSION_MAX_LIVE", () => {
     for (let i = 0; i < CAP * 5; i++) {
       const id = await openFrom(address);
       expect((await result(id, "tools/list")).tools.length).toBeGreaterThan(0);
-      expect((await result(id, "tools/call", { name: "convert_temperature", arguments: { value: 100, from: "celsius" } })).structuredContent.fahrenheit).toBe(212);
+      expect(
+        (await result(id, "tools/call", { name: "convert_temperature", arguments: { value: 100, from: "celsius" } })).structuredContent
+          .fahrenheit,
+      ).toBe(212);
     }
     expect(await indexOf(address)).toEqual({ rows: 0, tables: false });
     expect((await setLevel(await openFrom(address))).status).toBe(200);

@@ -49,12 +49,15 @@ describe("initialize", () => {
     expect(s.protocolVersion).toBe(version);
   });
 
-  it.each(["2024-01-01", "2099-12-31", "2026-07-28"])("2025-11-25: initialize with %s (unknown, or the handshake-less 2026-07-28) is offered 2025-11-25", async (version) => {
-    const res = await postInitialize({ protocolVersion: version });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as RpcMessage;
-    expect(body.result.protocolVersion).toBe(LEGACY_VERSION);
-  });
+  it.each(["2024-01-01", "2099-12-31", "2026-07-28"])(
+    "2025-11-25: initialize with %s (unknown, or the handshake-less 2026-07-28) is offered 2025-11-25",
+    async (version) => {
+      const res = await postInitialize({ protocolVersion: version });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as RpcMessage;
+      expect(body.result.protocolVersion).toBe(LEGACY_VERSION);
+    },
+  );
 
   it("2025-11-25: the initialize answer carries an Mcp-Session-Id of visible ASCII characters, new for every session", async () => {
     const ids = new Set<string>();
@@ -79,7 +82,21 @@ describe("initialize", () => {
     await res.body?.cancel();
     const parts = id.split(".");
     expect(parts.length).toBeGreaterThan(1);
-    const readable = parts.map((part) => new TextDecoder().decode(Uint8Array.from(atob(part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=")), (c) => c.charCodeAt(0)))).join("\n");
+    const readable = parts
+      .map((part) =>
+        new TextDecoder().decode(
+          Uint8Array.from(
+            atob(
+              part
+                .replace(/-/g, "+")
+                .replace(/_/g, "/")
+                .padEnd(Math.ceil(part.length / 4) * 4, "="),
+            ),
+            (c) => c.charCodeAt(0),
+          ),
+        ),
+      )
+      .join("\n");
     for (const secret of [marker, "9.8.7", "203.0.113.231", "experimental"]) expect(readable).not.toContain(secret);
     // The session still knows what it negotiated.
     expect(await result(id, "ping")).toEqual({});
@@ -171,14 +188,17 @@ describe("session header and status codes", () => {
     await get.body?.cancel();
   });
 
-  it.each(["2024-01-01", "garbage", "2025-06-18"])("2025-11-25: MCP-Protocol-Version %s on session traffic is 400, answering the request's id", async (version) => {
-    const s = await openSession();
-    const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version }, id: "v-1" });
-    await expectRpcError(res, 400, InvalidRequest, "v-1");
-    const get = await getStream(s.id, undefined, { "MCP-Protocol-Version": version });
-    expect(get.status).toBe(400);
-    await get.body?.cancel();
-  });
+  it.each(["2024-01-01", "garbage", "2025-06-18"])(
+    "2025-11-25: MCP-Protocol-Version %s on session traffic is 400, answering the request's id",
+    async (version) => {
+      const s = await openSession();
+      const res = await request(s.id, "ping", {}, { headers: { "MCP-Protocol-Version": version }, id: "v-1" });
+      await expectRpcError(res, 400, InvalidRequest, "v-1");
+      const get = await getStream(s.id, undefined, { "MCP-Protocol-Version": version });
+      expect(get.status).toBe(400);
+      await get.body?.cancel();
+    },
+  );
 
   it("2025-11-25: DELETE with an unsupported MCP-Protocol-Version is 400 and leaves the session alive", async () => {
     const s = await openSession();
@@ -298,7 +318,9 @@ describe("session-level methods", () => {
       expect(r).not.toHaveProperty("cacheScope");
       expect(r._meta?.["io.modelcontextprotocol/serverInfo"]).toBeUndefined();
     }
-    expect(results[1].tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["convert_temperature", "roll_dice", "greet", "countdown"]));
+    expect(results[1].tools.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(["convert_temperature", "roll_dice", "greet", "countdown"]),
+    );
     expect(results[7].structuredContent).toEqual({ celsius: 100, fahrenheit: 212, kelvin: 373.15 });
   });
 });
@@ -323,7 +345,10 @@ describe("request ids", () => {
       request(s.id, "tools/call", { name: "countdown", arguments: { from: 4 }, _meta: { progressToken: "four" } }, { id: "same" }),
     ]);
     const [e2, e4] = await Promise.all([sse(r2).rest(5000), sse(r4).rest(5000)]);
-    for (const [events, token, total] of [[e2, "two", 2], [e4, "four", 4]] as const) {
+    for (const [events, token, total] of [
+      [e2, "two", 2],
+      [e4, "four", 4],
+    ] as const) {
       const messages = events.filter((e) => e.message).map((e) => e.message!);
       const progress = messages.filter((m) => m.method === "notifications/progress");
       expect(progress.length).toBe(total + 1);

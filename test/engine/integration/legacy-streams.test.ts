@@ -116,7 +116,9 @@ describe("POST streams", () => {
 
   it("2025-11-25: a 2025-06-18 session gets ids but no priming event (older clients choke on empty data)", async () => {
     const s = await openSession({ protocolVersion: "2025-06-18" });
-    const events = await sse(await request(s.id, "tools/call", countdown(1, "old"), { headers: { "MCP-Protocol-Version": "2025-06-18" } })).rest();
+    const events = await sse(
+      await request(s.id, "tools/call", countdown(1, "old"), { headers: { "MCP-Protocol-Version": "2025-06-18" } }),
+    ).rest();
     expect(events.length).toBeGreaterThan(0);
     expect(events.every((e) => e.data !== "" && e.id !== undefined)).toBe(true);
     expect(events[0]!.message?.method).toBe("notifications/progress");

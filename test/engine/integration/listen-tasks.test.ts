@@ -7,7 +7,13 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import app from "../app/app";
-import { MAX_LISTEN_TASK_IDS, MAX_LISTEN_TASK_ID_LENGTH, TASKS_EXTENSION, honouredFilter, serveListen } from "../../../src/engine/http/listen";
+import {
+  MAX_LISTEN_TASK_IDS,
+  MAX_LISTEN_TASK_ID_LENGTH,
+  TASKS_EXTENSION,
+  honouredFilter,
+  serveListen,
+} from "../../../src/engine/http/listen";
 import { callerOf } from "../../../src/engine/mcp/auth";
 import { McpError } from "../../../src/engine/mcp/errors";
 import type { ClientCapabilities } from "../../../src/engine/mcp/types";
@@ -41,8 +47,18 @@ function rejection(fn: () => unknown): McpError {
 
 /** A listen stream served by serveListen for a server that offers tasks, as `principal`. */
 async function listenTasks(id: string, taskIds: string[], principal?: string) {
-  const msg = { jsonrpc: "2.0" as const, id, method: "subscriptions/listen", params: { notifications: { taskIds }, _meta: { "io.modelcontextprotocol/clientCapabilities": tasksClient } } };
-  const res = await serveListen(msg, withTasks, env, callerOf(principal ? { id: principal, scopes: [] } : undefined, principal ? `principal:${principal}` : "ip:192.0.2.1"));
+  const msg = {
+    jsonrpc: "2.0" as const,
+    id,
+    method: "subscriptions/listen",
+    params: { notifications: { taskIds }, _meta: { "io.modelcontextprotocol/clientCapabilities": tasksClient } },
+  };
+  const res = await serveListen(
+    msg,
+    withTasks,
+    env,
+    callerOf(principal ? { id: principal, scopes: [] } : undefined, principal ? `principal:${principal}` : "ip:192.0.2.1"),
+  );
   expect(res.status).toBe(200);
   const reader = new SseReader(res);
   open.push(reader);
@@ -72,7 +88,13 @@ describe("the taskIds filter", () => {
   });
 
   it("is dropped when the server does not offer the tasks extension", () => {
-    expect(honouredFilter({ toolsListChanged: true, taskIds: ["t-1"] }, { ...base, capabilities: { ...base.capabilities, extensions: undefined } }, tasksClient)).toEqual({ toolsListChanged: true });
+    expect(
+      honouredFilter(
+        { toolsListChanged: true, taskIds: ["t-1"] },
+        { ...base, capabilities: { ...base.capabilities, extensions: undefined } },
+        tasksClient,
+      ),
+    ).toEqual({ toolsListChanged: true });
   });
 
   it("needs the client's tasks extension: -32021 naming it", () => {
@@ -105,7 +127,11 @@ describe("the taskIds filter", () => {
   });
 
   it("2026-07-28: over HTTP, a malformed taskIds is 400 -32602", async () => {
-    const res = await modernPost("subscriptions/listen", { notifications: { taskIds: "t-1" } }, { id: "tasks-bad", capabilities: tasksClient });
+    const res = await modernPost(
+      "subscriptions/listen",
+      { notifications: { taskIds: "t-1" } },
+      { id: "tasks-bad", capabilities: tasksClient },
+    );
     await expectRpcError(res, 400, -32602, "tasks-bad");
   });
 });
@@ -125,7 +151,7 @@ describe("task notifications", () => {
     expect(await nextTask(b.reader, 300)).toBeUndefined();
   });
 
-  it("carrying a principal reach only that principal's streams (the anonymous one is \"\")", async () => {
+  it('carrying a principal reach only that principal\'s streams (the anonymous one is "")', async () => {
     const [alice, bob, anonymous] = await Promise.all([
       listenTasks("p-alice", ["t-shared"], "alice"),
       listenTasks("p-bob", ["t-shared"], "bob"),

@@ -7,7 +7,17 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AuthFailure, ToolError, createMcpWorker, defineApp, defineMiddleware, defineTool, toolRateLimit, type Policy, type TokenVerifier } from "../../../src/mcp";
+import {
+  AuthFailure,
+  ToolError,
+  createMcpWorker,
+  defineApp,
+  defineMiddleware,
+  defineTool,
+  toolRateLimit,
+  type Policy,
+  type TokenVerifier,
+} from "../../../src/mcp";
 import { checkApp } from "../../../src/engine/mcp/check-app";
 import scopedApp from "../app/scoped-engine-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
@@ -50,12 +60,21 @@ async function legacy(token: string): Promise<Rpc> {
   const init = await send({
     method: "POST",
     headers: headers(),
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
   });
   const sessionId = init.headers.get("Mcp-Session-Id")!;
   let id = 0;
   return async (method, params) => {
-    const res = await send({ method: "POST", headers: headers(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }) });
+    const res = await send({
+      method: "POST",
+      headers: headers(sessionId),
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+    });
     return (await res.json()) as RpcMessage;
   };
 }
@@ -136,7 +155,11 @@ describe("middleware without defineAuthorization (2026-07-28, no authentication)
   const post = async (method: string, params: Record<string, unknown>) => {
     const { message, headers } = buildModernRequest(method, params);
     const ctx = createExecutionContext();
-    const res = await plain.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await plain.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     return (await res.json()) as RpcMessage;
   };
@@ -149,9 +172,15 @@ describe("middleware without defineAuthorization (2026-07-28, no authentication)
 
   it("a step not made with defineMiddleware is refused (the app's definitions are invalid), not left unrun", async () => {
     const bare: Policy = (_op, next) => next();
-    const refused = createMcpWorker(defineApp({ info: { name: "bare", version: "0" }, tools: [defineTool({ name: "t", handler: () => "x" })], use: [bare as never] }));
+    const refused = createMcpWorker(
+      defineApp({ info: { name: "bare", version: "0" }, tools: [defineTool({ name: "t", handler: () => "x" })], use: [bare as never] }),
+    );
     const { message, headers } = buildModernRequest("tools/list", {});
-    const res = await refused.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, createExecutionContext());
+    const res = await refused.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      createExecutionContext(),
+    );
     expect(res.status).toBe(500);
     expect(lines().some((l) => l.includes("defineMiddleware"))).toBe(true);
     // The app check (npm test, dev, deploy) names it first, with or without defineAuthorization.

@@ -25,9 +25,16 @@ it("logs one missing_secret error, and an input round fails -32603 and is logged
   const send = async (method: string, params: Record<string, unknown>, id: number) => {
     const { message, headers } = buildModernRequest(method, params, { id, capabilities: { elicitation: { form: {} } } });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), noSecret as never, ctx);
+    const res = await worker.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      noSecret as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
-    return { status: res.status, body: (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } },
+    };
   };
 
   const plain = await send("tools/call", { name: "convert_temperature", arguments: { value: 0, from: "celsius" } }, 1);

@@ -46,7 +46,16 @@ describe("tools/list and pagination", () => {
   it("2026-07-28: tools/list returns the example tools in registration order with caching fields", async () => {
     const result = await modernResult("tools/list");
     expectCacheable(result);
-    expect(result.tools.map((t: any) => t.name)).toEqual(["convert_temperature", "roll_dice", "greet", "countdown", "chatter", "prepare_report", "quick_task", "announce"]);
+    expect(result.tools.map((t: any) => t.name)).toEqual([
+      "convert_temperature",
+      "roll_dice",
+      "greet",
+      "countdown",
+      "chatter",
+      "prepare_report",
+      "quick_task",
+      "announce",
+    ]);
     // 2026-07-28 dropped `execution.taskSupport`: a task tool is listed like any other.
     expect(result.tools.find((t: any) => t.name === "prepare_report").execution).toBeUndefined();
     expect(result.nextCursor).toBeUndefined();
@@ -184,7 +193,9 @@ describe("resources", () => {
   it("2026-07-28: resources/read of info://about returns markdown text with caching fields", async () => {
     const result = await modernResult("resources/read", { uri: "info://about" });
     expectCacheable(result);
-    expect(result.contents).toEqual([{ uri: "info://about", mimeType: "text/markdown", text: expect.stringContaining("# Engine test app") }]);
+    expect(result.contents).toEqual([
+      { uri: "info://about", mimeType: "text/markdown", text: expect.stringContaining("# Engine test app") },
+    ]);
   });
 
   it("2026-07-28: resources/read of units://kelvin is served by the template", async () => {
@@ -268,7 +279,10 @@ describe("completion/complete", () => {
   });
 
   it("2026-07-28: completion/complete for an unknown prompt is answered -32602", async () => {
-    const body = await modernCall("completion/complete", { ref: { type: "ref/prompt", name: "nope" }, argument: { name: "unit", value: "" } });
+    const body = await modernCall("completion/complete", {
+      ref: { type: "ref/prompt", name: "nope" },
+      argument: { name: "unit", value: "" },
+    });
     expect(body.error?.code).toBe(InvalidParams);
   });
 
@@ -322,7 +336,9 @@ describe("progress and logging (request-scoped notifications)", () => {
   });
 
   it("2026-07-28: logs below the requested level are not sent (info logs with logLevel warning)", async () => {
-    const messages = await readSse(await modernPost("tools/call", countdown, { meta: { progressToken: "p-3", [META.logLevel]: "warning" } }));
+    const messages = await readSse(
+      await modernPost("tools/call", countdown, { meta: { progressToken: "p-3", [META.logLevel]: "warning" } }),
+    );
     expect(messages.some((m) => m.method === "notifications/message")).toBe(false);
     expect(messages.some((m) => m.method === "notifications/progress")).toBe(true);
   });

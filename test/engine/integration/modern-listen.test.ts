@@ -104,7 +104,10 @@ describe("delivery", () => {
     const a = await listen("listen-a", { promptsListChanged: true });
     const b = await listen("listen-b", { promptsListChanged: true });
     await publish({ method: "notifications/prompts/list_changed" });
-    const [na, nb] = await Promise.all([nextOf(a.reader, "notifications/prompts/list_changed"), nextOf(b.reader, "notifications/prompts/list_changed")]);
+    const [na, nb] = await Promise.all([
+      nextOf(a.reader, "notifications/prompts/list_changed"),
+      nextOf(b.reader, "notifications/prompts/list_changed"),
+    ]);
     expect(na!.params._meta[META.subscriptionId]).toBe("listen-a");
     expect(nb!.params._meta[META.subscriptionId]).toBe("listen-b");
   });
@@ -117,7 +120,11 @@ describe("delivery", () => {
       params: { uri: "info://about", extra: { nested: [1, {}] }, _meta: { "example.com/trace": "t-1", [META.subscriptionId]: "forged" } },
     });
     const n = await reader.next(3000);
-    expect(n?.params).toEqual({ uri: "info://about", extra: { nested: [1, {}] }, _meta: { "example.com/trace": "t-1", [META.subscriptionId]: id } });
+    expect(n?.params).toEqual({
+      uri: "info://about",
+      extra: { nested: [1, {}] },
+      _meta: { "example.com/trace": "t-1", [META.subscriptionId]: id },
+    });
   });
 
   it("2026-07-28: a resources list change published to the hub arrives on a stream that asked for it", async () => {
@@ -129,7 +136,11 @@ describe("delivery", () => {
 
   it("2026-07-28: request-scoped notifications (progress, log messages) never appear on a listen stream", async () => {
     const { reader } = await listen("listen-scoped", { toolsListChanged: true });
-    const res = await modernPost("tools/call", { name: "countdown", arguments: { from: 1 } }, { meta: { progressToken: "x", [META.logLevel]: "debug" } });
+    const res = await modernPost(
+      "tools/call",
+      { name: "countdown", arguments: { from: 1 } },
+      { meta: { progressToken: "x", [META.logLevel]: "debug" } },
+    );
     await res.text();
     await publish({ method: "notifications/tools/list_changed" });
     const n = await reader.next(3000);
@@ -154,7 +165,11 @@ describe("invalid filters", () => {
   });
 
   it("2026-07-28: subscriptions/listen goes through the same ladder (missing Mcp-Method → 400 -32020)", async () => {
-    const res = await modernPost("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "bad-4", headers: { "Mcp-Method": null } });
+    const res = await modernPost(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true } },
+      { id: "bad-4", headers: { "Mcp-Method": null } },
+    );
     await expectRpcError(res, 400, -32020, "bad-4");
   });
 });

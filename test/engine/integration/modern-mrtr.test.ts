@@ -168,7 +168,11 @@ describe("requestState integrity and malformed answers", () => {
 
   it("2026-07-28: a requestState issued for tools/call is rejected with -32602 on prompts/get", async () => {
     const { requestState } = await round1();
-    const body = await modernCall("prompts/get", { name: "explain_unit", arguments: { unit: "kelvin" }, requestState }, { capabilities: ELICIT });
+    const body = await modernCall(
+      "prompts/get",
+      { name: "explain_unit", arguments: { unit: "kelvin" }, requestState },
+      { capabilities: ELICIT },
+    );
     expect(body.error?.code).toBe(InvalidParams);
   });
 

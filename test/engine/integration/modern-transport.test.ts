@@ -240,7 +240,15 @@ describe("Host, Origin and CORS", () => {
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe(origin);
     expect(res.headers.get("Access-Control-Allow-Methods") ?? "").toMatch(/\bPOST\b/);
     const allowed = (res.headers.get("Access-Control-Allow-Headers") ?? "").split(",").map((h) => h.trim().toLowerCase());
-    for (const h of ["content-type", "mcp-protocol-version", "mcp-method", "mcp-name", "mcp-param-region", "last-event-id", "authorization"])
+    for (const h of [
+      "content-type",
+      "mcp-protocol-version",
+      "mcp-method",
+      "mcp-name",
+      "mcp-param-region",
+      "last-event-id",
+      "authorization",
+    ])
       expect(allowed).toContain(h);
     expect(res.headers.get("Access-Control-Expose-Headers") ?? "").toMatch(/mcp-session-id/i);
     await res.body?.cancel();

@@ -43,10 +43,14 @@ describe("_meta envelope", () => {
   });
 
   it("2026-07-28: a request without params at all (but with the version header) is rejected with 400 -32602", async () => {
-    const res = await modernPost("tools/list", {}, {
-      id: 22,
-      rawBody: JSON.stringify({ jsonrpc: "2.0", id: 22, method: "tools/list" }),
-    });
+    const res = await modernPost(
+      "tools/list",
+      {},
+      {
+        id: 22,
+        rawBody: JSON.stringify({ jsonrpc: "2.0", id: 22, method: "tools/list" }),
+      },
+    );
     await expectRpcError(res, 400, InvalidParams, 22);
   });
 
@@ -83,11 +87,15 @@ describe("_meta envelope", () => {
 
 describe("protocol version negotiation", () => {
   it("2026-07-28: an unsupported version is rejected with 400 -32022 naming supported and requested", async () => {
-    const res = await modernPost("tools/list", {}, {
-      id: 31,
-      meta: { [META.protocolVersion]: "2099-01-01" },
-      headers: { "MCP-Protocol-Version": "2099-01-01" },
-    });
+    const res = await modernPost(
+      "tools/list",
+      {},
+      {
+        id: 31,
+        meta: { [META.protocolVersion]: "2099-01-01" },
+        headers: { "MCP-Protocol-Version": "2099-01-01" },
+      },
+    );
     const error = await expectRpcError(res, 400, UnsupportedVersion, 31);
     expect(error.data.requested).toBe("2099-01-01");
     expect(error.data.supported).toContain(VERSION);
@@ -96,11 +104,15 @@ describe("protocol version negotiation", () => {
 
   it("2026-07-28: a legacy revision in the per-request _meta (no session) gets -32022 whose supported list excludes it", async () => {
     // Otherwise a client that retries with a mutual version would loop on the same error.
-    const res = await modernPost("tools/list", {}, {
-      id: 32,
-      meta: { [META.protocolVersion]: "2025-11-25" },
-      headers: { "MCP-Protocol-Version": "2025-11-25" },
-    });
+    const res = await modernPost(
+      "tools/list",
+      {},
+      {
+        id: 32,
+        meta: { [META.protocolVersion]: "2025-11-25" },
+        headers: { "MCP-Protocol-Version": "2025-11-25" },
+      },
+    );
     const error = await expectRpcError(res, 400, UnsupportedVersion, 32);
     expect(error.data.requested).toBe("2025-11-25");
     expect(error.data.supported).toContain(VERSION);
@@ -109,10 +121,14 @@ describe("protocol version negotiation", () => {
 
   it("2026-07-28: -32022 lists the same versions server/discover advertises", async () => {
     const discover = await modernResult("server/discover");
-    const res = await modernPost("tools/list", {}, {
-      meta: { [META.protocolVersion]: "2024-01-01" },
-      headers: { "MCP-Protocol-Version": "2024-01-01" },
-    });
+    const res = await modernPost(
+      "tools/list",
+      {},
+      {
+        meta: { [META.protocolVersion]: "2024-01-01" },
+        headers: { "MCP-Protocol-Version": "2024-01-01" },
+      },
+    );
     const error = await expectRpcError(res, 400, UnsupportedVersion);
     expect(error.data.supported).toEqual(discover.supportedVersions);
   });
@@ -154,7 +170,11 @@ describe("Mcp-Name header", () => {
   });
 
   it("2026-07-28: prompts/get without Mcp-Name is rejected with 400 -32020", async () => {
-    const res = await modernPost("prompts/get", { name: "explain_unit", arguments: { unit: "kelvin" } }, { id: 54, headers: { "Mcp-Name": null } });
+    const res = await modernPost(
+      "prompts/get",
+      { name: "explain_unit", arguments: { unit: "kelvin" } },
+      { id: 54, headers: { "Mcp-Name": null } },
+    );
     await expectRpcError(res, 400, HeaderMismatch, 54);
   });
 
@@ -204,7 +224,10 @@ describe("Mcp-Name header", () => {
   });
 
   it("2026-07-28: the base64 markers are case-sensitive (=?BASE64?…?= is taken literally and mismatches)", async () => {
-    const res = await modernPost("tools/call", call, { id: 59, headers: { "Mcp-Name": base64Header("roll_dice").replace("base64", "BASE64") } });
+    const res = await modernPost("tools/call", call, {
+      id: 59,
+      headers: { "Mcp-Name": base64Header("roll_dice").replace("base64", "BASE64") },
+    });
     await expectRpcError(res, 400, HeaderMismatch, 59);
   });
 
@@ -215,7 +238,15 @@ describe("Mcp-Name header", () => {
 });
 
 describe("removed and unknown methods", () => {
-  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tasks/list", "no/such/method"]) {
+  for (const method of [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tasks/list",
+    "no/such/method",
+  ]) {
     it(`2026-07-28: ${method} with a modern envelope is answered 404 -32601`, async () => {
       const params: Record<string, unknown> =
         method === "initialize"

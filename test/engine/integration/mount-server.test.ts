@@ -29,7 +29,15 @@ const metrics = { writeDataPoint: (p: (typeof points)[number]) => void points.pu
 
 async function post(token: string, body: object, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), { ...(mountEnv as object), MCP_METRICS: metrics } as never, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...headers, Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    }),
+    { ...(mountEnv as object), MCP_METRICS: metrics } as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -41,7 +49,14 @@ async function modern(method: string, params: Record<string, unknown>, token = T
   const res = await post(token, message, headers);
   const text = await res.text();
   // A streamed answer: its last `data:` line is the response.
-  const json = res.headers.get("Content-Type")?.includes("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).filter((d) => d.includes('"id"')).pop()! : text;
+  const json = res.headers.get("Content-Type")?.includes("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => l.slice(6))
+        .filter((d) => d.includes('"id"'))
+        .pop()!
+    : text;
   return { status: res.status, body: JSON.parse(json) as RpcMessage };
 }
 
@@ -51,7 +66,16 @@ async function legacySession(token = TOKEN) {
     Accept: "application/json, text/event-stream",
     ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
   });
-  const init = await post(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, headersOf());
+  const init = await post(
+    token,
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    },
+    headersOf(),
+  );
   const sessionId = init.headers.get("Mcp-Session-Id")!;
   expect(sessionId).toBeTruthy();
   await post(token, { jsonrpc: "2.0", method: "notifications/initialized" }, headersOf(sessionId));
@@ -60,7 +84,14 @@ async function legacySession(token = TOKEN) {
     const res = await post(token, { jsonrpc: "2.0", id: ++id, method, params }, headersOf(sessionId));
     expect(res.status).toBe(200);
     const text = await res.text();
-    const json = res.headers.get("Content-Type")?.includes("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).filter((d) => d.includes('"id"')).pop()! : text;
+    const json = res.headers.get("Content-Type")?.includes("text/event-stream")
+      ? text
+          .split("\n")
+          .filter((l) => l.startsWith("data: "))
+          .map((l) => l.slice(6))
+          .filter((d) => d.includes('"id"'))
+          .pop()!
+      : text;
     return JSON.parse(json) as RpcMessage;
   };
 }
@@ -94,7 +125,9 @@ describe("mountServer: another server's tools served as this server's own", () =
     const rpc = await legacySession();
     expect(names((await rpc("tools/list", {})).result)).toEqual(expect.arrayContaining(["local_echo", "ex_roll_dice", "old_greet"]));
     expect(textOf((await rpc("tools/call", { name: "ex_roll_dice", arguments: { count: 1 } })).result)).toMatch(/^Rolled 1d6: /);
-    expect((await rpc("tools/call", { name: "old_convert_temperature", arguments: { value: 0, from: "celsius" } })).result?.structuredContent).toEqual({ celsius: 0, fahrenheit: 32, kelvin: 273.15 });
+    expect(
+      (await rpc("tools/call", { name: "old_convert_temperature", arguments: { value: 0, from: "celsius" } })).result?.structuredContent,
+    ).toEqual({ celsius: 0, fahrenheit: 32, kelvin: 273.15 });
   });
 
   it("serves the upstream's prompts under the prefix, listed and got on both revisions", async () => {
@@ -104,7 +137,9 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(JSON.stringify(got.body.result?.messages)).toMatch(/kelvin/i);
     const rpc = await legacySession();
     expect(((await rpc("prompts/list", {})).result!.prompts as { name: string }[]).map((p) => p.name)).toContain("ex_explain_unit");
-    expect(JSON.stringify((await rpc("prompts/get", { name: "old_explain_unit", arguments: { unit: "celsius" } })).result?.messages)).toMatch(/celsius/i);
+    expect(
+      JSON.stringify((await rpc("prompts/get", { name: "old_explain_unit", arguments: { unit: "celsius" } })).result?.messages),
+    ).toMatch(/celsius/i);
     // The upstream's error for a prompt it does not have is this server's.
     expect((await modern("prompts/get", { name: "ex_nope", arguments: {} })).body.error?.code).toBe(-32602);
   });
@@ -115,7 +150,9 @@ describe("mountServer: another server's tools served as this server's own", () =
     const templates = (await modern("resources/templates/list", {})).body.result!.resourceTemplates as { uriTemplate: string }[];
     expect(templates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(["ex+units://{unit}"]));
     const about = (await modern("resources/read", { uri: "ex+info://about" })).body.result!.contents as { uri: string; text: string }[];
-    expect(about).toEqual([expect.objectContaining({ uri: "ex+info://about", mimeType: "text/markdown", text: expect.stringMatching(/^# Engine test app/) })]);
+    expect(about).toEqual([
+      expect.objectContaining({ uri: "ex+info://about", mimeType: "text/markdown", text: expect.stringMatching(/^# Engine test app/) }),
+    ]);
     const rpc = await legacySession();
     const kelvin = (await rpc("resources/read", { uri: "old+units://kelvin" })).result!.contents as { uri: string; text: string }[];
     expect(kelvin[0]).toMatchObject({ uri: "old+units://kelvin" });
@@ -140,7 +177,11 @@ describe("mountServer: another server's tools served as this server's own", () =
   });
 
   it("applies this server's policy to a mounted tool", async () => {
-    const refused = await modern("tools/call", { name: "ex_convert_temperature", arguments: { value: 1, from: "celsius" } }, "mount-refused-carol");
+    const refused = await modern(
+      "tools/call",
+      { name: "ex_convert_temperature", arguments: { value: 1, from: "celsius" } },
+      "mount-refused-carol",
+    );
     expect(refused.body.result).toMatchObject({ isError: true, content: [{ type: "text", text: "Conversions are not for you" }] });
   });
 
@@ -177,15 +218,28 @@ describe("mountServer: another server's tools served as this server's own", () =
     });
     // Not waiting on the execution context: the call's stream stays open until the answer is in.
     const send = (body: object, sessionId?: string) =>
-      worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: headersOf(sessionId), body: JSON.stringify(body) }), mountEnv, createExecutionContext());
-    const init = await send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
+      worker.fetch(
+        new Request("http://localhost/mcp", { method: "POST", headers: headersOf(sessionId), body: JSON.stringify(body) }),
+        mountEnv,
+        createExecutionContext(),
+      );
+    const init = await send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } },
+    });
     const sessionId = init.headers.get("Mcp-Session-Id")!;
     await send({ jsonrpc: "2.0", method: "notifications/initialized" }, sessionId);
-    const reader = sse(await send({ jsonrpc: "2.0", id: "greet", method: "tools/call", params: { name: "ex_greet", arguments: {} } }, sessionId));
+    const reader = sse(
+      await send({ jsonrpc: "2.0", id: "greet", method: "tools/call", params: { name: "ex_greet", arguments: {} } }, sessionId),
+    );
     await reader.next(); // the priming event
     const ask = (await reader.nextMessage())!.message!;
     expect(ask).toMatchObject({ method: "elicitation/create", params: { message: "What is your name?" } });
-    expect((await send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Grace" } } }, sessionId)).status).toBe(202);
+    expect((await send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Grace" } } }, sessionId)).status).toBe(
+      202,
+    );
     const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)!.message!;
     expect(final).toMatchObject({ id: "greet", result: { content: [{ type: "text", text: "Hello, Grace!" }] } });
   });

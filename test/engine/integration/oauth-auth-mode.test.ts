@@ -12,7 +12,11 @@ import { buildModernRequest } from "../helpers/mcp";
 
 const ORIGIN = "http://localhost";
 const REDIRECT = "http://127.0.0.1:9/callback"; // never fetched: the flow stops at the redirect
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** Signs in through the entry under `oauthEnv` and lists the tools with the token it got. */
 async function signInAndList(oauthEnv: OAuthEnv): Promise<Response> {
@@ -33,7 +37,14 @@ async function signInAndList(oauthEnv: OAuthEnv): Promise<Response> {
   const { client_id } = (await reg.json()) as { client_id: string };
   const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
   const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-  const q = { response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st" };
+  const q = {
+    response_type: "code",
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "st",
+  };
   const authorized = await send(`${ORIGIN}/authorize?${new URLSearchParams(q)}`);
   expect(authorized.status).toBe(302);
   const code = new URL(authorized.headers.get("Location")!).searchParams.get("code")!;
@@ -45,12 +56,19 @@ async function signInAndList(oauthEnv: OAuthEnv): Promise<Response> {
   const { access_token } = (await token.json()) as { access_token: string };
   expect(access_token).toBeTruthy();
   const { message, headers } = buildModernRequest("tools/list", {}, {});
-  return send(`${ORIGIN}/mcp`, { method: "POST", headers: { ...headers, Authorization: `Bearer ${access_token}` }, body: JSON.stringify(message) });
+  return send(`${ORIGIN}/mcp`, {
+    method: "POST",
+    headers: { ...headers, Authorization: `Bearer ${access_token}` },
+    body: JSON.stringify(message),
+  });
 }
 
 describe("the OAuth entry ignores AUTH_MODE", () => {
   it.each([
-    ["AUTH_MODE=jwt with its issuer and keys", { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp.example.test", AUTH_JWKS: '{"keys":[]}', AUTH_SCOPES: "mcp:use" }],
+    [
+      "AUTH_MODE=jwt with its issuer and keys",
+      { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp.example.test", AUTH_JWKS: '{"keys":[]}', AUTH_SCOPES: "mcp:use" },
+    ],
     ["AUTH_MODE=token without its token", { AUTH_MODE: "token" }],
     ["an AUTH_MODE it does not know", { AUTH_MODE: "oauth" }],
   ])("%s: a signed-in client is served", async (_, authVars) => {

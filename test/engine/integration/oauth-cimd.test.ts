@@ -53,16 +53,30 @@ async function send(request: Request): Promise<Response> {
   await waitOnExecutionContext(ctx);
   return res;
 }
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 describe("OAuth entry: a client_id that is a client metadata document (CIMD)", () => {
   it("is advertised, its document names the client on the consent page, and its token calls /mcp", async () => {
-    const meta = (await (await send(new Request(`${ORIGIN}/.well-known/oauth-authorization-server`))).json()) as { client_id_metadata_document_supported?: boolean };
+    const meta = (await (await send(new Request(`${ORIGIN}/.well-known/oauth-authorization-server`))).json()) as {
+      client_id_metadata_document_supported?: boolean;
+    };
     expect(meta.client_id_metadata_document_supported).toBe(true);
 
     const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
     const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-    const q = new URLSearchParams({ response_type: "code", client_id: CLIENT_ID, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st", scope: "notes:read" });
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+      scope: "notes:read",
+    });
     const page = await openConsent(send, `${ORIGIN}/authorize?${q}`);
     expect(page.status).toBe(200);
     expect(page.html).toContain("Hosted Agent");
@@ -75,7 +89,13 @@ describe("OAuth entry: a client_id that is a client metadata document (CIMD)", (
       new Request(`${ORIGIN}/oauth/token`, {
         method: "POST",
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code: code!, redirect_uri: REDIRECT, code_verifier: verifier, client_id: CLIENT_ID }),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: code!,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: CLIENT_ID,
+        }),
       }),
     );
     const t = (await tokenRes.json()) as { access_token?: string; scope?: string };
@@ -83,7 +103,13 @@ describe("OAuth entry: a client_id that is a client metadata document (CIMD)", (
     expect(t.scope).toBe("notes:read");
 
     const { message, headers } = buildModernRequest("tools/call", { name: "whoami", arguments: {} });
-    const res = await send(new Request(`${ORIGIN}/mcp`, { method: "POST", headers: { ...headers, Authorization: `Bearer ${t.access_token}` }, body: JSON.stringify(message) }));
+    const res = await send(
+      new Request(`${ORIGIN}/mcp`, {
+        method: "POST",
+        headers: { ...headers, Authorization: `Bearer ${t.access_token}` },
+        body: JSON.stringify(message),
+      }),
+    );
     expect(res.status).toBe(200);
     const auth = JSON.parse(((await res.json()) as RpcMessage).result.content[0].text) as { principal: string; clientId: string };
     expect(auth.principal).toBe("demo-user");
@@ -96,21 +122,44 @@ describe("OAuth entry: a client_id that is a client metadata document (CIMD)", (
     const signIn = async (redirect: string, login: string) => {
       const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
       const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-      const q = new URLSearchParams({ response_type: "code", client_id: CLIENT_ID, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", login_hint: login });
-      const auth = await send(new Request(`${ORIGIN}/authorize?${q}`, { headers: { "CF-Connecting-IP": "127.0.0.1" }, redirect: "manual" }));
+      const q = new URLSearchParams({
+        response_type: "code",
+        client_id: CLIENT_ID,
+        redirect_uri: redirect,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        login_hint: login,
+      });
+      const auth = await send(
+        new Request(`${ORIGIN}/authorize?${q}`, { headers: { "CF-Connecting-IP": "127.0.0.1" }, redirect: "manual" }),
+      );
       const code = new URL(auth.headers.get("Location")!).searchParams.get("code")!;
       const res = await send(
         new Request(`${ORIGIN}/oauth/token`, {
           method: "POST",
           headers: { "Content-Type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: verifier, client_id: CLIENT_ID }),
+          body: new URLSearchParams({
+            grant_type: "authorization_code",
+            code,
+            redirect_uri: redirect,
+            code_verifier: verifier,
+            client_id: CLIENT_ID,
+          }),
         }),
       );
       return ((await res.json()) as { access_token: string }).access_token;
     };
     const status = async (token: string) => {
       const { message, headers } = buildModernRequest("tools/list", {}, {});
-      return (await send(new Request(`${ORIGIN}/mcp`, { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) }))).status;
+      return (
+        await send(
+          new Request(`${ORIGIN}/mcp`, {
+            method: "POST",
+            headers: { ...headers, Authorization: `Bearer ${token}` },
+            body: JSON.stringify(message),
+          }),
+        )
+      ).status;
     };
     const desktop = await signIn(REDIRECT, "kim");
     const web = await signIn(OTHER_INSTALL, "kim");
@@ -121,7 +170,13 @@ describe("OAuth entry: a client_id that is a client metadata document (CIMD)", (
   });
 
   it("a redirect URI the document does not list is refused on the page, never redirected to", async () => {
-    const q = new URLSearchParams({ response_type: "code", client_id: CLIENT_ID, redirect_uri: "https://attacker.example/cb", code_challenge: "x".repeat(43), code_challenge_method: "S256" });
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id: CLIENT_ID,
+      redirect_uri: "https://attacker.example/cb",
+      code_challenge: "x".repeat(43),
+      code_challenge_method: "S256",
+    });
     const res = await send(new Request(`${ORIGIN}/authorize?${q}`, { headers: { "CF-Connecting-IP": "127.0.0.1" }, redirect: "manual" }));
     expect(res.status).toBe(400);
     expect(res.headers.get("Location")).toBeNull();

@@ -27,7 +27,10 @@ const PATHS = ["/mcp", "/mcp/", "/mcp//", "/mcp/x"];
 describe("OAuth entry: one gate for every path served as MCP", () => {
   it("a preflight from a foreign origin is refused on each path, its origin never echoed", async () => {
     for (const path of PATHS) {
-      const res = await send(path, { method: "OPTIONS", headers: { Origin: EVIL, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" } });
+      const res = await send(path, {
+        method: "OPTIONS",
+        headers: { Origin: EVIL, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+      });
       expect(res.headers.get("Access-Control-Allow-Origin"), path).not.toBe(EVIL);
       expect(res.headers.get("Access-Control-Allow-Origin"), path).not.toBe("*");
       expect(res.status, path).toBe(403);

@@ -28,7 +28,11 @@ async function send(url: string, init: RequestInit = {}): Promise<Response> {
   return res;
 }
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 interface TokenResponse {
   access_token?: string;
@@ -60,7 +64,15 @@ async function client(origin = ORIGIN) {
   const authorize = async (extra: Record<string, string> = {}) => {
     const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
     const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-    const q = { response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st", ...extra };
+    const q = {
+      response_type: "code",
+      client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+      ...extra,
+    };
     const res = await send(`${origin}/authorize?${new URLSearchParams(q)}`);
     expect(res.status).toBe(302);
     return { location: new URL(res.headers.get("Location")!), verifier };
@@ -81,7 +93,11 @@ async function client(origin = ORIGIN) {
 /** A 2026-07-28 tools/list on `url` with the token: the status. */
 async function mcpStatus(accessToken: string, url = RESOURCE): Promise<number> {
   const { message, headers } = buildModernRequest("tools/list", {}, {});
-  const res = await send(url, { method: "POST", headers: { ...headers, Authorization: `Bearer ${accessToken}` }, body: JSON.stringify(message) });
+  const res = await send(url, {
+    method: "POST",
+    headers: { ...headers, Authorization: `Bearer ${accessToken}` },
+    body: JSON.stringify(message),
+  });
   if (res.status === 200) expect(((await res.json()) as RpcMessage).result.tools.length).toBeGreaterThan(0);
   return res.status;
 }

@@ -18,7 +18,11 @@ import { openConsent } from "../helpers/oauth-consent";
 const ORIGIN = "http://localhost";
 const REDIRECT = "http://127.0.0.1:9/callback";
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** An entry for the scoped fixture with `options`, and a public client registered there. */
 async function setup(options: OAuthWorkerOptions = {}) {
@@ -43,7 +47,15 @@ async function setup(options: OAuthWorkerOptions = {}) {
   const authorizeUrl = async (scope?: string, extra: Record<string, string> = {}) => {
     const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
     const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-    const q = new URLSearchParams({ response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st", ...extra });
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+      ...extra,
+    });
     if (scope !== undefined) q.set("scope", scope);
     return { url: new URL(`${ORIGIN}/authorize?${q}`), verifier };
   };
@@ -60,7 +72,13 @@ async function setup(options: OAuthWorkerOptions = {}) {
       new Request(`${ORIGIN}/oauth/token`, {
         method: "POST",
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code: code!, redirect_uri: REDIRECT, code_verifier: verifier, client_id }),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: code!,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id,
+        }),
       }),
     );
     const body = (await res.json()) as { access_token: string; scope?: string };
@@ -70,7 +88,13 @@ async function setup(options: OAuthWorkerOptions = {}) {
   /** A 2026-07-28 delete_note with the token: the HTTP status. */
   const deleteNote = async (token: string) => {
     const { message, headers } = buildModernRequest("tools/call", { name: "delete_note", arguments: { id: "n1" } });
-    const res = await send(new Request(`${ORIGIN}/mcp`, { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) }));
+    const res = await send(
+      new Request(`${ORIGIN}/mcp`, {
+        method: "POST",
+        headers: { ...headers, Authorization: `Bearer ${token}` },
+        body: JSON.stringify(message),
+      }),
+    );
     if (res.status === 200) expect(((await res.json()) as RpcMessage).result.content[0].text).toBe("deleted n1");
     return res.status;
   };
@@ -82,14 +106,18 @@ const scopesOf = (t: { scope?: string }) => (t.scope ?? "").split(" ").filter(Bo
 describe("OAuth entry: least scope first", () => {
   it("the resource metadata's scopes_supported and the 401 challenge name the baseline (notes:read), not every declared scope", async () => {
     const s = await setup();
-    const meta = (await (await s.send(new Request(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`))).json()) as { scopes_supported?: string[] };
+    const meta = (await (await s.send(new Request(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`))).json()) as {
+      scopes_supported?: string[];
+    };
     expect(meta.scopes_supported).toEqual(["notes:read"]);
     const { message, headers } = buildModernRequest("tools/list", {}, {});
     const res = await s.send(new Request(`${ORIGIN}/mcp`, { method: "POST", headers, body: JSON.stringify(message) }));
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toContain('scope="notes:read"');
     // The authorization server's own metadata lists every scope it may grant.
-    const as = (await (await s.send(new Request(`${ORIGIN}/.well-known/oauth-authorization-server`))).json()) as { scopes_supported?: string[] };
+    const as = (await (await s.send(new Request(`${ORIGIN}/.well-known/oauth-authorization-server`))).json()) as {
+      scopes_supported?: string[];
+    };
     expect(as.scopes_supported?.sort()).toEqual(["notes:admin", "notes:read", "notes:write"]);
   });
 });
@@ -130,9 +158,22 @@ describe("OAuth entry: the scopes it grants", () => {
       await waitOnExecutionContext(ctx);
       return res;
     };
-    const reg = await send(new Request(`${ORIGIN}/oauth/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }) }));
+    const reg = await send(
+      new Request(`${ORIGIN}/oauth/register`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      }),
+    );
     const { client_id } = (await reg.json()) as { client_id: string };
-    const q = new URLSearchParams({ response_type: "code", client_id, redirect_uri: REDIRECT, code_challenge: "x".repeat(43), code_challenge_method: "S256", scope: "mcp anything" });
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: "x".repeat(43),
+      code_challenge_method: "S256",
+      scope: "mcp anything",
+    });
     const res = await send(new Request(`${ORIGIN}/authorize?${q}`, { headers: { "CF-Connecting-IP": "127.0.0.1" }, redirect: "manual" }));
     const back = new URL(res.headers.get("Location")!);
     expect(back.searchParams.get("error")).toBeNull();
@@ -140,7 +181,9 @@ describe("OAuth entry: the scopes it grants", () => {
   });
 
   it("userScopes decides which user may hold which scope: notes:admin for the admin only", async () => {
-    const s = await setup({ userScopes: ({ userId, scopes }) => (userId === "demo-admin" ? scopes : scopes.filter((x) => x !== "notes:admin")) });
+    const s = await setup({
+      userScopes: ({ userId, scopes }) => (userId === "demo-admin" ? scopes : scopes.filter((x) => x !== "notes:admin")),
+    });
     const bob = await s.authorizeUrl("notes:read notes:admin", { login_hint: "bob" });
     expect(scopesOf(await s.redeem(await s.autoApprove(bob.url), bob.verifier))).toEqual(["notes:read"]);
     const admin = await s.authorizeUrl("notes:read notes:admin", { login_hint: "admin" });

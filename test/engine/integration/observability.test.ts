@@ -47,10 +47,20 @@ const throwing = defineTool({
 });
 const plain = defineTool({ name: "plain", handler: () => "ok" });
 
-async function callWorker(worker: ReturnType<typeof createMcpWorker>, method: string, params: Record<string, unknown>, extraEnv: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
+async function callWorker(
+  worker: ReturnType<typeof createMcpWorker>,
+  method: string,
+  params: Record<string, unknown>,
+  extraEnv: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+) {
   const { message, headers } = buildModernRequest(method, params, { meta });
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...extraEnv } as never, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+    { ...env, ...extraEnv } as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return (await res.json()) as RpcMessage;
 }
@@ -60,7 +70,14 @@ describe("request log lines", () => {
     await modernCall("tools/call", { name: "convert_temperature", arguments: { value: 451, from: "fahrenheit" } }, { meta: TRACE_META });
     const [line, ...more] = records("request");
     expect(more).toHaveLength(0);
-    expect(line).toMatchObject({ revision: "2026-07-28", lane: "modern", method: "tools/call", name: "convert_temperature", outcome: "result", traceId: TRACE_ID });
+    expect(line).toMatchObject({
+      revision: "2026-07-28",
+      lane: "modern",
+      method: "tools/call",
+      name: "convert_temperature",
+      outcome: "result",
+      traceId: TRACE_ID,
+    });
     expect(typeof line!.durationMs).toBe("number");
     expect(lines.join("\n")).not.toMatch(/451|fahrenheit/);
   });
@@ -79,11 +96,14 @@ describe("request log lines", () => {
   it.each([
     ["version ff", `ff-${TRACE_ID}-00f067aa0ba902b7-01`],
     ["an all-zero parent id", `00-${TRACE_ID}-0000000000000000-01`],
-  ])("2026-07-28: a traceparent with %s (invalid in W3C Trace Context) is ignored, in _meta and in the header", async (_what, traceparent) => {
-    await modernCall("tools/list", {}, { meta: { traceparent } });
-    await modernCall("tools/list", {}, { headers: { traceparent } });
-    expect(records("request").map((r) => r.traceId)).toEqual([undefined, undefined]);
-  });
+  ])(
+    "2026-07-28: a traceparent with %s (invalid in W3C Trace Context) is ignored, in _meta and in the header",
+    async (_what, traceparent) => {
+      await modernCall("tools/list", {}, { meta: { traceparent } });
+      await modernCall("tools/list", {}, { headers: { traceparent } });
+      expect(records("request").map((r) => r.traceId)).toEqual([undefined, undefined]);
+    },
+  );
 
   it("2025-11-25: the session object logs the call with the trace id and a hash of the session id", async () => {
     const s = await openSession();
@@ -128,7 +148,9 @@ describe("request log lines", () => {
   });
 
   it("with authorization on, the caller appears as a hash, never by name", async () => {
-    const worker = createMcpWorker(defineApp({ info: { name: "obs", version: "0" }, tools: [plain] }), { principal: () => "alice@example.com" });
+    const worker = createMcpWorker(defineApp({ info: { name: "obs", version: "0" }, tools: [plain] }), {
+      principal: () => "alice@example.com",
+    });
     await callWorker(worker, "tools/call", { name: "plain" });
     expect(records("request")[0]!.principal).toMatch(/^[0-9a-f]{16}$/);
     expect(lines.join("\n")).not.toContain("alice");
@@ -143,7 +165,11 @@ describe("metrics and hooks", () => {
     await callWorker(worker, "tools/call", { name: "plain" }, { MCP_METRICS: metrics });
     await callWorker(worker, "tools/list", {}, { MCP_METRICS: metrics });
     expect(points).toHaveLength(2);
-    expect(points[0]).toMatchObject({ blobs: ["2026-07-28", "tools/call", "plain", "result", "", "", ""], indexes: ["plain"], doubles: [expect.any(Number)] });
+    expect(points[0]).toMatchObject({
+      blobs: ["2026-07-28", "tools/call", "plain", "result", "", "", ""],
+      indexes: ["plain"],
+      doubles: [expect.any(Number)],
+    });
   });
 
   it("a name the client made up is no metrics dimension; a resource read through a template is counted under the template", async () => {
@@ -155,7 +181,8 @@ describe("metrics and hooks", () => {
       resourceTemplates: [defineResourceTemplate({ uriTemplate: "notes://{id}", name: "note", read: ({ id }) => `note ${id}` })],
     });
     const worker = createMcpWorker(app);
-    for (let i = 0; i < 3; i++) await callWorker(worker, "tools/call", { name: `made-up-${i}-${crypto.randomUUID()}` }, { MCP_METRICS: metrics });
+    for (let i = 0; i < 3; i++)
+      await callWorker(worker, "tools/call", { name: `made-up-${i}-${crypto.randomUUID()}` }, { MCP_METRICS: metrics });
     await callWorker(worker, "resources/read", { uri: `notes://${crypto.randomUUID()}?token=abc` }, { MCP_METRICS: metrics });
     await callWorker(worker, "resources/read", { uri: "nowhere://x" }, { MCP_METRICS: metrics });
     expect(points.map((p) => [p.blobs[1], p.blobs[2], p.indexes[0]])).toEqual([
@@ -178,7 +205,11 @@ describe("metrics and hooks", () => {
     const { MCP_METRICS: _gone, ...noMetrics } = env as unknown as Record<string, unknown>;
     const ctx = createExecutionContext();
     const { message, headers } = buildModernRequest("tools/call", { name: "plain" });
-    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), noMetrics as never, ctx);
+    const res = await worker.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      noMetrics as never,
+      ctx,
+    );
     expect(((await res.json()) as RpcMessage).result.content).toEqual([{ type: "text", text: "ok" }]);
   });
 
@@ -198,7 +229,15 @@ describe("metrics and hooks", () => {
   });
 
   it("a hook that throws is logged and does not break the call", async () => {
-    const app = defineApp({ info: { name: "obs", version: "0" }, tools: [plain], telemetry: { onResult: () => { throw new Error("hook bug"); } } });
+    const app = defineApp({
+      info: { name: "obs", version: "0" },
+      tools: [plain],
+      telemetry: {
+        onResult: () => {
+          throw new Error("hook bug");
+        },
+      },
+    });
     const answer = await callWorker(createMcpWorker(app), "tools/call", { name: "plain" });
     expect(answer.result.content).toEqual([{ type: "text", text: "ok" }]);
     expect(records("telemetry_hook_failed")[0]).toMatchObject({ message: "hook bug" });

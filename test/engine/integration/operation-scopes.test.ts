@@ -6,7 +6,17 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthFailure, createMcpWorker, defineApp, defineAuthorization, definePrompt, defineResource, defineResourceTemplate, text, type TokenVerifier } from "../../../src/mcp";
+import {
+  AuthFailure,
+  createMcpWorker,
+  defineApp,
+  defineAuthorization,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  text,
+  type TokenVerifier,
+} from "../../../src/mcp";
 import scopedApp from "../app/scoped-engine-app";
 import { SseReader, buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
@@ -118,7 +128,14 @@ describe("subscriptions/listen honours only the resources the caller may read (2
   });
 
   it("the acknowledgement echoes the readable subset", async () => {
-    const res = await send(modern("subscriptions/listen", { notifications: { resourceSubscriptions: ["vault://index", "notes://public", "vault://payroll"] } }, "notes"), false);
+    const res = await send(
+      modern(
+        "subscriptions/listen",
+        { notifications: { resourceSubscriptions: ["vault://index", "notes://public", "vault://payroll"] } },
+        "notes",
+      ),
+      false,
+    );
     expect(res.status).toBe(200);
     const reader = new SseReader(res);
     open.push(reader);
@@ -150,15 +167,27 @@ describe("2025-11-25: completion and resources/subscribe are authorized as reads
   });
   const post = async (token: string, body: object, sessionId?: string) => {
     const ctx = createExecutionContext();
-    const res = await sessionWorker.fetch(new Request(MCP, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) }), scopedEnv as never, ctx);
+    const res = await sessionWorker.fetch(
+      new Request(MCP, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) }),
+      scopedEnv as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     return res;
   };
   const open = async () => {
-    const init = await post("low", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await post("low", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     return init.headers.get("Mcp-Session-Id")!;
   };
-  const completions = [completeTemplate("units://{unit}", "unit"), { ref: { type: "ref/prompt", name: "explain_unit" }, argument: { name: "unit", value: "k" } }];
+  const completions = [
+    completeTemplate("units://{unit}", "unit"),
+    { ref: { type: "ref/prompt", name: "explain_unit" }, argument: { name: "unit", value: "k" } },
+  ];
 
   it("completing a scoped template's variables or prompt's arguments is the 403 step-up challenge; with the scope, the values", async () => {
     const sessionId = await open();

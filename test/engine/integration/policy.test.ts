@@ -6,7 +6,18 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { AuthFailure, McpError, ToolError, createMcpWorker, defineApp, defineAuthorization, defineTool, toolRateLimit, type Operation, type TokenVerifier } from "../../../src/mcp";
+import {
+  AuthFailure,
+  McpError,
+  ToolError,
+  createMcpWorker,
+  defineApp,
+  defineAuthorization,
+  defineTool,
+  toolRateLimit,
+  type Operation,
+  type TokenVerifier,
+} from "../../../src/mcp";
 import { taskIndexKey, taskIndexStub } from "../../../src/engine/objects/addresses";
 import { MODERN } from "../../../src/engine/mcp/revisions";
 import scopedApp from "../app/scoped-engine-app";
@@ -28,7 +39,8 @@ const app = defineApp({
         const entry = { method: op.method, name: op.name, arguments: op.arguments, principal: op.auth?.principal };
         seen.push(entry);
         // The app's own rules, with the arguments: a tool error the model reads, or a protocol error.
-        if (op.name === "transfer" && (op.arguments.amount as number) > 100) throw new ToolError("Transfers above 100 need a human's approval");
+        if (op.name === "transfer" && (op.arguments.amount as number) > 100)
+          throw new ToolError("Transfers above 100 need a human's approval");
         if (op.name === "transfer" && (op.arguments.amount as number) < 0) throw new McpError(-32602, "Negative transfers are refused");
         const outcome = await next();
         Object.assign(entry, { outcome });
@@ -46,7 +58,15 @@ const worker = createMcpWorker(app, { verifyToken });
 async function call(method: string, params: Record<string, unknown>, token: string): Promise<{ status: number; body: RpcMessage }> {
   const { message, headers } = buildModernRequest(method, params);
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) }), env as never, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...headers, Authorization: `Bearer ${token}` },
+      body: JSON.stringify(message),
+    }),
+    env as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return { status: res.status, body: (await res.json()) as RpcMessage };
 }
@@ -80,10 +100,15 @@ describe("toolRateLimit on the Rate Limiting binding (3 a minute here)", () => {
   it("over the limit a call is an isError result with the retry time, per principal and tool; not an HTTP 429", async () => {
     const alice = `user-${crypto.randomUUID()}`;
     const bob = `user-${crypto.randomUUID()}`;
-    for (let i = 0; i < 3; i++) expect((await call("tools/call", { name: "search", arguments: { q: `x${i}` } }, alice)).body.result.isError).toBeUndefined();
+    for (let i = 0; i < 3; i++)
+      expect((await call("tools/call", { name: "search", arguments: { q: `x${i}` } }, alice)).body.result.isError).toBeUndefined();
     const limited = await call("tools/call", { name: "search", arguments: { q: "x4" } }, alice);
     expect(limited.status).toBe(200);
-    expect(limited.body.result).toMatchObject({ isError: true, content: [{ text: "Rate limit reached for the tool search: try again in 60 seconds." }], _meta: { retryAfterSeconds: 60 } });
+    expect(limited.body.result).toMatchObject({
+      isError: true,
+      content: [{ text: "Rate limit reached for the tool search: try again in 60 seconds." }],
+      _meta: { retryAfterSeconds: 60 },
+    });
     // Another principal, and another tool of the same principal, have budgets of their own.
     expect((await call("tools/call", { name: "search", arguments: { q: "y" } }, bob)).body.result.isError).toBeUndefined();
     expect((await call("tools/call", { name: "transfer", arguments: { amount: 1 } }, alice)).body.result.isError).toBeUndefined();
@@ -121,7 +146,8 @@ describe("the policy sees the caller of a task-augmented call", () => {
       expect(res.status).toBe(200);
       return ((await res.json()) as RpcMessage).result;
     };
-    const tasksOf = async (principal: string) => (await taskIndexStub(env as never, taskIndexKey({ era: MODERN.era, principal }, "")).list(undefined, 50))!.tasks;
+    const tasksOf = async (principal: string) =>
+      (await taskIndexStub(env as never, taskIndexKey({ era: MODERN.era, principal }, "")).list(undefined, 50))!.tasks;
 
     it("a refusal of the task tool refuses the create: an isError result the model reads, and no task", async () => {
       const refused = `policy-refused-${crypto.randomUUID()}`;
@@ -148,7 +174,11 @@ describe("the policy sees the caller of a task-augmented call", () => {
       const alice = `policy-${crypto.randomUUID()}`;
       for (let i = 0; i < 3; i++) expect((await callAsTask(alice)).resultType).toBe("task");
       const limited = await callAsTask(alice);
-      expect(limited).toMatchObject({ isError: true, content: [{ text: "Rate limit reached for the tool prepare_report: try again in 60 seconds." }], _meta: { retryAfterSeconds: 60 } });
+      expect(limited).toMatchObject({
+        isError: true,
+        content: [{ text: "Rate limit reached for the tool prepare_report: try again in 60 seconds." }],
+        _meta: { retryAfterSeconds: 60 },
+      });
       expect(await tasksOf(alice)).toHaveLength(3);
       expect((await callAsTask(`policy-${crypto.randomUUID()}`)).resultType).toBe("task");
     });
@@ -172,7 +202,12 @@ describe("the policy sees the caller of a task-augmented call", () => {
         scopedEnv,
       );
     async function session(token: string) {
-      const init = await post(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      const init = await post(token, {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
       const sessionId = init.headers.get("Mcp-Session-Id")!;
       expect(sessionId).toBeTruthy();
       let id = 0;
@@ -195,7 +230,11 @@ describe("the policy sees the caller of a task-augmented call", () => {
       // InsufficientScope from the policy: the 403 step-up challenge in the session, and no task.
       const stepUpToken = `policy-stepup-${crypto.randomUUID()}`;
       const stepUp = await session(stepUpToken);
-      const challenged = await post(stepUpToken, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { ...report, task: {} } }, stepUp.sessionId);
+      const challenged = await post(
+        stepUpToken,
+        { jsonrpc: "2.0", id: 9, method: "tools/call", params: { ...report, task: {} } },
+        stepUp.sessionId,
+      );
       expect(challenged.status).toBe(403);
       expect(challenged.headers.get("WWW-Authenticate")).toContain('scope="report:write"');
       expect(((await challenged.json()) as RpcMessage).error).toMatchObject({ code: -32003, data: { scopes: ["report:write"] } });
@@ -204,7 +243,11 @@ describe("the policy sees the caller of a task-augmented call", () => {
       const alice = await session(`policy-${crypto.randomUUID()}`);
       for (let i = 0; i < 3; i++) expect((await alice("tools/call", { ...report, task: {} })).result.task.taskId).toBeTruthy();
       const limited = (await alice("tools/call", { ...report, task: {} })).result;
-      expect(limited).toMatchObject({ isError: true, content: [{ text: "Rate limit reached for the tool prepare_report: try again in 60 seconds." }], _meta: { retryAfterSeconds: 60 } });
+      expect(limited).toMatchObject({
+        isError: true,
+        content: [{ text: "Rate limit reached for the tool prepare_report: try again in 60 seconds." }],
+        _meta: { retryAfterSeconds: 60 },
+      });
       expect((await alice("tasks/list", {})).result.tasks).toHaveLength(3);
     });
   });

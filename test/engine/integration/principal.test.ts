@@ -12,7 +12,11 @@ async function discover(principal: () => string | undefined, authEnv: Record<str
   const worker = createMcpWorker(app, { principal });
   const { message, headers } = buildModernRequest("server/discover", {});
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...authEnv } as never, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+    { ...env, ...authEnv } as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -27,7 +31,9 @@ describe("externally authenticated principal", () => {
   it("no principal gets 401 with a challenge naming the metadata URL", async () => {
     const res = await discover(() => undefined);
     expect(res.status).toBe(401);
-    expect(res.headers.get("WWW-Authenticate")).toBe('Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"');
+    expect(res.headers.get("WWW-Authenticate")).toBe(
+      'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"',
+    );
   });
 
   it("it replaces the AUTH_MODE token check", async () => {

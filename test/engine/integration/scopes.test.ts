@@ -36,7 +36,11 @@ const MCP = "http://localhost/mcp";
 const PRM = "http://localhost/.well-known/oauth-protected-resource/mcp";
 const AS = "https://as.example.test";
 
-async function send(worker: { fetch(r: Request, e: never, c: ExecutionContext): Promise<Response> }, init: RequestInit, extraEnv: Record<string, string> = {}): Promise<Response> {
+async function send(
+  worker: { fetch(r: Request, e: never, c: ExecutionContext): Promise<Response> },
+  init: RequestInit,
+  extraEnv: Record<string, string> = {},
+): Promise<Response> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(MCP, init), { ...env, ...extraEnv } as never, ctx);
   await waitOnExecutionContext(ctx);
@@ -52,10 +56,26 @@ const challengeOf = (scopes: string[]) => `Bearer error="insufficient_scope", re
 
 /** The four operations of the conformance contract, the scopes each needs, and what a full token gets. */
 const PAIRS: { method: string; params: Record<string, unknown>; scopes: string[] }[] = [
-  { method: "tools/call", params: { name: "test_simple_text", arguments: {} }, scopes: ["mcp:conformance:tools:call", "mcp:conformance:tools:test_simple_text"] },
-  { method: "resources/read", params: { uri: "test://static-text" }, scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:static"] },
-  { method: "resources/read", params: { uri: "test://template/123/data" }, scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:template:123"] },
-  { method: "prompts/get", params: { name: "test_simple_prompt" }, scopes: ["mcp:conformance:prompts:get", "mcp:conformance:prompts:test_simple_prompt"] },
+  {
+    method: "tools/call",
+    params: { name: "test_simple_text", arguments: {} },
+    scopes: ["mcp:conformance:tools:call", "mcp:conformance:tools:test_simple_text"],
+  },
+  {
+    method: "resources/read",
+    params: { uri: "test://static-text" },
+    scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:static"],
+  },
+  {
+    method: "resources/read",
+    params: { uri: "test://template/123/data" },
+    scopes: ["mcp:conformance:resources:read", "mcp:conformance:resources:template:123"],
+  },
+  {
+    method: "prompts/get",
+    params: { name: "test_simple_prompt" },
+    scopes: ["mcp:conformance:prompts:get", "mcp:conformance:prompts:test_simple_prompt"],
+  },
 ];
 
 describe("the conformance fixture's scope-challenge contract, 2026-07-28", () => {
@@ -86,7 +106,9 @@ describe("the conformance fixture's scope-challenge contract, 2026-07-28", () =>
   it("a template's scopes name its variables: the full token (template 123) is refused template 124", async () => {
     const res = await send(worker, modern("resources/read", { uri: "test://template/124/data" }, "mcp-conformance-scope-full"));
     expect(res.status).toBe(403);
-    expect(res.headers.get("WWW-Authenticate")).toBe(challengeOf(["mcp:conformance:resources:read", "mcp:conformance:resources:template:124"]));
+    expect(res.headers.get("WWW-Authenticate")).toBe(
+      challengeOf(["mcp:conformance:resources:read", "mcp:conformance:resources:template:124"]),
+    );
   });
 
   it("without a token the fixture serves the operation as before; an unknown token is 401, not 403", async () => {
@@ -133,10 +155,16 @@ describe("2025-11-25: a session outlives a step-up", () => {
     Authorization: `Bearer ${token}`,
     ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
   });
-  const post = (token: string, body: object, sessionId?: string) => send(worker, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) }, scopedEnv);
+  const post = (token: string, body: object, sessionId?: string) =>
+    send(worker, { method: "POST", headers: headers(token, sessionId), body: JSON.stringify(body) }, scopedEnv);
 
   it("the low token is challenged in the session; the same principal with more scopes goes on in the same session", async () => {
-    const init = await post("low", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await post("low", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     const sessionId = init.headers.get("Mcp-Session-Id")!;
     expect(sessionId).toBeTruthy();
     const roll = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "roll_dice", arguments: { sides: 6 } } };
@@ -155,22 +183,44 @@ describe("2025-11-25: a session outlives a step-up", () => {
   });
 
   it("a task's owner reaching it in the session is checked again for the task tool's scopes, with the token it holds then", async () => {
-    const init = await post("full", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await post("full", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     const sessionId = init.headers.get("Mcp-Session-Id")!;
-    const made = await post("full", { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "scopes", pauseMs: 30_000 }, task: {} } }, sessionId);
+    const made = await post(
+      "full",
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "prepare_report", arguments: { topic: "scopes", pauseMs: 30_000 }, task: {} },
+      },
+      sessionId,
+    );
     expect(made.status).toBe(200);
     const { taskId } = ((await made.json()) as RpcMessage).result.task;
     // The same principal, its scopes narrowed since (a new token without dice:roll).
-    for (const [id, method] of [[3, "tasks/get"], [4, "tasks/result"], [5, "tasks/cancel"]] as const) {
+    for (const [id, method] of [
+      [3, "tasks/get"],
+      [4, "tasks/result"],
+      [5, "tasks/cancel"],
+    ] as const) {
       const refused = await post("low", { jsonrpc: "2.0", id, method, params: { taskId } }, sessionId);
       expect(refused.status, method).toBe(403);
       expect(refused.headers.get("WWW-Authenticate")).toBe(challengeOf(["dice:roll"]));
       expect((await refused.json()) as RpcMessage).toMatchObject({ id, error: { code: -32003, data: { scopes: ["dice:roll"] } } });
     }
     // Stepped up again, it reaches the task in the same session (and stops it).
-    const got = (await (await post("full", { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId } }, sessionId)).json()) as RpcMessage;
+    const got = (await (
+      await post("full", { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId } }, sessionId)
+    ).json()) as RpcMessage;
     expect(got.result).toMatchObject({ taskId, status: "working" });
-    const cancelled = (await (await post("full", { jsonrpc: "2.0", id: 7, method: "tasks/cancel", params: { taskId } }, sessionId)).json()) as RpcMessage;
+    const cancelled = (await (
+      await post("full", { jsonrpc: "2.0", id: 7, method: "tasks/cancel", params: { taskId } }, sessionId)
+    ).json()) as RpcMessage;
     expect(cancelled.result).toMatchObject({ taskId, status: "cancelled" });
   });
 
@@ -215,7 +265,8 @@ const scopedApp = defineApp({
       input: v.object({ id: v.string() }),
       handler: ({ id }, ctx) => {
         // An authorization that depends on the arguments: archived notes need the admin scope.
-        if (id.startsWith("archived-") && !ctx.auth?.scopes.includes("notes:admin")) throw new InsufficientScope(["notes:write", "notes:admin"]);
+        if (id.startsWith("archived-") && !ctx.auth?.scopes.includes("notes:admin"))
+          throw new InsufficientScope(["notes:write", "notes:admin"]);
         ran.push(`delete ${id}`);
         return "deleted";
       },
@@ -252,15 +303,28 @@ describe("ctx.auth, implications, InsufficientScope from a handler, bad claims (
     jwtEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: AS, AUTH_JWKS: JSON.stringify({ keys: [jwk] }) };
   });
   const token = (claims: Record<string, unknown>) =>
-    new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer(AS).setAudience(MCP).setSubject("alice").setIssuedAt().setExpirationTime("5m").sign(privateKey);
-  const call = async (method: string, params: Record<string, unknown>, claims: Record<string, unknown>) => send(worker, modern(method, params, await token(claims)), jwtEnv);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer(AS)
+      .setAudience(MCP)
+      .setSubject("alice")
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .sign(privateKey);
+  const call = async (method: string, params: Record<string, unknown>, claims: Record<string, unknown>) =>
+    send(worker, modern(method, params, await token(claims)), jwtEnv);
 
   it("handlers see the principal, scopes, client id and the claims the app named, never the token", async () => {
     const bearer = await token({ scp: ["notes:read", "x"], azp: "client-9", email: "a@example.test", secret: "s" });
     const res = await send(worker, modern("tools/call", { name: "whoami", arguments: {} }, bearer), jwtEnv);
     expect(res.status).toBe(200);
     const shown = JSON.parse(((await res.json()) as RpcMessage).result.content[0].text);
-    expect(shown).toEqual({ principal: `${AS}#alice`, scopes: ["notes:read", "x"], clientId: "client-9", claims: { email: "a@example.test" } });
+    expect(shown).toEqual({
+      principal: `${AS}#alice`,
+      scopes: ["notes:read", "x"],
+      clientId: "client-9",
+      claims: { email: "a@example.test" },
+    });
     expect(JSON.stringify(shown)).not.toContain(bearer);
   });
 
@@ -319,7 +383,11 @@ describe("ctx.auth, implications, InsufficientScope from a handler, bad claims (
   });
 
   it("a token with too many or too long scopes, or scopes of the wrong type, is refused or read safely", async () => {
-    const many = await call("tools/call", { name: "whoami", arguments: {} }, { scope: Array.from({ length: 300 }, (_, i) => `s${i}`).join(" ") });
+    const many = await call(
+      "tools/call",
+      { name: "whoami", arguments: {} },
+      { scope: Array.from({ length: 300 }, (_, i) => `s${i}`).join(" ") },
+    );
     expect(many.status).toBe(401);
     const long = await call("tools/call", { name: "whoami", arguments: {} }, { scp: ["x".repeat(300)] });
     expect(long.status).toBe(401);
@@ -343,7 +411,10 @@ describe("ctx.auth, implications, InsufficientScope from a handler, bad claims (
 
 describe("lists (2026-07-28 over /mcp)", () => {
   const verifyToken: TokenVerifier = async (token) => ({ id: "lister", scopes: token === "full" ? ["notes:write"] : ["notes:read"] });
-  const hidden = defineApp({ ...scopedApp, authorization: defineAuthorization({ scopes: ["notes:read"], implies: { "notes:write": ["notes:read"] }, hideUnauthorized: true }) });
+  const hidden = defineApp({
+    ...scopedApp,
+    authorization: defineAuthorization({ scopes: ["notes:read"], implies: { "notes:write": ["notes:read"] }, hideUnauthorized: true }),
+  });
   const list = async (app: typeof scopedApp, method: string, token: string) => {
     const res = await send(createMcpWorker(app, { verifyToken }), modern(method, {}, token));
     return ((await res.json()) as RpcMessage).result;
@@ -365,7 +436,8 @@ describe("lists (2026-07-28 over /mcp)", () => {
 });
 
 describe("an externally authenticated principal (the OAuth entry's way) carries its grant's scopes", () => {
-  const worker = (scopes?: string[]) => createMcpWorker(scopedApp, { principal: () => (scopes ? { id: "grant-user", scopes, clientId: "c1" } : "grant-user") });
+  const worker = (scopes?: string[]) =>
+    createMcpWorker(scopedApp, { principal: () => (scopes ? { id: "grant-user", scopes, clientId: "c1" } : "grant-user") });
   const deleteNote = () => modern("tools/call", { name: "delete_note", arguments: { id: "n3" } });
 
   it("a grant with the scopes is served, one without is challenged, and a bare id holds no scopes", async () => {
@@ -384,7 +456,11 @@ describe("declaring scopes", () => {
   });
 
   it("a declared scope with a space or a quote is refused at start-up", () => {
-    const app = defineApp({ info: { name: "x", version: "0" }, tools: [defineTool({ name: "t", scopes: ['a"b'], handler: () => "" })], authorization: defineAuthorization() });
+    const app = defineApp({
+      info: { name: "x", version: "0" },
+      tools: [defineTool({ name: "t", scopes: ['a"b'], handler: () => "" })],
+      authorization: defineAuthorization(),
+    });
     expect(() => testClient(app)).toThrow(/scope tokens/);
   });
 });
@@ -415,7 +491,8 @@ describe("property: no operation runs without its scopes, and every refusal name
     const out = new Set(granted);
     for (let changed = true; changed; ) {
       changed = false;
-      for (const [broad, narrow] of Object.entries(implies)) if (out.has(broad)) for (const n of narrow) if (!out.has(n)) (out.add(n), (changed = true));
+      for (const [broad, narrow] of Object.entries(implies))
+        if (out.has(broad)) for (const n of narrow) if (!out.has(n)) out.add(n), (changed = true);
     }
     return out;
   };
@@ -433,22 +510,27 @@ describe("property: no operation runs without its scopes, and every refusal name
 
   it("over random principals, scope sets and operations (2026-07-28 over /mcp)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 8 }), fc.subarray(universe), fc.integer({ min: 0, max: ops.length - 1 }), async (id, scopes, i) => {
-        runs.length = 0;
-        const op = ops[i]!;
-        const res = await send(worker, modern("tools/call", { name: op.name, arguments: {} }, tokenFor({ id, scopes })));
-        const held = closure(scopes);
-        const allowed = op.scopes.every((s) => held.has(s));
-        if (allowed) {
-          expect(res.status).toBe(200);
-          expect(runs).toEqual([op.name]);
-        } else {
-          expect(res.status).toBe(403);
-          expect(runs).toEqual([]);
-          const named = /scope="([^"]*)"/.exec(res.headers.get("WWW-Authenticate") ?? "")![1]!.split(" ");
-          expect(named).toEqual(op.scopes);
-        }
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 8 }),
+        fc.subarray(universe),
+        fc.integer({ min: 0, max: ops.length - 1 }),
+        async (id, scopes, i) => {
+          runs.length = 0;
+          const op = ops[i]!;
+          const res = await send(worker, modern("tools/call", { name: op.name, arguments: {} }, tokenFor({ id, scopes })));
+          const held = closure(scopes);
+          const allowed = op.scopes.every((s) => held.has(s));
+          if (allowed) {
+            expect(res.status).toBe(200);
+            expect(runs).toEqual([op.name]);
+          } else {
+            expect(res.status).toBe(403);
+            expect(runs).toEqual([]);
+            const named = /scope="([^"]*)"/.exec(res.headers.get("WWW-Authenticate") ?? "")![1]!.split(" ");
+            expect(named).toEqual(op.scopes);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

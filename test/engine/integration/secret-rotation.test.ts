@@ -21,7 +21,11 @@ const ROTATED = { MCP_STATE_SECRET: NEW, MCP_STATE_SECRET_PREVIOUS: OLD };
 
 async function post(settings: Record<string, string>, headers: Record<string, string>, body: object): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(body) }), { ...env, ...settings } as never, ctx);
+  const res = await worker.fetch(
+    new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(body) }),
+    { ...env, ...settings } as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -68,7 +72,11 @@ describe("rotating MCP_STATE_SECRET", () => {
     const round1 = buildModernRequest("tools/call", greet, { capabilities: ELICIT });
     const first = (await (await post({ MCP_STATE_SECRET: OLD }, round1.headers, round1.message)).json()) as RpcMessage;
     expect(first.result.resultType).toBe("input_required");
-    const params = { ...greet, requestState: first.result.requestState, inputResponses: { who: { action: "accept", content: { name: "Ada" } } } };
+    const params = {
+      ...greet,
+      requestState: first.result.requestState,
+      inputResponses: { who: { action: "accept", content: { name: "Ada" } } },
+    };
     const retry = buildModernRequest("tools/call", params, { capabilities: ELICIT, id: "retry" });
     const done = (await (await post(ROTATED, retry.headers, retry.message)).json()) as RpcMessage;
     expect(done.result?.content?.[0]?.text).toMatch(/Ada/);

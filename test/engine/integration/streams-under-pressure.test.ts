@@ -22,7 +22,10 @@ const LISTEN_URIS = 256;
 const LISTEN_URI_LENGTH = 2048;
 const SSE_BUFFER_DEFAULT = 256 * 1024;
 
-const chatter = (count: number, size: number, char?: string) => ({ name: "chatter", arguments: { count, size, ...(char ? { char } : {}) } });
+const chatter = (count: number, size: number, char?: string) => ({
+  name: "chatter",
+  arguments: { count, size, ...(char ? { char } : {}) },
+});
 const isAnswer = (e: SseEvent) => e.message !== undefined && ("result" in e.message || "error" in e.message);
 const utf8 = (s: string) => new TextEncoder().encode(s).byteLength;
 
@@ -34,7 +37,8 @@ async function withConfig(sessionId: string, overrides: Record<string, number>):
   });
 }
 
-const configOf = (sessionId: string) => runInDurableObject(sessionStub(sessionId), (instance) => (instance as unknown as { config: Record<string, unknown> }).config);
+const configOf = (sessionId: string) =>
+  runInDurableObject(sessionStub(sessionId), (instance) => (instance as unknown as { config: Record<string, unknown> }).config);
 
 /** What the session's SQLite holds in its event log: UTF-8 bytes, events and streams. */
 function stored(sessionId: string, stream?: string) {
@@ -42,7 +46,12 @@ function stored(sessionId: string, stream?: string) {
     const sql = state.storage.sql;
     const where = stream === undefined ? "" : " WHERE stream = ?";
     const args = stream === undefined ? [] : [stream];
-    const ev = sql.exec<{ bytes: number; events: number }>(`SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) AS bytes, count(*) AS events FROM events${where}`, ...args).one();
+    const ev = sql
+      .exec<{ bytes: number; events: number }>(
+        `SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) AS bytes, count(*) AS events FROM events${where}`,
+        ...args,
+      )
+      .one();
     const streams = sql.exec<{ n: number }>("SELECT count(*) AS n FROM streams").one().n;
     const open = sql.exec<{ n: number }>("SELECT count(*) AS n FROM streams WHERE kind = 'post' AND closed_at IS NULL").one().n;
     return { ...ev, streams, openPost: open };
@@ -62,7 +71,11 @@ async function untilFinished(sessionId: string, timeoutMs = 20_000): Promise<voi
  * Reads a 2025 POST stream to its answer the way a client does: when the server closes the
  * connection early (with `retry:`), resume with Last-Event-ID until the answer arrives.
  */
-async function readToAnswer(sessionId: string, res: Response, maxResumes = 60): Promise<{ events: SseEvent[]; resumes: number; retries: number }> {
+async function readToAnswer(
+  sessionId: string,
+  res: Response,
+  maxResumes = 60,
+): Promise<{ events: SseEvent[]; resumes: number; retries: number }> {
   const reader = sse(res);
   const events = await reader.rest(20_000);
   let retries = (reader.raw.match(/^retry: \d+$/gm) ?? []).length;
@@ -107,7 +120,10 @@ describe("replaced GET streams", () => {
 
 describe("backpressure", () => {
   it("an SSE stream nobody reads holds at most SSE_BUFFER_BYTES queued, then closes", async () => {
-    const { SseStream, SSE_BUFFER_BYTES = SSE_BUFFER_DEFAULT } = sseModule as unknown as { SseStream: typeof sseModule.SseStream; SSE_BUFFER_BYTES?: number };
+    const { SseStream, SSE_BUFFER_BYTES = SSE_BUFFER_DEFAULT } = sseModule as unknown as {
+      SseStream: typeof sseModule.SseStream;
+      SSE_BUFFER_BYTES?: number;
+    };
     expect(SSE_BUFFER_BYTES).toBe(SSE_BUFFER_DEFAULT);
     let closedByOverflow = false;
     const stream = new SseStream(() => (closedByOverflow = true));
@@ -122,7 +138,9 @@ describe("backpressure", () => {
     stream.close();
     // Nothing was read, so everything ever enqueued is still in the body: it stayed within the bound.
     const body = await stream.response.text();
-    console.log(`defect 11 (writer): wrote ${written} bytes to an unread stream; ${utf8(body)} bytes were queued (bound ${SSE_BUFFER_BYTES}); open afterwards: ${open}`);
+    console.log(
+      `defect 11 (writer): wrote ${written} bytes to an unread stream; ${utf8(body)} bytes were queued (bound ${SSE_BUFFER_BYTES}); open afterwards: ${open}`,
+    );
     expect(open).toBe(false);
     expect(closedByOverflow).toBe(true);
     expect(utf8(body)).toBeLessThanOrEqual(SSE_BUFFER_BYTES);
@@ -139,7 +157,9 @@ describe("backpressure", () => {
     const messages = await reader.all(20_000);
     const received = utf8(reader.raw);
     const answered = messages.some((m) => "result" in m || "error" in m);
-    console.log(`defect 11 (2026): tool wrote ${emitted} bytes of logs; the client received ${received} bytes (bound ${SSE_BUFFER_BYTES}); answered: ${answered}`);
+    console.log(
+      `defect 11 (2026): tool wrote ${emitted} bytes of logs; the client received ${received} bytes (bound ${SSE_BUFFER_BYTES}); answered: ${answered}`,
+    );
     expect(reader.ended).toBe(true);
     // Closed before the end: no answer, and far fewer bytes than the tool wrote.
     expect(answered).toBe(false);
@@ -226,11 +246,21 @@ describe("listen filter limits", () => {
 
   it("an oversized subscriptions/listen filter is refused up front with 400 / -32602", async () => {
     const tooMany = Array.from({ length: 5000 }, (_, i) => `units://u${i}`);
-    const err = await expectRpcError(await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: tooMany } }, { id: "too-many" }), 400, InvalidParams, "too-many");
+    const err = await expectRpcError(
+      await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: tooMany } }, { id: "too-many" }),
+      400,
+      InvalidParams,
+      "too-many",
+    );
     expect(err.message).toMatch(/resourceSubscriptions/);
 
     const tooLong = [`units://${"x".repeat(100_000)}`];
-    const err2 = await expectRpcError(await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: tooLong } }, { id: "too-long" }), 400, InvalidParams, "too-long");
+    const err2 = await expectRpcError(
+      await modernPost("subscriptions/listen", { notifications: { resourceSubscriptions: tooLong } }, { id: "too-long" }),
+      400,
+      InvalidParams,
+      "too-long",
+    );
     expect(err2.message).toMatch(/bytes/);
   });
 
@@ -250,7 +280,10 @@ describe("listen filter limits", () => {
       expect(ack?.params.notifications.resourceSubscriptions).toHaveLength(n);
       await publish({ method: "notifications/resources/updated", params: { uri: uri(n - 1) } });
       const update = await reader.next(3000);
-      expect(update).toMatchObject({ method: "notifications/resources/updated", params: { uri: uri(n - 1), _meta: { [META.subscriptionId]: "at-limits" } } });
+      expect(update).toMatchObject({
+        method: "notifications/resources/updated",
+        params: { uri: uri(n - 1), _meta: { [META.subscriptionId]: "at-limits" } },
+      });
     } finally {
       await reader.cancel();
     }
@@ -272,7 +305,9 @@ describe("everything bounded", () => {
     const started = Date.now();
     await Promise.all(Array.from({ length: 4 }, worker));
     const after = await stored(s.id);
-    console.log(`everything bounded: 1,000 streams x 10 events of ~1 KB in ${Date.now() - started} ms: ${after.bytes} bytes, ${after.events} events, ${after.streams} streams kept (cap ${cap}); ${resumes} resumes`);
+    console.log(
+      `everything bounded: 1,000 streams x 10 events of ~1 KB in ${Date.now() - started} ms: ${after.bytes} bytes, ${after.events} events, ${after.streams} streams kept (cap ${cap}); ${resumes} resumes`,
+    );
     expect(after.openPost).toBe(0);
     expect(after.bytes).toBeLessThanOrEqual(cap);
     expect(after.bytes).toBeGreaterThan(cap / 2);

@@ -32,7 +32,15 @@ const scopedEnv = { ...env, MCP_SESSION: bound.MCP_SESSION_SCOPED, MCP_TASK: bou
 
 async function post(token: string, body: object, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), scopedEnv, ctx);
+  const res = await worker.fetch(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...headers, Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    }),
+    scopedEnv,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -82,7 +90,11 @@ describe("ctx.auth in a task's runs is the caller as it was at the create", () =
 
     it("ctx.caller in the runs is the Caller of the create: authenticated, its rate-limit key the principal's", async () => {
       const token = `${TOKEN_PREFIX}${crypto.randomUUID()}`;
-      expect(await runAs(token, "caller_info_task")).toEqual({ ...expected(token), authenticated: true, rateLimitKey: `principal:${userOf(token)}` });
+      expect(await runAs(token, "caller_info_task")).toEqual({
+        ...expected(token),
+        authenticated: true,
+        rateLimitKey: `principal:${userOf(token)}`,
+      });
     });
 
     it("keeps at most 8 KiB of claims: a selected claim past that is left out, the others stay", async () => {
@@ -109,7 +121,16 @@ describe("ctx.auth in a task's runs is the caller as it was at the create", () =
     it("shows the caller's principal, scopes, client id and selected claims in the task's result", async () => {
       const token = `${TOKEN_PREFIX}${crypto.randomUUID()}`;
       const capabilities = { tasks: { requests: { tools: { call: {} } } } };
-      const init = await post(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } } }, headersOf());
+      const init = await post(
+        token,
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } },
+        },
+        headersOf(),
+      );
       const sessionId = init.headers.get("Mcp-Session-Id")!;
       expect(sessionId).toBeTruthy();
       let id = 0;

@@ -5,11 +5,32 @@
  * elicitation to the client there. The same prepare_report handler as on
  * 2026-07-28; the task lives in its own object, the wait in the session.
  */
-import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  env,
+  evictDurableObject,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import app from "../app/app";
-import { call, cancelAllReaders, deleteSession, getStream, notify, openSession, postInitialize, request, respond, result, sessionStub, sleep, sse } from "../helpers/legacy";
+import {
+  call,
+  cancelAllReaders,
+  deleteSession,
+  getStream,
+  notify,
+  openSession,
+  postInitialize,
+  request,
+  respond,
+  result,
+  sessionStub,
+  sleep,
+  sse,
+} from "../helpers/legacy";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
 afterEach(cancelAllReaders);
@@ -130,7 +151,10 @@ describe("2025-11-25 tasks", () => {
     await runDurableObjectAlarm(await pastTtl(task.taskId, { due: true }));
     // The run the expiry cut off goes on to its question, which is not asked: the end comes first.
     const end = await reader.nextMessage();
-    expect(end?.message).toMatchObject({ id: "waits", error: { code: -32602, message: expect.stringMatching(/expired/), data: { [RELATED]: { taskId: task.taskId } } } });
+    expect(end?.message).toMatchObject({
+      id: "waits",
+      error: { code: -32602, message: expect.stringMatching(/expired/), data: { [RELATED]: { taskId: task.taskId } } },
+    });
     expect((await call(s.id, "tasks/get", { taskId: task.taskId })).error?.code).toBe(-32602);
   });
 
@@ -202,12 +226,16 @@ describe("2025-11-25 tasks", () => {
 describe("2025-11-25 tasks of an anonymous client", () => {
   /** A session opened from `address` (CF-Connecting-IP). */
   async function openFrom(address: string): Promise<string> {
-    const res = await postInitialize({ protocolVersion: "2025-11-25", capabilities: ELICITING }, { headers: { "CF-Connecting-IP": address } });
+    const res = await postInitialize(
+      { protocolVersion: "2025-11-25", capabilities: ELICITING },
+      { headers: { "CF-Connecting-IP": address } },
+    );
     const id = res.headers.get("Mcp-Session-Id")!;
     expect((await notify(id, "notifications/initialized")).status).toBe(202);
     return id;
   }
-  const slowTask = (sessionId: string) => call(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "slow", pauseMs: 30_000 }, task: {} });
+  const slowTask = (sessionId: string) =>
+    call(sessionId, "tools/call", { name: "prepare_report", arguments: { topic: "slow", pauseMs: 30_000 }, task: {} });
 
   it("2025-11-25: an anonymous client's unfinished tasks count against its address (MAX_TASKS_IN_FLIGHT), however many sessions it opens", async () => {
     const [a, b] = [await openFrom("192.0.2.71"), await openFrom("192.0.2.71")];
@@ -227,7 +255,9 @@ describe("2025-11-25 tasks of an anonymous client", () => {
     const { taskId } = (await slowTask(s)).result.task;
     expect((await deleteSession(s)).status).toBe(200);
     const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
-    const tables = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    const tables = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 });
@@ -239,7 +269,11 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
   function send(who: string, sessionId: string | undefined, message: object, ctx = createExecutionContext()): Promise<Response> {
     const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
     if (sessionId) headers["Mcp-Session-Id"] = sessionId;
-    return worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    return worker(who).fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
   }
 
   async function post(who: string, sessionId: string | undefined, message: object): Promise<{ res: Response; body: RpcMessage }> {
@@ -250,7 +284,12 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
   }
 
   async function open(who: string): Promise<string> {
-    const init = await post(who, undefined, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: ELICITING, clientInfo: { name: "t", version: "0" } } });
+    const init = await post(who, undefined, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: ELICITING, clientInfo: { name: "t", version: "0" } },
+    });
     expect(init.body.result.capabilities.tasks.list).toEqual({});
     const id = init.res.headers.get("Mcp-Session-Id")!;
     await post(who, id, { jsonrpc: "2.0", method: "notifications/initialized" });
@@ -260,7 +299,12 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
   /** `who` opens sessions a and b, starts prepare_report as a task in a, and waits on its tasks/result in b. */
   async function waitInOtherSession(who: string, args: Record<string, unknown>, resultId: string) {
     const [a, b] = [await open(who), await open(who)];
-    const created = await post(who, a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: args, task: {} } });
+    const created = await post(who, a, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "prepare_report", arguments: args, task: {} },
+    });
     const { taskId } = created.body.result.task;
     const reader = sse(await send(who, b, { jsonrpc: "2.0", id: resultId, method: "tasks/result", params: { taskId } }));
     return { b, taskId, reader };
@@ -272,7 +316,9 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     const ask = await reader.nextMessage(5000);
     expect(ask?.message?.method).toBe("elicitation/create");
     expect(ask?.message?.params?._meta?.[RELATED]).toEqual({ taskId });
-    expect((await send(who, b, { jsonrpc: "2.0", id: ask!.message!.id, result: { action: "accept", content: { words: 7 } } })).status).toBe(202);
+    expect((await send(who, b, { jsonrpc: "2.0", id: ask!.message!.id, result: { action: "accept", content: { words: 7 } } })).status).toBe(
+      202,
+    );
     const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
     expect(final?.id).toBe("from-b");
     expect(final?.result.content[0].text).toMatch(/7 words on shared/);
@@ -291,7 +337,8 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     const who = "many-waiters";
     const { taskId, reader } = await waitInOtherSession(who, { topic: "crowd", pauseMs: 30_000 }, "w0");
     const waiting = [reader];
-    for (let i = 1; i < 16; i++) waiting.push(sse(await send(who, await open(who), { jsonrpc: "2.0", id: `w${i}`, method: "tasks/result", params: { taskId } })));
+    for (let i = 1; i < 16; i++)
+      waiting.push(sse(await send(who, await open(who), { jsonrpc: "2.0", id: `w${i}`, method: "tasks/result", params: { taskId } })));
     const late = sse(await send(who, await open(who), { jsonrpc: "2.0", id: "w16", method: "tasks/result", params: { taskId } }));
     const refused = await late.nextMessage(5000);
     expect(refused?.message).toMatchObject({ id: "w16", error: { code: -32603, message: expect.stringMatching(/16 other sessions/) } });
@@ -304,7 +351,12 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
   it("2025-11-25: a tasks/list cursor that names no task position is -32602, not an empty page", async () => {
     const who = "cursor-alice";
     const sid = await open(who);
-    const created = await post(who, sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "quick_task", arguments: { n: 1 }, task: {} } });
+    const created = await post(who, sid, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "quick_task", arguments: { n: 1 }, task: {} },
+    });
     expect(created.body.result.task.taskId).toBeDefined();
     expect((await post(who, sid, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} })).body.result.tasks).toHaveLength(1);
     const bad = await post(who, sid, { jsonrpc: "2.0", id: 4, method: "tasks/list", params: { cursor: "999999" } });
@@ -313,14 +365,27 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
 
   it("2025-11-25: tasks/list never shows the principal's 2026-07-28 tasks, which a 2025 session cannot read", async () => {
     const who = "era-alice";
-    const { message, headers } = buildModernRequest("tools/call", { name: "prepare_report", arguments: { topic: "2026", pauseMs: 30_000 } }, { capabilities: MODERN_TASKS });
+    const { message, headers } = buildModernRequest(
+      "tools/call",
+      { name: "prepare_report", arguments: { topic: "2026", pauseMs: 30_000 } },
+      { capabilities: MODERN_TASKS },
+    );
     const ctx = createExecutionContext();
-    const res = await worker(who).fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await worker(who).fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     const modern = ((await res.json()) as RpcMessage).result;
     expect(modern.resultType).toBe("task");
     const sid = await open(who);
-    const legacy = await post(who, sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "2025", pauseMs: 30_000 }, task: {} } });
+    const legacy = await post(who, sid, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "prepare_report", arguments: { topic: "2025", pauseMs: 30_000 }, task: {} },
+    });
     const listed = await post(who, sid, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} });
     expect(listed.body.result.tasks.map((t: any) => t.taskId)).toEqual([legacy.body.result.task.taskId]);
     await post(who, sid, { jsonrpc: "2.0", id: 4, method: "tasks/cancel", params: { taskId: legacy.body.result.task.taskId } });
@@ -332,16 +397,33 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
     const bob = await open("list-bob");
     const mine: string[] = [];
     for (const sid of [alice1, alice2]) {
-      const r = await post("list-alice", sid, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "a", pauseMs: 30_000 }, task: {} } });
+      const r = await post("list-alice", sid, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "prepare_report", arguments: { topic: "a", pauseMs: 30_000 }, task: {} },
+      });
       mine.push(r.body.result.task.taskId);
     }
-    const theirs = await post("list-bob", bob, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "prepare_report", arguments: { topic: "b", pauseMs: 30_000 }, task: {} } });
+    const theirs = await post("list-bob", bob, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "prepare_report", arguments: { topic: "b", pauseMs: 30_000 }, task: {} },
+    });
     const listed = await post("list-alice", alice1, { jsonrpc: "2.0", id: 4, method: "tasks/list", params: {} });
     expect(listed.body.result.tasks.map((t: any) => t.taskId).sort()).toEqual([...mine].sort());
     // The same principal reaches its task from another of its sessions; another principal does not.
-    expect((await post("list-alice", alice2, { jsonrpc: "2.0", id: 5, method: "tasks/get", params: { taskId: mine[0] } })).body.result.status).toBe("working");
-    expect((await post("list-bob", bob, { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId: mine[0] } })).body.error?.code).toBe(-32602);
-    expect((await post("list-alice", alice1, { jsonrpc: "2.0", id: 7, method: "tasks/list", params: { cursor: "not a cursor" } })).body.error?.code).toBe(-32602);
+    expect(
+      (await post("list-alice", alice2, { jsonrpc: "2.0", id: 5, method: "tasks/get", params: { taskId: mine[0] } })).body.result.status,
+    ).toBe("working");
+    expect(
+      (await post("list-bob", bob, { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId: mine[0] } })).body.error?.code,
+    ).toBe(-32602);
+    expect(
+      (await post("list-alice", alice1, { jsonrpc: "2.0", id: 7, method: "tasks/list", params: { cursor: "not a cursor" } })).body.error
+        ?.code,
+    ).toBe(-32602);
     for (const taskId of mine) await post("list-alice", alice1, { jsonrpc: "2.0", id: 8, method: "tasks/cancel", params: { taskId } });
     await post("list-bob", bob, { jsonrpc: "2.0", id: 9, method: "tasks/cancel", params: { taskId: theirs.body.result.task.taskId } });
   });

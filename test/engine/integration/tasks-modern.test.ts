@@ -5,7 +5,14 @@
  * in that object, started by its alarm, so the tests also evict it mid-run and between
  * every two steps, and check a finished step is never run again.
  */
-import { createExecutionContext, env, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  env,
+  evictDurableObject,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import { taskStub } from "../../../src/engine/objects/addresses";
@@ -51,14 +58,18 @@ describe("a task's life", () => {
     expect(created.lastUpdatedAt).toMatch(ISO);
     expect(Number.isInteger(created.ttlMs) && (created.ttlMs as number) > 0).toBe(true);
     expect(Number.isInteger(created.pollIntervalMs)).toBe(true);
-    for (const absent of ["result", "error", "inputRequests", "requestState", "task", "ttl", "pollInterval", "content"]) expect(created).not.toHaveProperty(absent);
+    for (const absent of ["result", "error", "inputRequests", "requestState", "task", "ttl", "pollInterval", "content"])
+      expect(created).not.toHaveProperty(absent);
 
     const waiting = await until(created.taskId, "input_required");
     expect(waiting.status).toBe("input_required");
     expect(waiting.resultType).toBe("complete");
     expect(waiting.statusMessage).toBe("outlined");
     expect(Object.keys(waiting.inputRequests)).toEqual(["length"]);
-    expect(waiting.inputRequests.length).toMatchObject({ method: "elicitation/create", params: { message: "How long should the report on tides be?" } });
+    expect(waiting.inputRequests.length).toMatchObject({
+      method: "elicitation/create",
+      params: { message: "How long should the report on tides be?" },
+    });
 
     const ack = await modernResult("tasks/update", { taskId: created.taskId, inputResponses: answer(50) }, from("203.0.113.1"));
     expect(ack.resultType).toBe("complete");
@@ -101,7 +112,9 @@ describe("a task's life", () => {
   it("2026-07-28: tasks/update ignores unknown keys, refuses a malformed answer (-32602) and leaves the task waiting", async () => {
     const { taskId } = await startReport("203.0.113.2");
     await until(taskId, "input_required", "203.0.113.2");
-    expect(await modernResult("tasks/update", { taskId, inputResponses: { nobody: { asked: true } } }, from("203.0.113.2"))).toMatchObject({ resultType: "complete" });
+    expect(await modernResult("tasks/update", { taskId, inputResponses: { nobody: { asked: true } } }, from("203.0.113.2"))).toMatchObject({
+      resultType: "complete",
+    });
     const bad = await modernPost("tasks/update", { taskId, inputResponses: { length: { action: "maybe" } } }, from("203.0.113.2"));
     await expectRpcError(bad, 200, -32602);
     const still = await getTask(taskId, "203.0.113.2");
@@ -133,7 +146,11 @@ describe("a task's life", () => {
   });
 
   it("2026-07-28: without the extension a task tool answers as usual, and the task methods are -32021 (400) naming the extension", async () => {
-    const round1 = await modernResult("tools/call", { name: "prepare_report", arguments: { topic: "moss" } }, { capabilities: { elicitation: {} } });
+    const round1 = await modernResult(
+      "tools/call",
+      { name: "prepare_report", arguments: { topic: "moss" } },
+      { capabilities: { elicitation: {} } },
+    );
     expect(round1.resultType).toBe("input_required");
     expect(round1).not.toHaveProperty("taskId");
     const res = await modernPost("tasks/get", { taskId: "A".repeat(43) }, { capabilities: {} });
@@ -143,7 +160,11 @@ describe("a task's life", () => {
 
   it("2026-07-28: tasks/get needs Mcp-Name to be the task id (-32020, 400)", async () => {
     const { taskId } = await startReport("203.0.113.5", { pauseMs: 30_000 });
-    const res = await modernPost("tasks/get", { taskId }, { ...from("203.0.113.5"), headers: { "CF-Connecting-IP": "203.0.113.5", "Mcp-Name": "someone-else" } });
+    const res = await modernPost(
+      "tasks/get",
+      { taskId },
+      { ...from("203.0.113.5"), headers: { "CF-Connecting-IP": "203.0.113.5", "Mcp-Name": "someone-else" } },
+    );
     await expectRpcError(res, 400, -32020);
     await modernResult("tasks/cancel", { taskId }, from("203.0.113.5"));
   });
@@ -227,9 +248,19 @@ describe("what a task survives", () => {
     const address = "203.0.113.17";
     const taskId = "immediate-then-a-task".padEnd(43, "x");
     const created = await taskStub(env, taskId).create({
-      taskId, tool: "prepare_report", owner: { era: "modern", principal: "" }, indexKey: `ip:${address}`,
-      params: { name: "prepare_report", arguments: { topic: "tides", pauseMs: 300 } }, protocolVersion: "2026-07-28", clientCapabilities: CAPS,
-      answers: {}, trace: {}, ttlMs: 3_600_000, pollIntervalMs: 1000, immediateMs: 50, limits: { inFlight: 16, retained: 100, retainedBytes: 1_000_000 },
+      taskId,
+      tool: "prepare_report",
+      owner: { era: "modern", principal: "" },
+      indexKey: `ip:${address}`,
+      params: { name: "prepare_report", arguments: { topic: "tides", pauseMs: 300 } },
+      protocolVersion: "2026-07-28",
+      clientCapabilities: CAPS,
+      answers: {},
+      trace: {},
+      ttlMs: 3_600_000,
+      pollIntervalMs: 1000,
+      immediateMs: 50,
+      limits: { inFlight: 16, retained: 100, retainedBytes: 1_000_000 },
     });
     expect(created.kind).toBe("task");
     // The alarm due since the create fires while the run pauses in its outline step, which is not
@@ -264,7 +295,9 @@ describe("what a task survives", () => {
     });
     await runDurableObjectAlarm(stub);
     await expectRpcError(await modernPost("tasks/get", { taskId }, from("203.0.113.12")), 200, -32602);
-    const tables = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    const tables = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 
@@ -295,8 +328,17 @@ describe("what a task survives", () => {
     const now = Date.now();
     const view = { taskId, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: 3_600_000, pollIntervalMs: 1000 };
     const start = {
-      taskId, owner: { era: "modern", principal: "" }, indexKey: "ip:203.0.113.30", params: { name: "prepare_report", arguments: { topic: "upgrades" } },
-      protocolVersion: "2026-07-28", clientCapabilities: CAPS, answers: {}, ttlMs: 3_600_000, pollIntervalMs: 1000, immediateMs: 0, trace: {},
+      taskId,
+      owner: { era: "modern", principal: "" },
+      indexKey: "ip:203.0.113.30",
+      params: { name: "prepare_report", arguments: { topic: "upgrades" } },
+      protocolVersion: "2026-07-28",
+      clientCapabilities: CAPS,
+      answers: {},
+      ttlMs: 3_600_000,
+      pollIntervalMs: 1000,
+      immediateMs: 0,
+      trace: {},
     };
     const stub = taskObject(taskId);
     await runInDurableObject(stub, async (_i, state) => {
@@ -311,21 +353,27 @@ describe("what a task survives", () => {
     // Its owner's index of that version, which kept whole results in its rows.
     const oldIndex = env.MCP_TASK!.get(env.MCP_TASK!.idFromName("owner:ip:203.0.113.30"));
     await runInDurableObject(oldIndex, (_i, state) => {
-      state.storage.sql.exec("CREATE TABLE owned (id TEXT PRIMARY KEY, view TEXT NOT NULL, terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL)");
+      state.storage.sql.exec(
+        "CREATE TABLE owned (id TEXT PRIMARY KEY, view TEXT NOT NULL, terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
+      );
       state.storage.sql.exec("INSERT INTO owned VALUES (?, ?, 0, ?)", taskId, JSON.stringify(view), now + 3_600_000);
     });
     await runDurableObjectAlarm(stub);
     const done = await until(taskId, "completed", "203.0.113.30");
     expect(done.result.content[0].text).toBe("Report: an outline of upgrades, then 5 words on upgrades (outline ran 0×, write 1×)");
     // Told of the end, the old index lets its rows go.
-    const tables = await runInDurableObject(oldIndex, (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    const tables = await runInDurableObject(oldIndex, (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 
   it("2026-07-28: a guessed task id leaves no storage behind", async () => {
     const guess = "B".repeat(43);
     await expectRpcError(await modernPost("tasks/get", { taskId: guess }, from("203.0.113.13")), 200, -32602);
-    const tables = await runInDurableObject(taskObject(guess), (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    const tables = await runInDurableObject(taskObject(guess), (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 });
@@ -336,7 +384,11 @@ describe("whose a task is", () => {
     const worker = createMcpWorker(app, { principal: () => who });
     const { message, headers } = buildModernRequest(method, params, { capabilities: CAPS });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }), env as never, ctx);
+    const res = await worker.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     return (await res.json()) as RpcMessage;
   }
@@ -360,7 +412,11 @@ describe("whose a task is", () => {
 describe("told, not polled", () => {
   it("2026-07-28: a listen stream with the task's id gets notifications/tasks for each status change, the result inlined at the end", async () => {
     const { taskId } = await startReport("203.0.113.20");
-    const res = await modernPost("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { id: "listen-task", capabilities: CAPS });
+    const res = await modernPost(
+      "subscriptions/listen",
+      { notifications: { taskIds: [taskId] } },
+      { id: "listen-task", capabilities: CAPS },
+    );
     const reader = new SseReader(res);
     try {
       const ack = await reader.next(3000);

@@ -14,10 +14,19 @@ const CAPS = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {
 const taskObject = (taskId: string) => env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
 
 /** A 2026-07-28 request from an anonymous client at `address`, to the engine app with `vars` as its settings. */
-async function modern(address: string, method: string, params: Record<string, unknown>, vars: Record<string, string> = {}): Promise<RpcMessage> {
+async function modern(
+  address: string,
+  method: string,
+  params: Record<string, unknown>,
+  vars: Record<string, string> = {},
+): Promise<RpcMessage> {
   const { message, headers } = buildModernRequest(method, params, { capabilities: CAPS, headers: { "CF-Connecting-IP": address } });
   const ctx = createExecutionContext();
-  const res = await createMcpWorker(app).fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }), { ...env, ...vars } as never, ctx);
+  const res = await createMcpWorker(app).fetch(
+    new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(message) }),
+    { ...env, ...vars } as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return (await res.json()) as RpcMessage;
 }
@@ -37,7 +46,9 @@ async function until(address: string, taskId: string, status = "completed") {
 function largestRow(taskId: string): Promise<number> {
   return runInDurableObject(taskObject(taskId), (_i, state) => {
     const sql = state.storage.sql;
-    const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name <> 'sqlite_sequence'").toArray();
+    const tables = sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name <> 'sqlite_sequence'")
+      .toArray();
     let largest = 0;
     for (const { name } of tables) {
       for (const row of sql.exec(`SELECT * FROM ${name}`)) {
@@ -58,7 +69,10 @@ describe("what a task keeps", () => {
     const done = await until(address, taskId);
     expect(done.result.content[0].text).toMatch(/3 words on kept/);
     const stored = await runInDurableObject(taskObject(taskId), (_i, state) => ({
-      parts: state.storage.sql.exec<{ name: string }>("SELECT name FROM parts").toArray().map((r) => r.name),
+      parts: state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM parts")
+        .toArray()
+        .map((r) => r.name),
       steps: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM steps").one().n,
       record: state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record,
     }));
@@ -74,7 +88,10 @@ describe("what a task keeps", () => {
     const created = await modern(address, "tools/call", { name: "prepare_report", arguments: { topic } });
     const { taskId } = created.result;
     await until(address, taskId, "input_required");
-    const answered = await modern(address, "tasks/update", { taskId, inputResponses: { length: { action: "accept", content: { words: 9, note: "n".repeat(900_000) } } } });
+    const answered = await modern(address, "tasks/update", {
+      taskId,
+      inputResponses: { length: { action: "accept", content: { words: 9, note: "n".repeat(900_000) } } },
+    });
     expect(answered.error).toBeUndefined();
     const done = await until(address, taskId);
     expect(done.status).toBe("completed");
@@ -125,13 +142,23 @@ describe("an owner's index", () => {
   }
 
   it("2025-11-25: tasks/list answers a page of tasks whose results together pass 32 MiB (the index keeps no results)", async () => {
-    const init = await post(undefined, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } } });
+    const init = await post(undefined, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    });
     const sid = init.headers.get("Mcp-Session-Id")!;
     await post(sid, { jsonrpc: "2.0", method: "notifications/initialized" });
     const ids: string[] = [];
     // 36 results of about 1 MB: one page of them is more than an RPC between objects may carry.
     for (let n = 0; n < 36; n++) {
-      const created = await post(sid, { jsonrpc: "2.0", id: 10 + n, method: "tools/call", params: { name: "quick_task", arguments: { n, pad: 1_000_000 }, task: {} } });
+      const created = await post(sid, {
+        jsonrpc: "2.0",
+        id: 10 + n,
+        method: "tools/call",
+        params: { name: "quick_task", arguments: { n, pad: 1_000_000 }, task: {} },
+      });
       ids.push(created.body.result.task.taskId);
     }
     for (const taskId of ids) {

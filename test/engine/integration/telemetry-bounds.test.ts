@@ -14,7 +14,8 @@ import { buildModernRequest } from "../helpers/mcp";
 let lines: string[];
 beforeEach(() => {
   lines = [];
-  for (const level of ["log", "warn", "error", "info"] as const) vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+  for (const level of ["log", "warn", "error", "info"] as const)
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -68,7 +69,9 @@ describe("a 403 scope refusal leaves a log line", () => {
     const { message, headers } = buildModernRequest("tools/call", roll);
     const res = await send({ method: "POST", headers: { ...headers, Authorization: "Bearer low" }, body: JSON.stringify(message) });
     expect(res.status).toBe(403);
-    expect(requests().map((r) => r.record)).toEqual([expect.objectContaining({ lane: "modern", method: "tools/call", name: "roll_dice", outcome: "error", errorCode: -32003 })]);
+    expect(requests().map((r) => r.record)).toEqual([
+      expect.objectContaining({ lane: "modern", method: "tools/call", name: "roll_dice", outcome: "error", errorCode: -32003 }),
+    ]);
   });
 
   it("2025-11-25", async () => {
@@ -76,7 +79,12 @@ describe("a 403 scope refusal leaves a log line", () => {
     const init = await send({
       method: "POST",
       headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
     });
     const sessionId = init.headers.get("Mcp-Session-Id")!;
     const res = await send({
@@ -85,6 +93,8 @@ describe("a 403 scope refusal leaves a log line", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: roll }),
     });
     expect(res.status).toBe(403);
-    expect(requests().map((r) => r.record)).toEqual([expect.objectContaining({ lane: "legacy", method: "tools/call", name: "roll_dice", outcome: "error", errorCode: -32003 })]);
+    expect(requests().map((r) => r.record)).toEqual([
+      expect.objectContaining({ lane: "legacy", method: "tools/call", name: "roll_dice", outcome: "error", errorCode: -32003 }),
+    ]);
   });
 });

@@ -43,13 +43,19 @@ describe("testClient", () => {
 
   it("answers several rounds of input from the test's answers, carrying the handler's state", async () => {
     const c = testClient(app);
-    const result = await c.callTool(twoRounds, {}, { answers: { first: { action: "accept", content: { a: "A" } }, second: { action: "accept", content: { b: "B" } } } });
+    const result = await c.callTool(
+      twoRounds,
+      {},
+      { answers: { first: { action: "accept", content: { a: "A" } }, second: { action: "accept", content: { b: "B" } } } },
+    );
     expect(result.content).toEqual([{ type: "text", text: 'A then B (state {"round":2})' }]);
   });
 
   it("a question the test did not answer fails with the key and the request", async () => {
     const c = testClient(app);
-    await expect(c.callTool(twoRounds, {}, { answers: { first: { action: "accept", content: { a: "A" } } } })).rejects.toThrow(/"second".*elicitation\/create.*Second\?/);
+    await expect(c.callTool(twoRounds, {}, { answers: { first: { action: "accept", content: { a: "A" } } } })).rejects.toThrow(
+      /"second".*elicitation\/create.*Second\?/,
+    );
   });
 
   it("gives up after the same 16 requests as the real client, so a tool that passes here does not loop in a host", async () => {
@@ -63,7 +69,9 @@ describe("testClient", () => {
   it("records emitted log messages and what the handler published", async () => {
     const c = testClient(app);
     await c.callTool(notifies, {});
-    expect(c.record.notifications).toEqual([{ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "about to publish" } }]);
+    expect(c.record.notifications).toEqual([
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "about to publish" } },
+    ]);
     expect(c.record.published).toEqual([{ method: "notifications/resources/updated", uri: "memo://1" }]);
   });
 

@@ -15,7 +15,11 @@ const testEnv = env as unknown as Record<string, unknown>;
 const toolsOnlyEnv = { ...testEnv, MCP_SESSION: testEnv.MCP_SESSION_TOOLS_ONLY };
 
 const post = (headers: Record<string, string>, body: unknown) =>
-  worker.fetch(new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(body) }), toolsOnlyEnv as never, createExecutionContext());
+  worker.fetch(
+    new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify(body) }),
+    toolsOnlyEnv as never,
+    createExecutionContext(),
+  );
 
 const send: Send = async ({ method, headers, body }) => {
   const res = await worker.fetch(new Request(MCP_URL, { method, headers, body }), toolsOnlyEnv as never, createExecutionContext());
@@ -56,12 +60,19 @@ describe("an app with tools only", () => {
   it("2025-11-25: answers each absent method, and resources/subscribe, with -32601 in the session", async () => {
     const session = await openLegacySession(send);
     expect(session.init.capabilities).toEqual({ tools: { listChanged: true }, logging: {} });
-    for (const [method, params] of [...ABSENT, ["resources/subscribe", { uri: "a://b" }] as const, ["resources/unsubscribe", { uri: "a://b" }] as const]) {
+    for (const [method, params] of [
+      ...ABSENT,
+      ["resources/subscribe", { uri: "a://b" }] as const,
+      ["resources/unsubscribe", { uri: "a://b" }] as const,
+    ]) {
       const res = await post(legacyHeaders(session.id), requestMessage(method, params, 2));
       expect(res.status, method).toBe(200);
       expect(await res.text(), method).toBe(JSON.stringify(notFound(2, method)));
     }
-    const tools = await post(legacyHeaders(session.id), requestMessage("tools/call", { name: "roll_dice", arguments: { sides: 2, count: 1 } }, 3));
+    const tools = await post(
+      legacyHeaders(session.id),
+      requestMessage("tools/call", { name: "roll_dice", arguments: { sides: 2, count: 1 } }, 3),
+    );
     expect(((await tools.json()) as any).result.content[0].text).toMatch(/^Rolled 1d2: [12] \(total [12]\)$/);
   });
 });

@@ -26,7 +26,11 @@ const tokenOf = (principal: string) => `${TOKEN_PREFIX}${principal}`;
 async function post(token: string | undefined, body: object, headers: Record<string, string>, w = worker): Promise<Response> {
   const ctx = createExecutionContext();
   const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  const res = await w.fetch(new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, ...auth }, body: JSON.stringify(body) }), userEnv, ctx);
+  const res = await w.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers: { ...headers, ...auth }, body: JSON.stringify(body) }),
+    userEnv,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -57,7 +61,16 @@ async function legacySession(principal: string) {
     ...(sessionId ? { "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" } : {}),
   });
   const capabilities = { tasks: { requests: { tools: { call: {} } } } };
-  const init = await post(tokenOf(principal), { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } } }, headersOf());
+  const init = await post(
+    tokenOf(principal),
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } },
+    },
+    headersOf(),
+  );
   const sessionId = init.headers.get("Mcp-Session-Id")!;
   expect(sessionId).toBeTruthy();
   await post(tokenOf(principal), { jsonrpc: "2.0", method: "notifications/initialized" }, headersOf(sessionId));
@@ -81,7 +94,10 @@ async function legacySession(principal: string) {
 /** Whether the principal's object holds any table at all (the engine's or the app's). */
 const tablesOf = (principal: string) =>
   runInDurableObject(bound.MCP_USER!.get(bound.MCP_USER!.idFromName(principal)), (_o, state: DurableObjectState) =>
-    state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray().map((r) => r.name),
+    state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+      .toArray()
+      .map((r) => r.name),
   );
 
 /** Everything the principal's database holds: its schema's entries (tables, indexes) and its size. */

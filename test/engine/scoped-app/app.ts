@@ -4,7 +4,15 @@
  * InsufficientScope, the policy with a per-tool rate limit, and hidden lists. Never deployed.
  */
 import * as v from "valibot";
-import { InsufficientScope, defineApp, defineAuthorization, defineResource, defineTool, durableTask, toolRateLimit } from "../../../src/mcp";
+import {
+  InsufficientScope,
+  defineApp,
+  defineAuthorization,
+  defineResource,
+  defineTool,
+  durableTask,
+  toolRateLimit,
+} from "../../../src/mcp";
 
 const perTool = toolRateLimit((env: { TOOL_RATE_LIMIT?: RateLimit }) => env.TOOL_RATE_LIMIT, { tools: ["search"] });
 
@@ -18,12 +26,24 @@ export default defineApp({
       scopes: ["notes:write"],
       input: v.object({ id: v.string() }),
       handler: ({ id }, ctx) => {
-        if (id.startsWith("archived-") && !ctx.auth?.scopes.includes("notes:admin")) throw new InsufficientScope(["notes:write", "notes:admin"]);
+        if (id.startsWith("archived-") && !ctx.auth?.scopes.includes("notes:admin"))
+          throw new InsufficientScope(["notes:write", "notes:admin"]);
         return `deleted ${id}`;
       },
     }),
-    defineTool({ name: "export_notes", description: "A task that needs notes:write.", scopes: ["notes:write"], task: durableTask("optional"), handler: () => "exported" }),
-    defineTool({ name: "search", description: "Rate limited per caller.", input: v.object({ q: v.string() }), handler: ({ q }) => `found ${q}` }),
+    defineTool({
+      name: "export_notes",
+      description: "A task that needs notes:write.",
+      scopes: ["notes:write"],
+      task: durableTask("optional"),
+      handler: () => "exported",
+    }),
+    defineTool({
+      name: "search",
+      description: "Rate limited per caller.",
+      input: v.object({ q: v.string() }),
+      handler: ({ q }) => `found ${q}`,
+    }),
   ],
   resources: [defineResource({ uri: "notes://index", name: "index", scopes: ["notes:read"], read: () => "[]" })],
   authorization: defineAuthorization({

@@ -15,7 +15,11 @@ const echo = defineTool({
 const ask = defineTool({
   name: "ask",
   handler: (_args, ctx) => {
-    const { who, model, roots } = ctx.input.ask({ who: elicit("Name?", { name: { type: "string" } }), model: sample("Hi"), roots: listRoots() });
+    const { who, model, roots } = ctx.input.ask({
+      who: elicit("Name?", { name: { type: "string" } }),
+      model: sample("Hi"),
+      roots: listRoots(),
+    });
     // Each answer has its own type, with no `!` needed.
     const action: "accept" | "decline" | "cancel" = who.action;
     const name: string = model.model;

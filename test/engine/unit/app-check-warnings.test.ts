@@ -20,7 +20,9 @@ export default defineApp({ info: { name: "scratch", version: "1" }, tools: [defi
       expect(problems).toEqual([]);
       expect(warnings).toEqual([
         expect.stringMatching(/^Tool "save_note" has no title: Claude's and ChatGPT's directories/),
-        expect.stringMatching(/^Tool "save_note" does not set annotations\.readOnlyHint, annotations\.destructiveHint, annotations\.openWorldHint/),
+        expect.stringMatching(
+          /^Tool "save_note" does not set annotations\.readOnlyHint, annotations\.destructiveHint, annotations\.openWorldHint/,
+        ),
       ]);
     } finally {
       fork.remove();

@@ -32,14 +32,26 @@ const TOOLS = `const close = defineTool({ name: "close_ticket", scopes: ["ticket
 
 describe("check-app: the app's authorization, as npm run deploy judges it", () => {
   it("a scoped app without the opt-out", async () => {
-    expect(await authOf(`${TOOLS}\nexport default defineApp({ info: { name: "d", version: "1" }, tools: [close], authorization: defineAuthorization({}) });`)).toEqual({ scoped: true, allowUnauthenticated: false });
+    expect(
+      await authOf(
+        `${TOOLS}\nexport default defineApp({ info: { name: "d", version: "1" }, tools: [close], authorization: defineAuthorization({}) });`,
+      ),
+    ).toEqual({ scoped: true, allowUnauthenticated: false });
   }, 30_000);
 
   it("a scoped app that sets allowUnauthenticated: true", async () => {
-    expect(await authOf(`${TOOLS}\nexport default defineApp({ info: { name: "d", version: "1" }, tools: [close], authorization: defineAuthorization({ allowUnauthenticated: true } as never) });`)).toEqual({ scoped: true, allowUnauthenticated: true });
+    expect(
+      await authOf(
+        `${TOOLS}\nexport default defineApp({ info: { name: "d", version: "1" }, tools: [close], authorization: defineAuthorization({ allowUnauthenticated: true } as never) });`,
+      ),
+    ).toEqual({ scoped: true, allowUnauthenticated: true });
   }, 30_000);
 
   it("an app that declares no scope", async () => {
-    expect(await authOf(`export default defineApp({ info: { name: "d", version: "1" }, tools: [defineTool({ name: "t", handler: () => "x" })] });`)).toEqual({ scoped: false, allowUnauthenticated: false });
+    expect(
+      await authOf(
+        `export default defineApp({ info: { name: "d", version: "1" }, tools: [defineTool({ name: "t", handler: () => "x" })] });`,
+      ),
+    ).toEqual({ scoped: false, allowUnauthenticated: false });
   }, 30_000);
 });

@@ -14,16 +14,24 @@ describe("SKILL.md frontmatter, long lines", () => {
     ["a value with a long run of spaces before a comment", `name: a${SPACES}# note`, { name: "a" }],
     ["a sequence item with a long run of spaces", `tools:\n- a${SPACES}b`, { tools: [`a${SPACES}b`] }],
     ["a key with a long run of spaces before its colon", `a${SPACES}b: c`, { [`a${SPACES}b`]: "c" }],
-  ])("%s is read", (_label, yaml, expected) => {
-    expect(readSkillMarkdown(`---\n${yaml}\n---\nbody`).frontmatter).toEqual(expected);
-  }, 5000);
+  ])(
+    "%s is read",
+    (_label, yaml, expected) => {
+      expect(readSkillMarkdown(`---\n${yaml}\n---\nbody`).frontmatter).toEqual(expected);
+    },
+    5000,
+  );
 
   it.each([
     ["a key line with a long run of spaces and no colon", `a${SPACES}b`],
     ["a key line with a long run of spaces and a colon without a space", `a${SPACES}b:c`],
-  ])("%s is refused", (_label, yaml) => {
-    expect(() => readSkillMarkdown(`---\n${yaml}\n---\nbody`)).toThrow(/key: value|plain value/);
-  }, 5000);
+  ])(
+    "%s is refused",
+    (_label, yaml) => {
+      expect(() => readSkillMarkdown(`---\n${yaml}\n---\nbody`)).toThrow(/key: value|plain value/);
+    },
+    5000,
+  );
 
   it("keys and values read as before: quoted keys, comments, dash keys", () => {
     const md = `---\nname: "x y" # c\n'q''k': v\n-a: 1\nt: a#b\nlist:\n- a\n- 'b'\n---\nbody`;

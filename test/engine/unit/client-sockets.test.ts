@@ -41,15 +41,25 @@ describe("client on real sockets", () => {
         resumes.push(last);
         if (!last) return void res.writeHead(405).end();
         res.writeHead(200, { "Content-Type": "text/event-stream" });
-        return void res.end(`id: e2\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } })}\n\n`);
+        return void res.end(
+          `id: e2\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } })}\n\n`,
+        );
       }
       if (req.method === "DELETE") return void res.writeHead(200).end();
       const m = JSON.parse(body) as { id?: number; method?: string };
       if (m.id === undefined) return void res.writeHead(202).end();
-      if (m.method === "initialize") return reply(res, m.id, { protocolVersion: LEGACY, capabilities: { tools: {} }, serverInfo: { name: "reset", version: "1" } }, { "Mcp-Session-Id": "s1" });
+      if (m.method === "initialize")
+        return reply(
+          res,
+          m.id,
+          { protocolVersion: LEGACY, capabilities: { tools: {} }, serverInfo: { name: "reset", version: "1" } },
+          { "Mcp-Session-Id": "s1" },
+        );
       callId = m.id;
       res.writeHead(200, { "Content-Type": "text/event-stream" });
-      res.write(`retry: 10\nid: e1\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "working" } })}\n\n`);
+      res.write(
+        `retry: 10\nid: e1\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "working" } })}\n\n`,
+      );
       // A connection reset, not a clean end of the stream.
       setTimeout(() => res.socket?.resetAndDestroy(), 20);
     });

@@ -34,7 +34,13 @@ describe("npm run deploy's preconditions", () => {
 
   it("names every missing step of a first deploy at once, each with its command", () => {
     const fresh = {
-      config: { ...ready.config, name: "mcp-worker-template", ratelimits: [{ name: "MCP_RATE_LIMIT", namespace_id: "1001" }], kv_namespaces: [{ binding: "NOTES", id: "kv-gone" }], r2_buckets: [{ binding: "FILES", bucket_name: "pics" }] },
+      config: {
+        ...ready.config,
+        name: "mcp-worker-template",
+        ratelimits: [{ name: "MCP_RATE_LIMIT", namespace_id: "1001" }],
+        kv_namespaces: [{ binding: "NOTES", id: "kv-gone" }],
+        r2_buckets: [{ binding: "FILES", bucket_name: "pics" }],
+      },
       d1: [{ binding: "DB", name: "bookmarks", files: ["0001_bookmarks.sql"] }],
       loggedIn: false,
       secrets: "no-worker",
@@ -51,19 +57,33 @@ describe("npm run deploy's preconditions", () => {
   });
 
   it("asks for the secret when the Worker has others but not it", () => {
-    expect(fixes({ secrets: ["OTHER"] })).toEqual(["openssl rand -hex 32 | npx wrangler secret put MCP_STATE_SECRET --config wrangler.toml"]);
+    expect(fixes({ secrets: ["OTHER"] })).toEqual([
+      "openssl rand -hex 32 | npx wrangler secret put MCP_STATE_SECRET --config wrangler.toml",
+    ]);
   });
 
   it("does not judge what it could not learn (offline: no login state, secrets or remote lists)", () => {
-    expect(deployProblems({ ...ready, loggedIn: undefined, secrets: undefined, remote: undefined, d1: [{ binding: "DB", id: "any", files: [] }] })).toEqual([]);
+    expect(
+      deployProblems({
+        ...ready,
+        loggedIn: undefined,
+        secrets: undefined,
+        remote: undefined,
+        d1: [{ binding: "DB", id: "any", files: [] }],
+      }),
+    ).toEqual([]);
   });
 
   it("says which storage wrangler deploy creates itself: KV and R2 declared without an id", () => {
-    expect(provisioned({ kv_namespaces: [{ binding: "CACHE" }, { binding: "NOTES", id: "kv-1" }], r2_buckets: [{ binding: "FILES" }] })).toEqual(["KV namespace for CACHE", "R2 bucket for FILES"]);
+    expect(
+      provisioned({ kv_namespaces: [{ binding: "CACHE" }, { binding: "NOTES", id: "kv-1" }], r2_buckets: [{ binding: "FILES" }] }),
+    ).toEqual(["KV namespace for CACHE", "R2 bucket for FILES"]);
   });
 
   it("names the environment in the secret's command when deploying one", () => {
-    expect(fixes({ env: "staging", secrets: [] })).toEqual(["openssl rand -hex 32 | npx wrangler secret put MCP_STATE_SECRET --config wrangler.toml --env staging"]);
+    expect(fixes({ env: "staging", secrets: [] })).toEqual([
+      "openssl rand -hex 32 | npx wrangler secret put MCP_STATE_SECRET --config wrangler.toml --env staging",
+    ]);
   });
 });
 
@@ -95,15 +115,27 @@ describe("npm run deploy: an app that declares scopes needs authentication", () 
 
 describe("npm run deploy never sends a dev-only setting out", () => {
   it("refuses MCP_DEV_TOKEN_KEY in [vars] or as a secret, and MCP_DEV", () => {
-    expect(fixes({ config: { ...ready.config, vars: { MCP_DEV_TOKEN_KEY: "k" } } })).toEqual(["remove MCP_DEV_TOKEN_KEY from wrangler.toml's [vars]"]);
-    expect(fixes({ secrets: ["MCP_STATE_SECRET", "MCP_DEV_TOKEN_KEY"] })).toEqual(["npx wrangler secret delete MCP_DEV_TOKEN_KEY --config wrangler.toml"]);
+    expect(fixes({ config: { ...ready.config, vars: { MCP_DEV_TOKEN_KEY: "k" } } })).toEqual([
+      "remove MCP_DEV_TOKEN_KEY from wrangler.toml's [vars]",
+    ]);
+    expect(fixes({ secrets: ["MCP_STATE_SECRET", "MCP_DEV_TOKEN_KEY"] })).toEqual([
+      "npx wrangler secret delete MCP_DEV_TOKEN_KEY --config wrangler.toml",
+    ]);
     expect(fixes({ config: { ...ready.config, vars: { MCP_DEV: "on" } } })).toEqual(["remove MCP_DEV from wrangler.toml's [vars]"]);
   });
 });
 
 describe("npm run deploy --dry-run says what it could not check", () => {
   it("login, the secret, and whether each database, namespace and bucket exists", () => {
-    expect(unchecked({ ...ready, loggedIn: undefined, secrets: undefined, remote: undefined, app: { scoped: false, allowUnauthenticated: false } })).toEqual([
+    expect(
+      unchecked({
+        ...ready,
+        loggedIn: undefined,
+        secrets: undefined,
+        remote: undefined,
+        app: { scoped: false, allowUnauthenticated: false },
+      }),
+    ).toEqual([
       "whether wrangler is logged in (npx wrangler whoami)",
       "whether the Worker has its MCP_STATE_SECRET secret (npx wrangler secret list)",
       "whether D1 database d1-1 (DB) exists in your account, and which migrations it has",
@@ -113,7 +145,9 @@ describe("npm run deploy --dry-run says what it could not check", () => {
   });
 
   it("the app, when it did not load in Node", () => {
-    expect(unchecked({ ...ready, app: undefined })).toEqual(["the app's definitions and scopes (src/server.ts did not load in Node; npm test checks it in workerd)"]);
+    expect(unchecked({ ...ready, app: undefined })).toEqual([
+      "the app's definitions and scopes (src/server.ts did not load in Node; npm test checks it in workerd)",
+    ]);
   });
 
   it("nothing, when everything was learned", () => {
@@ -130,7 +164,12 @@ describe("the OAuth entry's config holds the fork's bindings", () => {
     vars: { AUTH_MODE: "jwt", AUTH_ISSUER: "https://idp", DESK_NAME: "Support" },
   };
   it("names each binding and var of wrangler.toml the entry lacks (not the default entry's auth settings)", () => {
-    const entry = { ratelimits: [{ name: "MCP_RATE_LIMIT" }], kv_namespaces: [{ binding: "OAUTH_KV" }], durable_objects: { bindings: [{ name: "MCP_HUB" }] }, vars: {} };
+    const entry = {
+      ratelimits: [{ name: "MCP_RATE_LIMIT" }],
+      kv_namespaces: [{ binding: "OAUTH_KV" }],
+      durable_objects: { bindings: [{ name: "MCP_HUB" }] },
+      vars: {},
+    };
     expect(missingBindings(base, entry)).toEqual([
       '[[d1_databases]] binding = "DB": in wrangler.toml, not in wrangler.oauth.toml; copy its block there',
       '[[r2_buckets]] binding = "FILES": in wrangler.toml, not in wrangler.oauth.toml; copy its block there',
@@ -142,4 +181,3 @@ describe("the OAuth entry's config holds the fork's bindings", () => {
     expect(missingBindings(base, { ...base, vars: { DESK_NAME: "Support" } })).toEqual([]);
   });
 });
-

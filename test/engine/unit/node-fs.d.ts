@@ -16,5 +16,9 @@ declare module "node:path" {
   export default path;
 }
 declare module "node:child_process" {
-  export function spawnSync(command: string, args: string[], options: { cwd?: string; encoding: "utf8" }): { status: number | null; stdout: string; stderr: string };
+  export function spawnSync(
+    command: string,
+    args: string[],
+    options: { cwd?: string; encoding: "utf8" },
+  ): { status: number | null; stdout: string; stderr: string };
 }

@@ -52,7 +52,8 @@ export function nodeStorage(): { sql: SqlStorage; kv: DurableObjectStorage; alar
     },
     async deleteAll() {
       values.clear();
-      for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]) db.exec(`DROP TABLE "${name}"`);
+      for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[])
+        db.exec(`DROP TABLE "${name}"`);
     },
     async getAlarm() {
       return alarm;

@@ -7,14 +7,44 @@
 import { describe, expect, it } from "vitest";
 import { operationOf, operationRow, takesInput } from "../../../src/engine/mcp/operations";
 
-type Row = [method: string, params: Record<string, unknown>, expected: Record<string, unknown> | undefined, routed: boolean, input: boolean];
+type Row = [
+  method: string,
+  params: Record<string, unknown>,
+  expected: Record<string, unknown> | undefined,
+  routed: boolean,
+  input: boolean,
+];
 
 const ROWS: Row[] = [
-  ["tools/call", { name: "roll", arguments: { sides: 6 } }, { kind: "tool", target: "roll", attribute: "gen_ai.tool.name", guard: { of: "tool", name: "roll" }, arguments: { sides: 6 } }, true, true],
+  [
+    "tools/call",
+    { name: "roll", arguments: { sides: 6 } },
+    { kind: "tool", target: "roll", attribute: "gen_ai.tool.name", guard: { of: "tool", name: "roll" }, arguments: { sides: 6 } },
+    true,
+    true,
+  ],
   ["tools/call", { name: "roll" }, { kind: "tool", target: "roll", guard: { of: "tool", name: "roll" }, arguments: {} }, true, true],
-  ["prompts/get", { name: "greet", arguments: { who: "Ada" } }, { kind: "prompt", target: "greet", attribute: "gen_ai.prompt.name", guard: { of: "prompt", name: "greet" }, arguments: { who: "Ada" } }, true, true],
-  ["resources/read", { uri: "notes://1?t=x" }, { kind: "resource", target: "notes://1?t=x", attribute: "mcp.resource.uri", guard: { of: "resource", name: "notes://1?t=x" } }, true, true],
-  ["resources/subscribe", { uri: "vault://k" }, { kind: "subscription", target: "vault://k", guard: { of: "resource", name: "vault://k" } }, false, false],
+  [
+    "prompts/get",
+    { name: "greet", arguments: { who: "Ada" } },
+    { kind: "prompt", target: "greet", attribute: "gen_ai.prompt.name", guard: { of: "prompt", name: "greet" }, arguments: { who: "Ada" } },
+    true,
+    true,
+  ],
+  [
+    "resources/read",
+    { uri: "notes://1?t=x" },
+    { kind: "resource", target: "notes://1?t=x", attribute: "mcp.resource.uri", guard: { of: "resource", name: "notes://1?t=x" } },
+    true,
+    true,
+  ],
+  [
+    "resources/subscribe",
+    { uri: "vault://k" },
+    { kind: "subscription", target: "vault://k", guard: { of: "resource", name: "vault://k" } },
+    false,
+    false,
+  ],
   ["resources/unsubscribe", { uri: "vault://k" }, { kind: "subscription", target: "vault://k", guard: undefined }, false, false],
   [
     "completion/complete",
@@ -25,8 +55,18 @@ const ROWS: Row[] = [
   ],
   [
     "completion/complete",
-    { ref: { type: "ref/resource", uri: "vault://{key}" }, argument: { name: "key", value: "a" }, context: { arguments: { zone: "eu", n: 3 } } },
-    { kind: "completion", target: "vault://{key}", attribute: "mcp.resource.uri", guard: { of: "template", name: "vault://{key}" }, arguments: { context: { arguments: { zone: "eu", n: 3 } } } },
+    {
+      ref: { type: "ref/resource", uri: "vault://{key}" },
+      argument: { name: "key", value: "a" },
+      context: { arguments: { zone: "eu", n: 3 } },
+    },
+    {
+      kind: "completion",
+      target: "vault://{key}",
+      attribute: "mcp.resource.uri",
+      guard: { of: "template", name: "vault://{key}" },
+      arguments: { context: { arguments: { zone: "eu", n: 3 } } },
+    },
     false,
     false,
   ],

@@ -20,11 +20,26 @@ function fresh() {
   const counted = { setAlarm: (at: number) => (writes++, storage.kv.setAlarm(at)) } as Pick<DurableObjectStorage, "setAlarm">;
   const store: SessionStore = new SessionStore(storage.sql, storage.kv, () => alarms.follow());
   const alarms = new SessionAlarm(store, counted, () => ({ idleMs: IDLE, replayMs: REPLAY }));
-  const row: SessionRow = { id: "s", protocolVersion: "2025-11-25", clientCapabilities: {}, principal: "", subscriptions: [], createdAt: T0, lastSeenAt: T0, counter: 1 };
+  const row: SessionRow = {
+    id: "s",
+    protocolVersion: "2025-11-25",
+    clientCapabilities: {},
+    principal: "",
+    subscriptions: [],
+    createdAt: T0,
+    lastSeenAt: T0,
+    counter: 1,
+  };
   return { store, alarms, row, alarm: storage.alarm, writes: () => writes };
 }
 
-const pending = (rpcId: string, stream: string, deadline: number) => ({ rpcId, stream, key: rpcId, method: "elicitation/create", deadline });
+const pending = (rpcId: string, stream: string, deadline: number) => ({
+  rpcId,
+  stream,
+  key: rpcId,
+  method: "elicitation/create",
+  deadline,
+});
 
 describe("the session's alarm", () => {
   it("is not set while the session holds no state", async () => {

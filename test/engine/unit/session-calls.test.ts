@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest";
 import { onNotification, onRequest, onResponse } from "../../../src/engine/objects/session-messages";
 import { sessionHarness, settle } from "./session-harness";
 
-const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0" as const, id, method: "tools/call", params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 async function startAsking(h: ReturnType<typeof sessionHarness>) {
   const answer = await onRequest(h.host, call(1, "ask_name"));
@@ -46,7 +51,9 @@ describe("a call that needs the client's input", () => {
     const h = sessionHarness();
     const { stream, rpcId } = await startAsking(h);
     const socket = h.connect(stream);
-    expect(await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "accept", content: { name: "Ada" } } })).toEqual({ kind: "accepted" });
+    expect(await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "accept", content: { name: "Ada" } } })).toEqual({
+      kind: "accepted",
+    });
     await settle();
     const all = h.events(stream);
     expect(all.map((e) => e.id)).toEqual([rpcId, 1]);
@@ -66,7 +73,11 @@ describe("a call that needs the client's input", () => {
     expect(h.store.pendingCount(stream)).toBe(1);
     await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "decline" } });
     await settle();
-    expect(h.events(stream).at(-1)).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "Hello, whoever you are!" }] } });
+    expect(h.events(stream).at(-1)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "Hello, whoever you are!" }] },
+    });
   });
 
   it("refuses an answer to a request it never sent, and one sent twice", async () => {
@@ -92,7 +103,10 @@ describe("a call that needs the client's input", () => {
     await startAsking(h);
     // Refused before it asks anything, so before it needs a stream: the answer is plain JSON.
     const second = await onRequest(h.host, call(2, "ask_name"));
-    expect(second).toMatchObject({ kind: "reply", message: { id: 2, error: { code: -32603, message: expect.stringContaining("MAX_PENDING_PER_SESSION") } } });
+    expect(second).toMatchObject({
+      kind: "reply",
+      message: { id: 2, error: { code: -32603, message: expect.stringContaining("MAX_PENDING_PER_SESSION") } },
+    });
     expect(h.store.pendingCount()).toBe(1);
   });
 });

@@ -17,14 +17,28 @@ function fresh() {
   return { store, ...storage };
 }
 
-const row = (id: string): SessionRow => ({ id, protocolVersion: "2025-11-25", clientCapabilities: {}, principal: "", subscriptions: [], createdAt: 0, lastSeenAt: 0, counter: 1 });
+const row = (id: string): SessionRow => ({
+  id,
+  protocolVersion: "2025-11-25",
+  clientCapabilities: {},
+  principal: "",
+  subscriptions: [],
+  createdAt: 0,
+  lastSeenAt: 0,
+  counter: 1,
+});
 
 describe("the event log", () => {
   it("numbers each stream's events from 1 in order, and a resume gets exactly the events after its id", () => {
     const { store } = fresh();
     const a = store.openStream("post", 1, 7);
     const b = store.openStream("get", 2);
-    expect([store.append(a, "a1", ROOMY), store.append(b, "b1", ROOMY), store.append(a, "a2", ROOMY), store.append(a, "a3", ROOMY)]).toEqual([1, 1, 2, 3]);
+    expect([
+      store.append(a, "a1", ROOMY),
+      store.append(b, "b1", ROOMY),
+      store.append(a, "a2", ROOMY),
+      store.append(a, "a3", ROOMY),
+    ]).toEqual([1, 1, 2, 3]);
     const last = parseEventId(eventId(a, 1))!;
     expect(last).toEqual({ stream: a, seq: 1 });
     expect(store.eventsAfter(last.stream, last.seq)).toEqual([
@@ -35,7 +49,8 @@ describe("the event log", () => {
   });
 
   it("reads no event id it did not write", () => {
-    for (const id of ["", "p1", "p1-", "-1", "P1-1", "p1-1-1", `p${"1".repeat(16)}-1`, "p1-1234567890123"]) expect(parseEventId(id), id).toBeNull();
+    for (const id of ["", "p1", "p1-", "-1", "P1-1", "p1-1-1", `p${"1".repeat(16)}-1`, "p1-1234567890123"])
+      expect(parseEventId(id), id).toBeNull();
   });
 
   it("keeps a stream within its byte cap counted in UTF-8, dropping the oldest events first", () => {
@@ -115,7 +130,12 @@ describe("the session row", () => {
     const storage = nodeStorage();
     const store = new SessionStore(storage.sql, storage.kv);
     expect(await store.load()).toEqual({ row: undefined, endedUntil: undefined });
-    expect([store.latestGetStream(), store.pendingCount(), store.takePending("s1"), store.findCallByRequestId(1)]).toEqual([undefined, 0, undefined, undefined]);
+    expect([store.latestGetStream(), store.pendingCount(), store.takePending("s1"), store.findCallByRequestId(1)]).toEqual([
+      undefined,
+      0,
+      undefined,
+      undefined,
+    ]);
     expect(storage.sql.exec("SELECT name FROM sqlite_master").toArray()).toEqual([]);
   });
 

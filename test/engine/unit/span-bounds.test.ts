@@ -36,9 +36,17 @@ const reg = compileApp(defineApp({ info: { name: "bounds", version: "0" }, tools
 async function report(method: string, params: Record<string, unknown>, outcome: "error" | "result", requestId: string | number = 1) {
   const spans: Recorded[] = [];
   const points: { blobs?: string[]; indexes?: string[] }[] = [];
-  const reporting: Reporting = { volume: "off", trace: {}, tracer: fakeTracer(spans), metrics: { writeDataPoint: (p) => void points.push(p) }, requestId };
+  const reporting: Reporting = {
+    volume: "off",
+    trace: {},
+    tracer: fakeTracer(spans),
+    metrics: { writeDataPoint: (p) => void points.push(p) },
+    requestId,
+  };
   await reported(method, params, { protocolVersion: "2025-11-25", revision: LEGACY, reg, reporting }, async () =>
-    outcome === "error" ? { kind: "error", error: Object.assign(new Error("x"), { code: -32601 }) as never } : { kind: "result", result: {} },
+    outcome === "error"
+      ? { kind: "error", error: Object.assign(new Error("x"), { code: -32601 }) as never }
+      : { kind: "result", result: {} },
   );
   return { span: spans[0]!, point: points[0]! };
 }
@@ -79,7 +87,14 @@ describe("2025 operations served without the executor", () => {
 
   it("a failed tasks/* or initialize ends its span with an error status; a bounded task id", async () => {
     const failed = spanOf();
-    await tagServed(failed, { jsonrpc: "2.0", id: 1, method: "tasks/result", params: { taskId: "t".repeat(300_000) } }, "2025-11-25", "session", config, { code: -32602 });
+    await tagServed(
+      failed,
+      { jsonrpc: "2.0", id: 1, method: "tasks/result", params: { taskId: "t".repeat(300_000) } },
+      "2025-11-25",
+      "session",
+      config,
+      { code: -32602 },
+    );
     expect(failed.setStatus).toHaveBeenCalledWith({ code: "error", message: "-32602" });
     const attributes = failed.setAttributes.mock.calls[0]![0] as Record<string, unknown>;
     expect(attributes["error.type"]).toBe("-32602");

@@ -37,10 +37,11 @@ describe("a session's stream log", () => {
     const b = connect(stream);
     log.append(stream, { n: 1 });
     log.append(stream, { n: 2 });
-    for (const s of [a, b]) expect(s.frames).toEqual([
-      { e: `${stream}-1`, d: '{"n":1}' },
-      { e: `${stream}-2`, d: '{"n":2}' },
-    ]);
+    for (const s of [a, b])
+      expect(s.frames).toEqual([
+        { e: `${stream}-1`, d: '{"n":1}' },
+        { e: `${stream}-2`, d: '{"n":2}' },
+      ]);
     expect(store.eventsAfter(stream, 1).map((e) => e.data)).toEqual(['{"n":2}']);
   });
 
@@ -49,7 +50,14 @@ describe("a session's stream log", () => {
     const stream = log.open("get", 1);
     const gone = connect(stream);
     gone.closed = true;
-    const broken = connect(stream, Object.assign(new FakeSocket(), { send: () => { throw new Error("gone"); } }));
+    const broken = connect(
+      stream,
+      Object.assign(new FakeSocket(), {
+        send: () => {
+          throw new Error("gone");
+        },
+      }),
+    );
     expect(() => log.append(stream, { n: 1 })).not.toThrow();
     expect(broken.frames).toEqual([]);
     expect(store.eventsAfter(stream, 0)).toHaveLength(1);

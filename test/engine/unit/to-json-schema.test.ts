@@ -57,7 +57,11 @@ const CASES: Record<string, Node> = {
     st: v.strictTuple([str, v.boolean()]),
     tr: v.tupleWithRest([str], num),
   }),
-  records: v.object({ r: v.record(str, num), bad: v.record(v.picklist(["a", "b"]), num), piped: v.record(v.pipe(str, v.minLength(2)), str) }),
+  records: v.object({
+    r: v.record(str, num),
+    bad: v.record(v.picklist(["a", "b"]), num),
+    piped: v.record(v.pipe(str, v.minLength(2)), str),
+  }),
   "literals, enums, picklists": v.object({
     l: v.literal("x"),
     ln: v.literal(4),
@@ -75,7 +79,14 @@ const CASES: Record<string, Node> = {
     i: v.intersect([v.object({ a: str }), v.object({ b: num })]),
   }),
   "lazy: recursion and a shared schema": v.object({ tree, again: tree, self }),
-  "schemas without JSON Schema": v.object({ d: v.date(), c: v.custom<string>(() => true), i: v.instance(Date), big: v.bigint(), f: v.function(), m: v.map(str, num) }),
+  "schemas without JSON Schema": v.object({
+    d: v.date(),
+    c: v.custom<string>(() => true),
+    i: v.instance(Date),
+    big: v.bigint(),
+    f: v.function(),
+    m: v.map(str, num),
+  }),
   "string actions": v.object({
     email: v.pipe(str, v.email()),
     rfc: v.pipe(str, v.rfcEmail()),
@@ -125,7 +136,11 @@ const CASES: Record<string, Node> = {
     emptyArr: v.pipe(v.array(num), v.empty()),
     ne: v.pipe(str, v.nonEmpty()),
     neArr: v.pipe(v.array(num), v.nonEmpty(), v.nonEmpty()),
-    onNumber: v.pipe(num, v.check(() => true), v.transform((n) => n)),
+    onNumber: v.pipe(
+      num,
+      v.check(() => true),
+      v.transform((n) => n),
+    ),
     bounds: v.pipe(str, v.maxLength(5), v.maxLength(9), v.minLength(3), v.minLength(1)),
   }),
   "numeric actions": v.object({
@@ -152,7 +167,12 @@ const CASES: Record<string, Node> = {
   }),
   "pipes in pipes, and a second schema": v.object({
     nested: v.pipe(v.pipe(str, v.minLength(1)), v.maxLength(4)),
-    second: v.pipe(str, v.transform((s) => s.length), v.number(), v.minValue(1)),
+    second: v.pipe(
+      str,
+      v.transform((s) => s.length),
+      v.number(),
+      v.minValue(1),
+    ),
   }),
 };
 

@@ -12,7 +12,14 @@ describe("toolRateLimit and tasks", () => {
     const binding = { limit: async ({ key }: { key: string }) => (keys.push(key), { success: true }) } as unknown as RateLimit;
     const limit = toolRateLimit(() => binding);
     const op = (task?: { id: string }) =>
-      ({ method: "tools/call", name: "report", arguments: {}, auth: task ? undefined : { principal: "ada", scopes: [], claims: {} }, caller: { principal: "ada", scopes: [], claims: {}, authenticated: true, rateLimitKey: "principal:ada" }, ctx: { env: {}, principal: "ada", task } }) as unknown as Operation;
+      ({
+        method: "tools/call",
+        name: "report",
+        arguments: {},
+        auth: task ? undefined : { principal: "ada", scopes: [], claims: {} },
+        caller: { principal: "ada", scopes: [], claims: {}, authenticated: true, rateLimitKey: "principal:ada" },
+        ctx: { env: {}, principal: "ada", task },
+      }) as unknown as Operation;
     const next = async () => ({ content: [] });
     await limit(op(), next);
     await limit(op({ id: "t1" }), next);

@@ -53,12 +53,26 @@ describe("which config and environment wrangler uses", () => {
   });
 
   it("points the migrations at the same config and environment", () => {
-    expect(migrationsCommand("DB", { configFile: "w.jsonc", env: "staging" }, "--remote")).toEqual(["wrangler", "d1", "migrations", "apply", "DB", "--remote", "--config", "w.jsonc", "--env", "staging"]);
+    expect(migrationsCommand("DB", { configFile: "w.jsonc", env: "staging" }, "--remote")).toEqual([
+      "wrangler",
+      "d1",
+      "migrations",
+      "apply",
+      "DB",
+      "--remote",
+      "--config",
+      "w.jsonc",
+      "--env",
+      "staging",
+    ]);
   });
 });
 
 describe("the D1 databases of the config wrangler deploys", () => {
-  const d1 = (root: string, target: object) => d1Databases(root, target).then((list: { binding: string; id: string; files: string[] }[]) => list.map((d) => [d.binding, d.id, d.files]));
+  const d1 = (root: string, target: object) =>
+    d1Databases(root, target).then((list: { binding: string; id: string; files: string[] }[]) =>
+      list.map((d) => [d.binding, d.id, d.files]),
+    );
 
   it("a D1 database declared inline in an environment, for that environment only", async () => {
     const root = project({
@@ -76,7 +90,12 @@ describe("the D1 databases of the config wrangler deploys", () => {
   }, 20_000);
 
   it("a JSON config and a JSONC config (with comments)", async () => {
-    const json = { name: "desk", main: "src/index.ts", compatibility_date: "2026-11-01", d1_databases: [{ binding: "DB", database_name: "desk", database_id: "d1-json" }] };
+    const json = {
+      name: "desk",
+      main: "src/index.ts",
+      compatibility_date: "2026-11-01",
+      d1_databases: [{ binding: "DB", database_name: "desk", database_id: "d1-json" }],
+    };
     const root = project({
       "wrangler.json": JSON.stringify(json),
       "other.jsonc": `// the desk\n{\n  "name": "desk", "main": "src/index.ts", "compatibility_date": "2026-11-01",\n  /* its tickets */ "d1_databases": [{ "binding": "DB", "database_name": "desk", "database_id": "d1-jsonc" }],\n}\n`,

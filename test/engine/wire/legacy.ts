@@ -11,24 +11,34 @@ export const LEGACY_VERSION = "2025-11-25";
 export const LEGACY_CLIENT = { name: "mcp-wire-client", version: "0.0.0" };
 
 /** Headers of a POST in a session (`sessionId` undefined: none sent). */
-export function legacyHeaders(sessionId: string | undefined, overrides: HeaderOverrides = {}, accept = ACCEPT_BOTH): Record<string, string> {
+export function legacyHeaders(
+  sessionId: string | undefined,
+  overrides: HeaderOverrides = {},
+  accept = ACCEPT_BOTH,
+): Record<string, string> {
   const base: Record<string, string> = { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": LEGACY_VERSION };
   if (sessionId !== undefined) base["Mcp-Session-Id"] = sessionId;
   return withHeaders(base, overrides);
 }
 
 /** Headers of the initialize POST: a client does not know the version (nor a session) yet. */
-export const initializeHeaders = (overrides: HeaderOverrides = {}) => legacyHeaders(undefined, { "MCP-Protocol-Version": null, ...overrides });
+export const initializeHeaders = (overrides: HeaderOverrides = {}) =>
+  legacyHeaders(undefined, { "MCP-Protocol-Version": null, ...overrides });
 
 /** Headers of GET /mcp: the standalone stream, or a resumption after `lastEventId`. */
-export function streamHeaders(sessionId: string | undefined, lastEventId?: string, overrides: HeaderOverrides = {}): Record<string, string> {
+export function streamHeaders(
+  sessionId: string | undefined,
+  lastEventId?: string,
+  overrides: HeaderOverrides = {},
+): Record<string, string> {
   const headers = legacyHeaders(sessionId, { "Content-Type": null, ...overrides }, "text/event-stream");
   if (lastEventId !== undefined) headers["Last-Event-ID"] = lastEventId;
   return headers;
 }
 
 /** Headers of DELETE /mcp (ends the session). */
-export const deleteHeaders = (sessionId: string, overrides: HeaderOverrides = {}) => legacyHeaders(sessionId, { "Content-Type": null, ...overrides });
+export const deleteHeaders = (sessionId: string, overrides: HeaderOverrides = {}) =>
+  legacyHeaders(sessionId, { "Content-Type": null, ...overrides });
 
 /** The initialize request; `params` replace the defaults key by key (`undefined` drops one). */
 export function initializeMessage(params: Record<string, unknown> = {}, { id = freshId() as RequestId, clientInfo = LEGACY_CLIENT } = {}) {
@@ -40,7 +50,12 @@ export function initializeMessage(params: Record<string, unknown> = {}, { id = f
   };
 }
 
-export const requestMessage = (method: string, params: Record<string, unknown> = {}, id: RequestId = freshId()) => ({ jsonrpc: "2.0", id, method, params });
+export const requestMessage = (method: string, params: Record<string, unknown> = {}, id: RequestId = freshId()) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
 
 export const notificationMessage = (method: string, params?: Record<string, unknown>) =>
   params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
@@ -69,7 +84,10 @@ export interface OpenOptions {
 
 /** Opens a session: initialize → Mcp-Session-Id → notifications/initialized (202). Throws on any misstep. */
 export async function openLegacySession(send: Send, opts: OpenOptions = {}): Promise<OpenedSession> {
-  const message = initializeMessage({ protocolVersion: opts.protocolVersion ?? LEGACY_VERSION, capabilities: opts.capabilities ?? {} }, { clientInfo: opts.clientInfo });
+  const message = initializeMessage(
+    { protocolVersion: opts.protocolVersion ?? LEGACY_VERSION, capabilities: opts.capabilities ?? {} },
+    { clientInfo: opts.clientInfo },
+  );
   const res = await send({ method: "POST", headers: initializeHeaders(), body: JSON.stringify(message) });
   if (res.status !== 200) throw new Error(`initialize: HTTP ${res.status} ${res.text.slice(0, 300)}`);
   const init = resultOf(JSON.parse(res.text), "initialize");

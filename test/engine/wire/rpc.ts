@@ -48,7 +48,8 @@ export function withHeaders(base: Record<string, string>, overrides: HeaderOverr
 
 /** The `result` of an answer; throws on a JSON-RPC error, a missing answer or a tool error. */
 export function resultOf(message: RpcMessage | undefined, what: string): any {
-  if (!message || message.error || message.result === undefined) throw new Error(`${what}: ${JSON.stringify(message?.error ?? message).slice(0, 300)}`);
+  if (!message || message.error || message.result === undefined)
+    throw new Error(`${what}: ${JSON.stringify(message?.error ?? message).slice(0, 300)}`);
   if (message.result.isError) throw new Error(`${what}: tool error ${JSON.stringify(message.result).slice(0, 300)}`);
   return message.result;
 }

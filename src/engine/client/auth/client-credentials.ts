@@ -56,7 +56,8 @@ export interface ClientCredentialsOptions {
 export class ClientCredentials implements AuthProvider {
   private readonly store: TokenStore;
   constructor(private readonly options: ClientCredentialsOptions) {
-    if (!options.clientSecret && !options.privateKey && !options.assertion) throw new McpClientError("ClientCredentials needs a clientSecret, a privateKey or an assertion");
+    if (!options.clientSecret && !options.privateKey && !options.assertion)
+      throw new McpClientError("ClientCredentials needs a clientSecret, a privateKey or an assertion");
     requirePinnedSecret("ClientCredentials", options.clientSecret, options);
     this.store = options.store ?? new MemoryTokenStore();
   }
@@ -75,7 +76,9 @@ export class ClientCredentials implements AuthProvider {
     if (privateKey) return oauth.PrivateKeyJwt(privateKey);
     if (!clientSecret) return oauth.None();
     const methods = as.token_endpoint_auth_methods_supported;
-    return methods?.includes("client_secret_post") && !methods.includes("client_secret_basic") ? oauth.ClientSecretPost(clientSecret!) : basicAuth(clientSecret!);
+    return methods?.includes("client_secret_post") && !methods.includes("client_secret_basic")
+      ? oauth.ClientSecretPost(clientSecret!)
+      : basicAuth(clientSecret!);
   }
 
   private async obtain(resource: string, challenge: BearerChallenge): Promise<void> {
@@ -93,9 +96,20 @@ export class ClientCredentials implements AuthProvider {
       ? await oauth.processGenericTokenEndpointResponse(
           as,
           client,
-          await oauth.genericTokenEndpointRequest(as, client, this.clientAuth(as), JWT_BEARER, { ...params, assertion: await assertion({ issuer: as.issuer, resource: prm.resource }) }, request),
+          await oauth.genericTokenEndpointRequest(
+            as,
+            client,
+            this.clientAuth(as),
+            JWT_BEARER,
+            { ...params, assertion: await assertion({ issuer: as.issuer, resource: prm.resource }) },
+            request,
+          ),
         )
-      : await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, this.clientAuth(as), params, request));
+      : await oauth.processClientCredentialsResponse(
+          as,
+          client,
+          await oauth.clientCredentialsGrantRequest(as, client, this.clientAuth(as), params, request),
+        );
     await this.store.set(tokensKey(resource), storedTokens(as.issuer, tokens, scope, prm.resource));
   }
 }

@@ -19,7 +19,12 @@ interface ResourceMetadata {
   scopes_supported?: string[];
 }
 
-export async function resourceMetadata(fetchFn: Fetch, serverUrl: string, fromChallenge: string | undefined, policy: EndpointPolicy): Promise<ResourceMetadata> {
+export async function resourceMetadata(
+  fetchFn: Fetch,
+  serverUrl: string,
+  fromChallenge: string | undefined,
+  policy: EndpointPolicy,
+): Promise<ResourceMetadata> {
   if (fromChallenge) checkEndpoint(fromChallenge, "resource metadata URL in the server's challenge", serverUrl, policy);
   const url = new URL(serverUrl);
   const path = url.pathname.replace(/\/$/, "");
@@ -75,7 +80,12 @@ function metadataUrls(issuer: URL): string[] {
 /** The endpoints of an authorization server's metadata that the client contacts or sends the user to. */
 const ENDPOINTS = ["authorization_endpoint", "token_endpoint", "registration_endpoint"] as const;
 
-export async function authorizationServer(fetchFn: Fetch, issuer: string, serverUrl: string, policy: EndpointPolicy): Promise<oauth.AuthorizationServer> {
+export async function authorizationServer(
+  fetchFn: Fetch,
+  issuer: string,
+  serverUrl: string,
+  policy: EndpointPolicy,
+): Promise<oauth.AuthorizationServer> {
   checkEndpoint(issuer, "authorization server", serverUrl, policy);
   const expected = new URL(issuer);
   for (const url of metadataUrls(expected)) {
@@ -100,7 +110,12 @@ const sameIssuer = (a: string, b: string) => a.replace(/\/$/, "") === b.replace(
  * registered with one authorization server MUST NOT be used with another, so a server that now names
  * a different one gets a clear error, not the secret.
  */
-export async function chooseIssuer(store: TokenStore, clientId: string | undefined, configured: string | undefined, named: string[]): Promise<string> {
+export async function chooseIssuer(
+  store: TokenStore,
+  clientId: string | undefined,
+  configured: string | undefined,
+  named: string[],
+): Promise<string> {
   const pinned = configured ?? (clientId === undefined ? undefined : ((await store.get(issuerKey(clientId))) as string | undefined));
   if (pinned === undefined) {
     // A client registered on the way (dynamic registration, a metadata document) has one registration per issuer.
@@ -123,7 +138,9 @@ export async function chooseIssuer(store: TokenStore, clientId: string | undefin
  */
 export function requirePinnedSecret(what: string, secret: string | undefined, pin: { issuer?: string; tokenEndpoint?: string }): void {
   if (secret && !pin.issuer && !pin.tokenEndpoint) {
-    throw new McpClientError(`${what} has a clientSecret but no issuer (or tokenEndpoint): a secret is sent only to the authorization server it belongs to; set issuer to it`);
+    throw new McpClientError(
+      `${what} has a clientSecret but no issuer (or tokenEndpoint): a secret is sent only to the authorization server it belongs to; set issuer to it`,
+    );
   }
 }
 
@@ -132,7 +149,9 @@ export function checkTokenEndpoint(as: oauth.AuthorizationServer, configured: st
   const named = as.token_endpoint;
   if (!named) throw new McpClientError(`The authorization server ${as.issuer} has no token endpoint`);
   if (configured !== undefined && named !== configured) {
-    throw new McpClientError(`The authorization server ${as.issuer} names the token endpoint ${named}, but this client's credentials belong to ${configured}; they are not sent anywhere else`);
+    throw new McpClientError(
+      `The authorization server ${as.issuer} names the token endpoint ${named}, but this client's credentials belong to ${configured}; they are not sent anywhere else`,
+    );
   }
   return named;
 }

@@ -35,14 +35,21 @@ export class DPoPKey {
   }
 
   /** Sends a request to the MCP server with a DPoP-bound token and a fresh proof; a refusal is returned as the server's response. */
-  async send(token: string, next: Fetch, input: string | URL | Request, init: RequestInit | undefined, allowHttp: boolean): Promise<Response> {
+  async send(
+    token: string,
+    next: Fetch,
+    input: string | URL | Request,
+    init: RequestInit | undefined,
+    allowHttp: boolean,
+  ): Promise<Response> {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const handle = await this.get();
     const body = typeof init?.body === "string" ? init.body : null;
     const attempt = () =>
       oauth.protectedResourceRequest(token, init?.method ?? "GET", url, new Headers(init?.headers), body, {
         DPoP: handle,
-        [oauth.customFetch]: (u: string, o: RequestInit) => next(u, { ...o, redirect: "follow", ...(init?.signal ? { signal: init.signal } : {}) }),
+        [oauth.customFetch]: (u: string, o: RequestInit) =>
+          next(u, { ...o, redirect: "follow", ...(init?.signal ? { signal: init.signal } : {}) }),
         ...(allowHttp ? { [oauth.allowInsecureRequests]: true } : {}),
       });
     try {

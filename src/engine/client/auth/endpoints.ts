@@ -26,7 +26,15 @@ const v4 = (host: string): number[] | undefined => {
 
 /** 10/8, 172.16/12, 192.168/16, 169.254/16, 127/8, 100.64/10 (carrier NAT), 0/8. */
 function privateV4([a, b]: number[]): boolean {
-  return a === 10 || a === 127 || a === 0 || (a === 172 && b! >= 16 && b! < 32) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b! >= 64 && b! < 128);
+  return (
+    a === 10 ||
+    a === 127 ||
+    a === 0 ||
+    (a === 172 && b! >= 16 && b! < 32) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254) ||
+    (a === 100 && b! >= 64 && b! < 128)
+  );
 }
 
 /** Whether a URL's host is an address of a private network, link-local, or loopback (as the URL parser wrote it). */
@@ -56,11 +64,14 @@ export function checkEndpoint(url: string, what: string, serverUrl: string, poli
     throw new McpClientError(`The ${what} is not a URL: ${url}`);
   }
   const http = u.protocol === "http:";
-  if (!http && u.protocol !== "https:") throw new McpClientError(`The ${what} ${url} is neither https nor http; the client will not use it`);
+  if (!http && u.protocol !== "https:")
+    throw new McpClientError(`The ${what} ${url} is neither https nor http; the client will not use it`);
   if (http && !(policy.allowHttp ?? isLoopback(url))) {
     throw new McpClientError(`The ${what} ${url} is plain http; the client will not use it (allowHttp allows it)`);
   }
   if (isPrivateHost(u) && !policy.allowPrivateNetwork && !isPrivateHost(new URL(serverUrl))) {
-    throw new McpClientError(`The ${what} ${url} is a private, link-local or loopback address; the client will not contact it (allowPrivateNetwork allows it)`);
+    throw new McpClientError(
+      `The ${what} ${url} is a private, link-local or loopback address; the client will not contact it (allowPrivateNetwork allows it)`,
+    );
   }
 }

@@ -38,7 +38,14 @@ export function idJagAssertion(o: IdJagOptions): (at: { issuer: string; resource
       resource,
     };
     const fetchFn = o.fetch ?? ((input, init) => fetch(input, init));
-    const res = await oauth.genericTokenEndpointRequest(idp, client, auth, TOKEN_EXCHANGE, params, requestOptions(fetchFn, o.tokenEndpoint, o.allowHttp));
+    const res = await oauth.genericTokenEndpointRequest(
+      idp,
+      client,
+      auth,
+      TOKEN_EXCHANGE,
+      params,
+      requestOptions(fetchFn, o.tokenEndpoint, o.allowHttp),
+    );
     // An ID-JAG is not an access token: its token_type is "N_A" (RFC 8693).
     const t = await oauth.processGenericTokenEndpointResponse(idp, client, res, { recognizedTokenTypes: { n_a: () => {} } });
     return t.access_token;

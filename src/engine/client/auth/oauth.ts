@@ -107,7 +107,13 @@ export class OAuthClient implements AuthProvider {
     const present: Present | undefined = dpop
       ? (token, next, input, init) => dpop.send(token, next, input, init, this.options.allowHttp ?? isLoopback(resource))
       : undefined;
-    return authorizedFetch(next, resource, () => this.current(resource), (status, challenge) => this.obtain(resource, status, challenge), present);
+    return authorizedFetch(
+      next,
+      resource,
+      () => this.current(resource),
+      (status, challenge) => this.obtain(resource, status, challenge),
+      present,
+    );
   }
 
   /**
@@ -139,7 +145,12 @@ export class OAuthClient implements AuthProvider {
     }
     const stepUp = status === 403 ? held?.scope : undefined;
     let scope = union(stepUp, challenge.scope ?? (stepUp ? undefined : prm.scopes_supported?.join(" ")) ?? this.options.scope);
-    if ((this.options.offlineAccess ?? true) && as.scopes_supported?.includes("offline_access") && scope && !scope.split(" ").includes("offline_access")) {
+    if (
+      (this.options.offlineAccess ?? true) &&
+      as.scopes_supported?.includes("offline_access") &&
+      scope &&
+      !scope.split(" ").includes("offline_access")
+    ) {
       scope = union(scope, "offline_access");
     }
     await this.authorizeAt(resource, prm.resource, as, scope);
@@ -154,10 +165,16 @@ export class OAuthClient implements AuthProvider {
       checkTokenEndpoint(as, o.tokenEndpoint);
       return { clientId: o.clientId, ...(o.clientSecret ? { clientSecret: o.clientSecret } : {}) };
     }
-    if (o.clientMetadataUrl && as.client_id_metadata_document_supported) return { clientId: o.clientMetadataUrl, tokenEndpointAuthMethod: "none" };
-    if (!as.registration_endpoint) throw new McpClientError(`The authorization server ${as.issuer} offers no registration and this client has no client id for it`);
+    if (o.clientMetadataUrl && as.client_id_metadata_document_supported)
+      return { clientId: o.clientMetadataUrl, tokenEndpointAuthMethod: "none" };
+    if (!as.registration_endpoint)
+      throw new McpClientError(`The authorization server ${as.issuer} offers no registration and this client has no client id for it`);
     const methods = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"];
-    const method = methods.includes("none") ? "none" : methods.includes("client_secret_basic") ? "client_secret_basic" : "client_secret_post";
+    const method = methods.includes("none")
+      ? "none"
+      : methods.includes("client_secret_basic")
+        ? "client_secret_basic"
+        : "client_secret_post";
     // Registration is read by hand: authorization servers fill optional fields loosely (a null expiry),
     // and only the id, the secret and the auth method matter here.
     const res = await this.oauthFetch(as.registration_endpoint, {
@@ -173,8 +190,13 @@ export class OAuthClient implements AuthProvider {
         application_type: o.applicationType ?? (o.redirectUri.startsWith("https:") && !isLoopback(o.redirectUri) ? "web" : "native"),
       }),
     });
-    const reg = (await res.json().catch(() => ({}))) as { client_id?: unknown; client_secret?: unknown; token_endpoint_auth_method?: unknown };
-    if (!res.ok || typeof reg.client_id !== "string") throw new McpClientError(`Dynamic client registration at ${as.issuer} failed (HTTP ${res.status})`, undefined, res.status);
+    const reg = (await res.json().catch(() => ({}))) as {
+      client_id?: unknown;
+      client_secret?: unknown;
+      token_endpoint_auth_method?: unknown;
+    };
+    if (!res.ok || typeof reg.client_id !== "string")
+      throw new McpClientError(`Dynamic client registration at ${as.issuer} failed (HTTP ${res.status})`, undefined, res.status);
     const client: StoredClient = {
       clientId: reg.client_id,
       ...(typeof reg.client_secret === "string" ? { clientSecret: reg.client_secret } : {}),
@@ -186,16 +208,29 @@ export class OAuthClient implements AuthProvider {
 
   private clientAuth(as: oauth.AuthorizationServer, client: StoredClient): oauth.ClientAuth {
     if (!client.clientSecret) return oauth.None();
-    const method = client.tokenEndpointAuthMethod ?? (as.token_endpoint_auth_methods_supported?.includes("client_secret_post") && !as.token_endpoint_auth_methods_supported.includes("client_secret_basic") ? "client_secret_post" : "client_secret_basic");
+    const method =
+      client.tokenEndpointAuthMethod ??
+      (as.token_endpoint_auth_methods_supported?.includes("client_secret_post") &&
+      !as.token_endpoint_auth_methods_supported.includes("client_secret_basic")
+        ? "client_secret_post"
+        : "client_secret_basic");
     return method === "client_secret_post" ? oauth.ClientSecretPost(client.clientSecret) : basicAuth(client.clientSecret);
   }
 
-  private async authorizeAt(resource: string, resourceIndicator: string, as: oauth.AuthorizationServer, scope: string | undefined): Promise<void> {
-    if (!as.authorization_endpoint || !as.token_endpoint) throw new McpClientError(`The authorization server ${as.issuer} has no authorization or token endpoint`);
+  private async authorizeAt(
+    resource: string,
+    resourceIndicator: string,
+    as: oauth.AuthorizationServer,
+    scope: string | undefined,
+  ): Promise<void> {
+    if (!as.authorization_endpoint || !as.token_endpoint)
+      throw new McpClientError(`The authorization server ${as.issuer} has no authorization or token endpoint`);
     // MCP asks for PKCE S256, and a server that does not advertise it may ignore the challenge: then a
     // stolen code would be redeemable. Refuse before the user is sent anywhere.
     if (!as.code_challenge_methods_supported?.includes("S256")) {
-      throw new McpClientError(`The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported); the client will not authorize with it`);
+      throw new McpClientError(
+        `The authorization server ${as.issuer} does not advertise PKCE S256 (code_challenge_methods_supported); the client will not authorize with it`,
+      );
     }
     const stored = await this.client(as);
     const client: oauth.Client = { client_id: stored.clientId };
@@ -216,7 +251,19 @@ export class OAuthClient implements AuthProvider {
     const params = oauth.validateAuthResponse(as, client, back, state);
     const options = { additionalParameters: { resource: resourceIndicator }, ...(await this.tokenOptions(as.token_endpoint)) };
     const tokens = await this.withNonce(async () =>
-      oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, this.clientAuth(as, stored), params, this.options.redirectUri, verifier, options)),
+      oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          this.clientAuth(as, stored),
+          params,
+          this.options.redirectUri,
+          verifier,
+          options,
+        ),
+      ),
     );
     await this.save(resource, resourceIndicator, as.issuer, tokens, scope);
   }
@@ -228,13 +275,29 @@ export class OAuthClient implements AuthProvider {
     // RFC 8707: the resource goes with every token request, a refresh included.
     const options = { additionalParameters: { resource: resourceIndicator }, ...(await this.tokenOptions(as.token_endpoint)) };
     const tokens = await this.withNonce(async () =>
-      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken!, options)),
+      oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, this.clientAuth(as, stored), held.refreshToken!, options),
+      ),
     );
-    await this.save(resource, resourceIndicator, as.issuer, { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken }, held.scope);
+    await this.save(
+      resource,
+      resourceIndicator,
+      as.issuer,
+      { ...tokens, refresh_token: tokens.refresh_token ?? held.refreshToken },
+      held.scope,
+    );
     return true;
   }
 
-  private async save(resource: string, resourceIndicator: string, issuer: string, t: oauth.TokenEndpointResponse, asked: string | undefined): Promise<void> {
+  private async save(
+    resource: string,
+    resourceIndicator: string,
+    issuer: string,
+    t: oauth.TokenEndpointResponse,
+    asked: string | undefined,
+  ): Promise<void> {
     await this.store.set(tokensKey(resource), storedTokens(issuer, t, asked, resourceIndicator));
   }
 

@@ -18,7 +18,8 @@ const failure = (message: string) => new McpError(ErrorCode.InternalError, messa
 /** The bytes of one asset, by its path under the assets directory (`/skills/x/SKILL.md`). */
 export async function fetchAsset(env: unknown, binding: string, path: string): Promise<Uint8Array> {
   const assets = (env as Record<string, { fetch?: unknown } | undefined> | undefined)?.[binding];
-  if (typeof assets?.fetch !== "function") throw failure(`The ${binding} binding is missing: add [assets] with binding = "${binding}" to wrangler.toml`);
+  if (typeof assets?.fetch !== "function")
+    throw failure(`The ${binding} binding is missing: add [assets] with binding = "${binding}" to wrangler.toml`);
   // The host is never contacted: an assets binding answers from the deployed files by path.
   const res = (await (assets as Fetcher).fetch(new Request(new URL(path, "https://assets.invalid")))) as Response;
   if (!res.ok) throw failure(`${path} is not among the deployed assets (HTTP ${res.status})`);
@@ -37,7 +38,9 @@ async function sha256Digest(bytes: Uint8Array): Promise<string> {
 export async function readRecorded(env: unknown, binding: string, path: string, uri: string, file: AssetFile): Promise<ResourceContents> {
   const bytes = await fetchAsset(env, binding, path);
   if (bytes.byteLength !== file.size || (await sha256Digest(bytes)) !== file.digest)
-    throw failure(`${uri} changed since the build recorded it; write the manifest again (\`node scripts/build-skills.mjs\`, the [build] command in wrangler.toml) and deploy`);
+    throw failure(
+      `${uri} changed since the build recorded it; write the manifest again (\`node scripts/build-skills.mjs\`, the [build] command in wrangler.toml) and deploy`,
+    );
   let text: string | undefined;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -36,7 +36,8 @@ async function getPrompt(reg: Registry, params: Record<string, unknown>, ctx: Ha
 function checkPromptResult(result: unknown): string | undefined {
   if (!isObject(result) || !Array.isArray(result.messages)) return "no list of messages";
   const i = result.messages.findIndex(
-    (m: unknown) => !isObject(m) || (m.role !== "user" && m.role !== "assistant") || !isObject(m.content) || typeof m.content.type !== "string",
+    (m: unknown) =>
+      !isObject(m) || (m.role !== "user" && m.role !== "assistant") || !isObject(m.content) || typeof m.content.type !== "string",
   );
   return i < 0 ? undefined : `an invalid message at index ${i} (it needs role "user" or "assistant" and a content block)`;
 }

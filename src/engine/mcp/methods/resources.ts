@@ -51,7 +51,8 @@ function normalize(value: ResourceReturn, uri: string, mimeType?: string): Resou
   if (typeof value === "string") return [mimeType ? { uri, mimeType, text: value } : { uri, text: value }];
   const list: unknown[] = Array.isArray(value) ? value : [value];
   const i = list.findIndex((c) => !isContents(c));
-  if (i >= 0) throw handlerReturned(`read (${uri})`, `invalid contents at index ${i} (each needs a uri and a text or blob string)`, list[i]);
+  if (i >= 0)
+    throw handlerReturned(`read (${uri})`, `invalid contents at index ${i} (each needs a uri and a text or blob string)`, list[i]);
   return list as ResourceContents[];
 }
 

@@ -58,10 +58,12 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
     const value = await tool.def.handler(input as never, ctx);
     if (!tool.def.output) return toResult(value as ToolReturn);
     const checked = v.safeParse(tool.def.output, value);
-    if (!checked.success) return toolError(`${name} returned a result that does not match its output schema: ${describeIssues(checked.issues)}`);
+    if (!checked.success)
+      return toolError(`${name} returned a result that does not match its output schema: ${describeIssues(checked.issues)}`);
     // JSON has no Infinity or NaN: they would arrive as null and break the tool's own output schema.
     const where = nonFinitePath(checked.output, "");
-    if (where !== undefined) return toolError(`${name} returned a number that is not finite at ${where || "the top level"}; JSON cannot carry it`);
+    if (where !== undefined)
+      return toolError(`${name} returned a number that is not finite at ${where || "the top level"}; JSON cannot carry it`);
     return { content: [{ type: "text", text: JSON.stringify(checked.output) }], structuredContent: checked.output };
   } catch (err) {
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
@@ -84,7 +86,6 @@ function internalFailure(tool: string, err: unknown, traceId: string | undefined
   if (dev) console.error(`Tool "${tool}" threw (error id ${errorId}): ${stack}`);
   return toolError(`The tool "${tool}" failed with an internal error (error id ${errorId}).`);
 }
-
 
 function toResult(value: ToolReturn): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };

@@ -59,11 +59,13 @@ export const LEGACY: Revision = {
     if (!tool) return "plain";
     const augmented = isObject(params.task);
     if (!tool.task) {
-      if (augmented) throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.def.name} does not run as a task; call it without params.task`);
+      if (augmented)
+        throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.def.name} does not run as a task; call it without params.task`);
       return "plain";
     }
     if (augmented) return "task";
-    if (tool.task.support === "required") throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.def.name} runs only as a task; call it with params.task`);
+    if (tool.task.support === "required")
+      throw new McpError(ErrorCode.MethodNotFound, `Tool ${tool.def.name} runs only as a task; call it with params.task`);
     return "plain";
   },
 };
@@ -73,7 +75,10 @@ export const LEGACY_TASKS: TaskRules = {
    * The client may ask for a ttl (`params.task.ttl`); the tool's, then the server's, apply otherwise.
    * The immediate-result shortcut is 2026-07-28's: a 2025 client that asked for a task gets one.
    */
-  taskTimes: (task, limits, params) => ({ ttlMs: taskTtl(task, limits, isObject(params.task) ? params.task.ttl : undefined), immediateMs: 0 }),
+  taskTimes: (task, limits, params) => ({
+    ttlMs: taskTtl(task, limits, isObject(params.task) ? params.task.ttl : undefined),
+    immediateMs: 0,
+  }),
   taskCreated: (made) => (made.kind === "immediate" ? made.result : { task: wireTask(made.task) }),
   taskDetail: wireTask,
   /** A tool result with `isError` is a failed task here. */

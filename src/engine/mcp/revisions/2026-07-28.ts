@@ -82,7 +82,8 @@ export const MODERN: Revision = {
 
 export const MODERN_TASKS: TaskRules = {
   taskTimes: (task, limits) => ({ ttlMs: taskTtl(task, limits), immediateMs: task.immediateMs ?? 0 }),
-  taskCreated: (made) => (made.kind === "immediate" ? { resultType: "complete", ...made.result } : { resultType: "task", ...wireTask(made.task) }),
+  taskCreated: (made) =>
+    made.kind === "immediate" ? { resultType: "complete", ...made.result } : { resultType: "task", ...wireTask(made.task) },
   taskDetail: detailedTask,
   /** A tool result with `isError` still completes its task (the result says the tool failed). */
   taskStatusOf: () => "completed",

@@ -25,7 +25,12 @@ export interface Envelope {
  * served as the body says (hosted clients send a 2026-07-28 body with a 2025-11-25 header); a header
  * naming no revision, or a body version not served here, is still the mismatch.
  */
-export function readEnvelope(params: Record<string, unknown>, headerVersion: string, between: (caps: ClientCapabilities) => void, lenient = false): Envelope {
+export function readEnvelope(
+  params: Record<string, unknown>,
+  headerVersion: string,
+  between: (caps: ClientCapabilities) => void,
+  lenient = false,
+): Envelope {
   const meta = params._meta;
   if (!isObject(meta)) throw invalidParams("params._meta is required on every 2026-07-28 request");
   const version = meta[META.protocolVersion];

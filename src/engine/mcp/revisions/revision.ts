@@ -40,7 +40,11 @@ export interface Revision {
   /** Input requests as this revision sends them (a URL elicitation's id differs). */
   inputRequests(requests: Record<string, InputRequest>): Record<string, InputRequest>;
   /** What a handler's "complete this URL first" becomes: an error, or an input round. */
-  urlElicitation(err: UrlElicitationRequired, method: string, round: { state: Json | undefined; clientCapabilities: ClientCapabilities }): unknown;
+  urlElicitation(
+    err: UrlElicitationRequired,
+    method: string,
+    round: { state: Json | undefined; clientCapabilities: ClientCapabilities },
+  ): unknown;
 
   /** Whether a tools/call becomes a task, runs as usual (`inline`: may become one), or is refused (throws). */
   asTask(reg: Registry, params: Record<string, unknown>, caps: ClientCapabilities): "task" | "inline" | "plain";
@@ -55,7 +59,11 @@ export interface TaskRules {
    * How long a task is kept (from what the tool and the request say), and how long the call waits
    * for it to finish before answering with the task.
    */
-  taskTimes(task: TaskOptions, limits: { taskTtlMs: number; taskMaxTtlMs: number }, params: Record<string, unknown>): { ttlMs: number; immediateMs: number };
+  taskTimes(
+    task: TaskOptions,
+    limits: { taskTtlMs: number; taskMaxTtlMs: number },
+    params: Record<string, unknown>,
+  ): { ttlMs: number; immediateMs: number };
   /** The answer to the tools/call that made a task. */
   taskCreated(made: TaskMade): Record<string, unknown>;
   /** A task as tasks/get (and this revision's status notification) shows it. */

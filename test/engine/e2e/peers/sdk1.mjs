@@ -12,7 +12,11 @@ function makeServer() {
   const server = new McpServer({ name: "peer-sdk1", version: "1.0.0" });
   server.registerTool(
     "echo_time",
-    { title: "Echo the time", description: "Says what time it is.", annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false } },
+    {
+      title: "Echo the time",
+      description: "Says what time it is.",
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
     async () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
   );
   return server;
@@ -37,9 +41,20 @@ export function startSdk1Stateful() {
       if (!transport) {
         if (id || req.method !== "POST" || body?.method !== "initialize") {
           res.writeHead(id ? 404 : 400, { "content-type": "application/json" });
-          return res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: id ? "Session not found" : "Bad Request: no valid session ID" } }));
+          return res.end(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: null,
+              error: { code: -32000, message: id ? "Session not found" : "Bad Request: no valid session ID" },
+            }),
+          );
         }
-        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => { sessions.set(sid, transport); } });
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => {
+            sessions.set(sid, transport);
+          },
+        });
         transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
         await makeServer().connect(transport);
       }

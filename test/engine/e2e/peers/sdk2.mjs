@@ -13,7 +13,11 @@ export const SDK2_VERSION = "2.4.0";
 export const MCP_HANDLER_VERSION = "2.4.0";
 export const TMCP_VERSION = "1.20.0 (@tmcp/transport-http 0.9.0)";
 
-const TOOL = { title: "Echo the time", description: "Says what time it is.", annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false } };
+const TOOL = {
+  title: "Echo the time",
+  description: "Says what time it is.",
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+};
 /** @returns {Promise<{ content: { type: "text", text: string }[] }>} */
 const now = async () => ({ content: [{ type: "text", text: new Date().toISOString() }] });
 const onMcp = (handler) => (request) => (new URL(request.url).pathname === "/mcp" ? handler(request) : undefined);
@@ -33,7 +37,10 @@ export function startMcpHandler() {
 }
 
 export function startTmcp() {
-  const server = new TmcpServer({ name: "peer-tmcp", version: "1.0.0", description: "a peer for the doctor's tests" }, { adapter: new ValibotJsonSchemaAdapter(), capabilities: { tools: { listChanged: true } } });
+  const server = new TmcpServer(
+    { name: "peer-tmcp", version: "1.0.0", description: "a peer for the doctor's tests" },
+    { adapter: new ValibotJsonSchemaAdapter(), capabilities: { tools: { listChanged: true } } },
+  );
   server.tool({ name: "echo_time", ...TOOL }, now);
   const transport = new HttpTransport(server, { path: "/mcp", allowedOrigins: true });
   return serveFetch((request) => transport.respond(request));
