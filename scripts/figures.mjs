@@ -2,8 +2,10 @@
 // `npm run figures` measures the bundles now and reads the step times of the last `npm test` and of
 // the last full `npm run test:all` (test/.tmp/*-timings.json, written by those runs), then rewrites
 // docs/figures.md. A figure it cannot measure now (no full run yet on this machine) keeps its row.
-// scripts/checks/figures.mjs then fails on any page that quotes a value other than the file's.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// It then rewrites each value the README and docs/ quote (the number and unit right before a
+// `<!-- figure: KEY -->` marker) to the file's, and scripts/checks/figures.mjs fails on any page
+// that quotes another.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FIGURES_PAGE, readFigures } from "./checks/figures.mjs";
@@ -34,6 +36,11 @@ const example = await bundleCheck({ config: "wrangler.toml", budget: Infinity })
 if (example.gzip) {
   set("bundle.example.gzip", kib(example.gzip), "the example server (src/index.ts: its view, jose, itty-router), gzip");
   set("bundle.example.raw", kib(example.raw), "the same, minified");
+}
+const oauth = await bundleCheck({ config: "wrangler.oauth.toml", budget: Infinity });
+if (oauth.gzip) {
+  set("bundle.oauth.gzip", kib(oauth.gzip), "the OAuth entry (wrangler.oauth.toml: the example app and the provider), gzip");
+  set("bundle.oauth.raw", kib(oauth.raw), "the same, minified");
 }
 const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-figures-"));
 try {
@@ -79,4 +86,25 @@ const body = [
   "",
 ].join("\n");
 writeFileSync(page, body);
+
+// The quoted values: a number (with its unit) right before each marker, possibly in bold.
+const figures = readFigures(body);
+const QUOTED = /[0-9][0-9,.]*(?:\s?(?:KiB|MiB|B|ms|µs|s|minutes|×))?(\**)(\s*)<!--\s*figure:\s*([\w.-]+)\s*-->/g;
+const pages = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+].filter((p) => p !== FIGURES_PAGE);
+for (const rel of pages) {
+  const file = path.join(ROOT, rel);
+  const text = readFileSync(file, "utf8");
+  const next = text.replace(QUOTED, (whole, bold, space, key) =>
+    figures.has(key) ? `${figures.get(key)}${bold}${space}<!-- figure: ${key} -->` : whole,
+  );
+  if (next !== text) {
+    writeFileSync(file, next);
+    console.log(`  ${rel}: quoted figures brought up to date`);
+  }
+}
 console.log(`${FIGURES_PAGE}: ${rows.size} figures\n${[...readFigures(body)].map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);

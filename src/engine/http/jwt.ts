@@ -24,3 +24,10 @@ export function jwtChecker(cfg: Extract<AuthConfig, { mode: "jwt" }>) {
   return async (token: string, audiences: string[]): Promise<JwtClaims> =>
     (await jwtVerify(token, keySet, { issuer: cfg.issuer, audience: audiences })).payload;
 }
+
+/**
+ * A dev token's check (dev-tokens.ts): HS256 with `npm run dev`'s key. Here, beside the other checks,
+ * so that jose is imported by name in one module: a dynamic `import("jose")` would bundle all of it.
+ */
+export const verifyHs256 = async (token: string, secret: Uint8Array, issuer: string): Promise<JwtClaims> =>
+  (await jwtVerify(token, secret, { issuer, algorithms: ["HS256"] })).payload as JwtClaims;

@@ -1,16 +1,10 @@
-// Why: Workers have a size budget and this template promises a small one. This builds
-// the engine (its own test app, so a fork's app does not move the figure) exactly as `wrangler deploy` would (--dry-run, no upload), gzips
-// the emitted JS with node:zlib and fails if it exceeds 45 KiB gzip: the engine's size when this
-// budget was set (44.4 KiB; 44.5 with the round's last fixes) and about 0.5 KiB to grow. (It was 40 KiB until durable tasks and the
-// sharded hub came in, 48 then 50 KiB with the bounds on every client-grown store and the
-// extensions' hooks, and came down to 43.75 KiB when `jose` became opt-in; trimming the engine's
-// code then took the engine app from 43.6 to 42.6 KiB, and the 2026-12 round added 1.9 KiB:
-// authorization per operation, a span per operation, and the round-4 session fixes (the end's race,
-// the live cap, encrypted session records), and 45.5 KiB when serving hosted clients' header quirks
-// by default (src/engine/http/quirks.ts: 0.65 KiB, in every app since every app meets those clients).
-// The one-tool app has a budget of its own,
-// test/engine/e2e/ext-cost.mjs. docs/performance.md says where the bytes go, and `node scripts/bundle-map.mjs`
-// measures it.)
+// Why: Workers have a size budget and this template promises a small one. This builds the engine
+// (its own test app, so a fork's app does not move the figure) exactly as `wrangler deploy` would
+// (--dry-run, no upload), gzips the emitted JS with node:zlib and fails above the budget: the engine
+// app's size when the budget was set (46.8 KiB, with the operation model, the one Caller, middleware,
+// hosted clients' quirks served in every app, and the hooks of events, per-user state and mounts) and
+// about 0.7 KiB to grow. The one-tool app has a budget of its own (test/engine/e2e/ext-cost.mjs).
+// docs/performance.md says where the bytes go; `node scripts/bundle-map.mjs` measures it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +12,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { atExit, run } from "../../../scripts/lib/procs.mjs";
 
-export const GZIP_BUDGET_BYTES = 45.5 * 1024;
+export const GZIP_BUDGET_BYTES = 47.5 * 1024;
 
 /** @returns {Promise<{ok: boolean, raw: number, gzip: number, files: string[], message: string}>} */
 export async function bundleCheck({ config = "test/engine/app/wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {

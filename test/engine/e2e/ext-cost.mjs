@@ -45,10 +45,9 @@ export const MOUNT_MODULES = /^src\/engine\/(mount\.ts$|client\/)/;
 
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this
- * budget was set (32.8 KiB: 31.3 KiB after the engine's code was trimmed, then 1.5 KiB for the 2026-12
- * round's authorization per operation, spans and session fixes) and about 0.7 KiB to grow.
+ * budget was set (35.1 KiB) and about 0.6 KiB to grow.
  */
-export const ONE_TOOL_GZIP_BUDGET = 33.5 * 1024;
+export const ONE_TOOL_GZIP_BUDGET = 35.75 * 1024;
 
 /** esbuild's options for bundling a Worker as `wrangler deploy` does (ESM, minified, the workerd conditions, no keep_names). */
 /** @type {import("esbuild").BuildOptions} */
