@@ -86,6 +86,8 @@ export interface Vars {
   MAX_LISTEN_STREAMS?: string;
   /** UTF-8 bytes of listen filters one client's open streams may hold together. */
   MAX_LISTEN_FILTER_BYTES?: string;
+  /** Open `events/stream` streams one client may hold: their own bound, apart from MAX_LISTEN_STREAMS. */
+  MAX_EVENT_STREAMS?: string;
   /**
    * "on" under `npm run dev` only (scripts/dev.mjs passes it; never set it in wrangler.toml): a tool's
    * exception is also printed as a plain stack, which wrangler maps to src/, and a definition
@@ -135,6 +137,7 @@ export interface Config {
   taskLeaseMs: number;
   hubShards: number;
   maxListenStreams: number;
+  maxEventStreams: number;
   maxListenFilterBytes: number;
 }
 
@@ -248,6 +251,8 @@ export function readConfig(env: Vars): Config {
     maxListenStreams: positiveInt(env, "MAX_LISTEN_STREAMS", 16),
     // One filter at the listen caps (256 URIs of 2 KiB, 256 task ids) is about 580 KiB: it fits.
     maxListenFilterBytes: positiveInt(env, "MAX_LISTEN_FILTER_BYTES", 1024 * 1024),
+    // events/stream is exempt from the cap on listen streams (the Events extension's MUST), so it has its own.
+    maxEventStreams: positiveInt(env, "MAX_EVENT_STREAMS", 16),
   };
   cached = { env, config };
   return config;

@@ -399,6 +399,13 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         "mcp.event.outcome": outcome,
       });
       if (!sent.ok) span?.setStatus({ code: "error", message: sent.reason });
+      // One data point per attempt, beside the requests' (docs/observability.md): the type is the app's
+      // name, the outcome one of four, so no caller can add rows to the metrics' index.
+      this.env.MCP_METRICS?.writeDataPoint({
+        blobs: ["2026-07-28", "events/deliver", type.def.name, outcome, "", sent.ok ? String(status) : sent.reason, ""],
+        doubles: [now - started, attempt],
+        indexes: [type.def.name],
+      });
       console.log(
         JSON.stringify({
           mcp: "event_delivery",

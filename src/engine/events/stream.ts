@@ -5,6 +5,8 @@
  * each matching occurrence as `notifications/events/event`, a `notifications/events/heartbeat` data
  * frame every 25 s (after rechecking access: revoked, `notifications/events/terminated` ends it), and ends with the StreamEventsResult when the server side closes. Every
  * notification carries the request's id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
+ * The extension exempts these streams from any cap on concurrent requests, so they are bounded by
+ * MAX_EVENT_STREAMS per client, counted apart from the listen streams' MAX_LISTEN_STREAMS.
  */
 import { readConfig } from "../config";
 import { SseStream } from "../http/sse";
@@ -41,7 +43,7 @@ export async function openEventStream(
   const args = Object.fromEntries(Object.entries(subscription.args).map(([k, v]) => [k, canonicalJson(v)]));
   const listener = JSON.stringify({ event: { name: subscription.name, args }, principal: caller.auth?.principal ?? "" });
   const bytes = new TextEncoder().encode(listener).byteLength;
-  const { maxListenStreams, maxListenFilterBytes } = readConfig(caller.env);
+  const { maxEventStreams, maxListenFilterBytes } = readConfig(caller.env);
   const unavailable = () =>
     Response.json(
       { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry events/stream" } },
@@ -50,7 +52,7 @@ export async function openEventStream(
   let ws: WebSocket | null;
   try {
     const place = await listenerPlace(caller.env, caller.clientKey);
-    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&bytes=${bytes}&streams=${maxListenStreams}&budget=${maxListenFilterBytes}`;
+    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&kind=events&bytes=${bytes}&streams=${maxEventStreams}&budget=${maxListenFilterBytes}`;
     const upgrade = await hubStub(caller.env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
     if (upgrade.status === 429)
       return Response.json(
@@ -59,7 +61,10 @@ export async function openEventStream(
           id,
           error: {
             code: ErrorCode.InvalidRequest,
-            message: "Too Many Requests: this client has too many open streams (MAX_LISTEN_STREAMS)",
+            message:
+              (await upgrade.text()) === "filter-bytes"
+                ? "Too Many Requests: this client's open event streams hold too many argument bytes (MAX_LISTEN_FILTER_BYTES)"
+                : "Too Many Requests: this client has too many open event streams (MAX_EVENT_STREAMS)",
           },
         },
         { status: 429 },

@@ -93,8 +93,12 @@ export const DRAIN_BATCH = 16;
 /** Characters of stored filters one shard keeps in memory (about 16 MB of its isolate's 128 MB). */
 const STORED_CACHE_CHARS = 8 * 1024 * 1024;
 
-/** Socket tags: the client a listen socket belongs to, and the bytes of the filter it was admitted with. */
-const clientTag = (client: string) => `client:${client}`;
+/**
+ * Socket tags: the client a listen socket belongs to, and the bytes of the filter it was admitted with.
+ * An events/stream socket (`kind=events`) carries its own client tag: its streams and filter bytes are
+ * counted apart from the client's `subscriptions/listen` streams, so neither kind can use up the other's bound.
+ */
+const clientTag = (client: string, kind: string | null = null) => (kind === "events" ? `events:${client}` : `client:${client}`);
 const BYTES_TAG = "bytes:";
 
 /** A listen socket's attachment: its filter, or the key of the filter in storage; a 2025 GET stream's: its session. */
@@ -149,8 +153,8 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
 
   /**
    * A new listen socket for `client` (a tag from addresses.ts `listenerPlace`), whose filter frame
-   * will be at most `bytes` long, under the Worker's MAX_LISTEN_STREAMS (`streams`) and
-   * MAX_LISTEN_FILTER_BYTES (`budget`). Every stream of a client comes to this shard, so its sockets
+   * will be at most `bytes` long, under the Worker's MAX_LISTEN_STREAMS (`streams`; MAX_EVENT_STREAMS
+   * for an events/stream, `kind=events`, counted apart) and MAX_LISTEN_FILTER_BYTES (`budget`). Every stream of a client comes to this shard, so its sockets
    * here are all of them: over either bound it is refused with 429. Count and bytes live in the
    * socket's tags, which survive hibernation, and a socket that closes stops counting by itself.
    */
@@ -163,11 +167,12 @@ export class McpHub extends DurableObject<Env> implements HubShardRpc {
     const [bytes, streams, budget] = ["bytes", "streams", "budget"].map((k) => Number(params.get(k)));
     if (!client || ![bytes, streams, budget].every((n) => Number.isSafeInteger(n) && n! >= 0))
       return new Response("a listen socket names its client, its filter's bytes and the client's bounds", { status: 400 });
-    const held = this.ctx.getWebSockets(clientTag(client));
+    const tag = clientTag(client, params.get("kind"));
+    const held = this.ctx.getWebSockets(tag);
     const refuse = (why: ListenRefusal) => new Response(why, { status: 429 });
     if (held.length >= streams!) return refuse("streams");
     if (held.reduce((sum, ws) => sum + this.filterBytes(ws), bytes!) > budget!) return refuse("filter-bytes");
-    return acceptSocket(this.ctx, [clientTag(client), `${BYTES_TAG}${bytes}`])[1];
+    return acceptSocket(this.ctx, [tag, `${BYTES_TAG}${bytes}`])[1];
   }
 
   /**

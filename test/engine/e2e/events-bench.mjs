@@ -1,14 +1,18 @@
 // Why: MCP Events fan one emit out to every subscription on its topic from the type's Durable Object.
 // This measures, under real `wrangler dev` (the conformance fixture, MCP_DEV=on, a receiver on
 // 127.0.0.1), for 100 and 1,000 webhook subscriptions on one topic: how long the publisher waits for
-// emit_test_event to return, and emit → delivered at the receiver, p50 and p99. Figures from a shared
-// machine under `wrangler dev`: an order of magnitude, not a production latency.
+// emit_test_event to return, and emit → delivered at the receiver, p50 and p99; and the CPU the
+// Worker's workerd process (which runs the Worker and the type's Durable Object) spends per delivery,
+// from /proc as bench/lib/procstat.mjs reads it (Linux), from just before the emit until the last
+// delivery arrived. Figures from a shared machine under `wrangler dev`: an order of magnitude, not a
+// production latency. docs/cost.md quotes them.
 //
 //   node test/engine/e2e/events-bench.mjs [counts…]     (default: 100 1000)
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { freePort, startWrangler } from "./server.mjs";
 import { sleep } from "../../../scripts/lib/procs.mjs";
+import { cpuDelta, cpuMs, wranglerProcesses } from "../../../bench/lib/procstat.mjs";
 
 const counts = process.argv.slice(2).map(Number).filter(Boolean);
 const secret = `whsec_${randomBytes(32).toString("base64")}`;
@@ -70,14 +74,20 @@ try {
         ),
       );
     arrivals = [];
+    const procs = wranglerProcesses(new URL(server.origin).port);
+    const before = cpuMs(procs);
     const t0 = Date.now();
     await rpc(server.url, "tools/call", { name: "emit_test_event", arguments: { topic, text: "bench" } });
     const returned = Date.now() - t0;
     const deadline = Date.now() + 120_000;
     while (arrivals.length < n && Date.now() < deadline) await sleep(20);
+    const cpu = cpuDelta(before, cpuMs(procs));
     const lat = arrivals.map((a) => a - t0).sort((a, b) => a - b);
+    const perDelivery = cpu
+      ? `; workerd CPU ${(cpu.worker / Math.max(lat.length, 1)).toFixed(2)} ms a delivery (${cpu.worker} ms in all)`
+      : "";
     console.log(
-      `${n} subscriptions: publisher returned in ${returned} ms; delivered ${lat.length}/${n}; emit → delivered p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms, last ${lat.at(-1)} ms`,
+      `${n} subscriptions: publisher returned in ${returned} ms; delivered ${lat.length}/${n}; emit → delivered p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms, last ${lat.at(-1)} ms${perDelivery}`,
     );
   }
 } finally {

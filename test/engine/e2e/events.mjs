@@ -57,6 +57,28 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${port}/hook`, state, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** The spans named `name` in the local trace store of `wrangler dev` at `url` (as spans.mjs reads them), waiting for `min`. */
+async function spansNamed(url, name, min = 1) {
+  let rows = [];
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(new URL("/cdn-cgi/local/explorer/api/local/observability/query", url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        sql: "SELECT name, outcome, json(attributes) AS attributes FROM spans WHERE name = ? ORDER BY start_ms",
+        params: [name],
+      }),
+    });
+    const body = await res.json();
+    assert(res.ok && body.success, `trace store query: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    const { columns, rows: raw } = body.result;
+    rows = raw.map((r) => Object.fromEntries(columns.map((c, i) => [c, c === "attributes" && r[i] ? JSON.parse(r[i]) : r[i]])));
+    if (rows.length >= min) return rows;
+    await sleep(200);
+  }
+  throw new Error(`expected ${min} span(s) named "${name}", found ${rows.length}`);
+}
+
 let nextId = 1;
 async function rpc(url, method, params) {
   const body = {
@@ -141,6 +163,26 @@ export async function runEventsE2e() {
           assert(new Set(receiver.state.deliveries.map((d) => d.id)).size === 1, "the attempts carry different webhook-ids");
         },
         70_000,
+      );
+      await check(
+        "spans: `events/emit test_event` names the subscriptions it queued for; each attempt is an `events/deliver test_event` span with its outcome and status",
+        async () => {
+          const [emitted] = (await spansNamed(url(), "events/emit test_event")).filter(
+            (s) => s.attributes?.["mcp.event.subscriptions"] === 1,
+          );
+          assert(emitted?.attributes?.["mcp.event.name"] === "test_event", `emit span ${JSON.stringify(emitted)}`);
+          const attempts = await spansNamed(url(), "events/deliver test_event", 6);
+          const seen = attempts.map((s) => `${s.attributes?.["mcp.event.outcome"]}:${s.attributes?.["http.response.status_code"]}`);
+          assert(seen.filter((x) => x === "retry:500").length >= 2, `no retry spans: ${seen}`);
+          assert(seen.filter((x) => x === "delivered:200").length >= 4, `delivered spans: ${seen}`);
+          const retry = attempts.find((s) => s.attributes?.["mcp.event.outcome"] === "retry");
+          assert(retry?.attributes?.["mcp.event.subscription.id"] === sub?.id, `subscription id ${JSON.stringify(retry)}`);
+          assert(
+            attempts.every((s) => !JSON.stringify(s.attributes).includes("e2e") && !JSON.stringify(s.attributes).includes("127.0.0.1")),
+            "a delivery span carries a payload value or the URL",
+          );
+        },
+        20_000,
       );
       let pending;
       await check("a delivery that failed is still pending when the server is killed", async () => {

@@ -107,6 +107,37 @@ describe("events/stream", () => {
     expect(await stream.next()).toBeUndefined();
   });
 
+  it("has its own bound (MAX_EVENT_STREAMS): a client's listen streams do not use it up, nor its event streams the listen streams'", async () => {
+    const token = `bounds-${crypto.randomUUID()}`;
+    const settings = { ...env, MAX_LISTEN_STREAMS: "2", MAX_EVENT_STREAMS: "2" } as never;
+    const post = (method: string, params: Record<string, unknown>, id: string) => {
+      const { message, headers } = buildModernRequest(method, params, { id });
+      return eventsWorker.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...headers, Authorization: `Bearer ${token}` },
+          body: JSON.stringify(message),
+        }),
+        settings,
+        createExecutionContext(),
+      );
+    };
+    const held: Response[] = [];
+    const status = async (res: Response) => {
+      if (res.status === 200) held.push(res);
+      else await res.body?.cancel();
+      return res.status;
+    };
+    const listen = (id: string) => post("subscriptions/listen", { notifications: { toolsListChanged: true } }, id).then(status);
+    const stream = (id: string) => post("events/stream", { name: "test_event", arguments: { topic: id }, cursor: null }, id).then(status);
+    expect([await listen("l-1"), await listen("l-2"), await listen("l-3")]).toEqual([200, 200, 429]);
+    expect([await stream("e-1"), await stream("e-2")]).toEqual([200, 200]);
+    const over = await post("events/stream", { name: "test_event", arguments: { topic: "e-3" }, cursor: null }, "e-3");
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as any).error.message).toMatch(/MAX_EVENT_STREAMS/);
+    for (const res of held) await res.body?.cancel();
+  });
+
   it("refuses a bad request with a JSON-RPC error and no stream", async () => {
     for (const params of [
       [{ name: "nope", arguments: {}, cursor: null }, -32011],

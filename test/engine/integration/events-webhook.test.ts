@@ -6,7 +6,7 @@
  * retried, a lapsed TTL ends delivery, a replaced secret dual-signs, revoked access ends the
  * subscription with a signed `terminated`, and a restart between emit and delivery loses nothing.
  */
-import { evictDurableObject } from "cloudflare:test";
+import { env, evictDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, freshSecret, receiver, retryNow, sqlIn, stubReceivers, typeObject, until, type Received } from "../helpers/events";
@@ -196,6 +196,42 @@ describe("webhook delivery", () => {
     expect(status.active).toBe(true);
     expect(Date.parse(status.lastDeliveryAt)).toBeGreaterThan(0);
     expect(status.lastError).toBeUndefined();
+  });
+
+  it("reports each attempt: a log line and an MCP_METRICS data point naming the type and its outcome", async () => {
+    const metrics = (env as { MCP_METRICS: AnalyticsEngineDataset }).MCP_METRICS;
+    const points = vi.spyOn(Object.getPrototypeOf(metrics) as AnalyticsEngineDataset, "writeDataPoint");
+    const lines = vi.spyOn(console, "log");
+    try {
+      const hook = receiver();
+      const sub = await subscribe(hook.url, freshSecret(), "fran", { arguments: { topic: "reported" } });
+      hook.script = [500];
+      await emitTest("reported", "counted");
+      await until(() => expect(hook.deliveries).toHaveLength(1));
+      await retryNow("test_event");
+      await until(() => expect(hook.deliveries).toHaveLength(2));
+      const eventId = hook.deliveries[0]!.json.eventId;
+      const logged = () =>
+        lines.mock.calls
+          .map(([l]) => (typeof l === "string" && l.startsWith('{"mcp":"event_delivery"') ? JSON.parse(l) : undefined))
+          .filter((l) => l?.eventId === eventId);
+      await until(() => expect(logged()).toHaveLength(2));
+      expect(logged()).toMatchObject([
+        { event: "test_event", subscription: sub.body.result.id, attempt: 1, outcome: "retry", status: 500, reason: "http_5xx" },
+        { event: "test_event", attempt: 2, outcome: "delivered", status: 200 },
+      ]);
+      const delivered = points.mock.calls.map(([p]) => p).filter((p) => p?.blobs?.[1] === "events/deliver" && p.blobs[2] === "test_event");
+      expect(delivered.map((p) => [p!.blobs![3], p!.blobs![5], p!.doubles![1]])).toEqual(
+        expect.arrayContaining([
+          ["retry", "http_5xx", 1],
+          ["delivered", "200", 2],
+        ]),
+      );
+      expect(delivered.every((p) => p!.indexes![0] === "test_event")).toBe(true);
+    } finally {
+      points.mockRestore();
+      lines.mockRestore();
+    }
   });
 
   it("gives up after a bounded number of attempts", async () => {
