@@ -71,6 +71,19 @@ const LIST_METHOD: Record<MountedList, string> = {
  * the upstream reads (localhost passes the default ALLOWED_HOSTS of a Worker built on this template).
  */
 const SERVICE_URL = "http://localhost/mcp";
+/** The notification each list's change is, upstream and here. */
+const CHANGED: Record<MountedList, string> = {
+  tools: "notifications/tools/list_changed",
+  prompts: "notifications/prompts/list_changed",
+  resources: "notifications/resources/list_changed",
+  resourceTemplates: "notifications/resources/list_changed",
+};
+/** The lists an upstream's list-changed notification makes stale. */
+const STALE: Record<string, MountedList[]> = {
+  "notifications/tools/list_changed": ["tools"],
+  "notifications/prompts/list_changed": ["prompts"],
+  "notifications/resources/list_changed": ["resources", "resourceTemplates"],
+};
 
 /**
  * The lists and reads of prompts and resources with the mounts' own: the app's first (PROMPT_METHODS,
@@ -141,6 +154,30 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   // Kept across requests, so that a token it obtained serves every call until it expires.
   let credentials: AuthProvider | undefined;
 
+  /**
+   * Tells this server's listeners (2026 listen streams, 2025 GET streams, through the hub as `ctx.notify`
+   * does) that a mounted list changed. Each isolate that sees the change says so once: a listener may
+   * hear it more than once, which costs it one list.
+   */
+  const relayChange = (ctx: HandlerContext<any>, kind: MountedList): Promise<void> => {
+    const n = ctx.notify;
+    const sent = kind === "tools" ? n.toolsListChanged() : kind === "prompts" ? n.promptsListChanged() : n.resourcesListChanged();
+    return sent.catch((err: unknown) => {
+      console.error(JSON.stringify({ mcp: "mount_relay_failed", mount: prefix, what: CHANGED[kind], message: String(err) }));
+    });
+  };
+
+  /**
+   * The upstream said a list changed, on a stream of a request this server made (a 2025 call's SSE
+   * answer): the kept list is stale at once, and this server's listeners are told.
+   */
+  const upstreamNotified = (ctx: HandlerContext<any>, method: string): void => {
+    const stale = STALE[method];
+    if (!stale) return;
+    for (const kind of stale) listed.delete(kind);
+    void relayChange(ctx, stale[0]!);
+  };
+
   /** A client for this request: a Worker may not reuse one request's connections in another. */
   const clientFor = (ctx: HandlerContext<any>, more: McpClientOptions = {}): McpClient => {
     const target = typeof options.url === "function" ? options.url(ctx.env as Env) : options.url;
@@ -155,6 +192,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       ...(options.auth ? { auth: (credentials ??= options.auth(ctx.env as Env)) } : {}),
       timeoutMs: options.timeoutMs,
       sessionStream: false,
+      onNotification: (m) => upstreamNotified(ctx, m.method),
       // The downstream client checks what it asked for; this server passes results on as they are.
       validateOutput: false,
     });
@@ -205,6 +243,8 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       const ttl = typeof ttlMs === "number" && ttlMs >= 0 ? Math.min(ttlMs, bound) : bound;
       const renamed = items.map(({ execution: _execution, ...item }) => renamedEntry(kind, item));
       listed.set(kind, { items: renamed, until: Date.now() + ttl });
+      // A list that differs from the one kept before is a change this server's listeners hear of.
+      if (kept && JSON.stringify(kept.items) !== JSON.stringify(renamed)) await relayChange(ctx, kind);
       return renamed;
     } catch (err) {
       // A list this server cannot complete leaves the mount's entries out rather than failing the app's.

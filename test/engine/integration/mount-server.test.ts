@@ -8,8 +8,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
-import mountApp, { recordedAuthorization } from "../app/mount-app";
-import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import mountApp, { changingUpstream, recordedAuthorization } from "../app/mount-app";
+import { SseReader, buildModernRequest, type RpcMessage } from "../helpers/mcp";
 import { cancelAllReaders, sse } from "../helpers/legacy";
 
 /** `mount-<principal>`: alice holds dice:roll, the others nothing. */
@@ -263,5 +263,40 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(status).toBe(200);
     expect(body.result?.isError, JSON.stringify(body)).toBe(true);
     expect(textOf(body.result)).toMatch(/mounted server "cut"/);
+  });
+
+  it("relays a change of the upstream's list to this server's listeners, and serves the new list", async () => {
+    // A 2026 client listening here for tool list changes.
+    const { message, headers } = buildModernRequest(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true } },
+      { id: "mount-listen" },
+    );
+    const listening = await worker.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...headers, Authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify(message),
+      }),
+      mountEnv,
+      createExecutionContext(),
+    );
+    const reader = new SseReader(listening);
+    try {
+      expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+      expect(names((await modern("tools/list", {})).body.result)).toContain("chg_greet");
+      changingUpstream.renamed = true;
+      const listed = names((await modern("tools/list", {})).body.result);
+      expect(listed).toContain("chg_hello");
+      expect(listed).not.toContain("chg_greet");
+      const heard = await reader.next(3000);
+      expect(heard?.method).toBe("notifications/tools/list_changed");
+      // The same list again is no change.
+      await modern("tools/list", {});
+      expect(await reader.next(500)).toBeUndefined();
+    } finally {
+      changingUpstream.renamed = false;
+      await reader.cancel();
+    }
   });
 });
