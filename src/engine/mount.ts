@@ -7,6 +7,7 @@
  */
 import { McpClient, type AuthProvider, type McpClientOptions } from "./client/client";
 import type { Protocol } from "./client/era";
+import { checkEndpoint } from "./client/auth/endpoints";
 import { McpClientError } from "./client/errors";
 import type { Fetch } from "./client/wire";
 import type { HandlerContext } from "./mcp/context";
@@ -183,7 +184,12 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
     const target = typeof options.url === "function" ? options.url(ctx.env as Env) : options.url;
     const service = typeof target === "string" ? undefined : target;
     const url = service ? (options.serviceUrl ?? SERVICE_URL) : (target as string);
-    const fetch: Fetch | undefined = service ? (input, init) => service.fetch(input, init) : undefined;
+    const refused = service ? undefined : refusal(url, (ctx.env as { MCP_DEV?: string }).MCP_DEV === "on");
+    const fetch: Fetch | undefined = service
+      ? (input, init) => service.fetch(input, init)
+      : refused
+        ? () => Promise.reject(refused)
+        : undefined;
     return new McpClient(url, {
       ...more,
       ...(options.protocol ? { protocol: options.protocol } : {}),
@@ -196,6 +202,21 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       // The downstream client checks what it asked for; this server passes results on as they are.
       validateOutput: false,
     });
+  };
+
+  /**
+   * Why a URL may not be mounted here, if it may not: the client's rules for the endpoints it is sent
+   * to. Plain http and private, link-local or loopback addresses are refused in a deployed Worker (a
+   * header or token in clear, a reach into an internal network); under `npm run dev` (MCP_DEV=on) a
+   * local upstream such as `http://127.0.0.1:8788/mcp` works as it is.
+   */
+  const refusal = (url: string, dev: boolean): McpClientError | undefined => {
+    try {
+      checkEndpoint(url, `URL of the mounted server "${prefix}"`, "https://mount.invalid/", { allowHttp: dev, allowPrivateNetwork: dev });
+      return undefined;
+    } catch (err) {
+      return err as McpClientError;
+    }
   };
 
   /** What a failure of the upstream is downstream: its JSON-RPC error as it was, else a tool error naming the mount. */

@@ -25,6 +25,8 @@ const TOKEN = "mount-alice";
 
 /** The metrics data points of the requests this file makes (MCP_METRICS). */
 const points: { blobs: string[]; indexes: string[] }[] = [];
+/** Settings of this server's own for the next requests (MCP_DEV). */
+let vars: Record<string, string> = {};
 const metrics = { writeDataPoint: (p: (typeof points)[number]) => void points.push(p) };
 
 async function post(token: string, body: object, headers: Record<string, string>): Promise<Response> {
@@ -35,7 +37,7 @@ async function post(token: string, body: object, headers: Record<string, string>
       headers: { ...headers, Authorization: `Bearer ${token}` },
       body: JSON.stringify(body),
     }),
-    { ...(mountEnv as object), MCP_METRICS: metrics } as never,
+    { ...(mountEnv as object), ...vars, MCP_METRICS: metrics } as never,
     ctx,
   );
   await waitOnExecutionContext(ctx);
@@ -252,10 +254,24 @@ describe("mountServer: another server's tools served as this server's own", () =
   });
 
   it("an unreachable upstream is a tool error naming the mount", async () => {
+    vars = { MCP_DEV: "on" };
+    try {
+      const { status, body } = await modern("tools/call", { name: "down_anything", arguments: {} });
+      expect(status).toBe(200);
+      expect(body.result?.isError).toBe(true);
+      expect(textOf(body.result)).toMatch(/mounted server "down" could not be reached/);
+      expect(textOf(body.result)).not.toMatch(/plain http/);
+    } finally {
+      vars = {};
+    }
+  });
+
+  it("a local http upstream is mounted under npm run dev (MCP_DEV=on) only: deployed, plain http and private addresses are refused", async () => {
     const { status, body } = await modern("tools/call", { name: "down_anything", arguments: {} });
     expect(status).toBe(200);
     expect(body.result?.isError).toBe(true);
     expect(textOf(body.result)).toMatch(/mounted server "down" could not be reached/);
+    expect(textOf(body.result)).toMatch(/http:\/\/127\.0\.0\.1:9\/mcp is plain http; the client will not use it/);
   });
 
   it("an upstream that breaks off mid-call is a tool error naming the mount", async () => {
