@@ -5,6 +5,7 @@
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
+import { MemoryCache } from "./client/cache";
 import { McpClient, type AuthProvider, type McpClientOptions } from "./client/client";
 import type { Protocol } from "./client/era";
 import { checkEndpoint } from "./client/auth/endpoints";
@@ -154,6 +155,12 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   const listed = new Map<string, { items: Record<string, unknown>[]; until: number }>();
   // Kept across requests, so that a token it obtained serves every call until it expires.
   let credentials: AuthProvider | undefined;
+  /**
+   * The upstream's cacheable answers a call needs before it is made (`server/discover`, and `tools/list`
+   * for the tool's `x-mcp-header` arguments), kept in this isolate for the upstream's `ttlMs`. One
+   * partition: every call upstream carries the mount's credentials, never the caller's.
+   */
+  let answers = new MemoryCache(16);
 
   /**
    * Tells this server's listeners (2026 listen streams, 2025 GET streams, through the hub as `ctx.notify`
@@ -161,6 +168,8 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
    * hear it more than once, which costs it one list.
    */
   const relayChange = (ctx: HandlerContext<any>, kind: MountedList): Promise<void> => {
+    // What calls kept of the upstream's lists is stale too.
+    answers = new MemoryCache(16);
     const n = ctx.notify;
     const sent = kind === "tools" ? n.toolsListChanged() : kind === "prompts" ? n.promptsListChanged() : n.resourcesListChanged();
     return sent.catch((err: unknown) => {
@@ -180,7 +189,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   };
 
   /** A client for this request: a Worker may not reuse one request's connections in another. */
-  const clientFor = (ctx: HandlerContext<any>, more: McpClientOptions = {}): McpClient => {
+  const clientFor = (ctx: HandlerContext<any>, more: McpClientOptions = {}, cached = false): McpClient => {
     const target = typeof options.url === "function" ? options.url(ctx.env as Env) : options.url;
     const service = typeof target === "string" ? undefined : target;
     const url = service ? (options.serviceUrl ?? SERVICE_URL) : (target as string);
@@ -197,6 +206,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       headers: options.headers?.(ctx.env as Env) ?? {},
       ...(options.auth ? { auth: (credentials ??= options.auth(ctx.env as Env)) } : {}),
       timeoutMs: options.timeoutMs,
+      ...(cached ? { cache: answers, cachePartition: prefix } : {}),
       sessionStream: false,
       onNotification: (m) => upstreamNotified(ctx, m.method),
       // The downstream client checks what it asked for; this server passes results on as they are.
@@ -333,13 +343,17 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
             throw thrown;
           }
         };
-        const client = clientFor(ctx, {
-          handlers: {
-            elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
-            sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
-            roots: () => relay({ method: "roots/list" }),
+        const client = clientFor(
+          ctx,
+          {
+            handlers: {
+              elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
+              sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
+              roots: () => relay({ method: "roots/list" }),
+            },
           },
-        });
+          true,
+        );
         try {
           return await client.callTool(name, args, {
             signal: AbortSignal.any([ctx.signal, stop.signal]),

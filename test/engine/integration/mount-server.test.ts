@@ -211,6 +211,14 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(JSON.stringify(recordedAuthorization)).not.toContain(TOKEN);
   });
 
+  it("a mounted call reuses the upstream's discover and tool list within their ttlMs: one request upstream per call", async () => {
+    await modern("tools/call", { name: "rec_roll_dice", arguments: {} });
+    recordedAuthorization.length = 0;
+    const { body } = await modern("tools/call", { name: "rec_roll_dice", arguments: { sides: 4 } });
+    expect(textOf(body.result)).toMatch(/^Rolled 1d4: /);
+    expect(recordedAuthorization).toHaveLength(1);
+  });
+
   it("2025-11-25 downstream: relays the upstream's elicitation as a request on the call's stream, and the answer back", async () => {
     const headersOf = (sessionId?: string): Record<string, string> => ({
       "Content-Type": "application/json",
