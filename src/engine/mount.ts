@@ -14,6 +14,7 @@ import type { Fetch } from "./client/wire";
 import type { HandlerContext } from "./mcp/context";
 import { ErrorCode, McpError, invalidParams } from "./mcp/errors";
 import { isObject } from "./mcp/guards";
+import { COMPLETION_METHODS } from "./mcp/methods/completion";
 import { PROMPT_METHODS } from "./mcp/methods/prompts";
 import { mountedResource, mountedTool, type MountedList } from "./mcp/mounts";
 import { RESOURCE_METHODS } from "./mcp/methods/resources";
@@ -129,6 +130,23 @@ const MOUNT_METHODS: MethodTable = {
         params.cursor,
         reg.pageSize,
       ),
+  },
+  "completion/complete": {
+    needs: "completions",
+    run: (reg, params, ctx) => {
+      const ref = isObject(params.ref) ? params.ref : {};
+      // A mounted prompt or template is completed upstream; the app's own (and bad params) here.
+      const prompt =
+        ref.type === "ref/prompt" && typeof ref.name === "string" && !reg.prompts.has(ref.name) && mountedTool(reg.mounts, ref.name);
+      if (prompt) return prompt[0].complete({ type: "ref/prompt", name: prompt[1] }, params, ctx);
+      const template =
+        ref.type === "ref/resource" &&
+        typeof ref.uri === "string" &&
+        !reg.templates.some((t) => t.def.uriTemplate === ref.uri) &&
+        mountedResource(reg.mounts, ref.uri);
+      if (template && isObject(params.argument)) return template[0].complete({ type: "ref/resource", uri: template[1] }, params, ctx);
+      return COMPLETION_METHODS["completion/complete"]!.run(reg, params, ctx);
+    },
   },
   "prompts/get": {
     needs: "prompts",
@@ -310,6 +328,29 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
           return { ...result, contents: (result.contents ?? []).map((c) => ({ ...c, uri: `${prefix}+${c.uri as string}` })) };
         } catch (err) {
           const failed = failure(err, `the resource ${uri}`);
+          throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
+        } finally {
+          void client.close().catch(() => undefined);
+        }
+      },
+      async complete(ref, params, ctx) {
+        const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+        if (!isObject(argument) || typeof argument.name !== "string" || typeof argument.value !== "string")
+          throw invalidParams("completion/complete needs params.argument with string name and value");
+        const context = isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : undefined;
+        const client = clientFor(ctx);
+        try {
+          await client.connect();
+          if (!client.capabilities.completions) return { completion: { values: [], total: 0, hasMore: false } };
+          const result = await client.complete(
+            ref,
+            { name: argument.name, value: argument.value },
+            context as Record<string, string> | undefined,
+            { signal: ctx.signal },
+          );
+          return { completion: result.completion };
+        } catch (err) {
+          const failed = failure(err, `the completion of ${ref.type === "ref/prompt" ? ref.name : ref.uri}`);
           throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
         } finally {
           void client.close().catch(() => undefined);

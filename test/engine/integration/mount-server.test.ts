@@ -146,6 +146,25 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect((await modern("prompts/get", { name: "ex_nope", arguments: {} })).body.error?.code).toBe(-32602);
   });
 
+  it("completes a mounted prompt's arguments and a mounted template's variables upstream, on both revisions", async () => {
+    const prompt = await modern("completion/complete", {
+      ref: { type: "ref/prompt", name: "ex_explain_unit" },
+      argument: { name: "unit", value: "k" },
+    });
+    expect(prompt.body.result?.completion).toMatchObject({ values: ["kelvin"] });
+    const template = await modern("completion/complete", {
+      ref: { type: "ref/resource", uri: "ex+units://{unit}" },
+      argument: { name: "unit", value: "c" },
+    });
+    expect(template.body.result?.completion).toMatchObject({ values: ["celsius"] });
+    const rpc = await legacySession();
+    const legacy = await rpc("completion/complete", {
+      ref: { type: "ref/prompt", name: "old_explain_unit" },
+      argument: { name: "unit", value: "f" },
+    });
+    expect(legacy.result?.completion).toMatchObject({ values: ["fahrenheit"] });
+  });
+
   it("serves the upstream's resources and templates with its prefix before their URIs, on both revisions", async () => {
     const resources = (await modern("resources/list", {})).body.result!.resources as { uri: string }[];
     expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["ex+info://about", "old+info://about"]));
