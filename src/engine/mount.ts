@@ -5,13 +5,16 @@
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
+import { MemoryCache } from "./client/cache";
 import { McpClient, type AuthProvider, type McpClientOptions } from "./client/client";
 import type { Protocol } from "./client/era";
+import { checkEndpoint } from "./client/auth/endpoints";
 import { McpClientError } from "./client/errors";
 import type { Fetch } from "./client/wire";
 import type { HandlerContext } from "./mcp/context";
 import { ErrorCode, McpError, invalidParams } from "./mcp/errors";
 import { isObject } from "./mcp/guards";
+import { COMPLETION_METHODS } from "./mcp/methods/completion";
 import { PROMPT_METHODS } from "./mcp/methods/prompts";
 import { mountedResource, mountedTool, type MountedList } from "./mcp/mounts";
 import { RESOURCE_METHODS } from "./mcp/methods/resources";
@@ -71,6 +74,19 @@ const LIST_METHOD: Record<MountedList, string> = {
  * the upstream reads (localhost passes the default ALLOWED_HOSTS of a Worker built on this template).
  */
 const SERVICE_URL = "http://localhost/mcp";
+/** The notification each list's change is, upstream and here. */
+const CHANGED: Record<MountedList, string> = {
+  tools: "notifications/tools/list_changed",
+  prompts: "notifications/prompts/list_changed",
+  resources: "notifications/resources/list_changed",
+  resourceTemplates: "notifications/resources/list_changed",
+};
+/** The lists an upstream's list-changed notification makes stale. */
+const STALE: Record<string, MountedList[]> = {
+  "notifications/tools/list_changed": ["tools"],
+  "notifications/prompts/list_changed": ["prompts"],
+  "notifications/resources/list_changed": ["resources", "resourceTemplates"],
+};
 
 /**
  * The lists and reads of prompts and resources with the mounts' own: the app's first (PROMPT_METHODS,
@@ -115,6 +131,23 @@ const MOUNT_METHODS: MethodTable = {
         reg.pageSize,
       ),
   },
+  "completion/complete": {
+    needs: "completions",
+    run: (reg, params, ctx) => {
+      const ref = isObject(params.ref) ? params.ref : {};
+      // A mounted prompt or template is completed upstream; the app's own (and bad params) here.
+      const prompt =
+        ref.type === "ref/prompt" && typeof ref.name === "string" && !reg.prompts.has(ref.name) && mountedTool(reg.mounts, ref.name);
+      if (prompt) return prompt[0].complete({ type: "ref/prompt", name: prompt[1] }, params, ctx);
+      const template =
+        ref.type === "ref/resource" &&
+        typeof ref.uri === "string" &&
+        !reg.templates.some((t) => t.def.uriTemplate === ref.uri) &&
+        mountedResource(reg.mounts, ref.uri);
+      if (template && isObject(params.argument)) return template[0].complete({ type: "ref/resource", uri: template[1] }, params, ctx);
+      return COMPLETION_METHODS["completion/complete"]!.run(reg, params, ctx);
+    },
+  },
   "prompts/get": {
     needs: "prompts",
     run: (reg, params, ctx) => {
@@ -140,13 +173,50 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   const listed = new Map<string, { items: Record<string, unknown>[]; until: number }>();
   // Kept across requests, so that a token it obtained serves every call until it expires.
   let credentials: AuthProvider | undefined;
+  /**
+   * The upstream's cacheable answers a call needs before it is made (`server/discover`, and `tools/list`
+   * for the tool's `x-mcp-header` arguments), kept in this isolate for the upstream's `ttlMs`. One
+   * partition: every call upstream carries the mount's credentials, never the caller's.
+   */
+  let answers = new MemoryCache(16);
+
+  /**
+   * Tells this server's listeners (2026 listen streams, 2025 GET streams, through the hub as `ctx.notify`
+   * does) that a mounted list changed. Each isolate that sees the change says so once: a listener may
+   * hear it more than once, which costs it one list.
+   */
+  const relayChange = (ctx: HandlerContext<any>, kind: MountedList): Promise<void> => {
+    // What calls kept of the upstream's lists is stale too.
+    answers = new MemoryCache(16);
+    const n = ctx.notify;
+    const sent = kind === "tools" ? n.toolsListChanged() : kind === "prompts" ? n.promptsListChanged() : n.resourcesListChanged();
+    return sent.catch((err: unknown) => {
+      console.error(JSON.stringify({ mcp: "mount_relay_failed", mount: prefix, what: CHANGED[kind], message: String(err) }));
+    });
+  };
+
+  /**
+   * The upstream said a list changed, on a stream of a request this server made (a 2025 call's SSE
+   * answer): the kept list is stale at once, and this server's listeners are told.
+   */
+  const upstreamNotified = (ctx: HandlerContext<any>, method: string): void => {
+    const stale = STALE[method];
+    if (!stale) return;
+    for (const kind of stale) listed.delete(kind);
+    void relayChange(ctx, stale[0]!);
+  };
 
   /** A client for this request: a Worker may not reuse one request's connections in another. */
-  const clientFor = (ctx: HandlerContext<any>, more: McpClientOptions = {}): McpClient => {
+  const clientFor = (ctx: HandlerContext<any>, more: McpClientOptions = {}, cached = false): McpClient => {
     const target = typeof options.url === "function" ? options.url(ctx.env as Env) : options.url;
     const service = typeof target === "string" ? undefined : target;
     const url = service ? (options.serviceUrl ?? SERVICE_URL) : (target as string);
-    const fetch: Fetch | undefined = service ? (input, init) => service.fetch(input, init) : undefined;
+    const refused = service ? undefined : refusal(url, (ctx.env as { MCP_DEV?: string }).MCP_DEV === "on");
+    const fetch: Fetch | undefined = service
+      ? (input, init) => service.fetch(input, init)
+      : refused
+        ? () => Promise.reject(refused)
+        : undefined;
     return new McpClient(url, {
       ...more,
       ...(options.protocol ? { protocol: options.protocol } : {}),
@@ -154,10 +224,27 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       headers: options.headers?.(ctx.env as Env) ?? {},
       ...(options.auth ? { auth: (credentials ??= options.auth(ctx.env as Env)) } : {}),
       timeoutMs: options.timeoutMs,
+      ...(cached ? { cache: answers, cachePartition: prefix } : {}),
       sessionStream: false,
+      onNotification: (m) => upstreamNotified(ctx, m.method),
       // The downstream client checks what it asked for; this server passes results on as they are.
       validateOutput: false,
     });
+  };
+
+  /**
+   * Why a URL may not be mounted here, if it may not: the client's rules for the endpoints it is sent
+   * to. Plain http and private, link-local or loopback addresses are refused in a deployed Worker (a
+   * header or token in clear, a reach into an internal network); under `npm run dev` (MCP_DEV=on) a
+   * local upstream such as `http://127.0.0.1:8788/mcp` works as it is.
+   */
+  const refusal = (url: string, dev: boolean): McpClientError | undefined => {
+    try {
+      checkEndpoint(url, `URL of the mounted server "${prefix}"`, "https://mount.invalid/", { allowHttp: dev, allowPrivateNetwork: dev });
+      return undefined;
+    } catch (err) {
+      return err as McpClientError;
+    }
   };
 
   /** What a failure of the upstream is downstream: its JSON-RPC error as it was, else a tool error naming the mount. */
@@ -205,6 +292,8 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       const ttl = typeof ttlMs === "number" && ttlMs >= 0 ? Math.min(ttlMs, bound) : bound;
       const renamed = items.map(({ execution: _execution, ...item }) => renamedEntry(kind, item));
       listed.set(kind, { items: renamed, until: Date.now() + ttl });
+      // A list that differs from the one kept before is a change this server's listeners hear of.
+      if (kept && JSON.stringify(kept.items) !== JSON.stringify(renamed)) await relayChange(ctx, kind);
       return renamed;
     } catch (err) {
       // A list this server cannot complete leaves the mount's entries out rather than failing the app's.
@@ -244,6 +333,29 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
           void client.close().catch(() => undefined);
         }
       },
+      async complete(ref, params, ctx) {
+        const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+        if (!isObject(argument) || typeof argument.name !== "string" || typeof argument.value !== "string")
+          throw invalidParams("completion/complete needs params.argument with string name and value");
+        const context = isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : undefined;
+        const client = clientFor(ctx);
+        try {
+          await client.connect();
+          if (!client.capabilities.completions) return { completion: { values: [], total: 0, hasMore: false } };
+          const result = await client.complete(
+            ref,
+            { name: argument.name, value: argument.value },
+            context as Record<string, string> | undefined,
+            { signal: ctx.signal },
+          );
+          return { completion: result.completion };
+        } catch (err) {
+          const failed = failure(err, `the completion of ${ref.type === "ref/prompt" ? ref.name : ref.uri}`);
+          throw new McpError(ErrorCode.InternalError, (failed.content[0] as { text: string }).text);
+        } finally {
+          void client.close().catch(() => undefined);
+        }
+      },
       async getPrompt(name, args, ctx) {
         const client = clientFor(ctx);
         try {
@@ -272,13 +384,17 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
             throw thrown;
           }
         };
-        const client = clientFor(ctx, {
-          handlers: {
-            elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
-            sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
-            roots: () => relay({ method: "roots/list" }),
+        const client = clientFor(
+          ctx,
+          {
+            handlers: {
+              elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
+              sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
+              roots: () => relay({ method: "roots/list" }),
+            },
           },
-        });
+          true,
+        );
         try {
           return await client.callTool(name, args, {
             signal: AbortSignal.any([ctx.signal, stop.signal]),

@@ -191,7 +191,10 @@ export class McpClient {
   }
 
   private async discoverOn(lane: ModernLane): Promise<void> {
-    const raw = await lane.request("server/discover", {});
+    // A discover kept in the cache (for its ttlMs) answers for the server: one request fewer per client.
+    const raw =
+      ((await this.cache?.get("server/discover", {})) as Awaited<ReturnType<ModernLane["request"]>> | undefined) ??
+      (await lane.request("server/discover", {}));
     const result = raw as unknown as DiscoverResult;
     this.lane = lane;
     this.capabilities = result.capabilities ?? {};

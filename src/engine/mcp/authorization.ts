@@ -67,7 +67,9 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     if (guard.of === "template") {
       // Completion of a template's variables: its scopes, given the variables the client already chose.
       const template = reg.templates.find((t) => t.def.uriTemplate === guard.name);
-      return template && completionScopes(template.def.scopes, contextArguments(op!.arguments), guard.name, fallback);
+      return template
+        ? completionScopes(template.def.scopes, contextArguments(op!.arguments), guard.name, fallback)
+        : mountedScopes(mountedResource(reg.mounts, guard.name), fallback);
     }
     for (const t of reg.templates) {
       const vars = t.matcher.match(guard.name);

@@ -34,6 +34,15 @@ export interface Mount {
   /** Its resources and templates as listed here: URIs with `<prefix>+` before them. */
   resources(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
   resourceTemplates(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
+  /**
+   * Completes an argument of the upstream's prompt or a variable of its template (`ref` named as
+   * upstream, without the prefix); no values when the upstream does not complete.
+   */
+  complete(
+    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+    params: Record<string, unknown>,
+    ctx: HandlerContext<any>,
+  ): Promise<Record<string, unknown>>;
   /** Reads the upstream's resource `uri` (without the prefix); the contents' URIs get it again. */
   readResource(uri: string, ctx: HandlerContext<any>): Promise<Record<string, unknown>>;
 }

@@ -258,7 +258,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   if (tools.size > 0 || app.mounts?.length) capabilities.tools = { listChanged: true };
   if (hasResources || app.mounts?.length) capabilities.resources = resourcesCapability(app);
   if (prompts.size > 0 || app.mounts?.length) capabilities.prompts = { listChanged: true };
-  if (hasCompletions) capabilities.completions = {};
+  if (hasCompletions || app.mounts?.length) capabilities.completions = {};
   if (app.logging ?? true) capabilities.logging = {};
   const hasTasks = [...tools.values()].some((t) => t.task);
   if (hasTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };

@@ -3,7 +3,8 @@
  * (MOUNT_UPSTREAM): as `ex` (whichever revision the client picks), as `old` (a 2025-11-25 session
  * upstream), as `cut` (a binding whose answers break off after their first chunk: an upstream that
  * dies mid-call), as `rec` (with a static token, each request's Authorization recorded), and as
- * `down` (an address nothing listens on). Scopes: `ex_roll_dice` needs
+ * `down` (an address nothing listens on), and as `chg` (kept no time, its tool `greet` listed as `hello` while
+ * `changingUpstream.renamed` is set: an upstream whose list changes). Scopes: `ex_roll_dice` needs
  * `dice:roll`; the policy refuses `ex_convert_temperature` to principals named `refused-…`.
  * What test/engine/integration/mount-server.test.ts calls; its session class is bound only in the
  * engine tests (vitest-index.ts), so the engine app's bundle carries none of it.
@@ -43,6 +44,18 @@ const recording = (upstream: Fetcher): Fetcher =>
     },
   }) as unknown as Fetcher;
 
+/** While `renamed` is set, the `chg` mount's upstream lists its tool `greet` as `hello`. */
+export const changingUpstream = { renamed: false };
+const changing = (upstream: Fetcher): Fetcher =>
+  ({
+    async fetch(input: RequestInfo | URL, init?: RequestInit) {
+      const res = await upstream.fetch(input as never, init as never);
+      if (!changingUpstream.renamed) return res;
+      const text = (await res.text()).replace('"name":"greet"', '"name":"hello"');
+      return new Response(text, { status: res.status, headers: res.headers });
+    },
+  }) as unknown as Fetcher;
+
 export default defineApp<MountEnv>({
   info: { name: "mount-app", version: "1.0.0" },
   tools: [defineTool({ name: "local_echo", handler: () => "local" })],
@@ -55,6 +68,7 @@ export default defineApp<MountEnv>({
       url: (env) => recording(env.MOUNT_UPSTREAM),
       headers: () => ({ Authorization: "Bearer upstream-static" }),
     }),
+    mountServer<MountEnv>({ prefix: "chg", url: (env) => changing(env.MOUNT_UPSTREAM), listTtlMs: 0 }),
     mountServer({ prefix: "down", url: "http://127.0.0.1:9/mcp", timeoutMs: 5000 }),
   ],
   authorization: defineAuthorization({

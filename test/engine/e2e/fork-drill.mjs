@@ -24,6 +24,7 @@ import path from "node:path";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { ROOT, atExit, run, sleep, spawnGroup, stopGroup } from "../../../scripts/lib/procs.mjs";
 import { freePort, startWrangler } from "./server.mjs";
+import { devTokenKey, mintDevToken } from "../../../scripts/lib/dev-token.mjs";
 import { APP_CHECKS_FOLDER, ENGINE_TEST_FOLDERS } from "../../../scripts/test-folders.mjs";
 import { VIEW_FORK_APP, VIEW_FORK_FILE, assertViewServed } from "./extensions.mjs";
 import { fencedBlocks } from "../../../scripts/checks/readme-blocks.mjs";
@@ -51,7 +52,7 @@ function storagePageTest() {
 }
 
 const NOTES_APP = `import * as v from "valibot";
-import { defineApp, defineTool } from "./mcp";
+import { defineApp, defineTool, mountServer, userState } from "./mcp";
 
 export const saveNote = defineTool({
   name: "save_note",
@@ -89,7 +90,24 @@ export const explode = defineTool({
   },
 });
 
-export default defineApp({ info: { name: "fork-drill-notes", version: "1.0.0" }, tools: [saveNote, readNote, addBookmark, explode] });
+export const remember = defineTool({
+  name: "remember",
+  description: "Keeps a text in the caller's own state and answers the one kept before.",
+  input: v.object({ text: v.string() }),
+  handler: async ({ text }, ctx) => {
+    const before = await ctx.user.get("last");
+    await ctx.user.put("last", text);
+    return \`before: \${String(before ?? "nothing")}\`;
+  },
+});
+
+export default defineApp({
+  info: { name: "fork-drill-notes", version: "1.0.0" },
+  tools: [saveNote, readNote, addBookmark, explode, remember],
+  userState: userState(),
+  // Another local server, its URL given by npm run dev's --var (nothing listens on the fallback).
+  mounts: [mountServer({ prefix: "up", url: (env: { UPSTREAM_MCP?: string }) => env.UPSTREAM_MCP ?? "http://127.0.0.1:9/mcp" })],
+});
 `;
 
 /** The line of NOTES_APP that throws: a stack under \`npm run dev\` must name it. */
@@ -105,7 +123,20 @@ id = "fork-drill-notes"
 binding = "DB"
 database_name = "fork-drill-bookmarks"
 database_id = "00000000-0000-4000-8000-000000000000"
+
+[[durable_objects.bindings]]
+name = "MCP_USER"
+class_name = "McpUser"
+
+[[migrations]]
+tag = "v-user-state"
+new_sqlite_classes = ["McpUser"]
 `;
+/** The Worker entry's line that exports the Durable Object classes, and the same with userState's (docs/state.md). */
+const ENTRY_CLASSES = [
+  "export const { McpHub, McpSession, McpTask } = mcp;",
+  "export const { McpHub, McpSession, McpTask, McpUser } = mcp;",
+];
 const MIGRATION = {
   file: "migrations/0001_bookmarks.sql",
   sql: "CREATE TABLE bookmarks (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL);\n",
@@ -205,15 +236,16 @@ function removeForkTests(dir) {
 }
 
 /** A tool call on 2026-07-28, and one in a 2025-11-25 session. */
-async function callBoth(url, first, second) {
+async function callBoth(url, first, second, extra = {}) {
+  const base = { ...JSON_HEADERS, ...extra };
   const modern = await fetch(url, {
     method: "POST",
-    headers: { ...JSON_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": first.name },
+    headers: { ...base, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": first.name },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...first, _meta: MODERN_META } }),
   });
   const init = await fetch(url, {
     method: "POST",
-    headers: JSON_HEADERS,
+    headers: base,
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -222,14 +254,25 @@ async function callBoth(url, first, second) {
     }),
   });
   const session = init.headers.get("Mcp-Session-Id") ?? "";
-  const inSession = { ...JSON_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" };
+  const inSession = { ...base, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" };
   await fetch(url, { method: "POST", headers: inSession, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
   const legacy = await fetch(url, {
     method: "POST",
     headers: inSession,
     body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: second }),
   });
-  return { modern: await modern.json(), legacy: await legacy.json(), session };
+  return { modern: await bodyOf(modern), legacy: await bodyOf(legacy), session };
+}
+
+/** A JSON-RPC answer, sent as JSON or as SSE (its last message with an id). */
+async function bodyOf(res) {
+  const text = await res.text();
+  if (!res.headers.get("Content-Type")?.includes("text/event-stream")) return JSON.parse(text);
+  const data = text
+    .split("\n")
+    .filter((l) => l.startsWith("data: ") && l.includes('"id"'))
+    .pop();
+  return JSON.parse(data?.slice(6) ?? "{}");
 }
 
 export async function runForkDrill() {
@@ -293,6 +336,9 @@ async function notesFork(check) {
   await inScratchFork(check, "notes", async (dir, { exec, mustPass }) => {
     writeFileSync(path.join(dir, "src", "server.ts"), NOTES_APP);
     appendFileSync(path.join(dir, "wrangler.toml"), NOTES_BINDING);
+    const entry = path.join(dir, "src", "index.ts");
+    assert(readFileSync(entry, "utf8").includes(ENTRY_CLASSES[0]), `src/index.ts lacks the line docs/state.md tells a fork to change`);
+    writeFileSync(entry, readFileSync(entry, "utf8").replace(ENTRY_CLASSES[0], ENTRY_CLASSES[1]));
     mkdirSync(path.join(dir, "migrations"));
     writeFileSync(path.join(dir, MIGRATION.file), MIGRATION.sql);
     for (const [file, text] of Object.entries(NOTES_TESTS)) {
@@ -328,39 +374,103 @@ async function notesFork(check) {
       125_000,
     );
 
-    await npmRunDev(check, dir, async (url, log) => {
-      await check("under npm run dev its tools answer on 2026-07-28 and in a 2025-11-25 session, through its KV", async () => {
-        const { modern, legacy, session } = await callBoth(
-          url,
-          { name: "save_note", arguments: { id: "n", text: "kept in KV" } },
-          { name: "read_note", arguments: { id: "n" } },
-        );
-        assertEqual(modern.result?.content, [{ type: "text", text: "saved n" }], "2026-07-28 save_note content");
-        assert(session.length > 0, "initialize gave no Mcp-Session-Id");
-        assertEqual(legacy.result?.content, [{ type: "text", text: "kept in KV" }], "2025-11-25 read_note content");
-      });
-      await check("npm run dev applied the D1 migration: add_bookmark writes to its table on both revisions", async () => {
-        const { modern, legacy } = await callBoth(
-          url,
-          { name: "add_bookmark", arguments: { url: "https://a.example" } },
-          { name: "add_bookmark", arguments: { url: "https://b.example" } },
-        );
-        assertEqual(
-          modern.result?.content,
-          [{ type: "text", text: "1 bookmarks" }],
-          `2026-07-28 add_bookmark (log: ${log().slice(-1500)})`,
-        );
-        assertEqual(legacy.result?.content, [{ type: "text", text: "2 bookmarks" }], "2025-11-25 add_bookmark");
-      });
-      await check("under npm run dev a tool's exception is logged with a stack that names src/server.ts", async () => {
-        const { modern } = await callBoth(url, { name: "explode", arguments: {} }, { name: "read_note", arguments: { id: "n" } });
-        assert(modern.result?.isError === true, `explode did not fail: ${JSON.stringify(modern)}`);
-        const where = `src/server.ts:${EXPLODE_LINE}:`;
-        for (let waited = 0; !log().includes(where) && waited < 5_000; waited += 250) await sleep(250);
-        assert(log().includes(where), `no stack frame at ${where} in the dev server's output:\n${log().slice(-3000)}`);
-      });
-    });
+    // The server the fork mounts: the engine's test app under a wrangler dev of its own.
+    /** @type {{ server?: Awaited<ReturnType<typeof startWrangler>> }} */
+    const upstream = {};
+    await check(
+      "wrangler dev serves the upstream the fork mounts (the engine test app)",
+      async () => {
+        upstream.server = await startWrangler({ config: "test/engine/app/wrangler.toml" });
+      },
+      90_000,
+    );
+    const upstreamVar = upstream.server ? ["--var", `UPSTREAM_MCP:${upstream.server.url}`] : [];
+    try {
+      await npmRunDev(check, dir, (url, log) => notesUnderDev(check, dir, url, log, upstream.server !== undefined), upstreamVar);
+    } finally {
+      await upstream.server?.stop();
+    }
   });
+}
+
+/** The notes fork's checks under `npm run dev`: its KV, D1, stacks, ctx.user and its mount. */
+async function notesUnderDev(check, dir, url, log, upstreamStarted) {
+  await check("under npm run dev its tools answer on 2026-07-28 and in a 2025-11-25 session, through its KV", async () => {
+    const { modern, legacy, session } = await callBoth(
+      url,
+      { name: "save_note", arguments: { id: "n", text: "kept in KV" } },
+      { name: "read_note", arguments: { id: "n" } },
+    );
+    assertEqual(modern.result?.content, [{ type: "text", text: "saved n" }], "2026-07-28 save_note content");
+    assert(session.length > 0, "initialize gave no Mcp-Session-Id");
+    assertEqual(legacy.result?.content, [{ type: "text", text: "kept in KV" }], "2025-11-25 read_note content");
+  });
+  await check("npm run dev applied the D1 migration: add_bookmark writes to its table on both revisions", async () => {
+    const { modern, legacy } = await callBoth(
+      url,
+      { name: "add_bookmark", arguments: { url: "https://a.example" } },
+      { name: "add_bookmark", arguments: { url: "https://b.example" } },
+    );
+    assertEqual(modern.result?.content, [{ type: "text", text: "1 bookmarks" }], `2026-07-28 add_bookmark (log: ${log().slice(-1500)})`);
+    assertEqual(legacy.result?.content, [{ type: "text", text: "2 bookmarks" }], "2025-11-25 add_bookmark");
+  });
+  await check("under npm run dev a tool's exception is logged with a stack that names src/server.ts", async () => {
+    const { modern } = await callBoth(url, { name: "explode", arguments: {} }, { name: "read_note", arguments: { id: "n" } });
+    assert(modern.result?.isError === true, `explode did not fail: ${JSON.stringify(modern)}`);
+    const where = `src/server.ts:${EXPLODE_LINE}:`;
+    for (let waited = 0; !log().includes(where) && waited < 5_000; waited += 250) await sleep(250);
+    assert(log().includes(where), `no stack frame at ${where} in the dev server's output:\n${log().slice(-3000)}`);
+  });
+  await check("under npm run dev ctx.user keeps a caller's state across revisions, and another caller's apart", async () => {
+    const key = devTokenKey(dir);
+    const as = async (sub) => ({ Authorization: `Bearer ${await mintDevToken(key, { sub })}` });
+    const alice = await callBoth(
+      url,
+      { name: "remember", arguments: { text: "first" } },
+      { name: "remember", arguments: { text: "second" } },
+      await as("alice"),
+    );
+    assertEqual(
+      alice.modern.result?.content,
+      [{ type: "text", text: "before: nothing" }],
+      `alice's first write (2026-07-28): ${JSON.stringify(alice.modern)}`,
+    );
+    assertEqual(alice.legacy.result?.content, [{ type: "text", text: "before: first" }], "alice's second, in a 2025-11-25 session");
+    const bob = await callBoth(
+      url,
+      { name: "remember", arguments: { text: "bob's" } },
+      { name: "remember", arguments: { text: "bob's again" } },
+      await as("bob"),
+    );
+    assertEqual(bob.modern.result?.content, [{ type: "text", text: "before: nothing" }], "bob's first write sees none of alice's");
+  });
+  await check(
+    "under npm run dev the fork's mount of a local wrangler dev (http://127.0.0.1:<port>/mcp) lists and calls its tools on both revisions",
+    async () => {
+      assert(upstreamStarted, "the upstream did not start");
+      const listed = await bodyOf(
+        await fetch(url, {
+          method: "POST",
+          headers: { ...JSON_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } }),
+        }),
+      );
+      const names = (listed.result?.tools ?? []).map((t) => t.name);
+      assert(
+        names.includes("up_convert_temperature") && names.includes("remember"),
+        `tools/list: ${names.join(", ")}\n${log().slice(-2000)}`,
+      );
+      const call = { name: "up_convert_temperature", arguments: { value: 100, from: "celsius" } };
+      const { modern, legacy } = await callBoth(url, call, call);
+      for (const [revision, answer] of [
+        ["2026-07-28", modern],
+        ["2025-11-25", legacy],
+      ]) {
+        const text = answer.result?.content?.[0]?.text ?? "";
+        assert(answer.result?.isError !== true && text.includes("212"), `${revision} up_convert_temperature: ${JSON.stringify(answer)}`);
+      }
+    },
+  );
 }
 
 /** Whether something accepts connections on 127.0.0.1:port. */
@@ -378,7 +488,7 @@ const listening = (port) =>
  * log)\` against it, then stops it by SIGTERM to npm's PID alone (not its group): the port must be
  * free within 10 s. Before scripts/dev.mjs, npm's \`sh -c\` died and wrangler and workerd kept it.
  */
-async function npmRunDev(check, dir, fn) {
+async function npmRunDev(check, dir, fn, extraArgs = []) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const state = mkdtempSync(path.join(os.tmpdir(), "mcp-fork-drill-state-"));
   const npm = spawnGroup(
@@ -396,6 +506,7 @@ async function npmRunDev(check, dir, fn) {
       "--persist-to",
       state,
       "--show-interactive-dev-session=false",
+      ...extraArgs,
     ],
     { cwd: dir },
   );

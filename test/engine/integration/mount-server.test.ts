@@ -8,8 +8,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
-import mountApp, { recordedAuthorization } from "../app/mount-app";
-import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import mountApp, { changingUpstream, recordedAuthorization } from "../app/mount-app";
+import { SseReader, buildModernRequest, type RpcMessage } from "../helpers/mcp";
 import { cancelAllReaders, sse } from "../helpers/legacy";
 
 /** `mount-<principal>`: alice holds dice:roll, the others nothing. */
@@ -25,6 +25,8 @@ const TOKEN = "mount-alice";
 
 /** The metrics data points of the requests this file makes (MCP_METRICS). */
 const points: { blobs: string[]; indexes: string[] }[] = [];
+/** Settings of this server's own for the next requests (MCP_DEV). */
+let vars: Record<string, string> = {};
 const metrics = { writeDataPoint: (p: (typeof points)[number]) => void points.push(p) };
 
 async function post(token: string, body: object, headers: Record<string, string>): Promise<Response> {
@@ -35,7 +37,7 @@ async function post(token: string, body: object, headers: Record<string, string>
       headers: { ...headers, Authorization: `Bearer ${token}` },
       body: JSON.stringify(body),
     }),
-    { ...(mountEnv as object), MCP_METRICS: metrics } as never,
+    { ...(mountEnv as object), ...vars, MCP_METRICS: metrics } as never,
     ctx,
   );
   await waitOnExecutionContext(ctx);
@@ -144,6 +146,25 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect((await modern("prompts/get", { name: "ex_nope", arguments: {} })).body.error?.code).toBe(-32602);
   });
 
+  it("completes a mounted prompt's arguments and a mounted template's variables upstream, on both revisions", async () => {
+    const prompt = await modern("completion/complete", {
+      ref: { type: "ref/prompt", name: "ex_explain_unit" },
+      argument: { name: "unit", value: "k" },
+    });
+    expect(prompt.body.result?.completion).toMatchObject({ values: ["kelvin"] });
+    const template = await modern("completion/complete", {
+      ref: { type: "ref/resource", uri: "ex+units://{unit}" },
+      argument: { name: "unit", value: "c" },
+    });
+    expect(template.body.result?.completion).toMatchObject({ values: ["celsius"] });
+    const rpc = await legacySession();
+    const legacy = await rpc("completion/complete", {
+      ref: { type: "ref/prompt", name: "old_explain_unit" },
+      argument: { name: "unit", value: "f" },
+    });
+    expect(legacy.result?.completion).toMatchObject({ values: ["fahrenheit"] });
+  });
+
   it("serves the upstream's resources and templates with its prefix before their URIs, on both revisions", async () => {
     const resources = (await modern("resources/list", {})).body.result!.resources as { uri: string }[];
     expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["ex+info://about", "old+info://about"]));
@@ -209,6 +230,14 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(JSON.stringify(recordedAuthorization)).not.toContain(TOKEN);
   });
 
+  it("a mounted call reuses the upstream's discover and tool list within their ttlMs: one request upstream per call", async () => {
+    await modern("tools/call", { name: "rec_roll_dice", arguments: {} });
+    recordedAuthorization.length = 0;
+    const { body } = await modern("tools/call", { name: "rec_roll_dice", arguments: { sides: 4 } });
+    expect(textOf(body.result)).toMatch(/^Rolled 1d4: /);
+    expect(recordedAuthorization).toHaveLength(1);
+  });
+
   it("2025-11-25 downstream: relays the upstream's elicitation as a request on the call's stream, and the answer back", async () => {
     const headersOf = (sessionId?: string): Record<string, string> => ({
       "Content-Type": "application/json",
@@ -252,10 +281,24 @@ describe("mountServer: another server's tools served as this server's own", () =
   });
 
   it("an unreachable upstream is a tool error naming the mount", async () => {
+    vars = { MCP_DEV: "on" };
+    try {
+      const { status, body } = await modern("tools/call", { name: "down_anything", arguments: {} });
+      expect(status).toBe(200);
+      expect(body.result?.isError).toBe(true);
+      expect(textOf(body.result)).toMatch(/mounted server "down" could not be reached/);
+      expect(textOf(body.result)).not.toMatch(/plain http/);
+    } finally {
+      vars = {};
+    }
+  });
+
+  it("a local http upstream is mounted under npm run dev (MCP_DEV=on) only: deployed, plain http and private addresses are refused", async () => {
     const { status, body } = await modern("tools/call", { name: "down_anything", arguments: {} });
     expect(status).toBe(200);
     expect(body.result?.isError).toBe(true);
     expect(textOf(body.result)).toMatch(/mounted server "down" could not be reached/);
+    expect(textOf(body.result)).toMatch(/http:\/\/127\.0\.0\.1:9\/mcp is plain http; the client will not use it/);
   });
 
   it("an upstream that breaks off mid-call is a tool error naming the mount", async () => {
@@ -263,5 +306,40 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(status).toBe(200);
     expect(body.result?.isError, JSON.stringify(body)).toBe(true);
     expect(textOf(body.result)).toMatch(/mounted server "cut"/);
+  });
+
+  it("relays a change of the upstream's list to this server's listeners, and serves the new list", async () => {
+    // A 2026 client listening here for tool list changes.
+    const { message, headers } = buildModernRequest(
+      "subscriptions/listen",
+      { notifications: { toolsListChanged: true } },
+      { id: "mount-listen" },
+    );
+    const listening = await worker.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...headers, Authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify(message),
+      }),
+      mountEnv,
+      createExecutionContext(),
+    );
+    const reader = new SseReader(listening);
+    try {
+      expect((await reader.next(3000))?.method).toBe("notifications/subscriptions/acknowledged");
+      expect(names((await modern("tools/list", {})).body.result)).toContain("chg_greet");
+      changingUpstream.renamed = true;
+      const listed = names((await modern("tools/list", {})).body.result);
+      expect(listed).toContain("chg_hello");
+      expect(listed).not.toContain("chg_greet");
+      const heard = await reader.next(3000);
+      expect(heard?.method).toBe("notifications/tools/list_changed");
+      // The same list again is no change.
+      await modern("tools/list", {});
+      expect(await reader.next(500)).toBeUndefined();
+    } finally {
+      changingUpstream.renamed = false;
+      await reader.cancel();
+    }
   });
 });
