@@ -56,7 +56,7 @@ export interface EdgeSetup {
   said: { secret: boolean; scoped: boolean };
 }
 
-/** A request on its way through the steps, and what they found. */
+/** A request on its way through the steps, and what they found; a field a step sets is unset before it. */
 interface Passage {
   readonly edge: EdgeSetup;
   readonly request: Request;
@@ -64,16 +64,16 @@ interface Passage {
   readonly ctx: WorkerContext;
   readonly config: Config;
   /** Set by `cors` once the request is past the preflight: every later answer carries the CORS headers. */
-  cors: boolean;
+  cors?: boolean;
   origin: string | null;
   /** Set by `authenticate`: the registry, the caller, and what either lane needs of an admitted request. */
   admitted: LegacyDeps;
   /** POST only, set by `readBody`: the Accept quirk served (http/quirks.ts) and the body. */
   media: Quirk | null;
   body: string;
-  /** POST only, set by `parse`: the message, or why it is not one, and the id to answer. */
-  msg: Message | undefined;
-  invalid: McpError | undefined;
+  /** POST only, set by `parse`: the message, or why it is not one, and the id to answer (none: null). */
+  msg?: Message;
+  invalid?: McpError;
   id: RequestId | null;
 }
 
@@ -241,21 +241,8 @@ async function servePost(p: Passage, msg: Message): Promise<Response> {
 
 /** Serves one /mcp request: the steps in order until one answers, else the lane. */
 export async function serveMcp(edge: EdgeSetup, request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
-  const p: Passage = {
-    edge,
-    request,
-    env,
-    ctx,
-    config: readConfig(env),
-    cors: false,
-    origin: null,
-    admitted: undefined!,
-    media: null,
-    body: "",
-    msg: undefined,
-    invalid: undefined,
-    id: null,
-  };
+  // What the steps find starts unset (see Passage).
+  const p = { edge, request, env, ctx, config: readConfig(env), id: null } as Passage;
   let answer: Response | null | undefined;
   for (const step of STEPS) {
     const out = step(p);
