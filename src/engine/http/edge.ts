@@ -68,8 +68,8 @@ interface Passage {
   origin: string | null;
   /** Set by `authenticate`: the registry, the caller, and what either lane needs of an admitted request. */
   admitted: LegacyDeps;
-  /** POST only, set by `readBody`: the Accept quirk served (http/quirks.ts) and the body. */
-  media: Quirk | null;
+  /** POST only, set by `readBody`: the Accept quirk served, if any (http/quirks.ts), and the body. */
+  media?: Quirk;
   body: string;
   /** POST only, set by `parse`: the message, or why it is not one, and the id to answer (none: null). */
   msg?: Message;
@@ -205,6 +205,7 @@ function lane(p: Passage): Promise<Response> | Response {
 
 async function servePost(p: Passage, msg: Message): Promise<Response> {
   const { request, env, admitted, id } = p;
+  const media = p.media ?? null;
   if (classifyEra(msg, request.headers, p.config.strictHeaders) === "legacy") {
     if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
       // Each session is a Durable Object with storage: creating them has its own, smaller budget.
@@ -217,12 +218,12 @@ async function servePost(p: Passage, msg: Message): Promise<Response> {
       );
       if (limited) return limited;
     }
-    return inAcceptedForm(p.media, id, await serveLegacyPost(request, msg, admitted));
+    return inAcceptedForm(media, id, await serveLegacyPost(request, msg, admitted));
   }
   if (msg.kind !== "request") return accepted();
   const { reg, caller } = admitted;
   return inAcceptedForm(
-    p.media,
+    media,
     id,
     await serveModernRequest(request, msg.message, {
       quirks: admitted.quirks,
