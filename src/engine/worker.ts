@@ -103,7 +103,10 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   };
 }
 
-/** The /mcp edge for an app: `handle` of `createMcpWorker`. */
+/**
+ * The /mcp edge for an app, `handle` of `createMcpWorker`: the per-app setup its steps use (registry,
+ * token check, metadata), the three paths, and the error stage. The steps themselves: http/edge.ts.
+ */
 function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: string, tasks: TaskRuntime | undefined): McpWorker["handle"] {
   // Compiled once per isolate, on the first request rather than at start-up (JSON Schema generation
   // would otherwise be most of the start-up); from then on schemas, lists and lookups are constants.
