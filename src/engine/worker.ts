@@ -1,59 +1,34 @@
 /**
- * Builds the Worker for an app: the router, the /mcp edge (gate, auth, limits,
- * era classification, the two lanes) and the error stage, plus the Durable
- * Object classes the app's sessions and notifications live in.
+ * Builds the Worker for an app: the router, the per-app setup the /mcp edge's steps use (its
+ * registry, token check and metadata; the steps themselves are http/edge.ts) and the error stage,
+ * plus the Durable Object classes the app's sessions and notifications live in.
  */
 import { DurableObject } from "./objects/durable-object";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
-import { ErrorCode, messageOf, toMcpError } from "./mcp/errors";
-import { parseMessage, readableId } from "./mcp/jsonrpc";
+import { ErrorCode, messageOf } from "./mcp/errors";
 import { compileApp, type Registry } from "./mcp/registry";
 import {
   PRM_PATH,
-  authenticate,
   authorizationServers,
-  challenge,
   protectedResourceMetadata,
   verifierFor,
   type JwtAuth,
   type Principal,
   type TokenVerifier,
 } from "./http/auth";
-import { callerOf, type Caller } from "./mcp/auth";
-import type { RequestId } from "./mcp/jsonrpc";
-import { classifyEra } from "./http/classify";
-import { preflight, withCors } from "./http/cors";
-import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody } from "./http/gate";
-import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./http/legacy";
-import { serveListen } from "./http/listen";
-import { serveModernRequest } from "./http/modern";
-import { inAcceptedForm } from "./http/quirks";
-import { accepted, methodNotAllowed, reject, rpcError } from "./http/responses";
-import { overLimit, rateLimitKey } from "./http/rate-limit";
-import { MISSING_SECRET } from "./http/seal";
-import { refusedStatus } from "./http/status";
-import { createNotifier } from "./objects/addresses";
+import { serveMcp, type EdgeSetup, type WorkerContext } from "./http/edge";
+import { reject } from "./http/responses";
 import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
 import { taskRuntimeOf } from "./mcp/tasks";
 import type { TaskRuntime } from "./tasks";
 import type { EventsExtension } from "./events";
 
+export type { WorkerContext };
+
 export const MCP_PATH = "/mcp";
-
-const TOO_MANY_REQUESTS = "this client sent too many requests";
-
-/**
- * What the engine uses of the Worker's execution context. Routers (Hono, itty-router) pass their own
- * context objects, so only this much is required of them.
- */
-export interface WorkerContext {
-  waitUntil(promise: Promise<unknown>): void;
-  /** Set by whatever authenticated the request before this Worker (an OAuth provider, for one). */
-  props?: any;
-}
 
 export interface WorkerOptions {
   /** Where the MCP endpoint is served (default "/mcp"). */
@@ -128,7 +103,10 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   };
 }
 
-/** The /mcp edge for an app: `handle` of `createMcpWorker`. */
+/**
+ * The /mcp edge for an app, `handle` of `createMcpWorker`: the per-app setup its steps use (registry,
+ * token check, metadata), the three paths, and the error stage. The steps themselves: http/edge.ts.
+ */
 function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: string, tasks: TaskRuntime | undefined): McpWorker["handle"] {
   // Compiled once per isolate, on the first request rather than at start-up (JSON Schema generation
   // would otherwise be most of the start-up); from then on schemas, lists and lookups are constants.
@@ -164,147 +142,6 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   };
 
   /**
-   * Who is calling: the one Caller of this request, built here for every way a request is
-   * authenticated (the `principal` hook of the OAuth entry or a router, a custom `verifyToken`, a
-   * static token, a JWT, or none), or the 400/401/403 to answer. Handlers, policies, sessions and
-   * tasks get this value; the rate limits count its `rateLimitKey`.
-   */
-  async function callerFor(request: Request, env: Env, ctx: WorkerContext, config: Config, reg: Registry): Promise<Caller | Response> {
-    let who: Principal | undefined;
-    const { verify, optional } = verifierOf(config);
-    if (!options.principal && (!verify || optional)) warnScopedWithoutAuth(reg);
-    if (options.principal) {
-      const said = options.principal(request, env, ctx);
-      who = typeof said === "string" ? { id: said, scopes: [] } : said;
-      if (!who?.id) return challenge(request, path, 401, "Unauthorized");
-    } else if (verify && !(optional && !request.headers.has("Authorization"))) {
-      const verified = await authenticate(
-        request,
-        verify,
-        path,
-        baselineOf(config, reg),
-        hasMetadata(config),
-        options.verifyToken ? "verifyToken" : `AUTH_MODE=${config.auth.mode}`,
-      );
-      if (verified instanceof Response) return verified;
-      who = verified;
-    }
-    return callerOf(who, rateLimitKey(request, who?.id ?? ""), reg.claimsOf);
-  }
-
-  // Said once per isolate (`npm run dev` shows it): an app that declares scopes, served by a Worker
-  // that authenticates nobody, refuses every scoped operation (authorization.ts words it).
-  let scopedChecked = false;
-  const warnScopedWithoutAuth = (reg: Registry) => {
-    if (!scopedChecked && reg.unauthenticatedWarning)
-      console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
-    scopedChecked = true;
-  };
-
-  // Said once per isolate, at its first request: without the secret every 2026 input round fails.
-  let secretChecked = false;
-
-  async function handleMcp(request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
-    const config = readConfig(env);
-    if (!secretChecked) {
-      secretChecked = true;
-      if (!config.stateSecret)
-        console.error(
-          JSON.stringify({
-            mcp: "missing_secret",
-            message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.`,
-          }),
-        );
-    }
-    const gate = checkHostAndOrigin(request, config);
-    if (gate instanceof Response) return gate;
-    const { origin } = gate;
-    if (request.method === "OPTIONS") return preflight(request, origin);
-    return withCors(await handleAuthorized(request, env, ctx, config), origin);
-  }
-
-  async function handleAuthorized(request: Request, env: Env, ctx: WorkerContext, config: Config): Promise<Response> {
-    const tooLarge = checkHeaderSizes(request, config.maxHeaderBytes);
-    if (tooLarge) return tooLarge;
-    const reg = registry();
-    const caller = await callerFor(request, env, ctx, config, reg);
-    if (caller instanceof Response) return caller;
-    const key = caller.rateLimitKey;
-    // A step-up refusal of an operation is the challenge below.
-    const scopeChallenge = (id: RequestId, scopes: readonly string[]) =>
-      // Whoever authenticated for this Worker (the OAuth entry) serves the metadata, as for its 401.
-      challenge(request, path, 403, "Insufficient scope", "insufficient_scope", scopes, !!options.principal || hasMetadata(config), id);
-    // What either lane needs of this request once it is let in.
-    const admitted = { reg, config, env, caller, scopeChallenge };
-    // A POST spends its budget once its id is read, so that a 429 answers the request it refuses.
-    if (request.method === "POST") return handlePost(request, env, ctx, admitted);
-    const limited = await overLimit(env.MCP_RATE_LIMIT, key, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT");
-    if (limited) return limited;
-    // GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only).
-    if (request.method === "GET") return serveLegacyGet(request, admitted);
-    if (request.method === "DELETE") return serveLegacyDelete(request, admitted);
-    return methodNotAllowed("GET, POST, DELETE");
-  }
-
-  async function handlePost(request: Request, env: Env, ctx: WorkerContext, admitted: LegacyDeps): Promise<Response> {
-    const { reg, config, caller } = admitted;
-    // A quirk of Accept (http/quirks.ts) is served unless STRICT_HEADERS=on: the answer takes the form the client takes.
-    const media = checkPostMediaTypes(request, config.strictHeaders);
-    if (media instanceof Response) return media;
-    if (media) admitted.quirks = media;
-    const body = await readBody(request, config.maxBodyBytes);
-    if (body instanceof Response) return body;
-
-    let msg: ReturnType<typeof parseMessage> | undefined;
-    let invalid: ReturnType<typeof toMcpError> | undefined;
-    try {
-      msg = parseMessage(body, config.maxJsonDepth);
-    } catch (err) {
-      invalid = toMcpError(err);
-    }
-    const id = msg ? (msg.kind === "request" ? msg.message.id : null) : idOf(body);
-    // Every POST spends the budget, a malformed one too.
-    const limited = await overLimit(env.MCP_RATE_LIMIT, caller.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
-    if (limited) return limited;
-    if (!msg) return rpcError(id, invalid!.toJSON(), refusedStatus(invalid!.code));
-    // The operation the body names is authorized by the first step of the middleware chain, where the
-    // lane runs it (src/engine/mcp/authorization.ts): on both revisions, reported like any outcome, and a
-    // caller nobody authenticated is refused a scoped operation there too (secure by default).
-    if (classifyEra(msg, request.headers, config.strictHeaders) === "legacy") {
-      if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
-        // Each session is a Durable Object with storage: creating them has its own, smaller budget.
-        const limited = await overLimit(
-          env.MCP_SESSION_RATE_LIMIT,
-          caller.rateLimitKey,
-          "this client opened too many sessions",
-          "MCP_SESSION_RATE_LIMIT",
-          id,
-        );
-        if (limited) return limited;
-      }
-      return inAcceptedForm(media, id, await serveLegacyPost(request, msg, admitted));
-    }
-    if (msg.kind !== "request") return accepted();
-
-    return inAcceptedForm(
-      media,
-      id,
-      await serveModernRequest(request, msg.message, {
-        quirks: admitted.quirks,
-        reg,
-        config,
-        env,
-        notify: createNotifier(env),
-        caller,
-        scopeChallenge: admitted.scopeChallenge,
-        tasks,
-        waitUntil: (p) => ctx.waitUntil(p),
-        listen: (m) => serveListen(m, reg, env, caller),
-      }),
-    );
-  }
-
-  /**
    * Least scope first: what a 401 challenge and the RFC 9728 metadata ask a client for, AUTH_SCOPES
    * and the app's default scopes; an operation's own scopes are asked for by its 403 step-up.
    */
@@ -331,6 +168,19 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     return protectedResourceMetadata(request, path, serversOf(config), baselineOf(config, registry()));
   }
 
+  // What the /mcp steps (http/edge.ts) know of this app and its options.
+  const edge: EdgeSetup = {
+    path,
+    tasks,
+    principal: options.principal,
+    verifierName: (config) => (options.verifyToken ? "verifyToken" : `AUTH_MODE=${config.auth.mode}`),
+    registry,
+    verifierOf,
+    hasMetadata,
+    baselineOf,
+    said: { secret: false, scoped: false },
+  };
+
   // Three fixed paths: a comparison each, not a router, which measured about 20 µs of CPU per
   // request here. A fork that wants more routes mounts `handle` in its own router.
   const mcpPath = normalPath(path);
@@ -339,7 +189,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
     try {
       const { pathname } = new URL(request.url);
-      if (matches(pathname, mcpPath)) return await handleMcp(request, env, ctx);
+      if (matches(pathname, mcpPath)) return await serveMcp(edge, request, env, ctx);
       if (request.method === "GET" && metadataPaths.some((p) => matches(pathname, p))) return handleMetadata(request, env);
       return undefined;
     } catch (err) {
@@ -358,12 +208,3 @@ const normalPath = (p: string) => p.replace(/\/+(\/|$)/g, "$1");
 
 /** Whether a request's path is `route`, give or take trailing slashes ("/mcp/" is "/mcp"; "/mcp/x" is not). */
 const matches = (pathname: string, route: string) => pathname.startsWith(route) && /^\/*$/.test(pathname.slice(route.length));
-
-/** The id of a message that failed validation, so the error can echo it. */
-function idOf(body: string): string | number | null {
-  try {
-    return readableId(JSON.parse(body));
-  } catch {
-    return null;
-  }
-}

@@ -93,11 +93,18 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     const e = toMcpError(err);
     return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
   }
+  return serveHeldStream(msg, envelope, deps) ?? serveThroughCore(request, msg, envelope, deps);
+}
+
+/** What the lane holds open itself, outside the core: subscriptions/listen, and an extension's stream (events/stream). */
+function serveHeldStream(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> | undefined {
   if (msg.method === "subscriptions/listen") return deps.listen(msg, envelope);
-  // An extension's stream (events/stream) is held the way listen is.
   const own = deps.reg.ext?.methods.get(msg.method)?.respond;
   if (own) return own(msg, { env: deps.env, auth: authView(deps.caller), clientKey: deps.caller.rateLimitKey });
+}
 
+/** Every other method: answered as JSON, or as SSE once the handler emits a notification first. */
+async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> {
   const abort = new AbortController();
   // A client that goes away cancels its request (2026-07-28), whether it was waiting for JSON or reading SSE.
   request.signal?.addEventListener("abort", () => abort.abort());
@@ -133,6 +140,44 @@ interface Reply {
   scopes?: string[];
 }
 
+/** One request as the core is told of it, and how a result goes back. */
+interface Run {
+  msg: JsonRpcRequest;
+  params: Record<string, unknown>;
+  envelope: Envelope;
+  deps: LaneDeps & { trace: TraceContext };
+  /** What the core is told of this request, whether it runs a handler or only reports one the lane serves. */
+  core: ReturnType<typeof coreOptionsOf>;
+}
+
+function coreOptionsOf(
+  msg: JsonRpcRequest,
+  envelope: Envelope,
+  deps: LaneDeps & { trace: TraceContext },
+  signal: AbortSignal,
+  emit: (m: object) => void,
+) {
+  const { reg, config, env, caller, trace } = deps;
+  return {
+    ...envelope,
+    logLevel: MODERN.logLevel(envelope.logLevel),
+    revision: MODERN,
+    reg,
+    signal,
+    emit,
+    notify: deps.notify,
+    env,
+    caller,
+    reporting: reportingFor(config, env, reg, trace, undefined, msg.id, deps.quirks),
+  };
+}
+
+/** A result as 2026-07-28 sends it, in the JSON-RPC response to this request. */
+const reply = (run: Run, result: Record<string, unknown>): Reply => ({
+  body: resultResponse(run.msg.id, encodeModernResult(run.msg.method, result, run.deps.reg, run.deps.caller.principal || undefined)),
+  status: 200,
+});
+
 /** Runs the request through the core and encodes the outcome for 2026-07-28; never throws. */
 async function respond(
   msg: JsonRpcRequest,
@@ -141,102 +186,97 @@ async function respond(
   signal: AbortSignal,
   emit: (m: object) => void,
 ): Promise<Reply> {
-  const { method } = msg;
-  const params = msg.params ?? {};
-  const { reg, config, env, caller, trace } = deps;
-  const principal = caller.principal || undefined;
-  const { stateSecret, inputStateTtlSeconds } = config;
-  /** A result as 2026-07-28 sends it, in the JSON-RPC response to this request. */
-  const reply = (result: Record<string, unknown>): Reply => ({
-    body: resultResponse(msg.id, encodeModernResult(method, result, reg, principal)),
-    status: 200,
-  });
   try {
-    // What the core is told of this request, whether it runs a handler or only reports one the lane serves.
-    const coreOptions = {
-      ...envelope,
-      logLevel: MODERN.logLevel(envelope.logLevel),
-      revision: MODERN,
-      reg,
-      signal,
-      emit,
-      notify: deps.notify,
-      env,
-      caller,
-      reporting: reportingFor(config, env, reg, trace, undefined, msg.id, deps.quirks),
-    };
-    /** Runs what the lane serves itself (no handler) under the same request report as the core's. */
-    const served = async (work: () => Promise<Record<string, unknown>>): Promise<Reply> => {
-      const outcome = await reported(method, params, coreOptions, async () => {
-        try {
-          return { kind: "result", result: await work() };
-        } catch (err) {
-          return { kind: "error", error: toMcpError(err) };
-        }
-      });
-      if (outcome.kind === "error") throw outcome.error;
-      return reply((outcome as { result: Record<string, unknown> }).result);
-    };
-    if (MODERN.taskMethods.has(method)) return await served(() => deps.tasks!.serveModernTaskMethod(method, params, env, reg, caller));
-    const asTask = method === "tools/call" ? MODERN.asTask(reg, params, envelope.clientCapabilities) : "plain";
-    const startTask = (answers: Readonly<Record<string, unknown>>) =>
-      deps.tasks!.startModernTask(
-        {
-          tool: reg.tools.get(params.name as string)! as Parameters<typeof startModernTask>[0]["tool"],
-          principal: caller.principal,
-          // Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT.
-          anonymousKey: caller.rateLimitKey,
-          params,
-          client: envelope,
-          answers: { ...answers },
-          trace,
-          caller,
-        },
-        env,
-        config,
-      );
-    if (asTask === "task") {
-      // A bad argument is answered now, like any call's, not by a task that fails later.
-      const problem = argumentProblem(reg, params);
-      // The policy runs around the create with the caller's auth, as around a plain call.
-      const made = await execute(method, params, {
-        ...coreOptions,
-        answers: {},
-        state: undefined,
-        serve: async () => (problem as Record<string, unknown> | undefined) ?? startTask({}),
-      });
-      if (made.kind === "error") throw made.error;
-      return reply((made as { result: Record<string, unknown> }).result);
-    }
-    const op = operationOf(method, params);
-    const input = takesInput(method);
-    const bind: Binding = {
-      method,
-      target: op?.target ?? "",
-      principal: principal ?? "",
-      digest: "",
-    };
-    // The digest binds a requestState to the request's arguments: needed to open one, or to seal one
-    // when the handler asks for input, and not for the plain call that is most calls.
-    const digest = async () => (bind.digest ||= await requestDigest(method, params));
-    if (input && params.requestState !== undefined) await digest();
-    const round: RoundInput = input ? await openRound(params, bind, config) : { answers: Object.create(null), state: undefined };
-    const outcome = await execute(method, params, {
-      ...coreOptions,
-      ...round,
-      canStartTask: asTask === "inline",
-      inputUnavailable: stateSecret ? undefined : missingSecret(),
-    });
-    // The input the request gathered goes into the task, which runs the handler again from the start.
-    if (outcome.kind === "task") return reply(await startTask((outcome.start as StartTask).answers));
-    if (outcome.kind === "result") return reply(outcome.result);
-    if (outcome.kind === "error") throw outcome.error;
-    await digest();
-    const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, config, inputStateTtlSeconds);
-    return { body: resultResponse(msg.id, encodeInputRequired(MODERN.inputRequests(inputRequests), requestState, reg)), status: 200 };
+    const run: Run = { msg, params: msg.params ?? {}, envelope, deps, core: coreOptionsOf(msg, envelope, deps, signal, emit) };
+    if (MODERN.taskMethods.has(msg.method)) return await serveTaskMethod(run);
+    const asTask = msg.method === "tools/call" ? MODERN.asTask(deps.reg, run.params, envelope.clientCapabilities) : "plain";
+    if (asTask === "task") return await createTask(run);
+    return await serveByHandler(run, asTask === "inline");
   } catch (err) {
     // Errors of the core, and of opening or sealing requestState.
     const e = toMcpError(err);
     return { body: errorResponse(msg.id, MODERN.encodeError(e)), status: failedStatus(e.code), scopes: refusedScopes(e) };
   }
+}
+
+/** tasks/*: served by the lane (no handler), under the same request report as the core's. */
+async function serveTaskMethod(run: Run): Promise<Reply> {
+  const { msg, params, deps } = run;
+  const outcome = await reported(msg.method, params, run.core, async () => {
+    try {
+      return { kind: "result", result: await deps.tasks!.serveModernTaskMethod(msg.method, params, deps.env, deps.reg, deps.caller) };
+    } catch (err) {
+      return { kind: "error", error: toMcpError(err) };
+    }
+  });
+  if (outcome.kind === "error") throw outcome.error;
+  return reply(run, (outcome as { result: Record<string, unknown> }).result);
+}
+
+/** A tools/call the client asked to run as a task: the middleware chain runs around creating it, as around a plain call. */
+async function createTask(run: Run): Promise<Reply> {
+  const { msg, params, deps } = run;
+  // A bad argument is answered now, like any call's, not by a task that fails later.
+  const problem = argumentProblem(deps.reg, params);
+  const made = await execute(msg.method, params, {
+    ...run.core,
+    answers: {},
+    state: undefined,
+    serve: async () => (problem as Record<string, unknown> | undefined) ?? startTask(run, {}),
+  });
+  if (made.kind === "error") throw made.error;
+  return reply(run, (made as { result: Record<string, unknown> }).result);
+}
+
+/** Starts the task a tools/call runs as, with the input the request gathered (the task runs the handler again from the start). */
+function startTask(run: Run, answers: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  const { params, envelope, deps } = run;
+  const { reg, caller, env, config, trace } = deps;
+  return deps.tasks!.startModernTask(
+    {
+      tool: reg.tools.get(params.name as string)! as Parameters<typeof startModernTask>[0]["tool"],
+      principal: caller.principal,
+      // Whose budget an anonymous caller's tasks spend (its address), for MAX_TASKS_IN_FLIGHT.
+      anonymousKey: caller.rateLimitKey,
+      params,
+      client: envelope,
+      answers: { ...answers },
+      trace,
+      caller,
+    },
+    env,
+    config,
+  );
+}
+
+/**
+ * The executor's path, most calls: the handler runs in the core (inside the middleware chain); one
+ * that asks the user for input opens or closes an input round (requestState), and a tool that may
+ * run as a task starts one.
+ */
+async function serveByHandler(run: Run, canStartTask: boolean): Promise<Reply> {
+  const { msg, params, deps } = run;
+  const { method } = msg;
+  const { config } = deps;
+  const op = operationOf(method, params);
+  const input = takesInput(method);
+  const bind: Binding = { method, target: op?.target ?? "", principal: deps.caller.principal || "", digest: "" };
+  // The digest binds a requestState to the request's arguments: needed to open one, or to seal one
+  // when the handler asks for input, and not for the plain call that is most calls.
+  const digest = async () => (bind.digest ||= await requestDigest(method, params));
+  if (input && params.requestState !== undefined) await digest();
+  const round: RoundInput = input ? await openRound(params, bind, config) : { answers: Object.create(null), state: undefined };
+  const outcome = await execute(method, params, {
+    ...run.core,
+    ...round,
+    canStartTask,
+    inputUnavailable: config.stateSecret ? undefined : missingSecret(),
+  });
+  // The input the request gathered goes into the task, which runs the handler again from the start.
+  if (outcome.kind === "task") return reply(run, await startTask(run, (outcome.start as StartTask).answers));
+  if (outcome.kind === "result") return reply(run, outcome.result);
+  if (outcome.kind === "error") throw outcome.error;
+  await digest();
+  const { inputRequests, requestState } = await closeRound(outcome.required, round, bind, config, config.inputStateTtlSeconds);
+  return { body: resultResponse(msg.id, encodeInputRequired(MODERN.inputRequests(inputRequests), requestState, deps.reg)), status: 200 };
 }
