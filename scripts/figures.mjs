@@ -52,13 +52,21 @@ try {
 
 // What a million of each operation costs, from the bench's committed results (`npm run bench -- --cost
 // --write` writes bench/RESULTS.md): the totals of its "A million of each, in USD" table.
-const COST_ROWS = { "2026-07-28 `tools/call`": "cost.million.modern-call", "2025-11-25 session `tools/call`": "cost.million.session-call", "a task": "cost.million.task", "a listen delivery": "cost.million.listen-delivery" };
+const COST_ROWS = {
+  "2026-07-28 `tools/call`": "cost.million.modern-call",
+  "2025-11-25 session `tools/call`": "cost.million.session-call",
+  "a task": "cost.million.task",
+  "a listen delivery": "cost.million.listen-delivery",
+};
 const results = path.join(ROOT, "bench/RESULTS.md");
 if (existsSync(results)) {
   const text = readFileSync(results, "utf8");
   const table = text.slice(text.indexOf("A million of each, in USD"));
   const when = /Measured by `npm run bench -- --cost` on (\d{4}-\d{2}-\d{2})/.exec(text)?.[1] ?? today;
-  for (const line of table.split("\n").filter((l) => l.startsWith("| ")).slice(1)) {
+  for (const line of table
+    .split("\n")
+    .filter((l) => l.startsWith("| "))
+    .slice(1)) {
     const cells = line.split("|").map((c) => c.trim());
     const row = Object.entries(COST_ROWS).find(([name]) => cells[1]?.startsWith(name));
     const total = /\$[0-9.]+/.exec(cells.at(-2) ?? "")?.[0];
