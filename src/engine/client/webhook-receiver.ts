@@ -6,6 +6,7 @@
  * took (de-duplicated on the subscription and `webhook-id`). Web APIs only; no server code. It comes
  * with `./client/events` and nowhere else.
  */
+import { readCapped } from "../mcp/read-capped";
 import type { EventOccurrence } from "./event-types";
 
 /** A secret (`whsec_…`), several (while you rotate one), or a lookup by request and subscription id. */
@@ -70,22 +71,8 @@ async function boundedText(request: Request, max: number): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (declared > max) throw new WebhookVerificationError(`The body is larger than ${max} bytes`, "too_large");
   if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw new WebhookVerificationError(`The body is larger than ${max} bytes`, "too_large");
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) bytes.set(c, at), (at += c.byteLength);
+  const bytes = await readCapped(request.body, max);
+  if (bytes === null) throw new WebhookVerificationError(`The body is larger than ${max} bytes`, "too_large");
   return new TextDecoder().decode(bytes);
 }
 

@@ -3,6 +3,7 @@
  * "from now on"; anything that is not a cursor this server wrote is InvalidParams.
  */
 import { invalidParams } from "../mcp/errors";
+import { cursorNumber } from "../mcp/pagination";
 
 export const encodeCursor = (seq: number) => btoa(`ev1:${seq}`);
 
@@ -10,11 +11,5 @@ export const encodeCursor = (seq: number) => btoa(`ev1:${seq}`);
 export function decodeCursor(cursor: unknown): number | null {
   if (cursor === undefined || cursor === null) return null;
   if (typeof cursor !== "string") throw invalidParams("Invalid cursor: it must be a string or null");
-  let text = "";
-  try {
-    text = atob(cursor);
-  } catch {}
-  const m = /^ev1:(\d{1,15})$/.exec(text);
-  if (!m) throw invalidParams("Invalid cursor");
-  return Number(m[1]);
+  return cursorNumber(cursor, /^ev1:(\d{1,15})$/);
 }

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config";
 import { ErrorCode } from "../mcp/errors";
+import { readCapped } from "../mcp/read-capped";
 import type { Quirk } from "./quirks";
 import { refuse, reject } from "./responses";
 
@@ -99,24 +100,6 @@ export async function readBody(request: Request, limit: number): Promise<Respons
   } catch {
     return reject(400, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8");
   }
-}
-
-/** A body of unknown length (chunked), read chunk by chunk and dropped as soon as it passes the limit. */
-async function readCapped(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | null> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 /** Protocol headers longer than the limit get 431 before anything parses them. */

@@ -23,12 +23,20 @@ function decodeCursor(cursor: unknown): number {
   if (typeof cursor !== "string") throw invalidParams("Invalid cursor: it must be a string");
   // The spec allows "" as a cursor; it means the first page.
   if (cursor === "") return 0;
-  // Text that is no base64 decodes to "", which is no cursor either.
+  return cursorNumber(cursor, /^p:(\d{1,9})$/);
+}
+
+/**
+ * The number an opaque cursor of this server's carries: the base64 of a tagged number, which
+ * `pattern` matches with the number as its group. Anything else, text that is no base64 included,
+ * is an invalid cursor (-32602).
+ */
+export function cursorNumber(cursor: string, pattern: RegExp): number {
   let decoded = "";
   try {
     decoded = atob(cursor);
   } catch {}
-  const m = /^p:(\d{1,9})$/.exec(decoded);
+  const m = pattern.exec(decoded);
   if (!m) throw invalidParams("Invalid cursor");
   return Number(m[1]);
 }
