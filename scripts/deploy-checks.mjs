@@ -15,7 +15,7 @@ const DEV_ONLY = [DEV_TOKEN_KEY, "MCP_DEV"];
 
 /** Whether this config is the opt-in OAuth entry, which authenticates every /mcp request itself. */
 export const isOAuthEntry = (config) =>
-  /(^|[\\/])engine[\\/]oauth[\\/]index\.ts$/.test(config.main ?? "") ||
+  /(^|[\\/])(engine[\\/]oauth[\\/]index|oauth)\.ts$/.test(config.main ?? "") ||
   (config.kv_namespaces ?? []).some((kv) => kv.binding === "OAUTH_KV");
 
 /**

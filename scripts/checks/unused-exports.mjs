@@ -16,7 +16,7 @@ export const PUBLIC = new Set([
   // Entry points: wrangler and a fork's router import their defaults.
   "src/index.ts: default",
   "src/server.ts: default",
-  "src/engine/oauth/index.ts: default",
+  "src/oauth.ts: default",
   // Types an app may name when it writes its own helpers around the app API.
   "src/engine/mcp/app.ts: DefaultEnv",
   "src/engine/mcp/app.ts: ObjectSchema",

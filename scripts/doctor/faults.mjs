@@ -160,7 +160,8 @@ export const FAULTS = {
   quirkRefused: (quirk, answer) => ({
     shows: `${quirk.client} will fail every tool call: the connector shows "connected", then each request errors`,
     why: `${quirk.client} sends ${quirk.sends} (${quirk.threads.join(", ")}); this server refuses it ${answer}`,
-    fix: `this template serves it unless STRICT_HEADERS = "on": remove that from wrangler.toml [vars], ${DEPLOY}. Another server must accept the shape: docs/connect.md (Hosted clients' quirks) says what each means`,
+    // What to change comes first, for any server; this template's own switch second.
+    fix: `${quirk.accept}. This template does unless STRICT_HEADERS = "on": remove that from wrangler.toml [vars], ${DEPLOY}. docs/connect.md (Hosted clients' quirks) says what each shape means`,
   }),
   callFailed: (name, answer) => ({
     shows: `the tool ${name} fails in the host`,

@@ -11,6 +11,8 @@ export interface HostedQuirk {
   client: string;
   threads: string[];
   sends: string;
+  /** What any server must do to serve it. */
+  accept: string;
   modern?: QuirkLane;
   legacy?: QuirkLane;
 }

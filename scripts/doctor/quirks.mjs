@@ -11,7 +11,8 @@ const LEGACY = "2025-11-25";
  * Each quirk: `id` (as the server's log line counts it, src/engine/http/quirks.ts), the `client` that
  * sends it, the public `threads` it was recorded in, what it `sends`, and on each lane it happens on
  * (`modern`: a 2026-07-28 request; `legacy`: a request in a 2025-11-25 session) the headers that
- * differ from a well-formed request (null: the header is not sent) and the `accepts` form of answer.
+ * differ from a well-formed request (null: the header is not sent) and the `accepts` form of answer;
+ * `accept`: what any server must do to serve it (the doctor's fix leads with it).
  */
 export const QUIRKS = [
   {
@@ -19,6 +20,7 @@ export const QUIRKS = [
     client: "Claude",
     threads: ["claude-code #93290"],
     sends: `a ${MODERN} body (_meta protocol version ${MODERN}) with MCP-Protocol-Version: ${LEGACY}`,
+    accept: `serve the request by the revision its body names (_meta protocol version ${MODERN}) when the header names another known one`,
     modern: { headers: { "MCP-Protocol-Version": LEGACY } },
   },
   {
@@ -26,6 +28,7 @@ export const QUIRKS = [
     client: "Claude",
     threads: ["claude-code #92835", "SparkyFitness #2155"],
     sends: `MCP-Protocol-Version: ${MODERN} on a session that negotiated ${LEGACY}`,
+    accept: "serve a session's requests by the version it negotiated when the header names a newer known one",
     legacy: { headers: { "MCP-Protocol-Version": MODERN } },
   },
   {
@@ -33,6 +36,7 @@ export const QUIRKS = [
     client: "Claude through a proxy",
     threads: ["lowdefy #2345", "openwork #3944"],
     sends: "the MCP-Protocol-Version header twice, comma-joined by a proxy",
+    accept: "read a header repeated with one value (`v, v`) as that value",
     modern: { headers: { "MCP-Protocol-Version": `${MODERN}, ${MODERN}` } },
     legacy: { headers: { "MCP-Protocol-Version": `${LEGACY}, ${LEGACY}` } },
   },
@@ -41,6 +45,7 @@ export const QUIRKS = [
     client: "Claude Code",
     threads: ["claude-code #45368", "OB1 #33"],
     sends: "Accept: application/json (without text/event-stream)",
+    accept: "answer with JSON when Accept names application/json alone",
     modern: { headers: { Accept: "application/json" }, accepts: "json" },
     legacy: { headers: { Accept: "application/json" }, accepts: "json" },
   },
@@ -49,6 +54,7 @@ export const QUIRKS = [
     client: "Composio",
     threads: ["composio #2152"],
     sends: "Accept: text/event-stream (without application/json)",
+    accept: "answer with an SSE stream when Accept names text/event-stream alone",
     modern: { headers: { Accept: "text/event-stream" }, accepts: "sse" },
     legacy: { headers: { Accept: "text/event-stream" }, accepts: "sse" },
   },
@@ -57,6 +63,7 @@ export const QUIRKS = [
     client: "clients built on a bare HTTP library",
     threads: ["issue 43 (seen in the trackers above, no thread of its own)"],
     sends: "no Accept header",
+    accept: "answer with JSON when the request has no Accept header",
     modern: { headers: { Accept: null } },
     legacy: { headers: { Accept: null } },
   },

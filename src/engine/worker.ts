@@ -19,7 +19,7 @@ import {
   type TokenVerifier,
 } from "./http/auth";
 import { serveMcp, type EdgeSetup, type WorkerContext } from "./http/edge";
-import { reject } from "./http/responses";
+import { notFound, reject } from "./http/responses";
 import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
 import { taskRuntimeOf } from "./mcp/tasks";
@@ -98,7 +98,8 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
     McpUser: (app.userState?.objectClass as typeof NoTasks | undefined) ?? NoTasks,
     handle,
     async fetch(request, env, ctx) {
-      return (await handle(request, env, ctx)) ?? reject(404, ErrorCode.MethodNotFound, `Not found; the MCP endpoint is ${path}`);
+      // Any other path (a typo, a browser's /favicon.ico) names no JSON-RPC exchange: a plain 404.
+      return (await handle(request, env, ctx)) ?? notFound(path);
     },
   };
 }

@@ -22,3 +22,7 @@ export const refuse = (status: number, message: string, headers?: HeadersInit, i
 export const accepted = () => new Response(null, { status: 202 });
 
 export const methodNotAllowed = (allow: string) => refuse(405, `Method not allowed on /mcp; use ${allow}`, { Allow: allow });
+
+/** A path the Worker does not serve: plain text, since no JSON-RPC exchange was begun there. */
+export const notFound = (endpoint: string) =>
+  new Response(`Not found. The MCP endpoint is ${endpoint}.\n`, { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });

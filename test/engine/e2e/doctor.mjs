@@ -268,6 +268,12 @@ export async function runDoctor() {
             refused.some((f) => /^Claude will fail every tool call/.test(f.shows) && /claude-code #93290/.test(f.why)),
             `the fault names the client and its thread (${refused[0]?.shows})`,
           );
+          // A server that is not this template is told the behaviour first, the template's switch after.
+          for (const f of refused)
+            assert(
+              QUIRKS.some((q) => f.fix.startsWith(q.accept)) && f.fix.indexOf("STRICT_HEADERS") > f.fix.indexOf(". "),
+              `the fix leads with what to accept, then the template's setting (${f.fix})`,
+            );
         },
       });
     },

@@ -148,10 +148,14 @@ describe("HTTP methods and notifications", () => {
     expect(await res.text()).toBe("");
   });
 
-  it("2026-07-28: paths other than /mcp are 404", async () => {
+  it("2026-07-28: paths other than /mcp are a plain 404 that names the endpoint, not a JSON-RPC error", async () => {
     const res = await modernPost("tools/list", {}, { url: "http://localhost/other" });
     expect(res.status).toBe(404);
-    await res.body?.cancel();
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/plain/);
+    expect(await res.text()).toMatch(/\/mcp/);
+    const favicon = await SELF.fetch("http://localhost/favicon.ico");
+    expect(favicon.status).toBe(404);
+    expect(await favicon.text()).not.toMatch(/jsonrpc/);
   });
 });
 

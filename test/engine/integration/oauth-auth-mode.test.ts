@@ -6,10 +6,12 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import entry from "../../../src/engine/oauth/index";
-import type { OAuthEnv } from "../../../src/engine/oauth/authorize";
+import { createOAuthWorker, type OAuthEnv } from "../../../src/engine/oauth";
+import app from "../app/app";
 import { buildModernRequest } from "../helpers/mcp";
 
+// The engine test app behind the OAuth entry, as a fork's src/oauth.ts puts its own app there.
+const entry = createOAuthWorker(app);
 const ORIGIN = "http://localhost";
 const REDIRECT = "http://127.0.0.1:9/callback"; // never fetched: the flow stops at the redirect
 const b64url = (bytes: Uint8Array) =>

@@ -103,7 +103,7 @@ describe("npm run deploy: an app that declares scopes needs authentication", () 
     expect(problems({ app: scoped, config: { ...ready.config, vars: { AUTH_MODE: "jwt" } } })).toEqual([]);
     expect(problems({ app: scoped, config: { ...ready.config, vars: { AUTH_MODE: "Token" } } })).toEqual([]);
     expect(problems({ app: scoped, secrets: ["MCP_STATE_SECRET", "AUTH_MODE"] })).toEqual([]);
-    expect(problems({ app: scoped, config: { ...ready.config, main: "src/engine/oauth/index.ts" } })).toEqual([]);
+    expect(problems({ app: scoped, config: { ...ready.config, main: "src/oauth.ts" } })).toEqual([]);
     expect(problems({ app: { scoped: true, allowUnauthenticated: true } })).toEqual([]);
     expect(problems({ app: { scoped: false, allowUnauthenticated: false } })).toEqual([]);
   });
