@@ -42,7 +42,7 @@ for (const c of values.claim) {
 // npm writes its own "> script" banner to stdout before the token unless it runs silent (`-s`), so
 // `$(npm run token …)` would capture the banner too: say so where a shell captures the output.
 if (!process.stdout.isTTY && process.env.npm_lifecycle_event && process.env.npm_config_loglevel !== "silent")
-  console.error('npm run token: npm printed its banner on stdout before the token; capture with `npm run -s token -- …`');
+  console.error("npm run token: npm printed its banner on stdout before the token; capture with `npm run -s token -- …`");
 // The project is where npm runs the script (its root), as for npm run dev.
 console.log(
   await mintDevToken(devTokenKey(process.cwd()), {

@@ -17,6 +17,8 @@ import { checkReadmeSnippets } from "./readme-snippets.mjs";
 import { selfTestReadmeSnippets } from "./readme-snippets.self-test.mjs";
 import { checkRevisionBranches } from "./revision-branches.mjs";
 import { selfTestRevisionBranches } from "./revision-branches.self-test.mjs";
+import { checkSourceMap } from "./source-map.mjs";
+import { selfTestSourceMap } from "./source-map.self-test.mjs";
 import { checkTypesFresh } from "./types-fresh.mjs";
 import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
 import { checkUnusedExports } from "./unused-exports.mjs";
@@ -53,6 +55,12 @@ export const CHECKS = [
     name: "measured figures the README and docs/ quote match docs/figures.md",
     selfTest: selfTestFigures,
     check: checkFigures,
+  },
+  {
+    id: "source-map",
+    name: "docs/architecture.md's source map names every folder and root file of src/engine/",
+    selfTest: selfTestSourceMap,
+    check: checkSourceMap,
   },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
   {

@@ -162,6 +162,13 @@ const MOUNT_METHODS: MethodTable = {
   },
 };
 
+/** A mount has no client options to allow an address: what does, in a refusal's words. */
+const MOUNT_ALLOWED_BY = {
+  http: "a deployed Worker mounts https URLs only; `npm run dev` (MCP_DEV=on) allows a local http upstream, and a service binding reaches another Worker",
+  privateNetwork:
+    "a deployed Worker mounts public hosts only; `npm run dev` (MCP_DEV=on) allows a local upstream, and a service binding reaches another Worker",
+};
+
 export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
   const { prefix } = options;
   if (!PREFIX.test(prefix))
@@ -240,7 +247,11 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
    */
   const refusal = (url: string, dev: boolean): McpClientError | undefined => {
     try {
-      checkEndpoint(url, `URL of the mounted server "${prefix}"`, "https://mount.invalid/", { allowHttp: dev, allowPrivateNetwork: dev });
+      checkEndpoint(url, `URL of the mounted server "${prefix}"`, "https://mount.invalid/", {
+        allowHttp: dev,
+        allowPrivateNetwork: dev,
+        allowedBy: MOUNT_ALLOWED_BY,
+      });
       return undefined;
     } catch (err) {
       return err as McpClientError;

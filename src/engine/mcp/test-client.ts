@@ -97,6 +97,13 @@ export function testClient<A extends AppDefinition<any>>(
       const result = await run("completion/complete", { ref: wire, argument: { name: argument, value }, context: { arguments: context } });
       return result.completion.values;
     },
+    /**
+     * Any other method the app serves, by name: an extension's (`events/list`, `events/poll`,
+     * `events/subscribe` of `events([...])`, with the test's `env` holding their bindings) or a core
+     * one the helpers above do not wrap. Resolves to the result; an error answer rejects with it.
+     */
+    request: (method: string, params: Record<string, unknown> = {}, call?: TestCallOptions): Promise<Record<string, any>> =>
+      run(method, params, call),
     listTools: async (): Promise<Record<string, unknown>[]> => (await run("tools/list", {})).tools,
     listResources: async (): Promise<Record<string, unknown>[]> => (await run("resources/list", {})).resources,
     listResourceTemplates: async (): Promise<Record<string, unknown>[]> => (await run("resources/templates/list", {})).resourceTemplates,

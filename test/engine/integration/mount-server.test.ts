@@ -299,6 +299,9 @@ describe("mountServer: another server's tools served as this server's own", () =
     expect(body.result?.isError).toBe(true);
     expect(textOf(body.result)).toMatch(/mounted server "down" could not be reached/);
     expect(textOf(body.result)).toMatch(/http:\/\/127\.0\.0\.1:9\/mcp is plain http; the client will not use it/);
+    // The refusal names what allows such an upstream for a mount, not a client option mountServer does not have.
+    expect(textOf(body.result)).toMatch(/npm run dev/);
+    expect(textOf(body.result)).not.toMatch(/allowHttp/);
   });
 
   it("an upstream that breaks off mid-call is a tool error naming the mount", async () => {

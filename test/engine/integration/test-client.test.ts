@@ -1,7 +1,9 @@
 /** testClient, the in-process helper an app's own tests use: the engine's promises about it. */
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
+import { env } from "cloudflare:test";
 import { McpError, defineApp, defineTool, elicit, testClient } from "../../../src/mcp";
+import eventsApp from "../app/events-app";
 
 const whoAmI = defineTool({
   name: "who_am_i",
@@ -82,5 +84,15 @@ describe("testClient", () => {
     const err = await callByName("no_such_tool", {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).code).toBe(-32602);
+  });
+
+  it("request() serves an extension's methods in-process: events/list and events/poll of an app with events", async () => {
+    const c = testClient(eventsApp, { env: env as never });
+    const { events } = await c.request("events/list");
+    expect(events.map((e: { name: string }) => e.name)).toContain("test_event");
+    const polled = await c.request("events/poll", { name: "test_event", arguments: { topic: "fork-test" } });
+    expect(polled).toHaveProperty("cursor");
+    // An unknown method rejects with the McpError a client would get.
+    await expect(c.request("events/nope")).rejects.toMatchObject({ code: -32601 });
   });
 });

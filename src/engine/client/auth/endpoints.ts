@@ -16,6 +16,11 @@ import { isLoopback } from "./requests";
 export interface EndpointPolicy {
   allowHttp?: boolean;
   allowPrivateNetwork?: boolean;
+  /**
+   * What the refusal says allows the address, where the caller is not the client's own options (a
+   * mount: `npm run dev`, a service binding); by default the client's option that allows it.
+   */
+  allowedBy?: { http: string; privateNetwork: string };
 }
 
 const v4 = (host: string): number[] | undefined => {
@@ -67,11 +72,13 @@ export function checkEndpoint(url: string, what: string, serverUrl: string, poli
   if (!http && u.protocol !== "https:")
     throw new McpClientError(`The ${what} ${url} is neither https nor http; the client will not use it`);
   if (http && !(policy.allowHttp ?? isLoopback(url))) {
-    throw new McpClientError(`The ${what} ${url} is plain http; the client will not use it (allowHttp allows it)`);
+    throw new McpClientError(
+      `The ${what} ${url} is plain http; the client will not use it (${policy.allowedBy?.http ?? "allowHttp allows it"})`,
+    );
   }
   if (isPrivateHost(u) && !policy.allowPrivateNetwork && !isPrivateHost(new URL(serverUrl))) {
     throw new McpClientError(
-      `The ${what} ${url} is a private, link-local or loopback address; the client will not contact it (allowPrivateNetwork allows it)`,
+      `The ${what} ${url} is a private, link-local or loopback address; the client will not contact it (${policy.allowedBy?.privateNetwork ?? "allowPrivateNetwork allows it"})`,
     );
   }
 }
