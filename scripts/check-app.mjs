@@ -35,10 +35,17 @@ const AUTH_OF = `() => {
   return { scoped: !!(a?.scopes?.length || defs.some((d) => d?.scopes)), allowUnauthenticated: a?.allowUnauthenticated === true };
 }`;
 
+/** Which features with an object of their own the app turns on (scripts/lib/engine-setup.mjs). */
+const FEATURES_OF = `() => ({
+  tasks: (app?.tools ?? []).some((t) => t?.task && t.task !== "forbidden"),
+  events: (app?.extensions ?? []).some((e) => e && "McpEvents" in e),
+  userState: !!app?.userState,
+})`;
+
 /**
  * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not.
  * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
- * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], auth?: AppAuth, why?: string }>}
+ * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], auth?: AppAuth, features?: Record<string, boolean>, why?: string }>}
  */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");
@@ -49,7 +56,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await build({
       stdin: {
-        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const authOf = ${AUTH_OF};\n`,
+        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\n`,
         resolveDir: root,
         loader: "js",
       },
@@ -77,9 +84,9 @@ export async function checkAppDefinitions(root = ROOT) {
       why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}`,
     };
   }
-  let run, warn, authOf;
+  let run, warn, authOf, featuresOf;
   try {
-    ({ default: run, warnings: warn, authOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
+    ({ default: run, warnings: warn, authOf, featuresOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
   } catch (err) {
     return { loaded: false, problems: [], warnings: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
   }
@@ -91,9 +98,9 @@ export async function checkAppDefinitions(root = ROOT) {
     // A definition that breaks the warnings breaks the check below too, which names it.
   }
   try {
-    return { loaded: true, problems: run(), warnings, auth: authOf() };
+    return { loaded: true, problems: run(), warnings, auth: authOf(), features: featuresOf() };
   } catch (err) {
-    return { loaded: true, problems: [String(err?.message ?? err)], warnings, auth: authOf() };
+    return { loaded: true, problems: [String(err?.message ?? err)], warnings, auth: authOf(), features: featuresOf() };
   }
 }
 

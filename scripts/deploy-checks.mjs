@@ -4,6 +4,8 @@
 // (scripts/deploy.mjs) gathers what it can learn from wrangler and this judges it, so that every
 // missing step is named at once with the exact command that does it.
 
+import { engineSetupProblems } from "./lib/engine-setup.mjs";
+
 /** What the template ships with: a fork deploys under its own name and ids. */
 export const TEMPLATE_NAMES = new Set(["mcp-worker-template", "mcp-worker-template-oauth"]);
 export const TEMPLATE_NAMESPACE_IDS = new Set(["1001", "1002"]);
@@ -45,6 +47,7 @@ export function authConfigured(config, secrets) {
  *   remote?: { d1?: { name: string, uuid: string }[], kv?: { id: string }[], r2?: string[] },
  *   randomId: () => number,
  *   app?: { scoped: boolean, allowUnauthenticated: boolean },
+ *   features?: Record<string, boolean>,
  * }} Facts  what is known; a fact left undefined could not be learned (offline), and is not judged.
  */
 
@@ -118,6 +121,9 @@ export function deployProblems(f) {
         fix: `npx wrangler r2 bucket create ${r2.bucket_name}`,
       });
   }
+  // A feature's object and the engine's flags live in the fork's config, where no upgrade reaches.
+  const setup = engineSetupProblems(f.features, config, configFile);
+  problems.push(...setup.bindings, ...setup.flags);
   return problems;
 }
 

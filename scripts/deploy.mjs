@@ -79,7 +79,15 @@ const json = (r) => {
 };
 
 const migrations = d1.filter((db) => db.files.length);
-const facts = { configFile, env, config, d1, app: app.loaded ? app.auth : undefined, randomId: () => randomInt(100_000, 2_000_000_000) };
+const facts = {
+  configFile,
+  env,
+  config,
+  d1,
+  app: app.loaded ? app.auth : undefined,
+  features: app.loaded ? app.features : undefined,
+  randomId: () => randomInt(100_000, 2_000_000_000),
+};
 if (dryRun) {
   // Nothing is asked of Cloudflare: what can be judged from the files is, and what cannot is said.
   const dry = { ...facts, loggedIn: undefined };

@@ -16,6 +16,7 @@ import { devTokenKey } from "./lib/dev-token.mjs";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyLocalMigrations } from "./d1-migrations.mjs";
 import { isOAuthEntry } from "./deploy-checks.mjs";
+import { engineSetupProblems, setupLine } from "./lib/engine-setup.mjs";
 import { missingBindings } from "./lib/entry-bindings.mjs";
 import { flagValue, readWranglerConfig, wranglerTarget } from "./lib/wrangler-config.mjs";
 
@@ -37,9 +38,14 @@ else if (app.problems.length) {
   process.exit(1);
 }
 
+// What the app turns on against what the config sets up: a feature's object, the engine's flags.
+const config = await readWranglerConfig(ROOT, target);
+const setup = engineSetupProblems(app.loaded ? app.features : undefined, config, target.configFile);
+if (setup.bindings.length || setup.flags.length)
+  console.warn(`\n!!! ${[...setup.bindings, ...setup.flags].map(setupLine).join("\n!!! ")}\n`);
+
 // The OAuth entry serves the same app: a binding of wrangler.toml it lacks fails that app's tools there.
 if (path.resolve(ROOT, target.configFile) !== path.resolve(ROOT, "wrangler.toml")) {
-  const config = await readWranglerConfig(ROOT, target);
   if (isOAuthEntry(config)) {
     const lacking = missingBindings(
       await readWranglerConfig(ROOT, { configFile: "wrangler.toml", env: target.env }),

@@ -3,7 +3,10 @@
 // skipped repeated at the end so nobody reads a skipped step as passed.
 import { CHECKS, runCheck } from "./checks/index.mjs";
 import { checkAppDefinitions, printDirectoryWarnings } from "./check-app.mjs";
-import { run } from "./lib/procs.mjs";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { engineSetupProblems, scanWranglerToml, setupLine } from "./lib/engine-setup.mjs";
+import { ROOT, run } from "./lib/procs.mjs";
 
 export function createRunner(label) {
   const timings = [];
@@ -93,14 +96,17 @@ export const staticCheck = (name) => {
 export const appCheck = [
   "check: src/server.ts definitions (names, URI templates, schemas)",
   async () => {
-    const { loaded, problems, warnings, why } = await checkAppDefinitions();
+    const { loaded, problems, warnings, features, why } = await checkAppDefinitions();
     if (!loaded) {
       console.log(`  not loadable in Node (${why}); the vitest step checks it inside workerd`);
       return true;
     }
-    for (const p of problems) console.error(`  ✗ ${p}`);
+    // What the app turns on against what wrangler.toml sets up (scripts/lib/engine-setup.mjs).
+    const setup = engineSetupProblems(features, scanWranglerToml(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8")), "wrangler.toml");
+    for (const p of [...problems, ...setup.bindings.map(setupLine)]) console.error(`  ✗ ${p}`);
+    for (const f of setup.flags) console.log(`  ! ${setupLine(f)}`);
     printDirectoryWarnings(warnings, (line) => console.log(`  ${line}`));
     if (!problems.length) console.log("  no duplicate or invalid names, URI templates or schemas");
-    return problems.length === 0;
+    return problems.length === 0 && setup.bindings.length === 0;
   },
 ];

@@ -14,6 +14,7 @@ const ready = {
   configFile: "wrangler.toml",
   config: {
     name: "bookmarks-mcp",
+    compatibility_flags: ["enable_request_signal", "global_fetch_strictly_public"],
     ratelimits: [{ name: "MCP_RATE_LIMIT", namespace_id: "48213" }],
     kv_namespaces: [{ binding: "NOTES", id: "kv-1" }],
     r2_buckets: [{ binding: "FILES", bucket_name: "files" }],
@@ -54,6 +55,27 @@ describe("npm run deploy's preconditions", () => {
       `npx wrangler kv namespace create NOTES   then put the id it prints in wrangler.toml's [[kv_namespaces]] binding = "NOTES"`,
       "npx wrangler r2 bucket create pics",
     ]);
+  });
+
+  it("names a used feature's unbound object and a missing engine flag, with the lines to add (a fork's config, which no upgrade reaches)", () => {
+    const problems = deployProblems({
+      ...ready,
+      config: {
+        ...ready.config,
+        compatibility_flags: ["enable_request_signal"],
+        durable_objects: { bindings: [{ name: "MCP_TASK", class_name: "McpTask" }] },
+      },
+      features: { tasks: true, events: true, userState: false },
+    }) as Problem[];
+    expect(problems.map((p) => p.problem)).toEqual([
+      "the app serves events([...]), but wrangler.toml binds no MCP_EVENTS: its calls would fail.",
+      `wrangler.toml's compatibility_flags lack "global_fetch_strictly_public": without it an outbound fetch to this Worker's own zone bypasses the front door (mounts, OAuth client metadata, webhooks).`,
+    ]);
+    expect(problems[0]!.fix).toMatch(
+      /name = "MCP_EVENTS" class_name = "McpEvents".*new_sqlite_classes = \["McpEvents"\].*export McpEvents/,
+    );
+    // A feature the app does not use asks for nothing.
+    expect(deployProblems({ ...ready, features: { tasks: false, events: false, userState: false } })).toEqual([]);
   });
 
   it("asks for the secret when the Worker has others but not it", () => {
