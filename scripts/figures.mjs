@@ -75,21 +75,24 @@ if (existsSync(results)) {
 }
 
 /** A timings file's steps, or undefined when that run has not been made here. */
-const timings = (name) => {
+const runOf = (name) => {
   const file = path.join(ROOT, "test/.tmp", name);
-  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).steps : undefined;
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
 };
+const timings = (name) => runOf(name)?.steps;
+/** The machine a run's times come from, as the run recorded it. */
+const on = (name) => runOf(name)?.machine ?? "2 cores";
 const sum = (steps) => steps.reduce((s, t) => s + t.seconds, 0);
 const npmTest = timings("npm-test-timings.json");
 if (npmTest?.every((s) => s.ok)) {
-  set("test.npm", `${Math.round(sum(npmTest))} s`, "`npm test` on the example app (2 cores)");
+  set("test.npm", `${Math.round(sum(npmTest))} s`, `\`npm test\` on the example app (${on("npm-test-timings.json")})`);
   const of = (prefix) => npmTest.find((s) => s.name.startsWith(prefix));
   set("test.npm.typecheck", `${of("typecheck").seconds.toFixed(1)} s`, "its typecheck step");
   set("test.npm.vitest", `${of("your tests").seconds.toFixed(1)} s`, "its vitest step (your tests and the app checks, workerd)");
 }
 const all = timings("test-all-timings.json");
 if (all?.every((s) => s.ok)) {
-  set("test.all", `${Math.round(sum(all) / 60)} minutes`, "`npm run test:all`, every step in sequence (2 cores)");
+  set("test.all", `${Math.round(sum(all) / 60)} minutes`, `\`npm run test:all\`, every step in sequence (${on("test-all-timings.json")})`);
   const integration = all.find((s) => s.name.startsWith("engine integration"));
   if (integration) set("test.all.integration", `${Math.round(integration.seconds)} s`, "its engine integration step (workerd)");
 }

@@ -263,7 +263,7 @@ if (!chosen.length) {
   process.exit(2);
 }
 
-const { step, e2eStep, finish, skipped, timings, e2e } = createRunner(
+const { step, e2eStep, finish, skipped, timings, e2e, machine } = createRunner(
   only ? `npm run test:all -- --only ${only.join(",")}` : "npm run test:all",
 );
 const asStep = (s) => (s.e2e ? e2eStep(() => s.run(skipped)) : s.run);
@@ -310,7 +310,7 @@ if (!only && jobs === 1) {
   mkdirSync(path.join(ROOT, "test/.tmp"), { recursive: true });
   writeFileSync(
     path.join(ROOT, "test/.tmp/test-all-timings.json"),
-    `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), machine, steps: timings }, null, 2)}\n`,
   );
 }
 console.log(`\ne2e: ${e2e.passed} passed, ${e2e.failed} failed`);

@@ -4,6 +4,7 @@
 import { CHECKS, runCheck } from "./checks/index.mjs";
 import { checkAppDefinitions, printDirectoryWarnings } from "./check-app.mjs";
 import { readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { engineSetupProblems, scanWranglerToml, setupLine } from "./lib/engine-setup.mjs";
 import { ROOT, run } from "./lib/procs.mjs";
@@ -15,6 +16,10 @@ export function createRunner(label) {
   const e2e = { passed: 0, failed: 0 };
   const skipped = [];
   const started = Date.now();
+  // Which machine the times come from, and how busy it was when the run began: a figure means
+  // nothing without it (docs/figures.md quotes it).
+  const cpus = os.cpus();
+  const machine = `${cpus.length} cores (${cpus[0]?.model.trim() ?? "unknown CPU"}), load ${os.loadavg()[0].toFixed(1)} at the start`;
 
   function finish(failure) {
     const total = ((Date.now() - started) / 1000).toFixed(1);
@@ -49,7 +54,7 @@ export function createRunner(label) {
     return r.failed === 0;
   };
 
-  return { step, e2eStep, finish, skipped, e2e, timings: times };
+  return { step, e2eStep, finish, skipped, e2e, timings: times, machine };
 }
 
 /** A command step: non-zero exit or timeout fails it. */

@@ -12,7 +12,7 @@ import path from "node:path";
 import { ROOT } from "./lib/procs.mjs";
 import { appCheck, biomeCheck, command, createRunner, incremental, staticCheck } from "./test-steps.mjs";
 
-const { step, finish, timings } = createRunner("npm test");
+const { step, finish, timings, machine } = createRunner("npm test");
 await step(...appCheck);
 await step("typecheck (tsc --noEmit)", command("tsc", ["--noEmit", ...incremental("src")], 180_000));
 await step(
@@ -29,6 +29,6 @@ await step("format and lint (biome ci; `npm run format` fixes the formatting)", 
 mkdirSync(path.join(ROOT, "test/.tmp"), { recursive: true });
 writeFileSync(
   path.join(ROOT, "test/.tmp/npm-test-timings.json"),
-  `${JSON.stringify({ at: new Date().toISOString(), steps: timings }, null, 2)}\n`,
+  `${JSON.stringify({ at: new Date().toISOString(), machine, steps: timings }, null, 2)}\n`,
 );
 finish();
