@@ -8,7 +8,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import app from "../../src/server";
-import { callerHeaders, whyRefused } from "./caller";
+import { callerHeaders, devTokenHeaders, whyRefused } from "./caller";
 
 const DISCOVER = {
   jsonrpc: "2.0",
@@ -56,5 +56,14 @@ describe("the app checks under the authentication .dev.vars turns on", () => {
     expect(whyRefused(r.status, r.body, vars)).toMatch(
       /^401 with AUTH_MODE=jwt \(from \.dev\.vars or wrangler\.toml \[vars\], which npm test loads\)/,
     );
+  });
+});
+
+describe("devTokenHeaders, for your own SELF.fetch tests", () => {
+  it("mints a dev token the Worker accepts under npm test, and one signed with another key is refused", async () => {
+    const good = await devTokenHeaders(env as never, { sub: "alice", scopes: ["notes:read"] });
+    expect((await discover({}, good)).status).toBe(200);
+    const forged = await devTokenHeaders({ MCP_DEV_TOKEN_KEY: "another-key" }, { sub: "alice" });
+    expect((await discover({}, forged)).status).toBe(401);
   });
 });

@@ -42,10 +42,26 @@ export async function callerHeaders(app: ScopedApp, vars: AuthVars): Promise<Rec
   if (m === "none") return {};
   if (m === "token" && vars.MCP_AUTH_TOKEN) return { Authorization: `Bearer ${vars.MCP_AUTH_TOKEN}` };
   if (!vars.MCP_DEV_TOKEN_KEY) return {};
-  const token = await new SignJWT({ scope: scopesOf(app, vars).join(" ") })
+  return devTokenHeaders(vars, { sub: "app-check", scopes: scopesOf(app, vars) });
+}
+
+/**
+ * The Authorization header of a dev token for your own `SELF.fetch` tests: the caller `mcp-dev#<sub>`
+ * with exactly `scopes` (and `claims`), as `npm run token` mints under `npm run dev`. `npm test` gives
+ * the Worker its own MCP_DEV_TOKEN_KEY (vitest.config.ts), so pass `env` from "cloudflare:test":
+ *
+ *   const headers = await devTokenHeaders(env, { sub: "alice", scopes: ["notes:read"] });
+ */
+export async function devTokenHeaders(
+  vars: { MCP_DEV_TOKEN_KEY?: string },
+  caller: { sub: string; scopes?: readonly string[]; claims?: Record<string, unknown> },
+): Promise<Record<string, string>> {
+  if (!vars.MCP_DEV_TOKEN_KEY)
+    throw new Error("devTokenHeaders needs MCP_DEV_TOKEN_KEY in env: pass `env` from cloudflare:test under npm test");
+  const token = await new SignJWT({ ...caller.claims, ...(caller.scopes?.length ? { scope: caller.scopes.join(" ") } : {}) })
     .setProtectedHeader({ alg: "HS256" })
     .setIssuer("mcp-dev")
-    .setSubject("app-check")
+    .setSubject(caller.sub)
     .setExpirationTime("10m")
     .sign(new TextEncoder().encode(vars.MCP_DEV_TOKEN_KEY));
   return { Authorization: `Bearer ${token}` };
