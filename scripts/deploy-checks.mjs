@@ -40,6 +40,7 @@ export function authConfigured(config, secrets) {
  *   configFile: string,
  *   env?: string,
  *   config: { name?: string, main?: string, vars?: Record<string, unknown>, ratelimits?: { name: string, namespace_id: string | number }[],
+ *             compatibility_flags?: string[], durable_objects?: { bindings?: { name?: string, class_name?: string }[] },
  *             kv_namespaces?: { binding: string, id?: string }[], r2_buckets?: { binding: string, bucket_name?: string }[] },
  *   d1: D1[],
  *   loggedIn: boolean | undefined,

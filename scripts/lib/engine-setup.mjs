@@ -27,7 +27,7 @@ export const ENGINE_FLAGS = [
  * and the edit that fixes it. `bindings`: a used feature's object unbound (its tools fail);
  * `flags`: an engine flag missing.
  * @param {Record<string, boolean> | undefined} features
- * @param {{ compatibility_flags?: string[], durable_objects?: { bindings?: { name: string, class_name: string }[] } }} config
+ * @param {{ compatibility_flags?: string[], durable_objects?: { bindings?: { name?: string, class_name?: string }[] } }} config
  * @param {string} file
  * @returns {{ bindings: { problem: string, fix: string }[], flags: { problem: string, fix: string }[] }}
  */
@@ -57,8 +57,10 @@ export const setupLine = (p) => `${p.problem} ${p.fix}`;
 export function scanWranglerToml(text) {
   /** @type {string[] | undefined} */
   let flags;
+  /** @type {{ name?: string, class_name?: string }[]} */
   const bindings = [];
   let table = "";
+  /** @type {{ name?: string, class_name?: string } | undefined} */
   let entry;
   const strings = (s) => [...s.matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2]);
   // Multi-line arrays are joined first: `compatibility_flags = [\n "a",\n "b"\n]`.
