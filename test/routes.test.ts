@@ -42,6 +42,6 @@ describe("src/index.ts routes", () => {
   it("any other path is a 404 that names the MCP endpoint", async () => {
     const res = await SELF.fetch(`${BASE}/nowhere`);
     expect(res.status).toBe(404);
-    expect(JSON.stringify(await res.json())).toContain("/mcp");
+    expect(await res.text()).toContain("/mcp");
   });
 });

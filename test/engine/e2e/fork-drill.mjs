@@ -357,6 +357,22 @@ async function notesFork(check) {
       },
       245_000,
     );
+    await check(
+      "npm test runs the fork's tests when a file's formatting differs, then fails at Biome's check naming npm run format",
+      async () => {
+        const [file, text] = Object.entries(NOTES_TESTS)[0];
+        writeFileSync(path.join(dir, file), text.replace("\n", "   \n")); // trailing spaces: a formatting difference only
+        try {
+          const r = await exec("npm", ["test"], 240_000);
+          assert(r.code !== 0 && !r.timedOut, `npm test passed with a formatting difference:\n${r.out.slice(-3000)}`);
+          assert(new RegExp(`✓ ${file.replace(/[./]/g, "\\$&")}`).test(r.out), `npm test did not run ${file} first:\n${r.out.slice(-3000)}`);
+          assert(r.out.includes("npm run format"), `npm test's failure does not name npm run format:\n${r.out.slice(-3000)}`);
+        } finally {
+          writeFileSync(path.join(dir, file), text);
+        }
+      },
+      245_000,
+    );
 
     await check(
       "npm run deploy -- --dry-run says it would apply the D1 migration remotely before the Worker",
