@@ -1,4 +1,5 @@
 /** How a lane asks the executor to report a request: the settings, the metrics binding, the app's hooks. */
+import type { Quirks } from "./http/quirks";
 import { tracing } from "cloudflare:workers";
 import type { Config } from "./config";
 import type { Env } from "./env";
@@ -18,7 +19,7 @@ export function reportingFor(
   trace: TraceContext,
   sessionId?: string,
   requestId?: string | number,
-  quirks?: string,
+  quirks?: Quirks,
 ): Reporting {
   return {
     quirks,

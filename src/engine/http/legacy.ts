@@ -1,17 +1,8 @@
-/**
- * The 2025-11-25 lane (and 2025-06-18 / 2025-03-26): `initialize` answers
- * with a sealed session id (session-id.ts) and asks no object; every later
- * POST, GET and DELETE names the session with Mcp-Session-Id and is forwarded
- * to its object, which stores nothing until the session holds state. This file only does the HTTP side:
- * headers, status codes, and turning the object's answers into JSON or SSE.
- */
-import type { Config } from "../config";
-import type { Env } from "../env";
-import { refusedScopes, type Caller } from "../mcp/auth";
+import { refusedScopes } from "../mcp/auth";
 import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
-import { legacyCapabilities, type Registry } from "../mcp/registry";
+import { legacyCapabilities } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
@@ -19,7 +10,8 @@ import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addr
 import { SESSION_NOT_FOUND, type SessionAnswer, type SessionRequester, type SessionStart } from "../objects/contracts";
 import { inSpan, type SpanLike } from "../mcp/tracing";
 import { tagServed, tracerFor } from "../reporting";
-import { noted, oneVersion, type Quirks } from "./quirks";
+import { noted, oneVersion } from "./quirks";
+import type { Admitted } from "./admitted";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
@@ -27,17 +19,8 @@ import { SESSION_REFUSAL_STATUS } from "./status";
 // gzip then finds more of its repeats within its 32 KiB window (about 80 B, by scripts/bundle-map.mjs).
 import { pipeSessionStream } from "./session-stream";
 
-export interface LegacyDeps {
-  reg: Registry;
-  config: Config;
-  env: Env;
-  /** Who is calling (ctx.caller and ctx.auth in the session's handlers); the session is bound to its principal. */
-  caller: Caller;
-  /** The 403 step-up challenge for a handler that threw InsufficientScope. */
-  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
-  /** The quirks the edge served in this request (http/quirks.ts), for its log line. */
-  quirks?: Quirks;
-}
+/** What the 2025 lane is handed: the admitted request (one type for both lanes). */
+export type LegacyDeps = Admitted;
 
 type Stub = ReturnType<typeof sessionStub>;
 

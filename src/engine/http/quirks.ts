@@ -27,8 +27,11 @@ export type Quirk =
   /** No Accept header: anything goes (RFC 9110 §12.5.1). */
   | "accept-none";
 
-/** The quirks one request showed, in the order the edge met them, joined with "+" ("version-other+accept-json"). */
-export type Quirks = string;
+/**
+ * The quirks one request showed, each once, in the order the edge met them; its log line and metrics
+ * point join them with "+" ("version-other+accept-json": quirksNamed).
+ */
+export type Quirks = readonly Quirk[];
 
 /**
  * MCP-Protocol-Version with a repeated value folded into one ("v, v" is "v"; RFC 9110 §5.3 lets a
@@ -42,7 +45,8 @@ export function oneVersion(value: string | undefined, strict: boolean): string |
 }
 
 /** The quirks of a request with one more. */
-export const noted = (quirks: Quirks | undefined, quirk: Quirk): Quirks => (quirks ? `${quirks}+${quirk}` : quirk);
+export const noted = (quirks: Quirks | undefined, quirk: Quirk): Quirks =>
+  !quirks ? [quirk] : quirks.includes(quirk) ? quirks : [...quirks, quirk];
 
 /** An answer in the form the request's Accept takes (checkPostMediaTypes' quirk); as it is for any other. */
 export const inAcceptedForm = (quirk: Quirk | null, id: RequestId | null, response: Response): Response | Promise<Response> =>

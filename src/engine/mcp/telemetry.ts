@@ -67,8 +67,8 @@ export interface Reporting {
   tracer?: Tracer;
   /** The JSON-RPC id of the request, for its span. */
   requestId?: string | number;
-  /** The quirks the edge served in this request (RequestRecord.quirks). */
-  quirks?: string;
+  /** The quirks the edge served in this request (http/quirks.ts), named in RequestRecord.quirks. */
+  quirks?: readonly string[];
 }
 
 /**

@@ -4,6 +4,7 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it.
  */
+import type { Quirks } from "../http/quirks";
 import type { Auth, Caller } from "../mcp/auth";
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 
@@ -130,7 +131,7 @@ export interface SessionRequester {
   /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
-  quirks?: string;
+  quirks?: Quirks;
   /** STRICT_HEADERS as the Worker reads it: on, a newer revision's header is refused too. */
   strictHeaders?: boolean;
   /**
