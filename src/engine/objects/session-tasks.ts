@@ -10,7 +10,7 @@
 import { authView, restoredCaller, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { execute } from "../mcp/execute";
-import { reportingFor, servedInSpan } from "../reporting";
+import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
@@ -18,7 +18,7 @@ import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks"
 import { readTrace } from "../mcp/telemetry";
 import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
-import { endCall, type CallHost } from "./session-calls";
+import { endCall, servedInChain, type CallHost } from "./session-calls";
 import { tooManySessions, tooManyStreams } from "./session-refusals";
 import { createTask, type TaskCall } from "./task-create";
 
@@ -249,9 +249,8 @@ function onRequest(
       if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
     };
-    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () =>
-      onTaskRequest(host, req, reply, open, caller),
-    );
+    // Through the one path: the app's middleware and the report run around them as around a call.
+    return servedInChain(host, req, caller, () => onTaskRequest(host, req, reply, open, caller));
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply, caller);
   return undefined;
