@@ -9,7 +9,7 @@
  * survives the object being evicted.
  */
 import type { Quirks } from "../http/quirks";
-import { restoredCaller, type Caller } from "../mcp/auth";
+import type { Caller } from "../mcp/auth";
 import type { Config } from "../config";
 import type { Env } from "../env";
 import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
@@ -52,11 +52,11 @@ export class Call {
   constructor(
     private readonly host: CallHost,
     readonly request: JsonRpcRequest,
+    /** Who sent the request that runs the handler (ctx.caller, ctx.auth). */
+    readonly caller: Caller,
     stream?: string,
     /** The client's trace context: on the call's log line and on the requests the call sends the client. */
     readonly trace: TraceContext = {},
-    /** Who sent the request that runs the handler (ctx.caller, ctx.auth). */
-    readonly caller?: Caller,
     /** The hosted-client quirks served in the request (http/quirks.ts), for its log line. */
     readonly quirks?: Quirks,
   ) {
@@ -113,7 +113,7 @@ export async function runCall(
     emit: call.emit,
     notify: createNotifier(host.bindings),
     env: host.bindings,
-    caller: call.caller ?? restoredCaller(session.principal, undefined, session.clientKey ?? ""),
+    caller: call.caller,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
     reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id, call.quirks),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
@@ -177,7 +177,7 @@ function askClient(host: CallHost, call: Call, signal: InputRequired, answers: R
 export async function servedInChain(
   host: CallHost,
   req: JsonRpcRequest,
-  caller: Caller | undefined,
+  caller: Caller,
   serve: () => Promise<SessionAnswer>,
   quirks?: Quirks,
 ): Promise<SessionAnswer> {
@@ -196,7 +196,7 @@ export async function servedInChain(
     emit: () => {},
     notify: createNotifier(host.bindings),
     env: host.bindings,
-    caller: caller ?? restoredCaller(session.principal, undefined, session.clientKey ?? ""),
+    caller,
     reporting: reportingFor(host.config, host.bindings, host.reg, readTrace(params._meta), session.id, req.id, quirks),
     serve: async () => {
       answer = await serve();

@@ -49,8 +49,8 @@ function track(host: SessionHost, call: Call, answers: Record<string, unknown>, 
 export async function onRequest(
   host: SessionHost,
   req: JsonRpcRequest,
+  caller: Caller,
   traceparent?: string,
-  caller?: Caller,
   quirks?: Quirks,
 ): Promise<SessionAnswer> {
   const params = req.params ?? {};
@@ -84,7 +84,7 @@ export async function onRequest(
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
-  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent), caller, quirks);
+  const call = new Call(host, req, caller, undefined, readTrace(params._meta, traceparent), quirks);
   const first = await call.out.settle(track(host, call, {}, undefined));
   // It had to ask the client something while its client holds SESSION_MAX_LIVE sessions: nothing was stored.
   if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
@@ -145,7 +145,7 @@ function cancel(host: SessionHost, requestId: unknown): void {
 }
 
 /** The client's answer to one of our requests, arriving as its own POST. */
-export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller?: Caller): Promise<SessionAnswer> {
+export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller: Caller): Promise<SessionAnswer> {
   const pending = typeof msg.id === "string" ? host.store.takePending(msg.id) : undefined;
   if (!pending) return refuse("invalid", null, `No pending server request has id ${JSON.stringify(msg.id)}`);
   // Any answer to our ping, even an error, says the client is there; nothing else waits on it.
@@ -180,7 +180,7 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller
   host.store.putCall(stored);
   // Run the handler again once every answer of this round is in.
   if (host.store.pendingCount(pending.stream) === 0) {
-    const call = new Call(host, request, pending.stream, readTrace(request.params?._meta), caller);
+    const call = new Call(host, request, caller, pending.stream, readTrace(request.params?._meta));
     void track(host, call, stored.answers, stored.state as Json | undefined);
   }
   return ACCEPTED;

@@ -7,7 +7,7 @@
  * tagged with the task, and their answers go to the task. The wait is a
  * stored call, so it survives the session object being evicted.
  */
-import { authView, restoredCaller, type Caller } from "../mcp/auth";
+import { authView, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { execute } from "../mcp/execute";
 import { reportingFor } from "../reporting";
@@ -38,7 +38,7 @@ type Reply = (message: object) => SessionAnswer;
  * A tools/call the task rules decide: a CreateTaskResult, or the -32601 the revision's tool-level
  * rules give a call that does not match the tool's taskSupport. Undefined: an ordinary call.
  */
-async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, caller?: Caller): Promise<SessionAnswer | undefined> {
+async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, caller: Caller): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
   let decision: ReturnType<typeof LEGACY.asTask>;
   try {
@@ -79,7 +79,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, c
           trace,
           // Admitted by the edge, which checked it: reading it again cannot throw.
           progressToken: checkProgressToken(meta),
-          caller: caller ?? restoredCaller(session.principal, undefined, anonymousKeyOf(host)),
+          caller,
         },
         host.bindings,
         host.config,
@@ -98,7 +98,7 @@ async function onTaskRequest(
   req: JsonRpcRequest,
   reply: Reply,
   openStream: () => Promise<SessionAnswer | string>,
-  caller?: Caller,
+  caller: Caller,
 ): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
@@ -241,7 +241,7 @@ function onRequest(
   host: CallHost & { atStreamLimit(): boolean },
   req: JsonRpcRequest,
   reply: Reply,
-  caller?: Caller,
+  caller: Caller,
 ): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
     // The wait's stream makes the session hold state: admitted first, then no await before it opens.

@@ -252,7 +252,7 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
     const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
     const quirks = newer ? noted(args.quirks, "version-newer") : args.quirks;
-    return onRequest(this, message.message, args.traceparent, args.caller, quirks);
+    return onRequest(this, message.message, args.caller, args.traceparent, quirks);
   }
 
   openGet(args: SessionRequester & { lastEventId?: string }): Promise<SessionAnswer> {
