@@ -4,7 +4,7 @@ import type { Env } from "../env";
 import type { Caller } from "../mcp/auth";
 import type { RequestId } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
-import type { Quirks } from "./quirks";
+import type { Quirks } from "../mcp/quirks";
 
 /**
  * Past authentication: what either lane needs of an admitted request (the registry, the caller, the

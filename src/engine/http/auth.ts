@@ -6,6 +6,7 @@
  * check a Worker opts into (jwt-auth.ts). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
  * that tells the client where to find the authorization server.
  */
+import { writeLog } from "../mcp/telemetry";
 import type { AuthConfig } from "../config";
 import { isScopeToken, type Identity } from "../mcp/auth";
 import { ErrorCode } from "../mcp/errors";
@@ -132,7 +133,7 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, ser
  * without one (a static token) it names no metadata URL that would only answer 404. The JSON-RPC
  * error carries the request's id when there is one (a step-up refusal of a named operation).
  */
-export interface Challenge {
+interface Challenge {
   /** Where the MCP endpoint is served: the metadata URL names it. */
   mcpPath: string;
   status: 400 | 401 | 403;
@@ -201,12 +202,9 @@ export async function authenticate(
   // Sessions, rate limits, tasks and caching are keyed by the id: a result without one would make an
   // anonymous caller whose scopes are honoured (and its answers cached as public). Refused, and said.
   if (typeof who?.id !== "string" || who.id === "" || !Array.isArray(who.scopes)) {
-    console.error(
-      JSON.stringify({
-        mcp: "verifier_without_id",
-        message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)`,
-      }),
-    );
+    writeLog("error", "verifier_without_id", {
+      message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)`,
+    });
     return fail(401, "invalid_token", "Unauthorized");
   }
   return who;

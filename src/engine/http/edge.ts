@@ -5,6 +5,7 @@
  * the per-app setup once (EdgeSetup) and hands every /mcp request to `serveMcp`; this file is the
  * order a request meets the edge in.
  */
+import { writeLog } from "../mcp/telemetry";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
 import { callerOf, type Identity } from "../mcp/auth";
@@ -21,7 +22,8 @@ import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody as 
 import { serveLegacyDelete, serveLegacyGet, serveLegacyPost } from "./legacy";
 import { serveListen } from "./listen";
 import { serveModernRequest } from "./modern";
-import { inAcceptedForm, noted, type Quirk } from "./quirks";
+import { inAcceptedForm } from "./quirks";
+import { noted, type Quirk } from "../mcp/quirks";
 import { overLimit, rateLimitKey } from "./rate-limit";
 import { accepted, methodNotAllowed, rpcError } from "./responses";
 import { MISSING_SECRET } from "./seal";
@@ -88,12 +90,9 @@ function gate(a: Arrival): Gated | Response {
   if (!a.edge.said.secret) {
     a.edge.said.secret = true;
     if (!a.config.stateSecret)
-      console.error(
-        JSON.stringify({
-          mcp: "missing_secret",
-          message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.`,
-        }),
-      );
+      writeLog("error", "missing_secret", {
+        message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.`,
+      });
   }
   const gated = checkHostAndOrigin(a.request, a.config);
   return gated instanceof Response ? gated : { ...a, origin: gated.origin };
@@ -143,8 +142,7 @@ async function principalOf(a: Arrival, reg: Registry): Promise<Identity | undefi
 // Said once per isolate (`npm run dev` shows it): an app that declares scopes, served by a Worker
 // that authenticates nobody, refuses every scoped operation (authorization.ts words it).
 function warnScopedWithoutAuth(edge: EdgeSetup, reg: Registry): void {
-  if (!edge.said.scoped && reg.unauthenticatedWarning)
-    console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
+  if (!edge.said.scoped && reg.unauthenticatedWarning) writeLog("warn", "scopes_without_auth", { message: reg.unauthenticatedWarning });
   edge.said.scoped = true;
 }
 

@@ -10,7 +10,8 @@ import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addr
 import { SESSION_NOT_FOUND, type SessionAnswer, type SessionRequester, type SessionStart } from "../objects/contracts";
 import { inSpan, type SpanLike } from "../mcp/tracing";
 import { tagServed, tracerFor } from "../reporting";
-import { noted, oneVersion } from "./quirks";
+import { oneVersion } from "./quirks";
+import { noted } from "../mcp/quirks";
 import type { Admitted } from "./admitted";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
@@ -18,9 +19,6 @@ import { SESSION_REFUSAL_STATUS } from "./status";
 // Imported last, so the bundle places the stream pipe (and sse.ts) after session-id.ts and seal.ts:
 // gzip then finds more of its repeats within its 32 KiB window (about 80 B, by scripts/bundle-map.mjs).
 import { pipeSessionStream } from "./session-stream";
-
-/** What the 2025 lane is handed: the admitted request (one type for both lanes). */
-export type LegacyDeps = Admitted;
 
 type Stub = ReturnType<typeof sessionStub>;
 
@@ -34,11 +32,7 @@ const versionHeader = (request: Request, strict: boolean) => oneVersion(request.
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
  * forged, foreign or outlived one is 404 without asking any object.
  */
-async function sessionOf(
-  request: Request,
-  deps: LegacyDeps,
-  id: RequestId | null,
-): Promise<Response | { stub: Stub; seal?: SessionStart }> {
+async function sessionOf(request: Request, deps: Admitted, id: RequestId | null): Promise<Response | { stub: Stub; seal?: SessionStart }> {
   const sessionId = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
   if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request, deps.config.strictHeaders)))
@@ -64,7 +58,7 @@ function checkVersionHeader(request: Request, id: RequestId | null, strict: bool
  */
 async function askSession(
   request: Request,
-  deps: LegacyDeps,
+  deps: Admitted,
   versionFirst: boolean,
   ask: (stub: Stub, caller: SessionRequester) => Promise<SessionAnswer | Response>,
   /** The id of the request POSTed, if it is one: the edge's and the session's refusals answer it. */
@@ -93,7 +87,7 @@ async function askSession(
   return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, deps: LegacyDeps, id: RequestId | null = null): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, deps: Admitted, id: RequestId | null = null): Promise<Response> {
   const { env } = deps;
   switch (result.kind) {
     case "stream":
@@ -112,7 +106,7 @@ async function answer(result: SessionAnswer, stub: Stub, deps: LegacyDeps, id: R
   }
 }
 
-export async function serveLegacyPost(request: Request, msg: Message, deps: LegacyDeps): Promise<Response> {
+export async function serveLegacyPost(request: Request, msg: Message, deps: Admitted): Promise<Response> {
   if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
     return inSpan(tracerFor(deps.config), "initialize", (span) => initialize(msg.message, deps, span));
   }
@@ -134,7 +128,7 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   );
 }
 
-async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike): Promise<Response> {
+async function initialize(req: JsonRpcRequest, deps: Admitted, span?: SpanLike): Promise<Response> {
   const p = req.params ?? {};
   if (typeof p.protocolVersion !== "string" || !isObject(p.capabilities) || !isObject(p.clientInfo)) {
     const error = invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo");
@@ -171,14 +165,14 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike
   return json(resultResponse(req.id, result), 200, { "Mcp-Session-Id": sessionId });
 }
 
-export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promise<Response> {
+export async function serveLegacyGet(request: Request, deps: Admitted): Promise<Response> {
   const accept = request.headers.get("Accept") ?? "";
   if (!/text\/event-stream|\*\/\*/.test(accept)) return refuse(406, "Not Acceptable: GET needs Accept: text/event-stream");
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
   return askSession(request, deps, false, (stub, caller) => stub.openGet({ ...caller, lastEventId, maxLive: deps.config.sessionMaxLive }));
 }
 
-export function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
+export function serveLegacyDelete(request: Request, deps: Admitted): Promise<Response> {
   return askSession(request, deps, false, async (stub, caller) => {
     const done = await stub.terminate(caller);
     return done.kind === "accepted" ? new Response(null, { status: 200 }) : done;

@@ -270,7 +270,7 @@ export interface ExtensionMethod {
 }
 
 /** What the core lends an extension's method. */
-export interface ExtensionCore {
+interface ExtensionCore {
   /** Whether this caller may use the operation `method` with `params` names (the one authorization: scopes, `implies`). */
   allows(method: string, params: Record<string, unknown>): boolean;
 }

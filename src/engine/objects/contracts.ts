@@ -4,7 +4,7 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it.
  */
-import type { Quirks } from "../http/quirks";
+import type { Quirks } from "../mcp/quirks";
 import type { Auth, Caller } from "../mcp/auth";
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 

@@ -8,7 +8,7 @@
  * session runs it again when the answers arrive, so a tool waiting on a user
  * survives the object being evicted.
  */
-import type { Quirks } from "../http/quirks";
+import type { Quirks } from "../mcp/quirks";
 import type { Caller } from "../mcp/auth";
 import type { Config } from "../config";
 import type { Env } from "../env";

@@ -4,7 +4,7 @@
  * notifications (initialized, cancelled), and responses to the server's own
  * requests, which complete a call waiting for input.
  */
-import type { Quirks } from "../http/quirks";
+import type { Quirks } from "../mcp/quirks";
 import { type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";

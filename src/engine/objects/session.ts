@@ -12,7 +12,7 @@
  * this class is what the Worker talks to: RPC, the pipe sockets, the alarm
  * handler, the count of its client's live sessions.
  */
-import { noted } from "../http/quirks";
+import { noted } from "../mcp/quirks";
 import { DurableObject } from "./durable-object";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
