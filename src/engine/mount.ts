@@ -5,6 +5,7 @@
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
+import { writeLog } from "./mcp/telemetry";
 import { MemoryCache } from "./client/cache";
 import { McpClient, type AuthProvider, type McpClientOptions } from "./client/client";
 import type { Protocol } from "./client/era";
@@ -198,7 +199,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
     const n = ctx.notify;
     const sent = kind === "tools" ? n.toolsListChanged() : kind === "prompts" ? n.promptsListChanged() : n.resourcesListChanged();
     return sent.catch((err: unknown) => {
-      console.error(JSON.stringify({ mcp: "mount_relay_failed", mount: prefix, what: CHANGED[kind], message: String(err) }));
+      writeLog("error", "mount_relay_failed", { mount: prefix, what: CHANGED[kind], message: String(err) });
     });
   };
 
@@ -264,7 +265,7 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       throw new McpError(err.code, err.message, err.data);
     if (err instanceof McpError) throw err;
     const reason = err instanceof Error ? err.message : String(err);
-    console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what, message: reason }));
+    writeLog("error", "mount_failed", { mount: prefix, what, message: reason });
     return {
       content: [{ type: "text", text: `The mounted server "${prefix}" could not be reached for ${what}: ${reason}` }],
       isError: true,
@@ -308,14 +309,11 @@ export function mountServer<Env = any>(options: MountOptions<Env>): Mount {
       return renamed;
     } catch (err) {
       // A list this server cannot complete leaves the mount's entries out rather than failing the app's.
-      console.error(
-        JSON.stringify({
-          mcp: "mount_failed",
-          mount: prefix,
-          what: LIST_METHOD[kind],
-          message: err instanceof Error ? err.message : String(err),
-        }),
-      );
+      writeLog("error", "mount_failed", {
+        mount: prefix,
+        what: LIST_METHOD[kind],
+        message: err instanceof Error ? err.message : String(err),
+      });
       return kept?.items ?? [];
     } finally {
       void client.close().catch(() => undefined);

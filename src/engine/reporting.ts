@@ -1,11 +1,12 @@
 /** How a lane asks the executor to report a request: the settings, the metrics binding, the app's hooks. */
+import type { Quirks } from "./mcp/quirks";
 import { tracing } from "cloudflare:workers";
 import type { Config } from "./config";
 import type { Env } from "./env";
 import { registeredTarget, type Registry } from "./mcp/registry";
 import type { JsonRpcRequest } from "./mcp/jsonrpc";
 import { pseudonym, type Reporting, type TraceContext } from "./mcp/telemetry";
-import { endAttributes, inSpan, operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
+import { endAttributes, operationAttributes, type SpanLike, type Tracer } from "./mcp/tracing";
 
 /** The platform's tracer, unless TRACING=off. */
 export const tracerFor = (config: Config): Tracer | undefined => (config.tracing ? tracing : undefined);
@@ -18,7 +19,7 @@ export function reportingFor(
   trace: TraceContext,
   sessionId?: string,
   requestId?: string | number,
-  quirks?: string,
+  quirks?: Quirks,
 ): Reporting {
   return {
     quirks,
@@ -35,8 +36,8 @@ export function reportingFor(
 }
 
 /**
- * The span of a 2025 request served without the executor (initialize in the Worker; tasks/get,
- * tasks/list, tasks/cancel, tasks/result in the session): the method's attributes, the session
+ * The span of the one 2025 request served without the executor (initialize, in the Worker, before
+ * there is a session to run it in): the method's attributes, the session
  * (hashed), the task asked about, and the code of the JSON-RPC error it ended with, with an error
  * status, as the executor's spans end.
  */
@@ -54,19 +55,3 @@ export const tagServed = async (
     { outcome: error ? "error" : "result", errorCode: error?.code, session: sessionId && (await pseudonym(sessionId, config.stateSecret)) },
     req.params?.taskId,
   );
-
-/** tasks/* as a 2025 session serves them, in their span (tagServed). */
-export const servedInSpan = <T>(
-  config: Config,
-  req: JsonRpcRequest,
-  protocolVersion: string,
-  sessionId: string,
-  work: () => Promise<T>,
-): Promise<T> =>
-  inSpan(tracerFor(config), req.method, async (span) => {
-    const answer = await work();
-    // A reply's JSON-RPC error, or a refusal's.
-    const a = answer as { message?: { error?: { code: number } }; error?: { code: number } };
-    if (span) await tagServed(span, req, protocolVersion, sessionId, config, a.message?.error ?? a.error);
-    return answer;
-  });

@@ -3,6 +3,7 @@
  * registry, token check and metadata; the steps themselves are http/edge.ts) and the error stage,
  * plus the Durable Object classes the app's sessions and notifications live in.
  */
+import { writeLog } from "./mcp/telemetry";
 import { DurableObject } from "./objects/durable-object";
 import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
@@ -119,12 +120,9 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
     } catch (err) {
       if (!definitionErrorLogged) {
         definitionErrorLogged = true;
-        console.error(
-          JSON.stringify({
-            mcp: "app_definition_invalid",
-            message: `The app's definitions are invalid, so every request fails: ${messageOf(err)}. \`npm run check:app\` lists every mistake.`,
-          }),
-        );
+        writeLog("error", "app_definition_invalid", {
+          message: `The app's definitions are invalid, so every request fails: ${messageOf(err)}. \`npm run check:app\` lists every mistake.`,
+        });
       }
       throw err;
     }

@@ -65,7 +65,6 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
     return type;
   };
   const scopesOf = (ctx: HandlerContext<any>) => ctx.auth?.scopes ?? [];
-  const mayUse = (type: CompiledEvent, ctx: HandlerContext<any>) => (type.def.scopes ?? []).every((s) => scopesOf(ctx).includes(s));
   /** The arguments, validated against the type's input schema; in canonical JSON for the key. */
   const argumentsOf = (type: CompiledEvent, params: Record<string, unknown>) => {
     const args = params.arguments ?? {};
@@ -78,8 +77,9 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
     if (!parsed.success) throw invalidParams(`Invalid arguments for ${type.def.name}: ${parsed.issues.map((i) => i.message).join("; ")}`);
     return { parsed: parsed.output as Record<string, unknown>, canonical: canonicalJson(args) };
   };
+  // The type's `scopes` were checked before the method ran, by the one authorization (its `guard`
+  // below, with `implies` and the app's policy); `allow` is the type's own check.
   const checkAccess = async (type: CompiledEvent, parsed: Record<string, unknown>, ctx: HandlerContext<any>) => {
-    if (!mayUse(type, ctx)) throw eventError("Forbidden", `This caller may not subscribe to ${type.def.name}`);
     if (
       type.def.allow &&
       !(await type.def.allow({ principal: ctx.auth?.principal ?? "", scopes: scopesOf(ctx), arguments: parsed, env: ctx.env }))
@@ -117,14 +117,23 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
   const ext = defineExtension({
     id: EVENTS_EXTENSION,
     settings: {},
+    guard: {
+      scopes: (name) => {
+        const type = types().get(name);
+        return type ? type.def.scopes : null;
+      },
+      declared: () => defs.map((d) => d.scopes),
+      refusal: (name) => eventError("Forbidden", `This caller may not use the event type ${name}`),
+    },
     // ChatGPT reads `capabilities.events`; the extension's own entry is under `extensions`.
     topLevelCapability: "events",
     methods: {
       "events/list": {
-        run: (params, ctx) =>
+        run: (params, _ctx, core) =>
+          // Only the types this caller may use, as the one authorization says (scopes, `implies`).
           paginate(
             "events",
-            [...types().values()].filter((t) => mayUse(t, ctx)).map((t) => t.wire),
+            [...types().values()].filter((t) => core.allows("events/subscribe", { name: t.def.name })).map((t) => t.wire),
             params.cursor,
             limits.pageSize,
           ),
@@ -143,7 +152,9 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
           const req = {
             id,
             principal,
-            scopes: scopesOf(ctx),
+            // The type's scopes were granted (the one authorization, `implies` included): kept with the
+            // caller's own, so the deliveries' recheck of them holds.
+            scopes: [...new Set([...scopesOf(ctx), ...(type.def.scopes ?? [])])],
             args: args.canonical,
             url,
             secret,

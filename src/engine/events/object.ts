@@ -10,7 +10,8 @@ import * as v from "valibot";
 import { readConfig } from "../config";
 import type { Env } from "../env";
 import { McpError, messageOf, toMcpError, type JsonRpcErrorObject } from "../mcp/errors";
-import { inSpan } from "../mcp/tracing";
+import { inSpan, type SpanLike } from "../mcp/tracing";
+import { writeLog, writePoint } from "../mcp/telemetry";
 import { DurableObject } from "../objects/durable-object";
 import { tracerFor } from "../reporting";
 import { publishToHub } from "../objects/addresses";
@@ -131,7 +132,7 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
               this.pushed = this.pushed.then(() =>
                 publishToHub(this.env, { method: EVENT_NOTIFICATION, params, match: canonicalMatch }).then(
                   () => undefined,
-                  (err) => console.error(JSON.stringify({ mcp: "event_push_failed", event: name, message: messageOf(err) })),
+                  (err) => writeLog("error", "event_push_failed", { event: name, message: messageOf(err) }),
                 ),
               );
             }
@@ -333,7 +334,7 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         const args = type.def.input ? v.parse(type.def.input, JSON.parse(sub.args)) : JSON.parse(sub.args);
         return (await type.def.allow({ principal: sub.principal, scopes, arguments: args, env: this.env })) === true;
       } catch (err) {
-        console.error(JSON.stringify({ mcp: "event_allow_failed", event: type.def.name, message: messageOf(err) }));
+        writeLog("error", "event_allow_failed", { event: type.def.name, message: messageOf(err) });
         return false;
       }
     }
@@ -349,22 +350,14 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         subscriptionId: id,
         secrets: this.secretsOf(sub),
       });
-      console.log(JSON.stringify({ mcp: "event_subscription_terminated", event: type.def.name, subscription: id, delivered: sent.ok }));
+      writeLog("info", "event_subscription_terminated", { event: type.def.name, subscription: id, delivered: sent.ok });
     }
 
     private secretsOf(sub: SubRow): string[] {
       return sub.prev_secret && (sub.prev_until ?? 0) > Date.now() ? [sub.secret, sub.prev_secret] : [sub.secret];
     }
 
-    private async deliver(
-      sub: SubRow,
-      row: DeliveryRow,
-      type: CompiledEvent,
-      span?: {
-        setAttributes(a: Record<string, string | number | undefined>): unknown;
-        setStatus(s: { code: "error"; message: string }): unknown;
-      },
-    ): Promise<void> {
+    private async deliver(sub: SubRow, row: DeliveryRow, type: CompiledEvent, span?: SpanLike): Promise<void> {
       const occurrence = JSON.parse(row.occurrence) as Record<string, unknown>;
       const body = JSON.stringify({ ...occurrence, cursor: this.watermark(sub.id, type) });
       const attempt = row.attempts + 1;
@@ -401,24 +394,26 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
       if (!sent.ok) span?.setStatus({ code: "error", message: sent.reason });
       // One data point per attempt, beside the requests' (docs/observability.md): the type is the app's
       // name, the outcome one of four, so no caller can add rows to the metrics' index.
-      this.env.MCP_METRICS?.writeDataPoint({
-        blobs: ["2026-07-28", "events/deliver", type.def.name, outcome, "", sent.ok ? String(status) : sent.reason, ""],
-        doubles: [now - started, attempt],
-        indexes: [type.def.name],
+      writePoint(this.env.MCP_METRICS, {
+        revision: "2026-07-28",
+        method: "events/deliver",
+        name: type.def.name,
+        outcome,
+        code: sent.ok ? String(status) : sent.reason,
+        durationMs: now - started,
+        attempt,
+        index: type.def.name,
       });
-      console.log(
-        JSON.stringify({
-          mcp: "event_delivery",
-          event: type.def.name,
-          subscription: sub.id,
-          eventId: row.event_id,
-          attempt,
-          outcome,
-          status,
-          reason: sent.ok ? undefined : sent.reason,
-          durationMs: now - started,
-        }),
-      );
+      writeLog("info", "event_delivery", {
+        event: type.def.name,
+        subscription: sub.id,
+        eventId: row.event_id,
+        attempt,
+        outcome,
+        status,
+        reason: sent.ok ? undefined : sent.reason,
+        durationMs: now - started,
+      });
     }
   };
 }

@@ -6,23 +6,15 @@
  * check a Worker opts into (jwt-auth.ts). Failures answer 401/403 with the RFC 6750 / RFC 9728 challenge
  * that tells the client where to find the authorization server.
  */
+import { writeLog } from "../mcp/telemetry";
 import type { AuthConfig } from "../config";
 import { isScopeToken, type Identity } from "../mcp/auth";
 import { ErrorCode } from "../mcp/errors";
 import type { RequestId } from "../mcp/jsonrpc";
 import { json, rpcError } from "./responses";
 
-/** What a verifier (or the `principal` hook) says of a caller; the edge makes the request's Caller of it. */
-export interface Principal extends Identity {
-  /** Stable identity: sessions, requestState and subscriptions are bound to it. */
-  id: string;
-  /** The scopes the token holds (`scopeList` reads them from a `scope` string or an `scp` array). */
-  scopes: readonly string[];
-  /** The OAuth client the token was issued to. */
-  clientId?: string;
-  /** The token's claims; the app's `defineAuthorization({ claims })` picks which handlers see. */
-  claims?: Readonly<Record<string, unknown>>;
-}
+/** What a verifier (or the `principal` hook) says of a caller: the one declaration is Identity (mcp/auth.ts). */
+export type Principal = Identity;
 
 /** Bounds on what a token may claim, so a hostile one costs a request nothing it can grow. */
 const MAX_SCOPES = 256;
@@ -58,7 +50,7 @@ export class AuthFailure extends Error {
 }
 
 /** Checks a bearer token and says who it belongs to. */
-export type TokenVerifier = (token: string, resource: string) => Promise<Principal>;
+export type TokenVerifier = (token: string, resource: string) => Promise<Identity>;
 
 export const PRM_PATH = "/.well-known/oauth-protected-resource";
 
@@ -141,19 +133,27 @@ export function protectedResourceMetadata(request: Request, mcpPath: string, ser
  * without one (a static token) it names no metadata URL that would only answer 404. The JSON-RPC
  * error carries the request's id when there is one (a step-up refusal of a named operation).
  */
-export function challenge(
-  request: Request,
-  mcpPath: string,
-  status: 400 | 401 | 403,
-  message: string,
-  error?: string,
-  scopes: readonly string[] = [],
-  metadata = true,
-  id: RequestId | null = null,
-): Response {
+interface Challenge {
+  /** Where the MCP endpoint is served: the metadata URL names it. */
+  mcpPath: string;
+  status: 400 | 401 | 403;
+  /** The JSON-RPC error's message. */
+  message: string;
+  /** The RFC 6750 error code (`invalid_token`, `insufficient_scope`…); none for a request without credentials. */
+  error?: string;
+  /** What the client should ask for. */
+  scopes?: readonly string[];
+  /** Whether this server serves RFC 9728 metadata (default true). */
+  metadata?: boolean;
+  /** The request's id, when the refusal is of a named operation. */
+  id?: RequestId | null;
+}
+
+export function challenge(request: Request, c: Challenge): Response {
+  const { mcpPath, status, message, error, metadata = true, id = null } = c;
   // Only scope tokens reach the header, whoever named them (a handler's error data included): no
   // quote, CR or LF can end the quoted string or the header, nor add a parameter.
-  scopes = scopes.filter(isScopeToken).slice(0, MAX_CHALLENGE_SCOPES);
+  const scopes = (c.scopes ?? []).filter(isScopeToken).slice(0, MAX_CHALLENGE_SCOPES);
   const params = [
     error && `error="${error}"`,
     metadata && `resource_metadata="${resourceUri(request, PRM_PATH + mcpPath)}"`,
@@ -180,9 +180,9 @@ export async function authenticate(
   baseline: readonly string[],
   metadata = true,
   verifier = "verifyToken",
-): Promise<Principal | Response> {
+): Promise<Identity | Response> {
   const fail = (status: 400 | 401 | 403, error: string | undefined, message: string) =>
-    challenge(request, mcpPath, status, message, error, baseline, metadata);
+    challenge(request, { mcpPath, status, message, error, scopes: baseline, metadata });
 
   const header = request.headers.get("Authorization") ?? "";
   // RFC 6750 §3: a request without a Bearer credential (none, or another scheme such as Basic) gets
@@ -190,7 +190,7 @@ export async function authenticate(
   if (!/^Bearer(?:\s|$)/i.test(header)) return fail(401, undefined, "Unauthorized: send Authorization: Bearer <token>");
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   if (!m) return fail(400, "invalid_request", "Bad Request: malformed Bearer token");
-  let who: Principal;
+  let who: Identity;
   try {
     who = await verify(m[1]!, resourceUri(request, mcpPath));
   } catch (err) {
@@ -202,12 +202,9 @@ export async function authenticate(
   // Sessions, rate limits, tasks and caching are keyed by the id: a result without one would make an
   // anonymous caller whose scopes are honoured (and its answers cached as public). Refused, and said.
   if (typeof who?.id !== "string" || who.id === "" || !Array.isArray(who.scopes)) {
-    console.error(
-      JSON.stringify({
-        mcp: "verifier_without_id",
-        message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)`,
-      }),
-    );
+    writeLog("error", "verifier_without_id", {
+      message: `${verifier} returned no id (a non-empty string) or no scopes list: refused (401)`,
+    });
     return fail(401, "invalid_token", "Unauthorized");
   }
   return who;

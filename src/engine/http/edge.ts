@@ -1,25 +1,29 @@
 /**
- * The /mcp edge as an ordered list of named steps (STEPS below, then the lane). Each step reads the
- * request and what earlier steps found (a Passage), and either answers (a Response, which ends the
- * request) or lets it on (undefined/null). worker.ts builds the per-app setup once (EdgeSetup) and
- * hands every /mcp request to `serveMcp`; this file is the order a request meets the edge in.
+ * The /mcp edge as named steps in order (serveMcp, then admit, then the lane). Each step takes the
+ * stage the request reached (Arrival, Gated, Admitted…: each type holds only what earlier steps set)
+ * and either answers (a Response, which ends the request) or gives the next stage. worker.ts builds
+ * the per-app setup once (EdgeSetup) and hands every /mcp request to `serveMcp`; this file is the
+ * order a request meets the edge in.
  */
+import { writeLog } from "../mcp/telemetry";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
-import { callerOf } from "../mcp/auth";
+import { callerOf, type Identity } from "../mcp/auth";
+import type { Admitted } from "./admitted";
 import { toMcpError, type McpError } from "../mcp/errors";
 import { parseMessage, readableId, type Message, type RequestId } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { createNotifier } from "../objects/addresses";
 import type { TaskRuntime } from "../tasks";
-import { authenticate, challenge, type Principal, type TokenVerifier } from "./auth";
+import { authenticate, challenge, type TokenVerifier } from "./auth";
 import { classifyEra } from "./classify";
 import { preflight, withCors } from "./cors";
 import { checkHeaderSizes, checkHostAndOrigin, checkPostMediaTypes, readBody as readBodyBytes } from "./gate";
-import { serveLegacyDelete, serveLegacyGet, serveLegacyPost, type LegacyDeps } from "./legacy";
+import { serveLegacyDelete, serveLegacyGet, serveLegacyPost } from "./legacy";
 import { serveListen } from "./listen";
 import { serveModernRequest } from "./modern";
-import { inAcceptedForm, type Quirk } from "./quirks";
+import { inAcceptedForm } from "./quirks";
+import { noted, type Quirk } from "../mcp/quirks";
 import { overLimit, rateLimitKey } from "./rate-limit";
 import { accepted, methodNotAllowed, rpcError } from "./responses";
 import { MISSING_SECRET } from "./seal";
@@ -41,7 +45,7 @@ export interface EdgeSetup {
   path: string;
   tasks: TaskRuntime | undefined;
   /** WorkerOptions.principal: who is calling, said by whatever authenticated the request first. */
-  principal?: (request: Request, env: Env, ctx: WorkerContext) => string | Principal | undefined;
+  principal?: (request: Request, env: Env, ctx: WorkerContext) => string | Identity | undefined;
   /** How a failed token check names its source in the log ("verifyToken" or "AUTH_MODE=…"). */
   verifierName(config: Config): string;
   /** The app's compiled registry (compiled on the first request). */
@@ -56,55 +60,43 @@ export interface EdgeSetup {
   said: { secret: boolean; scoped: boolean };
 }
 
-/** A request on its way through the steps, and what they found; a field a step sets is unset before it. */
-interface Passage {
+/** A request as it arrives: what every step reads. */
+interface Arrival {
   readonly edge: EdgeSetup;
   readonly request: Request;
   readonly env: Env;
   readonly ctx: WorkerContext;
   readonly config: Config;
-  /** Set by `cors` once the request is past the preflight: every later answer carries the CORS headers. */
-  cors?: boolean;
-  origin: string | null;
-  /** Set by `authenticate`: the registry, the caller, and what either lane needs of an admitted request. */
-  admitted: LegacyDeps;
-  /** POST only, set by `readBody`: the Accept quirk served, if any (http/quirks.ts), and the body. */
-  media?: Quirk;
-  body: string;
-  /** POST only, set by `parse`: the message, or why it is not one, and the id to answer (none: null). */
-  msg?: Message;
-  invalid?: McpError;
-  id: RequestId | null;
 }
 
-type Step = (p: Passage) => Response | null | undefined | Promise<Response | null | undefined>;
+/** Past the Host and Origin checks: the origin every later answer's CORS headers name. */
+interface Gated extends Arrival {
+  readonly origin: string | null;
+}
+
+/** A POST's body, read within the limit: the Accept quirk it was served with, if any. */
+interface Read {
+  readonly media: Quirk | null;
+  readonly body: string;
+}
+
+/** A POST's body parsed: the message, or why it is not one, and the id to answer (none: null). */
+type Parsed = { readonly msg: Message; readonly id: RequestId | null } | { readonly invalid: McpError; readonly id: RequestId | null };
 
 const TOO_MANY_REQUESTS = "this client sent too many requests";
 
 /** The Host and Origin checks (DNS rebinding); the first request also says if the state secret is missing. */
-function gate(p: Passage): Response | undefined {
-  if (!p.edge.said.secret) {
-    p.edge.said.secret = true;
-    if (!p.config.stateSecret)
-      console.error(
-        JSON.stringify({
-          mcp: "missing_secret",
-          message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.`,
-        }),
-      );
+function gate(a: Arrival): Gated | Response {
+  if (!a.edge.said.secret) {
+    a.edge.said.secret = true;
+    if (!a.config.stateSecret)
+      writeLog("error", "missing_secret", {
+        message: `${MISSING_SECRET}. 2026-07-28 tools that ask the user for input will fail with -32603 until it is set.`,
+      });
   }
-  const gated = checkHostAndOrigin(p.request, p.config);
-  if (gated instanceof Response) return gated;
-  p.origin = gated.origin;
+  const gated = checkHostAndOrigin(a.request, a.config);
+  return gated instanceof Response ? gated : { ...a, origin: gated.origin };
 }
-
-/** A preflight is answered here; every answer after this step carries the CORS headers. */
-function cors(p: Passage): Response | undefined {
-  if (p.request.method === "OPTIONS") return preflight(p.request, p.origin);
-  p.cors = true;
-}
-
-const headerSizes: Step = (p) => checkHeaderSizes(p.request, p.config.maxHeaderBytes);
 
 /**
  * Who is calling: the one Caller of this request, built here for every way a request is
@@ -112,37 +104,36 @@ const headerSizes: Step = (p) => checkHeaderSizes(p.request, p.config.maxHeaderB
  * static token, a JWT, or none), or the 400/401/403 to answer. Handlers, policies, sessions and
  * tasks get this value; the rate limits count its `rateLimitKey`.
  */
-async function authenticateCaller(p: Passage): Promise<Response | undefined> {
-  const { edge, request, config } = p;
+async function authenticateCaller(g: Gated): Promise<Admitted | Response> {
+  const { edge, request, config } = g;
   const reg = edge.registry();
-  const who = await principalOf(p, reg);
+  const who = await principalOf(g, reg);
   if (who instanceof Response) return who;
   const caller = callerOf(who, rateLimitKey(request, who?.id ?? ""), reg.claimsOf);
   // A step-up refusal of an operation is the challenge below; whoever authenticated for this Worker
   // (the OAuth entry) serves the metadata, as for its 401.
   const scopeChallenge = (id: RequestId, scopes: readonly string[]) =>
-    challenge(
-      request,
-      edge.path,
-      403,
-      "Insufficient scope",
-      "insufficient_scope",
+    challenge(request, {
+      mcpPath: edge.path,
+      status: 403,
+      message: "Insufficient scope",
+      error: "insufficient_scope",
       scopes,
-      !!edge.principal || edge.hasMetadata(config),
+      metadata: !!edge.principal || edge.hasMetadata(config),
       id,
-    );
-  p.admitted = { reg, config, env: p.env, caller, scopeChallenge };
+    });
+  return { reg, config, env: g.env, caller, scopeChallenge };
 }
 
 /** The principal the request proves (undefined: anonymous), or the 401 to answer. */
-async function principalOf(p: Passage, reg: Registry): Promise<Principal | undefined | Response> {
-  const { edge, request, config } = p;
+async function principalOf(a: Arrival, reg: Registry): Promise<Identity | undefined | Response> {
+  const { edge, request, config } = a;
   const { verify, optional } = edge.verifierOf(config);
   if (!edge.principal && (!verify || optional)) warnScopedWithoutAuth(edge, reg);
   if (edge.principal) {
-    const said = edge.principal(request, p.env, p.ctx);
+    const said = edge.principal(request, a.env, a.ctx);
     const who = typeof said === "string" ? { id: said, scopes: [] } : said;
-    return who?.id ? who : challenge(request, edge.path, 401, "Unauthorized");
+    return who?.id ? who : challenge(request, { mcpPath: edge.path, status: 401, message: "Unauthorized" });
   }
   if (!verify || (optional && !request.headers.has("Authorization"))) return undefined;
   return authenticate(request, verify, edge.path, edge.baselineOf(config, reg), edge.hasMetadata(config), edge.verifierName(config));
@@ -151,62 +142,65 @@ async function principalOf(p: Passage, reg: Registry): Promise<Principal | undef
 // Said once per isolate (`npm run dev` shows it): an app that declares scopes, served by a Worker
 // that authenticates nobody, refuses every scoped operation (authorization.ts words it).
 function warnScopedWithoutAuth(edge: EdgeSetup, reg: Registry): void {
-  if (!edge.said.scoped && reg.unauthenticatedWarning)
-    console.warn(JSON.stringify({ mcp: "scopes_without_auth", message: reg.unauthenticatedWarning }));
+  if (!edge.said.scoped && reg.unauthenticatedWarning) writeLog("warn", "scopes_without_auth", { message: reg.unauthenticatedWarning });
   edge.said.scoped = true;
 }
 
-/** POST only: its media types (a quirk of Accept is served unless STRICT_HEADERS=on), then its bytes, within the limit. */
-async function readBody(p: Passage): Promise<Response | undefined> {
-  if (p.request.method !== "POST") return;
-  const media = checkPostMediaTypes(p.request, p.config.strictHeaders);
+/** A POST's media types (a quirk of Accept is served unless STRICT_HEADERS=on), then its bytes, within the limit. */
+async function readBody(a: Arrival): Promise<Read | Response> {
+  const media = checkPostMediaTypes(a.request, a.config.strictHeaders);
   if (media instanceof Response) return media;
-  if (media) p.admitted.quirks = p.media = media;
-  const body = await readBodyBytes(p.request, p.config.maxBodyBytes);
-  if (body instanceof Response) return body;
-  p.body = body;
+  const body = await readBodyBytes(a.request, a.config.maxBodyBytes);
+  return body instanceof Response ? body : { media, body };
 }
 
-/** POST only: one JSON-RPC message; one that is not is answered after it spent its budget (`malformed`). */
-function parse(p: Passage): undefined {
-  if (p.request.method !== "POST") return;
+/** One JSON-RPC message; one that is not is answered after it spent its budget (`malformed`). */
+function parse(a: Arrival, body: string): Parsed {
   try {
-    p.msg = parseMessage(p.body, p.config.maxJsonDepth);
-    p.id = p.msg.kind === "request" ? p.msg.message.id : null;
+    const msg = parseMessage(body, a.config.maxJsonDepth);
+    return { msg, id: msg.kind === "request" ? msg.message.id : null };
   } catch (err) {
-    p.invalid = toMcpError(err);
-    p.id = idOf(p.body);
+    return { invalid: toMcpError(err), id: idOf(body) };
   }
 }
 
 /** Every request spends the caller's budget, a malformed POST too; a POST's 429 answers its id. */
-const rateLimit: Step = (p) => overLimit(p.env.MCP_RATE_LIMIT, p.admitted.caller.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", p.id);
-
-const malformed: Step = (p) => p.invalid && rpcError(p.id, p.invalid.toJSON(), refusedStatus(p.invalid.code));
+const rateLimit = (a: Arrival, admitted: Admitted, id: RequestId | null) =>
+  overLimit(a.env.MCP_RATE_LIMIT, admitted.caller.rateLimitKey, TOO_MANY_REQUESTS, "MCP_RATE_LIMIT", id);
 
 /**
- * The operation the body names is authorized by the first step of the middleware chain, where the
- * lane runs it (src/engine/mcp/authorization.ts): on both revisions, reported like any outcome, and a
- * caller nobody authenticated is refused a scoped operation there too (secure by default). The edge
- * hands over.
+ * The steps past CORS, in order; each answers (a Response ends the request) or hands the next its
+ * stage. The operation a POST names is authorized where the lane runs it, by the first step of the
+ * middleware chain (src/engine/mcp/execute.ts), on both revisions; a request none of the steps
+ * answers goes to its lane.
  */
-const authorize: Step = () => undefined;
+async function admit(g: Gated): Promise<Response> {
+  const sized = checkHeaderSizes(g.request, g.config.maxHeaderBytes);
+  if (sized) return sized;
+  const admitted = await authenticateCaller(g);
+  if (admitted instanceof Response) return admitted;
+  if (g.request.method !== "POST") return (await rateLimit(g, admitted, null)) ?? lane(g, admitted);
+  const read = await readBody(g);
+  if (read instanceof Response) return read;
+  if (read.media) admitted.quirks = noted(admitted.quirks, read.media);
+  const parsed = parse(g, read.body);
+  const limited = await rateLimit(g, admitted, parsed.id);
+  if (limited) return limited;
+  if ("invalid" in parsed) return rpcError(parsed.id, parsed.invalid.toJSON(), refusedStatus(parsed.invalid.code));
+  return servePost(g, admitted, read.media, parsed.msg, parsed.id);
+}
 
-/** The edge's steps, in order; a request none of them answers goes to its lane. */
-const STEPS: readonly Step[] = [gate, cors, headerSizes, authenticateCaller, readBody, parse, rateLimit, malformed, authorize];
-
-/** The lane: a POST goes to its revision's; GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only). */
-function lane(p: Passage): Promise<Response> | Response {
-  if (p.msg) return servePost(p, p.msg);
-  if (p.request.method === "GET") return serveLegacyGet(p.request, p.admitted);
-  if (p.request.method === "DELETE") return serveLegacyDelete(p.request, p.admitted);
+/** GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only). */
+function lane(g: Gated, admitted: Admitted): Promise<Response> | Response {
+  if (g.request.method === "GET") return serveLegacyGet(g.request, admitted);
+  if (g.request.method === "DELETE") return serveLegacyDelete(g.request, admitted);
   return methodNotAllowed("GET, POST, DELETE");
 }
 
-async function servePost(p: Passage, msg: Message): Promise<Response> {
-  const { request, env, admitted, id } = p;
-  const media = p.media ?? null;
-  if (classifyEra(msg, request.headers, p.config.strictHeaders) === "legacy") {
+/** A POST goes to its revision's lane. */
+async function servePost(g: Gated, admitted: Admitted, media: Quirk | null, msg: Message, id: RequestId | null): Promise<Response> {
+  const { request, env } = g;
+  if (classifyEra(msg, request.headers, g.config.strictHeaders) === "legacy") {
     if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
       // Each session is a Durable Object with storage: creating them has its own, smaller budget.
       const limited = await overLimit(
@@ -226,32 +220,24 @@ async function servePost(p: Passage, msg: Message): Promise<Response> {
     media,
     id,
     await serveModernRequest(request, msg.message, {
-      quirks: admitted.quirks,
-      reg,
-      config: p.config,
-      env,
+      ...admitted,
       notify: createNotifier(env),
-      caller,
-      scopeChallenge: admitted.scopeChallenge,
-      tasks: p.edge.tasks,
-      waitUntil: (w) => p.ctx.waitUntil(w),
+      tasks: g.edge.tasks,
+      waitUntil: (w) => g.ctx.waitUntil(w),
       listen: (m) => serveListen(m, reg, env, caller),
     }),
   );
 }
 
-/** Serves one /mcp request: the steps in order until one answers, else the lane. */
+/**
+ * Serves one /mcp request: the gate, the preflight, then the steps past CORS (admit), whose every
+ * answer carries the CORS headers.
+ */
 export async function serveMcp(edge: EdgeSetup, request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
-  // What the steps find starts unset (see Passage).
-  const p = { edge, request, env, ctx, config: readConfig(env), id: null } as Passage;
-  let answer: Response | null | undefined;
-  for (const step of STEPS) {
-    const out = step(p);
-    answer = out instanceof Promise ? await out : out;
-    if (answer) break;
-  }
-  answer ??= await lane(p);
-  return p.cors ? withCors(answer, p.origin) : answer;
+  const gated = gate({ edge, request, env, ctx, config: readConfig(env) });
+  if (gated instanceof Response) return gated;
+  if (request.method === "OPTIONS") return preflight(request, gated.origin);
+  return withCors(await admit(gated), gated.origin);
 }
 
 /** The id of a message that failed validation, so the error can echo it. */

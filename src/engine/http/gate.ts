@@ -6,7 +6,7 @@
 import type { Config } from "../config";
 import { ErrorCode } from "../mcp/errors";
 import { readCapped } from "../mcp/read-capped";
-import type { Quirk } from "./quirks";
+import type { Quirk } from "../mcp/quirks";
 import { refuse, reject } from "./responses";
 
 /**

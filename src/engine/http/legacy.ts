@@ -1,17 +1,8 @@
-/**
- * The 2025-11-25 lane (and 2025-06-18 / 2025-03-26): `initialize` answers
- * with a sealed session id (session-id.ts) and asks no object; every later
- * POST, GET and DELETE names the session with Mcp-Session-Id and is forwarded
- * to its object, which stores nothing until the session holds state. This file only does the HTTP side:
- * headers, status codes, and turning the object's answers into JSON or SSE.
- */
-import type { Config } from "../config";
-import type { Env } from "../env";
-import { refusedScopes, type Caller } from "../mcp/auth";
+import { refusedScopes } from "../mcp/auth";
 import { invalidParams, type McpError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, resultResponse, type JsonRpcRequest, type Message, type RequestId } from "../mcp/jsonrpc";
-import { legacyCapabilities, type Registry } from "../mcp/registry";
+import { legacyCapabilities } from "../mcp/registry";
 import type { ClientCapabilities, Implementation } from "../mcp/types";
 import { negotiate, versionHeaderProblem } from "../mcp/revisions/2025-11-25";
 import { isModernVersion } from "../mcp/versions";
@@ -19,25 +10,15 @@ import { hubStub, isSessionId, newSessionId, sessionStub } from "../objects/addr
 import { SESSION_NOT_FOUND, type SessionAnswer, type SessionRequester, type SessionStart } from "../objects/contracts";
 import { inSpan, type SpanLike } from "../mcp/tracing";
 import { tagServed, tracerFor } from "../reporting";
-import { noted, oneVersion, type Quirks } from "./quirks";
+import { oneVersion } from "./quirks";
+import { noted } from "../mcp/quirks";
+import type { Admitted } from "./admitted";
 import { openSessionId, sealSessionId } from "./session-id";
 import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
 // Imported last, so the bundle places the stream pipe (and sse.ts) after session-id.ts and seal.ts:
 // gzip then finds more of its repeats within its 32 KiB window (about 80 B, by scripts/bundle-map.mjs).
 import { pipeSessionStream } from "./session-stream";
-
-export interface LegacyDeps {
-  reg: Registry;
-  config: Config;
-  env: Env;
-  /** Who is calling (ctx.caller and ctx.auth in the session's handlers); the session is bound to its principal. */
-  caller: Caller;
-  /** The 403 step-up challenge for a handler that threw InsufficientScope. */
-  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
-  /** The quirks the edge served in this request (http/quirks.ts), for its log line. */
-  quirks?: Quirks;
-}
 
 type Stub = ReturnType<typeof sessionStub>;
 
@@ -51,11 +32,7 @@ const versionHeader = (request: Request, strict: boolean) => oneVersion(request.
  * The session named by the request, or the HTTP error to answer. A sealed id is opened here, so a
  * forged, foreign or outlived one is 404 without asking any object.
  */
-async function sessionOf(
-  request: Request,
-  deps: LegacyDeps,
-  id: RequestId | null,
-): Promise<Response | { stub: Stub; seal?: SessionStart }> {
+async function sessionOf(request: Request, deps: Admitted, id: RequestId | null): Promise<Response | { stub: Stub; seal?: SessionStart }> {
   const sessionId = request.headers.get("Mcp-Session-Id")?.trim();
   // A 2026-07-28 client has no session: GET and DELETE do not exist for it (POST only).
   if (!sessionId && request.method !== "POST" && isModernVersion(versionHeader(request, deps.config.strictHeaders)))
@@ -81,7 +58,7 @@ function checkVersionHeader(request: Request, id: RequestId | null, strict: bool
  */
 async function askSession(
   request: Request,
-  deps: LegacyDeps,
+  deps: Admitted,
   versionFirst: boolean,
   ask: (stub: Stub, caller: SessionRequester) => Promise<SessionAnswer | Response>,
   /** The id of the request POSTed, if it is one: the edge's and the session's refusals answer it. */
@@ -110,7 +87,7 @@ async function askSession(
   return answered instanceof Response ? answered : answer(answered, stub, deps, id);
 }
 
-async function answer(result: SessionAnswer, stub: Stub, deps: LegacyDeps, id: RequestId | null = null): Promise<Response> {
+async function answer(result: SessionAnswer, stub: Stub, deps: Admitted, id: RequestId | null = null): Promise<Response> {
   const { env } = deps;
   switch (result.kind) {
     case "stream":
@@ -129,7 +106,7 @@ async function answer(result: SessionAnswer, stub: Stub, deps: LegacyDeps, id: R
   }
 }
 
-export async function serveLegacyPost(request: Request, msg: Message, deps: LegacyDeps): Promise<Response> {
+export async function serveLegacyPost(request: Request, msg: Message, deps: Admitted): Promise<Response> {
   if (msg.kind === "request" && msg.message.method === "initialize" && !request.headers.has("Mcp-Session-Id")) {
     return inSpan(tracerFor(deps.config), "initialize", (span) => initialize(msg.message, deps, span));
   }
@@ -151,7 +128,7 @@ export async function serveLegacyPost(request: Request, msg: Message, deps: Lega
   );
 }
 
-async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike): Promise<Response> {
+async function initialize(req: JsonRpcRequest, deps: Admitted, span?: SpanLike): Promise<Response> {
   const p = req.params ?? {};
   if (typeof p.protocolVersion !== "string" || !isObject(p.capabilities) || !isObject(p.clientInfo)) {
     const error = invalidParams("initialize needs params.protocolVersion, params.capabilities and params.clientInfo");
@@ -188,14 +165,14 @@ async function initialize(req: JsonRpcRequest, deps: LegacyDeps, span?: SpanLike
   return json(resultResponse(req.id, result), 200, { "Mcp-Session-Id": sessionId });
 }
 
-export async function serveLegacyGet(request: Request, deps: LegacyDeps): Promise<Response> {
+export async function serveLegacyGet(request: Request, deps: Admitted): Promise<Response> {
   const accept = request.headers.get("Accept") ?? "";
   if (!/text\/event-stream|\*\/\*/.test(accept)) return refuse(406, "Not Acceptable: GET needs Accept: text/event-stream");
   const lastEventId = request.headers.get("Last-Event-ID")?.trim() || undefined;
   return askSession(request, deps, false, (stub, caller) => stub.openGet({ ...caller, lastEventId, maxLive: deps.config.sessionMaxLive }));
 }
 
-export function serveLegacyDelete(request: Request, deps: LegacyDeps): Promise<Response> {
+export function serveLegacyDelete(request: Request, deps: Admitted): Promise<Response> {
   return askSession(request, deps, false, async (stub, caller) => {
     const done = await stub.terminate(caller);
     return done.kind === "accepted" ? new Response(null, { status: 200 }) : done;

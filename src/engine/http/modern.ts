@@ -1,13 +1,4 @@
-/**
- * The 2026-07-28 lane: stateless, in the Worker that received the request.
- * Validation follows the order of the revision's Streamable HTTP transport: version header, _meta
- * envelope, version match, supported version, routing headers, method,
- * Mcp-Param-* — then the core dispatches. The answer is JSON unless the
- * handler emits a notification first, in which case it becomes SSE.
- */
-import type { Config } from "../config";
-import { authView, refusedScopes, type Caller } from "../mcp/auth";
-import type { Env } from "../env";
+import { authView, refusedScopes } from "../mcp/auth";
 import { reportingFor } from "../reporting";
 import { readTrace, type TraceContext } from "../mcp/telemetry";
 import type { Notifier } from "../mcp/context";
@@ -15,15 +6,16 @@ import { hasMethod } from "../mcp/dispatch";
 import { operationOf, takesInput } from "../mcp/operations";
 import { encodeInputRequired, encodeModernResult } from "../mcp/encode";
 import { methodNotFound, toMcpError } from "../mcp/errors";
-import { execute, reported } from "../mcp/execute";
-import { errorResponse, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
+import { execute } from "../mcp/execute";
+import { errorResponse, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
 import { LazyStream } from "../mcp/lazy-stream";
-import type { Registry } from "../mcp/registry";
 import { MODERN } from "../mcp/revisions";
 import { declaresTasks, tasksExtensionRequired } from "../mcp/revisions/2026-07-28";
 import { readEnvelope, type Envelope } from "../mcp/revisions/envelope";
 import { checkParamHeaders, checkRoutingHeaders, requiredHeader } from "./headers";
-import { noted, oneVersion, type Quirks } from "./quirks";
+import { oneVersion } from "./quirks";
+import { noted } from "../mcp/quirks";
+import type { Admitted } from "./admitted";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
@@ -33,20 +25,12 @@ import type { serveModernTaskMethod, startModernTask } from "./tasks";
 import { argumentProblem } from "../mcp/methods/tools";
 import type { StartTask } from "../mcp/tasks";
 
-interface LaneDeps {
-  reg: Registry;
-  config: Config;
-  env: Env;
+/** The admitted request (one type for both lanes), and what the 2026-07-28 lane adds to it. */
+interface LaneDeps extends Admitted {
   waitUntil(p: Promise<unknown>): void;
   notify: Notifier;
-  /** Who is calling (ctx.caller; ctx.auth when authenticated). */
-  caller: Caller;
-  /** The 403 step-up challenge for a handler that threw InsufficientScope. */
-  scopeChallenge(id: RequestId, scopes: readonly string[]): Response;
   /** The task runtime's part for this lane; an app with task tools always has it (createMcpWorker). */
   tasks?: { startModernTask: typeof startModernTask; serveModernTaskMethod: typeof serveModernTaskMethod };
-  /** The quirks the edge served in this request (http/quirks.ts), for its log line; the lane adds its own. */
-  quirks?: Quirks;
   /** Serves subscriptions/listen (it needs the hub). */
   listen(request: JsonRpcRequest, envelope: Envelope): Promise<Response>;
 }
@@ -93,14 +77,48 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     const e = toMcpError(err);
     return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
   }
-  return serveHeldStream(msg, envelope, deps) ?? serveThroughCore(request, msg, envelope, deps);
+  return serveHeldStream(request, msg, envelope, deps) ?? serveThroughCore(request, msg, envelope, deps);
 }
 
-/** What the lane holds open itself, outside the core: subscriptions/listen, and an extension's stream (events/stream). */
-function serveHeldStream(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> | undefined {
-  if (msg.method === "subscriptions/listen") return deps.listen(msg, envelope);
+/**
+ * What the lane holds open itself: subscriptions/listen, and an extension's stream (events/stream).
+ * Admitted through the core's one path (the middleware chain and the report run around opening it).
+ */
+function serveHeldStream(request: Request, msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> | undefined {
   const own = deps.reg.ext?.methods.get(msg.method)?.respond;
-  if (own) return own(msg, { env: deps.env, auth: authView(deps.caller), clientKey: deps.caller.rateLimitKey });
+  if (msg.method === "subscriptions/listen") return admitStream(request, msg, envelope, deps, () => deps.listen(msg, envelope));
+  if (own)
+    return admitStream(request, msg, envelope, deps, () =>
+      own(msg, { env: deps.env, auth: authView(deps.caller), clientKey: deps.caller.rateLimitKey }),
+    );
+}
+
+/** Opens a held stream inside the chain: a step that refuses it gets its error, and no stream opens. */
+async function admitStream(
+  request: Request,
+  msg: JsonRpcRequest,
+  envelope: Envelope,
+  deps: LaneDeps,
+  open: () => Promise<Response>,
+): Promise<Response> {
+  let stream: Response | undefined;
+  const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
+  const core = coreOptionsOf(msg, envelope, { ...deps, trace }, request.signal ?? new AbortController().signal, () => {});
+  const outcome = await execute(msg.method, msg.params ?? {}, {
+    ...core,
+    answers: {},
+    state: undefined,
+    serve: async () => {
+      stream = await open();
+      return {};
+    },
+  });
+  if (outcome.kind !== "error") return stream!;
+  // A step refused what it let open (after next()): the stream closes unread.
+  void stream?.body?.cancel();
+  const e = outcome.error;
+  const scopes = refusedScopes(e);
+  return scopes ? deps.scopeChallenge(msg.id, scopes) : rpcError(msg.id, MODERN.encodeError(e), failedStatus(e.code));
 }
 
 /** Every other method: answered as JSON, or as SSE once the handler emits a notification first. */
@@ -199,15 +217,14 @@ async function respond(
   }
 }
 
-/** tasks/*: served by the lane (no handler), under the same request report as the core's. */
+/** tasks/*: served by the lane (no handler), through the core's one path (the chain and the report). */
 async function serveTaskMethod(run: Run): Promise<Reply> {
   const { msg, params, deps } = run;
-  const outcome = await reported(msg.method, params, run.core, async () => {
-    try {
-      return { kind: "result", result: await deps.tasks!.serveModernTaskMethod(msg.method, params, deps.env, deps.reg, deps.caller) };
-    } catch (err) {
-      return { kind: "error", error: toMcpError(err) };
-    }
+  const outcome = await execute(msg.method, params, {
+    ...run.core,
+    answers: {},
+    state: undefined,
+    serve: () => deps.tasks!.serveModernTaskMethod(msg.method, params, deps.env, deps.reg, deps.caller),
   });
   if (outcome.kind === "error") throw outcome.error;
   return reply(run, (outcome as { result: Record<string, unknown> }).result);

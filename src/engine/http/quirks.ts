@@ -11,24 +11,7 @@
 import { ErrorCode } from "../mcp/errors";
 import type { RequestId } from "../mcp/jsonrpc";
 import { rpcError } from "./responses";
-
-/** The quirks this edge serves, as the log line and the metrics point name them. */
-export type Quirk =
-  /** `MCP-Protocol-Version: v, v`: the same value twice, comma-joined by a proxy. */
-  | "version-repeated"
-  /** 2026-07-28: a header naming another known revision than the body's `_meta`. */
-  | "version-other"
-  /** 2025 session: a header naming a newer known revision than the negotiated one. */
-  | "version-newer"
-  /** Accept lists application/json only: answered with JSON. */
-  | "accept-json"
-  /** Accept lists text/event-stream only: answered with one SSE event. */
-  | "accept-sse"
-  /** No Accept header: anything goes (RFC 9110 §12.5.1). */
-  | "accept-none";
-
-/** The quirks one request showed, in the order the edge met them, joined with "+" ("version-other+accept-json"). */
-export type Quirks = string;
+import type { Quirk } from "../mcp/quirks";
 
 /**
  * MCP-Protocol-Version with a repeated value folded into one ("v, v" is "v"; RFC 9110 §5.3 lets a
@@ -40,9 +23,6 @@ export function oneVersion(value: string | undefined, strict: boolean): string |
   const parts = value.split(",").map((p) => p.trim());
   return parts.some((p) => p !== parts[0]) ? value : parts[0];
 }
-
-/** The quirks of a request with one more. */
-export const noted = (quirks: Quirks | undefined, quirk: Quirk): Quirks => (quirks ? `${quirks}+${quirk}` : quirk);
 
 /** An answer in the form the request's Accept takes (checkPostMediaTypes' quirk); as it is for any other. */
 export const inAcceptedForm = (quirk: Quirk | null, id: RequestId | null, response: Response): Response | Promise<Response> =>

@@ -22,7 +22,7 @@ export async function serveModernTaskMethod(
   params: Record<string, unknown>,
   env: Env,
   reg: Pick<Registry, "authorize">,
-  who: Caller,
+  caller: Caller,
 ): Promise<Record<string, unknown>> {
   const { taskId } = params;
   if (typeof taskId !== "string") throw invalidParams(`${method} needs params.taskId (a string)`);
@@ -30,25 +30,25 @@ export async function serveModernTaskMethod(
   // An id we could never have issued needs no object.
   if (!isTaskId(taskId)) throw notFound();
   const stub = taskStub(env, taskId);
-  const caller: TaskOwner = { era: MODERN.era, principal: who.principal };
-  const auth = authView(who);
+  const owner: TaskOwner = { era: MODERN.era, principal: caller.principal };
+  const auth = authView(caller);
   // With declared scopes, the owner's token now, not the one that made the task, must hold its tool's
   // (InsufficientScope: the step-up challenge). Anyone else learns nothing here: "" names no tool.
-  if (auth && reg.authorize) reg.authorize("tools/call", { name: await stub.toolOf(caller) }, auth);
+  if (auth && reg.authorize) reg.authorize("tools/call", { name: await stub.toolOf(owner) }, auth);
   if (method === "tasks/get") {
-    const task = await stub.get(caller);
+    const task = await stub.get(owner);
     if (!task) throw notFound();
     return MODERN_TASKS.taskDetail(task);
   }
   if (method === "tasks/update") {
     if (!isObject(params.inputResponses)) throw invalidParams("tasks/update needs params.inputResponses (an object)");
-    const done = await stub.update(caller, params.inputResponses);
+    const done = await stub.update(owner, params.inputResponses);
     if (!done) throw notFound();
     if (done.error) throw new McpError(done.error.code, done.error.message, done.error.data);
     return {};
   }
   // tasks/cancel: the same empty answer whether it stopped the task or the task had already finished.
-  if (!(await stub.cancel(caller))) throw notFound();
+  if (!(await stub.cancel(owner))) throw notFound();
   return {};
 }
 

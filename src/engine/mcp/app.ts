@@ -5,6 +5,7 @@
 import type * as v from "valibot";
 import type { Auth, Caller } from "./auth";
 import type { HandlerContext } from "./context";
+import type { McpError } from "./errors";
 import type { OperationKind } from "./operations";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
@@ -166,9 +167,8 @@ export interface AppDefinition<Env = DefaultEnv> {
   authorization?: Authorization;
   /**
    * Middleware: steps run in order around every operation on both revisions, after the checks
-   * `authorization` brings (docs/authorization.md). Each sees the operation, its arguments and the
-   * caller, and may let it pass, refuse it, or observe its outcome. Make each with `defineMiddleware`
-   * (it brings the code that runs the chain, which an app without middleware does not carry).
+   * `authorization` brings (docs/middleware.md). Each is a plain `(op, next) => …` that sees the
+   * operation, its arguments and the caller, and may let it pass, refuse it, or observe its outcome.
    */
   use?: readonly Middleware[];
   /** Each authenticated caller's own durable storage, `ctx.user`: `userState({ migrations })` (docs/state.md). */
@@ -222,10 +222,10 @@ export interface Operation {
   arguments: Record<string, unknown>;
   /** The request's params as sent. */
   params: Record<string, unknown>;
-  /** The caller (ctx.auth); undefined when authorization is off. */
-  auth?: Auth;
   /** Who is calling, authenticated or not (ctx.caller): its `rateLimitKey` keys per-caller budgets. */
   caller: Caller;
+  /** A view of `caller` for an authenticated one (its principal, scopes, clientId, claims); undefined otherwise. */
+  auth?: Auth;
   ctx: HandlerContext<any>;
 }
 
@@ -235,11 +235,8 @@ export interface Operation {
  */
 export type Policy = (op: Operation, next: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
 
-/** A step of `defineApp({ use })`, made by `defineMiddleware`: a Policy that brings the chain's code. */
-export type Middleware = Policy & {
-  /** Builds the chain of the app's steps (middleware.ts); `unknown` here because registry.ts builds on this file. */
-  readonly compose: (steps: readonly Policy[]) => unknown;
-};
+/** A step of `defineApp({ use })` (docs/middleware.md): a plain `(op, next) => …` function. */
+export type Middleware = Policy;
 
 /**
  * Checks a request's operation for a caller: throws InsufficientScope naming every scope it needs;
@@ -262,7 +259,7 @@ export interface Authorization extends AuthorizationOptions {
  * it, so an app that uses none carries none of it.
  */
 export interface ExtensionMethod {
-  run: (params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
+  run: (params: Record<string, unknown>, ctx: HandlerContext<any>, core: ExtensionCore) => unknown;
   /** A 2026-07-28 result of this method carries `ttlMs` and `cacheScope`, like the base lists. */
   cacheable?: boolean;
   /**
@@ -270,6 +267,25 @@ export interface ExtensionMethod {
    * request and the caller, as it does subscriptions/listen, instead of running `run`.
    */
   respond?: (request: { id: string | number; params?: Record<string, unknown> }, caller: StreamCaller) => Promise<Response>;
+}
+
+/** What the core lends an extension's method. */
+interface ExtensionCore {
+  /** Whether this caller may use the operation `method` with `params` names (the one authorization: scopes, `implies`). */
+  allows(method: string, params: Record<string, unknown>): boolean;
+}
+
+/**
+ * The operations an extension's methods name (the Events extension: event types by name), as the one
+ * authorization reads them (authorization.ts): what each needs, and how a refusal reads on the wire.
+ */
+export interface ExtensionGuard {
+  /** The scopes the one named needs (undefined: it declares none); null when there is none by that name. */
+  scopes(name: string): readonly string[] | undefined | null;
+  /** Every one's declared scopes, read at start-up. */
+  declared(): readonly (readonly string[] | undefined)[];
+  /** The error a caller gets who may not use the one named. */
+  refusal(name: string, scopes: readonly string[]): McpError;
 }
 
 /** What a streaming extension method knows of its caller. */
@@ -293,6 +309,8 @@ export interface Extension {
   resources?: ResourceDefinition<any>[];
   /** Resources read by URI but not listed (a skill's supporting files). */
   resource?: (uri: string) => ResourceDefinition<any> | undefined;
+  /** The operations its methods name, for the one authorization (events: each type's scopes). */
+  guard?: ExtensionGuard;
   /** The tools (as listed) for a client that did not declare this extension. */
   toolsWithout?: (tools: Record<string, unknown>[]) => Record<string, unknown>[];
   /** Whether the settings a client declared make it a client of this extension (default: declaring it does). */

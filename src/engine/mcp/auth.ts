@@ -71,11 +71,18 @@ export interface Caller extends Auth {
   readonly rateLimitKey: string;
 }
 
-/** What a verifier, the OAuth entry or the `principal` hook says of a caller (the edge's `Principal`). */
+/**
+ * What a verifier, the OAuth entry or the `principal` hook says of a caller; the edge makes the
+ * request's Caller of it. Exported as `Principal` too (http/auth.ts): one declaration.
+ */
 export interface Identity {
+  /** Stable identity: sessions, requestState and subscriptions are bound to it. */
   id: string;
+  /** The scopes the token holds (`scopeList` reads them from a `scope` string or an `scp` array). */
   scopes: readonly string[];
+  /** The OAuth client the token was issued to. */
   clientId?: string;
+  /** The token's claims; the app's `defineAuthorization({ claims })` picks which handlers see. */
   claims?: Readonly<Record<string, unknown>>;
 }
 

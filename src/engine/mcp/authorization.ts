@@ -8,7 +8,6 @@ import type { Authorization, AuthorizationOptions, AuthorizeOperation, Policy, S
 import { InsufficientScope, isScopeToken, type Auth } from "./auth";
 import { ErrorCode, McpError, invalidParams } from "./errors";
 import { isObject } from "./guards";
-import { chainOf } from "./middleware";
 import { operationOf, type NamedOperation } from "./operations";
 import { mountedResource, mountedScopes, mountedTool } from "./mounts";
 import type { Registry } from "./registry";
@@ -33,6 +32,7 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   for (const r of reg.resources.values()) checkDeclared(r.scopes, `resource ${r.uri}`);
   for (const t of reg.templates) checkDeclared(t.def.scopes, `resource template ${t.def.uriTemplate}`);
   for (const p of reg.prompts.values()) checkDeclared(p.scopes, `prompt ${p.name}`);
+  for (const scopes of reg.ext?.guard?.declared() ?? []) checkDeclared(scopes, "event type");
   for (const m of reg.mounts ?? []) {
     checkDeclared(m.scopes, `mount ${m.prefix}`);
     for (const [name, scopes] of Object.entries(m.toolScopes ?? {})) checkDeclared(scopes, `mount ${m.prefix}, tool ${name}`);
@@ -54,6 +54,11 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   function needed(op: NamedOperation | undefined): readonly string[] | undefined {
     const guard = op?.guard;
     if (!guard) return undefined;
+    if (guard.of === "event") {
+      // An unknown type needs nothing here: its method answers NotFound.
+      const scopes = reg.ext?.guard?.scopes(guard.name);
+      return scopes === null ? undefined : (scopes ?? fallback);
+    }
     if (guard.of === "tool") {
       const tool = reg.tools.get(guard.name);
       return tool ? (tool.def.scopes ?? fallback) : mountedScopes(mountedTool(reg.mounts, guard.name), fallback);
@@ -88,6 +93,8 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   const check = (op: NamedOperation | undefined, auth: Auth | undefined) => {
     if (allowed(op, auth)) return;
     const scopes = needed(op)!;
+    // An event type is refused as the Events extension words it (Forbidden), authenticated or not.
+    if (op!.guard!.of === "event") throw reg.ext!.guard!.refusal(op!.guard!.name, scopes);
     throw auth ? new InsufficientScope(scopes) : unauthenticated(op!, scopes);
   };
   // What else may ask whether a caller may use an operation (a listen filter's resource URIs).
@@ -99,7 +106,6 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
     return next();
   };
   reg.steps = [scopeCheck];
-  reg.compose = chainOf;
   if (options.hideUnauthorized) reg.steps.push(hidingLists(reg.allows));
   if (options.policy) reg.steps.push(options.policy);
   return (method, params, auth) => check(operationOf(method, params), auth);

@@ -84,10 +84,8 @@ export function checkApp(app: AppDefinition<any>): string[] {
   }
 
   for (const [i, step] of (app.use ?? []).entries())
-    if (typeof step !== "function" || typeof step.compose !== "function")
-      problems.push(
-        `use[${i}]: make each middleware step with defineMiddleware(async (op, next) => ...), which brings the code that runs the chain`,
-      );
+    if (typeof step !== "function")
+      problems.push(`use[${i}]: each middleware step is a function, async (op, next) => ... (docs/middleware.md)`);
 
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
   if (problems.length === 0) {

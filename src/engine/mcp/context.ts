@@ -42,18 +42,16 @@ export interface HandlerContext<Env = unknown> {
   completeElicitation(elicitationId: string): void;
   /** The Worker's bindings and vars. */
   env: Env;
-  /** Who is calling, when authorization is on. */
-  principal?: string;
   /**
-   * The authenticated caller, when authorization is on: principal, scopes, client id and the claims
-   * the app asked for (docs/authorization.md). Never the raw token.
-   */
-  auth?: Auth;
-  /**
-   * Who is calling, authenticated or not: ctx.auth's fields, `authenticated`, and `rateLimitKey` (the
-   * key its budgets are counted under: its principal, or its address when anonymous).
+   * Who is calling, authenticated or not: the one value (docs/authorization.md): principal, scopes,
+   * client id and the claims the app asked for (never the raw token), `authenticated`, and
+   * `rateLimitKey` (the key its budgets are counted under: its principal, or its address when anonymous).
    */
   caller: Caller;
+  /** A view of `caller`: its principal when authenticated, else undefined. */
+  principal?: string;
+  /** A view of `caller` when authenticated (principal, scopes, clientId, claims), else undefined. */
+  auth?: Auth;
   /**
    * The caller's own durable storage (docs/state.md), with `userState` in defineApp: JSON values by key
    * and the app's own tables, the same on both revisions and in a task's runs. Reading it for an

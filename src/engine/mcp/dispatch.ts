@@ -3,6 +3,7 @@
  * table (revisions/), built from the methods shared here; the methods of prompts, resources and
  * completions come with the app's definitions instead (define.ts), in `reg.methods`.
  */
+import { authView } from "./auth";
 import type { HandlerContext } from "./context";
 import { methodNotFound } from "./errors";
 import { callTool } from "./methods/tools";
@@ -33,6 +34,10 @@ export async function dispatch(
   if (!hasMethod(table, reg, method)) throw methodNotFound(method);
   // The methods of opt-in extensions (skills/list…) come after the revision's own and the app's.
   const entry = entryOf(table, reg, method);
-  const run = entry ? entry.run(reg, params, ctx) : reg.ext!.methods.get(method)!.run(params, ctx);
+  const run = entry
+    ? entry.run(reg, params, ctx)
+    : reg.ext!.methods.get(method)!.run(params, ctx, {
+        allows: (m, p) => !reg.allows || reg.allows(m, p, authView(ctx.caller)),
+      });
   return (await run) as Record<string, unknown>;
 }

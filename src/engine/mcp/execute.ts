@@ -60,8 +60,9 @@ interface ExecuteOptions {
    */
   inputUnavailable?: McpError;
   /**
-   * What the lane serves in place of the handler (a call that becomes a task: its create), so the
-   * app's policy runs around it with the caller's auth as around any call.
+   * What the lane serves in place of the handler (a call that becomes a task: its create; the task
+   * methods; a 2025 resources/subscribe; the admission of a stream the lane holds, subscriptions/listen
+   * and events/stream), so the middleware chain and the report run around it as around any call.
    */
   serve?: () => Promise<Record<string, unknown>>;
 }
@@ -75,18 +76,23 @@ export type Outcome =
   | { kind: "task"; start: StartTask }
   | { kind: "error"; error: McpError };
 
+/**
+ * The one path of every request that names an operation, on both revisions: the middleware chain
+ * around the handler (or around what the lane serves itself, `serve`), inside the request's report
+ * (span, log line, metrics point, the app's hooks).
+ */
 export function execute(method: string, params: Record<string, unknown>, options: ExecuteOptions): Promise<Outcome> {
   return reported(method, params, options, () => run(method, params, options));
 }
 
-/**
- * Reports a request that the lane serves itself (a call that becomes a task, the task methods) the
- * way `execute` reports the ones the core runs: one log line, the metrics point, the app's hooks.
- */
+/** What `execute` needs to report a request: the revision and registry, the caller, where it goes. */
+type ReportOptions = Pick<ExecuteOptions, "protocolVersion" | "revision" | "reg" | "caller" | "reporting" | "task" | "serve">;
+
+/** The request's report around `work` (execute's); the lanes serve every request through `execute`. */
 export async function reported(
   method: string,
   params: Record<string, unknown>,
-  options: Pick<ExecuteOptions, "protocolVersion" | "revision" | "reg" | "caller" | "reporting" | "task">,
+  options: ReportOptions,
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { reporting } = options;
@@ -98,7 +104,8 @@ export async function reported(
   // A method the server does not have is "unknown method" in the span, the log line and the metrics:
   // a name a client made up never names a span or an index row, nor grows a line.
   const { revision } = options;
-  const known = op || hasMethod(revision.methods, options.reg, method) ? method : UNKNOWN_METHOD;
+  // What the lane serves itself (`serve`) it has already recognised.
+  const known = op || options.serve || hasMethod(revision.methods, options.reg, method) ? method : UNKNOWN_METHOD;
   return inSpan(reporting.tracer, registered === undefined ? known : `${method} ${registered}`, async (span) => {
     const started = Date.now();
     const about = {
@@ -113,7 +120,7 @@ export async function reported(
     const record: RequestRecord = { ...about, ...outcomeOf(outcome), durationMs: Date.now() - started };
     if (options.caller?.principal) record.principal = await pseudonym(options.caller.principal, reporting.salt);
     if (reporting.sessionId) record.session = await pseudonym(reporting.sessionId, reporting.salt);
-    if (reporting.quirks) record.quirks = reporting.quirks;
+    if (reporting.quirks?.length) record.quirks = reporting.quirks.join("+");
     report(record, reporting, registered);
     // The task: the one this run is of, the one asked about, or the one the call made (2026: result.taskId, 2025: result.task.taskId).
     const made = (outcome as { result?: { taskId?: unknown; task?: { taskId?: unknown } } }).result;
@@ -133,7 +140,7 @@ async function run(method: string, params: Record<string, unknown>, options: Exe
   try {
     const ctx = handlerContext(options);
     const next = options.serve ?? (() => dispatch(options.revision.methods, options.reg, method, params, ctx));
-    // The middleware chain runs around every operation (docs/authorization.md); most apps have none.
+    // The middleware chain runs around every operation (docs/middleware.md); most apps have none.
     return { kind: "result", result: await (options.reg.chain ? options.reg.chain(method, params, ctx, next) : next()) };
   } catch (thrown) {
     const err = thrown instanceof UrlElicitationRequired ? options.revision.urlElicitation(thrown, method, options) : thrown;

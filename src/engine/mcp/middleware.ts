@@ -1,14 +1,17 @@
 /**
- * The middleware chain (docs/authorization.md): ordered steps around every operation, on both
+ * The middleware chain (docs/middleware.md): ordered steps around every operation, on both
  * revisions, each seeing the operation, its arguments and the caller. The app's `use: [...]` are its
- * steps, after those `defineAuthorization` brings (the scope check, hidden lists, the policy). A step
- * lets the operation pass (`return next()`), refuses it (a ToolError on a tools/call is a tool result
- * with isError; an McpError a JSON-RPC error; InsufficientScope the 403 step-up challenge) or observes
- * what `next()` gave. An app without steps has no chain, and runs none of this per request.
+ * steps (plain `(op, next) => …` functions), after those `defineAuthorization` brings (the scope
+ * check, hidden lists, the policy). A step lets the operation pass (`return next()`), refuses it (a
+ * ToolError on a tools/call is a tool result with isError; an McpError a JSON-RPC error;
+ * InsufficientScope the 403 step-up challenge) or observes what `next()` gave; `next()` runs the rest
+ * once, and a second call is refused. An app without steps has no chain (registry.ts), and runs none
+ * of this per request.
  */
 import type { Middleware, Operation, Policy } from "./app";
+import { authView } from "./auth";
 import type { HandlerContext } from "./context";
-import { ToolError, toolError } from "./errors";
+import { ErrorCode, McpError, ToolError, toolError } from "./errors";
 import { operationOf } from "./operations";
 
 /** The chain as the executor runs it: around the operation's handler (`next`). */
@@ -30,11 +33,20 @@ export const chainOf =
       name: named?.target,
       arguments: named?.arguments ?? params,
       params,
-      auth: ctx.auth,
       caller: ctx.caller,
+      auth: authView(ctx.caller),
       ctx,
     };
-    const step = (i: number): Promise<Record<string, unknown>> => (i < steps.length ? steps[i]!(op, () => step(i + 1)) : next());
+    const step = (i: number): Promise<Record<string, unknown>> => {
+      if (i >= steps.length) return next();
+      let passed = false;
+      return steps[i]!(op, () => {
+        // The rest of the chain and the operation run once: a step that calls next() again gets this.
+        if (passed) return Promise.reject(twice(i, steps.length));
+        passed = true;
+        return step(i + 1);
+      });
+    };
     try {
       return await step(0);
     } catch (err) {
@@ -44,9 +56,14 @@ export const chainOf =
     }
   };
 
+const twice = (i: number, of: number) =>
+  new McpError(
+    ErrorCode.InternalError,
+    `A middleware step (${i + 1} of ${of} in the chain) called next() twice: the operation runs once; keep the first result (docs/middleware.md)`,
+  );
+
 /**
- * A step of `defineApp({ use: [...] })`: `step` itself, carrying the code that runs the chain, so
- * that only an app with middleware has it in its bundle.
+ * A step of `defineApp({ use: [...] })`, as written: kept for apps written before a plain function
+ * could be one (it returns `step`, typed).
  */
-export const defineMiddleware = (step: Policy): Middleware =>
-  Object.assign((op: Operation, next: () => Promise<Record<string, unknown>>) => step(op, next), { compose: chainOf });
+export const defineMiddleware = (step: Policy): Middleware => step;

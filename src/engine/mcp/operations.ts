@@ -17,7 +17,8 @@ export type OperationKind = "tool" | "prompt" | "resource" | "completion" | "sub
  * its variables, whose `context.arguments` are in the operation's arguments).
  */
 export interface Guard {
-  of: "tool" | "prompt" | "resource" | "template";
+  /** `event`: an event type of the Events extension (docs/events.md), whose `scopes` it declares. */
+  of: "tool" | "prompt" | "resource" | "template" | "event";
   name: string;
 }
 
@@ -40,11 +41,13 @@ interface OperationRow {
 
 const URI = "mcp.resource.uri";
 const TASK: OperationRow = { kind: "task", target: "taskId", attribute: "mcp.task.id", routed: true };
+const EVENT: OperationRow = { kind: "event", target: "name", guard: "event" };
 
 /**
  * Every method that names an operation, by name. Methods not here (lists, ping, initialize,
  * logging/setLevel, subscriptions/listen…) name none: they need no definition's scopes and their
- * spans and log lines carry no target.
+ * spans and log lines carry no target. Every request, those too, meets the middleware chain
+ * (execute.ts).
  */
 const OPERATIONS: Readonly<Record<string, OperationRow>> = {
   "tools/call": { kind: "tool", target: "name", attribute: "gen_ai.tool.name", routed: true, input: true, guard: "tool" },
@@ -60,6 +63,12 @@ const OPERATIONS: Readonly<Record<string, OperationRow>> = {
   "tasks/cancel": TASK,
   // 2025-11-25 only, where no header mirrors it.
   "tasks/result": { ...TASK, routed: false },
+  // The Events extension (2026-07-28): each needs what its event type declares; dropping a
+  // subscription needs nothing, like resources/unsubscribe.
+  "events/subscribe": EVENT,
+  "events/poll": EVENT,
+  "events/stream": EVENT,
+  "events/unsubscribe": { kind: "event", target: "name" },
 };
 
 /** The operation a request names, as every consumer reads it. */

@@ -6,6 +6,7 @@ import * as v from "valibot";
 import type {
   AppDefinition,
   AuthorizeOperation,
+  ExtensionGuard,
   ExtensionMethod,
   Policy,
   PromptDefinition,
@@ -17,7 +18,7 @@ import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
 import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from "./event-names";
-import type { Chain } from "./middleware";
+import { chainOf, type Chain } from "./middleware";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
 import type { Guard } from "./operations";
 import type { TelemetryHooks } from "./telemetry";
@@ -74,8 +75,6 @@ export interface Registry {
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
   /** The steps `defineAuthorization` brings to the middleware chain (scope check, hidden lists, policy). */
   steps?: Policy[];
-  /** What builds the chain (middleware.ts), brought by `defineAuthorization` or `defineMiddleware`. */
-  compose?: (steps: readonly Policy[]) => unknown;
   /** The middleware chain around every operation (middleware.ts); absent for an app without steps. */
   chain?: Chain;
   /** The app's per-user state (ctx.user); absent for an app without `userState`. */
@@ -102,6 +101,8 @@ export interface ExtensionHooks {
   hidden?: (ctx: HandlerContext<any>, name: string) => boolean;
   /** Cacheable methods whose 2026 result depends on what the client declared: never reused. */
   perClient: Set<string>;
+  /** The operations an extension's methods name (event types), for the one authorization (authorization.ts). */
+  guard?: ExtensionGuard;
 }
 
 type Method = (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
@@ -284,24 +285,20 @@ function compileOnce(app: AppDefinition<any>): Registry {
     userState: app.userState,
     mounts: app.mounts,
   };
+  // Views come with their tools. Every extension carries the same installer (src/engine/mcp/ext/host.ts), so
+  // the extensions' code is in the bundle only when the app imports one. Installed before the
+  // authorization is compiled: an extension's operations (event types) declare scopes too.
+  const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];
+  extensions[0]?.install(reg, app, extensions);
   // Scopes are checked by the code `defineAuthorization` brings; declared without it, they would guard nothing.
   if (app.authorization) {
     reg.authorize = app.authorization.compile(reg);
-  } else if ([...defs, ...(app.tools ?? []), ...(app.mounts ?? [])].some((d) => d.scopes))
+  } else if ([...defs, ...(app.tools ?? []), ...(app.mounts ?? [])].some((d) => d.scopes) || reg.ext?.guard?.declared().some((s) => s))
     throw new Error("scopes need defineAuthorization()");
-  // The middleware chain: authorization's steps, then the app's own (docs/authorization.md). Its code
-  // comes with them, so an app without middleware carries none.
-  const use = app.use ?? [];
-  const steps = [...(reg.steps ?? []), ...use];
-  const compose = reg.compose ?? use[0]?.compose;
-  if (steps.length > 0) {
-    if (!compose) throw new Error("use: make each middleware step with defineMiddleware()");
-    reg.chain = compose(steps) as Chain;
-  }
-  // Views come with their tools. Every extension carries the same installer (src/engine/mcp/ext/host.ts), so
-  // the extensions' code is in the bundle only when the app imports one.
-  const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];
-  extensions[0]?.install(reg, app, extensions);
+  // The middleware chain (docs/middleware.md): authorization's steps, then the app's own, plain
+  // `(op, next) => …` functions. An app without steps has no chain, and runs none of it per request.
+  const steps = [...(reg.steps ?? []), ...(app.use ?? [])];
+  if (steps.length > 0) reg.chain = chainOf(steps);
   return reg;
 }
 

@@ -45,6 +45,55 @@ export interface TelemetryHooks {
   onResult?(record: RequestRecord): Record<string, unknown> | void;
 }
 
+/** The Analytics Engine dataset (the optional MCP_METRICS binding), as far as the engine writes to it. */
+interface Metrics {
+  writeDataPoint(point: { blobs?: string[]; doubles?: number[]; indexes?: string[] }): void;
+}
+
+/**
+ * One metrics point, by name: the one layout every emitter writes (requests, event deliveries),
+ * docs/observability.md: blob1 revision, blob2 method, blob3 name, blob4 outcome, blob5 caller hash,
+ * blob6 code, blob7 quirks; double1 duration, double2 attempt; index1 what it is indexed by.
+ */
+interface MetricsPoint {
+  revision: string;
+  method: string;
+  /** The app's name for the target (a registered tool, an event type); never one a client made up. */
+  name?: string;
+  outcome: string;
+  principal?: string;
+  /** The JSON-RPC error code, an HTTP status or a reason. */
+  code?: string;
+  quirks?: string;
+  durationMs: number;
+  /** A delivery's attempt number. */
+  attempt?: number;
+  /** The index: the name, else the method. */
+  index: string;
+}
+
+/** Writes one metrics point in the one layout (MetricsPoint); without the binding, nothing. */
+export function writePoint(metrics: Metrics | undefined, p: MetricsPoint): void {
+  metrics?.writeDataPoint({
+    blobs: [p.revision, p.method, p.name ?? "", p.outcome, p.principal ?? "", p.code ?? "", p.quirks ?? ""],
+    doubles: p.attempt === undefined ? [p.durationMs] : [p.durationMs, p.attempt],
+    indexes: [p.index],
+  });
+}
+
+/**
+ * Writes one structured log line, `{"mcp":"<kind>",…fields}` (Workers Logs indexes JSON): the one
+ * writer of the engine's lines. `warn` and `error` go to console.warn and console.error.
+ */
+export function writeLog(level: "info" | "warn" | "error", kind: string, fields: object): void {
+  // The fields behind `"mcp":kind`: the same text as serializing the merged object, without building it.
+  const rest = logLine(fields).slice(1);
+  const line = `{"mcp":${JSON.stringify(kind)}${rest === "}" ? "" : ","}${rest}`;
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
 /** How much the engine logs: nothing, failed requests only, or one line per request. */
 type LogVolume = "off" | "errors" | "all";
 
@@ -52,7 +101,7 @@ type LogVolume = "off" | "errors" | "all";
 export interface Reporting {
   volume: LogVolume;
   /** Analytics Engine dataset (the optional MCP_METRICS binding). */
-  metrics?: { writeDataPoint(point: { blobs?: string[]; doubles?: number[]; indexes?: string[] }): void };
+  metrics?: Metrics;
   hooks?: TelemetryHooks;
   trace: TraceContext;
   sessionId?: string;
@@ -67,8 +116,8 @@ export interface Reporting {
   tracer?: Tracer;
   /** The JSON-RPC id of the request, for its span. */
   requestId?: string | number;
-  /** The quirks the edge served in this request (RequestRecord.quirks). */
-  quirks?: string;
+  /** The quirks the edge served in this request (http/quirks.ts), named in RequestRecord.quirks. */
+  quirks?: readonly string[];
 }
 
 /**
@@ -119,7 +168,7 @@ export const loggedName = (uri: boolean, target: string): string => bounded(uri 
  * One JSON log line. JSON.stringify leaves U+2028 and U+2029 as they are, and some log viewers break
  * lines at them: escaped, a client's string cannot start a line of its own.
  */
-export function logLine(value: unknown): string {
+function logLine(value: unknown): string {
   return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
@@ -128,13 +177,10 @@ export function runHook<T>(hook: () => T, traceId: string | undefined): T | unde
   try {
     return hook();
   } catch (err) {
-    console.error(logLine({ mcp: "telemetry_hook_failed", message: messageOf(err), traceId }));
+    writeLog("error", "telemetry_hook_failed", { message: messageOf(err), traceId });
     return undefined;
   }
 }
-
-/** How every request line starts: its `mcp` member, first. */
-const REQUEST_LINE_START = '{"mcp":"request",';
 
 /**
  * Writes the record where the operator looks: the log line, the data point, the app's hook.
@@ -145,24 +191,18 @@ const REQUEST_LINE_START = '{"mcp":"request",';
 export function report(record: RequestRecord, reporting: Reporting, registered?: string): void {
   const extra = runHook(() => reporting.hooks?.onResult?.(record), record.traceId);
   const failed = record.outcome === "error" || record.outcome === "tool_error";
-  if (reporting.volume === "all" || (reporting.volume === "errors" && failed)) {
-    // Without a hook's fields the line is the record behind `"mcp":"request"`: the same text as
-    // serializing the merged object, without building that object on every request.
-    const line = extra ? logLine({ mcp: "request", ...extra, ...record }) : `${REQUEST_LINE_START}${logLine(record).slice(1)}`;
-    if (failed) console.warn(line);
-    else console.log(line);
-  }
-  reporting.metrics?.writeDataPoint({
-    blobs: [
-      record.revision,
-      record.method,
-      registered ?? "",
-      record.outcome,
-      record.principal ?? "",
-      String(record.errorCode ?? ""),
-      record.quirks ?? "",
-    ],
-    doubles: [record.durationMs],
-    indexes: [registered ?? record.method],
+  if (reporting.volume === "all" || (reporting.volume === "errors" && failed))
+    // A hook adds fields; it does not rename the line.
+    writeLog(failed ? "warn" : "info", "request", extra ? { ...extra, mcp: undefined, ...record } : record);
+  writePoint(reporting.metrics, {
+    revision: record.revision,
+    method: record.method,
+    name: registered,
+    outcome: record.outcome,
+    principal: record.principal,
+    code: record.errorCode === undefined ? undefined : String(record.errorCode),
+    quirks: record.quirks,
+    durationMs: record.durationMs,
+    index: registered ?? record.method,
   });
 }

@@ -4,6 +4,7 @@
  * Kept apart from the classes so that each side can name the other without
  * importing it.
  */
+import type { Quirks } from "../mcp/quirks";
 import type { Auth, Caller } from "../mcp/auth";
 import type { TaskOwner, TaskView } from "../mcp/tasks";
 
@@ -125,12 +126,12 @@ export interface SessionStart {
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
 export interface SessionRequester {
   principal: string;
-  /** Who sends this request, for its handlers' ctx.caller and ctx.auth (the session is bound to `principal` only). */
-  caller?: Caller;
+  /** Who sends this request, as the edge authenticated it: its handlers' ctx.caller (the session is bound to `principal`). */
+  caller: Caller;
   /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
-  quirks?: string;
+  quirks?: Quirks;
   /** STRICT_HEADERS as the Worker reads it: on, a newer revision's header is refused too. */
   strictHeaders?: boolean;
   /**
@@ -187,9 +188,10 @@ export interface TaskStart {
   trace: TraceContext;
   /** 2025: the original request's progressToken, which stays valid for the task's life. */
   progressToken?: string | number;
-  /** The caller when the task was made (never a token), which each run's handler sees as ctx.auth. */
+  /** Who made the task (never a token; its claims bounded), which each run's handler sees as ctx.caller. */
+  caller?: Caller;
+  /** Older tasks (before `caller`): the view of an authenticated maker, and its rate-limit key. */
   auth?: Auth;
-  /** The caller's rate-limit key when the task was made (ctx.caller in its runs); absent in older tasks. */
   rateLimitKey?: string;
 }
 
@@ -205,21 +207,21 @@ export type TaskCreated =
  */
 export interface TaskMethods {
   create(start: TaskStart): Promise<TaskCreated>;
-  /** null: no such task for this caller (never created, expired, or someone else's). */
-  get(caller: TaskOwner): Promise<TaskView | null>;
+  /** null: no such task for this owner (never created, expired, or someone else's). */
+  get(owner: TaskOwner): Promise<TaskView | null>;
   /** The tool the task runs, for its owner ("" for anyone else): its scopes are checked again when the owner reaches it. */
-  toolOf(caller: TaskOwner): Promise<string>;
+  toolOf(owner: TaskOwner): Promise<string>;
   /**
    * 2025 tasks/result: the task as get() gives it, and from now on `sessionId` is told of its changes
    * and its expiry (any session of the owner may wait on it); an error when too many already are.
    */
-  watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null>;
+  watch(owner: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null>;
   /** Takes answers to outstanding input requests; unknown or already answered keys are ignored. */
-  update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null>;
+  update(owner: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null>;
   /** Stops the task and deletes it: its anonymous 2025 session ended, so nobody can reach it again. */
-  discard(caller: TaskOwner): Promise<void>;
+  discard(owner: TaskOwner): Promise<void>;
   /** Cancels a task that has not finished; `wasTerminal` when it had (and nothing changed). */
-  cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
+  cancel(owner: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null>;
 }
 
 /** The same class named by an owner key is that owner's task index (task-index.ts). */

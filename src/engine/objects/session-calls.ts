@@ -8,10 +8,11 @@
  * session runs it again when the answers arrive, so a tool waiting on a user
  * survives the object being evicted.
  */
-import { restoredCaller, type Caller } from "../mcp/auth";
+import type { Quirks } from "../mcp/quirks";
+import type { Caller } from "../mcp/auth";
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { ErrorCode } from "../mcp/errors";
+import { ErrorCode, McpError, type JsonRpcErrorObject } from "../mcp/errors";
 import { execute } from "../mcp/execute";
 import type { InputRequired } from "../mcp/input";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest } from "../mcp/jsonrpc";
@@ -19,9 +20,10 @@ import { LazyStream } from "../mcp/lazy-stream";
 import type { Registry } from "../mcp/registry";
 import { LEGACY } from "../mcp/revisions";
 import type { Json } from "../mcp/types";
-import type { TraceContext } from "../mcp/telemetry";
+import { readTrace, type TraceContext } from "../mcp/telemetry";
 import { reportingFor } from "../reporting";
 import { createNotifier } from "./addresses";
+import type { SessionAnswer } from "./contracts";
 import type { LiveSeat } from "./live-seat";
 import type { SessionState } from "./session-state";
 
@@ -50,13 +52,13 @@ export class Call {
   constructor(
     private readonly host: CallHost,
     readonly request: JsonRpcRequest,
+    /** Who sent the request that runs the handler (ctx.caller, ctx.auth). */
+    readonly caller: Caller,
     stream?: string,
     /** The client's trace context: on the call's log line and on the requests the call sends the client. */
     readonly trace: TraceContext = {},
-    /** Who sent the request that runs the handler (ctx.caller, ctx.auth). */
-    readonly caller?: Caller,
     /** The hosted-client quirks served in the request (http/quirks.ts), for its log line. */
-    readonly quirks?: string,
+    readonly quirks?: Quirks,
   ) {
     this.out = new LazyStream(
       () => host.log.open("post", host.next(), request.id),
@@ -111,7 +113,7 @@ export async function runCall(
     emit: call.emit,
     notify: createNotifier(host.bindings),
     env: host.bindings,
-    caller: call.caller ?? restoredCaller(session.principal, undefined, session.clientKey ?? ""),
+    caller: call.caller,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
     reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id, call.quirks),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
@@ -165,4 +167,46 @@ function askClient(host: CallHost, call: Call, signal: InputRequired, answers: R
     const params = Object.keys(call.trace).length > 0 ? { ...base, _meta: { ...call.trace } } : base;
     call.out.emit({ jsonrpc: "2.0", id: rpcId, method: req.method, params });
   }
+}
+
+/**
+ * A request the session serves itself (resources/subscribe and unsubscribe, the task methods) through
+ * the core's one path: the middleware chain and the report run around `serve` as around a handler. A
+ * JSON-RPC error `serve` answers with is reported as the error it is, and sent as it was.
+ */
+export async function servedInChain(
+  host: CallHost,
+  req: JsonRpcRequest,
+  caller: Caller,
+  serve: () => Promise<SessionAnswer>,
+  quirks?: Quirks,
+): Promise<SessionAnswer> {
+  const { session } = host;
+  const params = req.params ?? {};
+  let answer: SessionAnswer | undefined;
+  const outcome = await execute(req.method, params, {
+    revision: LEGACY,
+    reg: host.reg,
+    protocolVersion: session.protocolVersion,
+    clientCapabilities: session.clientCapabilities,
+    clientInfo: session.clientInfo,
+    answers: {},
+    state: undefined,
+    signal: new AbortController().signal,
+    emit: () => {},
+    notify: createNotifier(host.bindings),
+    env: host.bindings,
+    caller,
+    reporting: reportingFor(host.config, host.bindings, host.reg, readTrace(params._meta), session.id, req.id, quirks),
+    serve: async () => {
+      answer = await serve();
+      const error = answer.kind === "reply" ? (answer.message as { error?: JsonRpcErrorObject }).error : undefined;
+      if (error) throw new McpError(error.code, error.message, error.data);
+      if (answer.kind === "refused") throw new McpError(answer.error.code, answer.error.message, answer.error.data);
+      return {};
+    },
+  });
+  if (answer) return answer;
+  const error = outcome.kind === "error" ? outcome.error : new McpError(ErrorCode.InternalError, `${req.method} was not served`);
+  return { kind: "reply", message: errorResponse(req.id, LEGACY.encodeError(error)) };
 }

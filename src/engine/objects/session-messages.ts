@@ -4,7 +4,8 @@
  * notifications (initialized, cancelled), and responses to the server's own
  * requests, which complete a call waiting for input.
  */
-import { authView, type Caller } from "../mcp/auth";
+import type { Quirks } from "../mcp/quirks";
+import { type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
 import { resourceExists } from "../mcp/methods/resources";
@@ -15,7 +16,7 @@ import { LOG_LEVELS, type Json, type LogLevel } from "../mcp/types";
 import { hubStub } from "./addresses";
 import type { SessionAnswer } from "./contracts";
 import { refuse, tooManySessions, tooManyStreams } from "./session-refusals";
-import { Call, endCall, runCall, type CallHost } from "./session-calls";
+import { Call, servedInChain, endCall, runCall, type CallHost } from "./session-calls";
 import type { SessionTasks } from "./session-tasks";
 
 export interface SessionHost extends CallHost {
@@ -48,9 +49,9 @@ function track(host: SessionHost, call: Call, answers: Record<string, unknown>, 
 export async function onRequest(
   host: SessionHost,
   req: JsonRpcRequest,
+  caller: Caller,
   traceparent?: string,
-  caller?: Caller,
-  quirks?: string,
+  quirks?: Quirks,
 ): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const reply = (message: object): SessionAnswer => ({ kind: "reply", message });
@@ -70,36 +71,9 @@ export async function onRequest(
       await host.save();
       return ok();
     case "resources/subscribe":
-    case "resources/unsubscribe": {
-      if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
-      if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
-      // Subscriptions are stored in the session and in the hub: their number and size are capped.
-      if (params.uri.length > MAX_SUBSCRIPTION_URI_LENGTH)
-        return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
-      if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
-      const add = req.method === "resources/subscribe";
-      // Subscribing needs what reading needs (operations.ts): the step-up challenge otherwise.
-      try {
-        if (add) host.reg.authorize?.(req.method, params, authView(caller));
-      } catch (err) {
-        return fail(err as McpError);
-      }
-      // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
-      if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
-      const subs = new Set(host.session.subscriptions);
-      // Nothing to change, nothing to store: a session that holds no state keeps holding none.
-      if (subs.has(params.uri) === add) return ok();
-      if (add && subs.size >= host.config.maxSubscriptionsPerSession)
-        return fail(
-          invalidParams(
-            `This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`,
-          ),
-        );
-      if (add) subs.add(params.uri);
-      else subs.delete(params.uri);
-      await saveSubscriptions(host, [...subs]);
-      return ok();
-    }
+    case "resources/unsubscribe":
+      // Through the one path: its scope check (subscribing needs what reading needs) and the app's steps.
+      return servedInChain(host, req, caller, () => subscription(host, req, reply), quirks);
   }
   if (host.tasks) {
     // tasks/* and a tools/call the task rules decide are the task runtime's; nothing to await for any other.
@@ -110,7 +84,7 @@ export async function onRequest(
   // Everything else goes through the core; the answer is JSON unless the call opens a stream first.
   // A call may need a stream: with no room for one it is refused before it runs, not run and its answer lost.
   if (host.atStreamLimit()) return tooManyStreams(req.id);
-  const call = new Call(host, req, undefined, readTrace(params._meta, traceparent), caller, quirks);
+  const call = new Call(host, req, caller, undefined, readTrace(params._meta, traceparent), quirks);
   const first = await call.out.settle(track(host, call, {}, undefined));
   // It had to ask the client something while its client holds SESSION_MAX_LIVE sessions: nothing was stored.
   if (call.askedOverCap) return tooManySessions(req.id, host.seat.cap);
@@ -171,7 +145,7 @@ function cancel(host: SessionHost, requestId: unknown): void {
 }
 
 /** The client's answer to one of our requests, arriving as its own POST. */
-export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller?: Caller): Promise<SessionAnswer> {
+export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller: Caller): Promise<SessionAnswer> {
   const pending = typeof msg.id === "string" ? host.store.takePending(msg.id) : undefined;
   if (!pending) return refuse("invalid", null, `No pending server request has id ${JSON.stringify(msg.id)}`);
   // Any answer to our ping, even an error, says the client is there; nothing else waits on it.
@@ -206,8 +180,37 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller
   host.store.putCall(stored);
   // Run the handler again once every answer of this round is in.
   if (host.store.pendingCount(pending.stream) === 0) {
-    const call = new Call(host, request, pending.stream, readTrace(request.params?._meta), caller);
+    const call = new Call(host, request, caller, pending.stream, readTrace(request.params?._meta));
     void track(host, call, stored.answers, stored.state as Json | undefined);
   }
   return ACCEPTED;
+}
+
+/** resources/subscribe and unsubscribe, once the chain let them pass: the session's set, and the hub's. */
+async function subscription(host: SessionHost, req: JsonRpcRequest, reply: (message: object) => SessionAnswer): Promise<SessionAnswer> {
+  const params = req.params ?? {};
+  const ok = (result: object = {}) => reply(resultResponse(req.id, result));
+  const fail = (err: McpError) => reply(errorResponse(req.id, LEGACY.encodeError(err)));
+  if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
+  if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
+  // Subscriptions are stored in the session and in the hub: their number and size are capped.
+  if (params.uri.length > MAX_SUBSCRIPTION_URI_LENGTH)
+    return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
+  if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
+  const add = req.method === "resources/subscribe";
+  // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
+  if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
+  const subs = new Set(host.session.subscriptions);
+  // Nothing to change, nothing to store: a session that holds no state keeps holding none.
+  if (subs.has(params.uri) === add) return ok();
+  if (add && subs.size >= host.config.maxSubscriptionsPerSession)
+    return fail(
+      invalidParams(
+        `This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`,
+      ),
+    );
+  if (add) subs.add(params.uri);
+  else subs.delete(params.uri);
+  await saveSubscriptions(host, [...subs]);
+  return ok();
 }

@@ -7,10 +7,10 @@
  * tagged with the task, and their answers go to the task. The wait is a
  * stored call, so it survives the session object being evicted.
  */
-import { authView, restoredCaller, type Caller } from "../mcp/auth";
+import { authView, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { execute } from "../mcp/execute";
-import { reportingFor, servedInSpan } from "../reporting";
+import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
@@ -18,7 +18,7 @@ import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks"
 import { readTrace } from "../mcp/telemetry";
 import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
-import { endCall, type CallHost } from "./session-calls";
+import { endCall, servedInChain, type CallHost } from "./session-calls";
 import { tooManySessions, tooManyStreams } from "./session-refusals";
 import { createTask, type TaskCall } from "./task-create";
 
@@ -38,7 +38,7 @@ type Reply = (message: object) => SessionAnswer;
  * A tools/call the task rules decide: a CreateTaskResult, or the -32601 the revision's tool-level
  * rules give a call that does not match the tool's taskSupport. Undefined: an ordinary call.
  */
-async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, caller?: Caller): Promise<SessionAnswer | undefined> {
+async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, caller: Caller): Promise<SessionAnswer | undefined> {
   const params = req.params ?? {};
   let decision: ReturnType<typeof LEGACY.asTask>;
   try {
@@ -79,7 +79,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, c
           trace,
           // Admitted by the edge, which checked it: reading it again cannot throw.
           progressToken: checkProgressToken(meta),
-          caller: caller ?? restoredCaller(session.principal, undefined, anonymousKeyOf(host)),
+          caller,
         },
         host.bindings,
         host.config,
@@ -98,7 +98,7 @@ async function onTaskRequest(
   req: JsonRpcRequest,
   reply: Reply,
   openStream: () => Promise<SessionAnswer | string>,
-  caller?: Caller,
+  caller: Caller,
 ): Promise<SessionAnswer> {
   const params = req.params ?? {};
   const fail = (code: number, message: string) => reply(errorResponse(req.id, { code, message }));
@@ -241,7 +241,7 @@ function onRequest(
   host: CallHost & { atStreamLimit(): boolean },
   req: JsonRpcRequest,
   reply: Reply,
-  caller?: Caller,
+  caller: Caller,
 ): Promise<SessionAnswer | undefined> | undefined {
   if (LEGACY.taskMethods.has(req.method)) {
     // The wait's stream makes the session hold state: admitted first, then no await before it opens.
@@ -249,9 +249,8 @@ function onRequest(
       if (!(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
       return host.atStreamLimit() ? tooManyStreams(req.id) : host.log.open("post", host.next(), req.id);
     };
-    return servedInSpan(host.config, req, host.session.protocolVersion, host.session.id, () =>
-      onTaskRequest(host, req, reply, open, caller),
-    );
+    // Through the one path: the app's middleware and the report run around them as around a call.
+    return servedInChain(host, req, caller, () => onTaskRequest(host, req, reply, open, caller));
   }
   if (req.method === "tools/call" && host.reg.hasTasks) return taskToolCall(host, req, reply, caller);
   return undefined;

@@ -12,6 +12,7 @@
  * this class is what the Worker talks to: RPC, the pipe sockets, the alarm
  * handler, the count of its client's live sessions.
  */
+import { noted } from "../mcp/quirks";
 import { DurableObject } from "./durable-object";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
@@ -250,8 +251,8 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (message.kind === "response") return onResponse(this, message.message, args.caller);
     // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
     const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
-    const quirks = newer ? (args.quirks ? `${args.quirks}+version-newer` : "version-newer") : args.quirks;
-    return onRequest(this, message.message, args.traceparent, args.caller, quirks);
+    const quirks = newer ? noted(args.quirks, "version-newer") : args.quirks;
+    return onRequest(this, message.message, args.caller, args.traceparent, quirks);
   }
 
   openGet(args: SessionRequester & { lastEventId?: string }): Promise<SessionAnswer> {

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { authView, type Auth, type Caller } from "../mcp/auth";
+import type { Caller } from "../mcp/auth";
 import { McpError } from "../mcp/errors";
 import type { CompiledTool } from "../mcp/registry";
 import { taskRulesOf } from "../mcp/revisions";
@@ -35,10 +35,10 @@ const KEPT_CLAIMS_BYTES = 8192;
  * the app selected only those that fit in 8 KiB of JSON, in order: a claim past that is left out of
  * ctx.auth in the task's runs, so a large claim cannot make the task's stored start unbounded.
  */
-function keptAuth(auth: Auth): Auth {
+function keptCaller(caller: Caller): Caller {
   const claims: Record<string, unknown> = {};
   let room = KEPT_CLAIMS_BYTES;
-  for (const [name, value] of Object.entries(auth.claims)) {
+  for (const [name, value] of Object.entries(caller.claims)) {
     let bytes: number;
     try {
       bytes = new TextEncoder().encode(JSON.stringify([name, value])).length;
@@ -47,18 +47,17 @@ function keptAuth(auth: Auth): Auth {
     }
     if (bytes <= room) (claims[name] = value), (room -= bytes);
   }
-  return { ...auth, claims };
+  return { ...caller, claims };
 }
 
 /** Creates the task; throws the McpError of a refusal (the owner is at a limit). */
 export async function createTask(call: TaskCall, env: Env, config: Config): Promise<TaskMade> {
   const { tool, anonymousKey, client, caller, ...start } = call;
-  const auth = authView(caller);
   const taskId = newTaskId();
   const created = await taskStub(env, taskId).create({
     ...start,
-    ...(auth ? { auth: keptAuth(auth) } : {}),
-    rateLimitKey: caller.rateLimitKey,
+    // The Caller as one value, as the edge built it: each run's ctx.caller is this, not a rebuild.
+    caller: keptCaller(caller),
     protocolVersion: client.protocolVersion,
     clientCapabilities: client.clientCapabilities,
     clientInfo: client.clientInfo,

@@ -59,7 +59,8 @@ export function runTask(host: RunHost, record: TaskRecord, signal: AbortSignal):
     notify: createNotifier(host.env),
     env: host.env,
     // The caller as it was when the task was made (task-create.ts keeps it, bounded).
-    caller: restoredCaller(start.owner.principal, start.auth, start.rateLimitKey ?? ""),
+    // Tasks made before the Caller was kept whole have its view and key.
+    caller: start.caller ?? restoredCaller(start.owner.principal, start.auth, start.rateLimitKey ?? ""),
     reporting: reportingFor(host.config, host.env, host.reg, start.trace, start.owner.sessionId),
     task: { id: view.taskId, step: journaled(host.journal), cutShort: record.cutShort },
   });

@@ -100,16 +100,16 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return { kind: "task", task: this.store.getTask()!.view };
   }
 
-  async get(caller: TaskOwner): Promise<TaskView | null> {
-    return (await this.owned(caller))?.view ?? null;
+  async get(owner: TaskOwner): Promise<TaskView | null> {
+    return (await this.owned(owner))?.view ?? null;
   }
 
-  async toolOf(caller: TaskOwner): Promise<string> {
-    return (await this.owned(caller))?.start.tool ?? "";
+  async toolOf(owner: TaskOwner): Promise<string> {
+    return (await this.owned(owner))?.start.tool ?? "";
   }
 
-  async watch(caller: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null> {
-    const record = await this.owned(caller);
+  async watch(owner: TaskOwner, sessionId: string): Promise<{ task: TaskView } | { error: JsonRpcErrorObject } | null> {
+    const record = await this.owned(owner);
     if (!record) return null;
     if (isTerminal(record.view.status)) return { task: record.view };
     if (sessionId !== record.start.owner.sessionId && !this.store.addWaiter(sessionId, MAX_WAITING_SESSIONS)) {
@@ -123,8 +123,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return { task: record.view };
   }
 
-  async update(caller: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null> {
-    const record = await this.owned(caller);
+  async update(owner: TaskOwner, inputResponses: Record<string, unknown>): Promise<{ error?: JsonRpcErrorObject } | null> {
+    const record = await this.owned(owner);
     if (!record) return null;
     const { view } = record;
     // Answers arriving after the task moved on are ignored: updates are eventually consistent.
@@ -156,15 +156,15 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return {};
   }
 
-  async discard(caller: TaskOwner): Promise<void> {
-    const record = await this.owned(caller);
+  async discard(owner: TaskOwner): Promise<void> {
+    const record = await this.owned(owner);
     if (!record) return;
     this.running?.abort(new McpError(ErrorCode.InternalError, "The task's session ended"));
     await this.forget(record);
   }
 
-  async cancel(caller: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null> {
-    const record = await this.owned(caller);
+  async cancel(owner: TaskOwner): Promise<{ task: TaskView; wasTerminal: boolean } | null> {
+    const record = await this.owned(owner);
     if (!record) return null;
     if (isTerminal(record.view.status)) return { task: record.view, wasTerminal: true };
     record.view.status = "cancelled";
@@ -346,10 +346,10 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     return record.view.createdAt + record.view.ttlMs;
   }
 
-  /** The task, when it exists, has not expired, and belongs to the caller. */
-  private async owned(caller: TaskOwner): Promise<TaskRecord | undefined> {
+  /** The task, when it exists, has not expired, and belongs to `owner`. */
+  private async owned(owner: TaskOwner): Promise<TaskRecord | undefined> {
     const record = this.store.getTask();
-    if (!record || !sameTaskOwner(record.start.owner, caller)) return undefined;
+    if (!record || !sameTaskOwner(record.start.owner, owner)) return undefined;
     if (Date.now() >= this.expiryOf(record)) {
       await this.expire(record);
       return undefined;

@@ -5,7 +5,7 @@
  * without replay. Its object class is bound only in the engine tests (MCP_EVENTS, vitest-index.ts).
  */
 import * as v from "valibot";
-import { AuthFailure, defineApp, defineEvent, defineTool, emit, events, type TokenVerifier } from "../../../src/mcp";
+import { AuthFailure, defineApp, defineAuthorization, defineEvent, defineTool, emit, events, type TokenVerifier } from "../../../src/mcp";
 
 const testEvent = defineEvent({
   name: "test_event",
@@ -57,11 +57,13 @@ export default defineApp({
   info: { name: "mcp-events-test-app", version: "1.0.0" },
   tools: [emitTestEvent],
   extensions: [eventsExtension],
+  // Event types' scopes are checked by the one authorization, with its implications.
+  authorization: defineAuthorization({ implies: { "events:write": ["events:read"] } }),
 });
 
-/** Bearer tokens: `<principal>` holds events:read, `<principal>.noscope` holds nothing. */
+/** Bearer tokens: `<principal>` holds events:read, `<principal>.noscope` nothing, `<principal>.writer` events:write. */
 export const verifyToken: TokenVerifier = async (token) => {
-  if (!/^[a-z0-9-]+(\.noscope)?$/.test(token)) throw new AuthFailure("invalid_token", "unknown token");
-  const [id, noscope] = token.split(".");
-  return { id: id!, scopes: noscope ? [] : ["events:read"] };
+  if (!/^[a-z0-9-]+(\.noscope|\.writer)?$/.test(token)) throw new AuthFailure("invalid_token", "unknown token");
+  const [id, kind] = token.split(".");
+  return { id: id!, scopes: kind === "noscope" ? [] : kind === "writer" ? ["events:write"] : ["events:read"] };
 };

@@ -115,5 +115,13 @@ export default defineApp({
       });
     },
   }),
-  use: [trail("outer"), trail("inner")],
+  use: [
+    trail("outer"),
+    trail("inner"),
+    // The red team's step: a `use-deny-…` principal is refused everything (middleware.test.ts).
+    async (op, next) => {
+      if (op.caller.principal.startsWith("use-deny-")) throw new McpError(-32600, `Denied by middleware: ${op.method}`);
+      return next();
+    },
+  ],
 });

@@ -7,7 +7,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import { eventsWorker } from "../app/events-worker";
 import { call } from "../helpers/events";
-import { initializeMessage, legacyHeaders } from "../wire";
+import { buildModernRequest, initializeMessage, legacyHeaders, type RpcMessage } from "../wire";
 
 describe("events/list and the capability (2026-07-28)", () => {
   it("advertises the extension under capabilities.extensions and the top-level events key", async () => {
@@ -35,6 +35,29 @@ describe("events/list and the capability (2026-07-28)", () => {
   it("lists only the types the caller's scopes reach", async () => {
     const { body } = await call("events/list", {}, "alice.noscope");
     expect(body.result.events.map((e: { name: string }) => e.name)).toEqual(["test_event", "plain_event"]);
+  });
+
+  it("serves a scoped type to a caller whose scope implies its scopes (defineAuthorization's implies)", async () => {
+    const { body } = await call("events/list", {}, "walt.writer");
+    expect(body.result.events.map((e: { name: string }) => e.name)).toEqual(["test_event", "scoped_event"]);
+    // And streamed to it: the stream opens (SSE), where a caller without the scope is refused.
+    const stream = async (token: string) => {
+      const { message, headers } = buildModernRequest("events/stream", { name: "scoped_event", arguments: {}, cursor: null });
+      return eventsWorker.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...headers, Authorization: `Bearer ${token}` },
+          body: JSON.stringify(message),
+        }),
+        env as never,
+        createExecutionContext(),
+      );
+    };
+    const opened = await stream("walt.writer");
+    expect(opened.headers.get("Content-Type")).toBe("text/event-stream");
+    await opened.body?.cancel();
+    const refused = await stream("walt.noscope");
+    expect(((await refused.json()) as RpcMessage).error).toMatchObject({ code: -32012 });
   });
 
   it("answers a bad cursor with -32602", async () => {

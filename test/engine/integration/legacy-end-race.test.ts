@@ -4,6 +4,7 @@
  * registers with the hub), the session ended stays ended: later requests are 404, and it holds no
  * live seat, no hub row and no storage but the mark that keeps its sealed id refused.
  */
+import { ANONYMOUS } from "../../../src/engine/mcp/auth";
 import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSessionId } from "../../../src/engine/http/session-id";
@@ -81,7 +82,7 @@ describe("DELETE racing the first GET", () => {
       const id = res.headers.get("Mcp-Session-Id")!;
       await res.body?.cancel();
       const seal = (await openSessionId(id, "", { stateSecret: (env as { MCP_STATE_SECRET?: string }).MCP_STATE_SECRET }, 86_400_000))!;
-      const caller = { principal: "", seal };
+      const caller = { principal: "", seal, caller: ANONYMOUS };
       // In the object itself, so the order is the one the issue read: the GET opens its stream and awaits
       // the hub's registration, and the DELETE, queued behind the same load, ends the session meanwhile.
       const [get, del] = await runInDurableObject(sessionStub(id), async (instance) => {

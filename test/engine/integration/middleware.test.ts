@@ -12,13 +12,13 @@ import {
   ToolError,
   createMcpWorker,
   defineApp,
-  defineMiddleware,
   defineTool,
   toolRateLimit,
   type Policy,
   type TokenVerifier,
 } from "../../../src/mcp";
 import { checkApp } from "../../../src/engine/mcp/check-app";
+import { LEGACY, MODERN } from "../../../src/engine/mcp/revisions";
 import scopedApp from "../app/scoped-engine-app";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 
@@ -141,14 +141,14 @@ describe("middleware without defineAuthorization (2026-07-28, no authentication)
     info: { name: "use-only", version: "0" },
     tools: [defineTool({ name: "ping_tool", handler: () => "pong" }), defineTool({ name: "closed", handler: () => "never" })],
     use: [
-      defineMiddleware(async (op, next) => {
+      async (op, next) => {
         calls.push(`${op.method} ${op.name ?? ""}`.trim());
         return next();
-      }),
-      defineMiddleware((op, next) => {
+      },
+      (op, next) => {
         if (op.name === "closed") throw new ToolError("closed today");
         return next();
-      }),
+      },
     ],
   });
   const plain = createMcpWorker(app);
@@ -170,22 +170,91 @@ describe("middleware without defineAuthorization (2026-07-28, no authentication)
     expect(calls).toEqual(["tools/call ping_tool", "tools/call closed"]);
   });
 
-  it("a step not made with defineMiddleware is refused (the app's definitions are invalid), not left unrun", async () => {
-    const bare: Policy = (_op, next) => next();
-    const refused = createMcpWorker(
-      defineApp({ info: { name: "bare", version: "0" }, tools: [defineTool({ name: "t", handler: () => "x" })], use: [bare as never] }),
+  it("a plain (op, next) => … function in `use` is a step, with no helper around it", async () => {
+    let seen = "";
+    const bare: Policy = (op, next) => {
+      seen = `${op.method} ${op.name}`;
+      return next();
+    };
+    const served = createMcpWorker(
+      defineApp({ info: { name: "bare", version: "0" }, tools: [defineTool({ name: "t", handler: () => "x" })], use: [bare] }),
     );
-    const { message, headers } = buildModernRequest("tools/list", {});
-    const res = await refused.fetch(
+    const { message, headers } = buildModernRequest("tools/call", { name: "t" });
+    const res = await served.fetch(
       new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
       env as never,
       createExecutionContext(),
     );
-    expect(res.status).toBe(500);
-    expect(lines().some((l) => l.includes("defineMiddleware"))).toBe(true);
-    // The app check (npm test, dev, deploy) names it first, with or without defineAuthorization.
-    expect(checkApp(defineApp({ info: { name: "bare", version: "0" }, use: [bare as never, toolRateLimit(() => undefined)] }))).toEqual([
-      expect.stringMatching(/^use\[0\]: make each middleware step with defineMiddleware/),
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as RpcMessage).result.content[0].text).toBe("x");
+    expect(seen).toBe("tools/call t");
+    // The app check takes it as it is; what is not a function it names.
+    expect(checkApp(defineApp({ info: { name: "bare", version: "0" }, use: [bare, toolRateLimit(() => undefined)] }))).toEqual([]);
+    expect(checkApp(defineApp({ info: { name: "bare", version: "0" }, use: [{} as never] }))).toEqual([
+      expect.stringMatching(/^use\[0\]: each middleware step is a function/),
     ]);
+  });
+
+  it("a second next() is refused with an error that says so, and the operation runs once", async () => {
+    let runs = 0;
+    const twice = createMcpWorker(
+      defineApp({
+        info: { name: "twice", version: "0" },
+        tools: [defineTool({ name: "count", handler: () => String(++runs) })],
+        use: [
+          async (_op, next) => {
+            await next();
+            return next();
+          },
+        ],
+      }),
+    );
+    const { message, headers } = buildModernRequest("tools/call", { name: "count" });
+    const res = await twice.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers, body: JSON.stringify(message) }),
+      env as never,
+      createExecutionContext(),
+    );
+    const answer = (await res.json()) as RpcMessage;
+    expect(answer.error).toMatchObject({ code: -32603, message: expect.stringMatching(/called next\(\) twice/) });
+    expect(runs).toBe(1);
+  });
+});
+
+/**
+ * The red team's shape: one step refuses a principal everything. Every method either revision serves
+ * through its core or itself (tasks, a 2025 subscription, the held listen stream) is refused by it;
+ * only what is the session's own (initialize, ping, logging/setLevel) is not an operation.
+ */
+describe("a deny-everything step", () => {
+  const params = {
+    name: "roll_dice",
+    uri: "units://kelvin",
+    taskId: "task_0123456789abcdef0123456789abcdef",
+    ref: { type: "ref/prompt", name: "explain_unit" },
+    argument: { name: "unit", value: "k" },
+    notifications: { toolsListChanged: true },
+    inputResponses: {},
+  };
+  const tasksDeclared = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+  it("refuses every method of 2026-07-28, the task methods and subscriptions/listen included", async () => {
+    const token = `use-deny-${crypto.randomUUID()}`;
+    const methods = [...Object.keys(MODERN.methods), ...MODERN.taskMethods, "subscriptions/listen"];
+    for (const method of methods) {
+      const { message, headers } = buildModernRequest(method, params, { capabilities: tasksDeclared });
+      const res = await send({ method: "POST", headers: { ...headers, Authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
+      const answer = (await res.json()) as RpcMessage;
+      expect([method, answer.error?.message]).toEqual([method, `Denied by middleware: ${method}`]);
+    }
+  });
+
+  it("refuses every method of a 2025-11-25 session, the task methods and resources/subscribe included", async () => {
+    const rpc = await legacy(`use-deny-${crypto.randomUUID()}`);
+    const methods = [...Object.keys(LEGACY.methods), ...LEGACY.taskMethods, "resources/subscribe", "resources/unsubscribe"];
+    for (const method of methods) {
+      const answer = await rpc(method, params);
+      expect([method, answer.error?.message]).toEqual([method, `Denied by middleware: ${method}`]);
+    }
   });
 });

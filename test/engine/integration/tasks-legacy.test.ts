@@ -13,7 +13,7 @@ import {
   runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import app from "../app/app";
 import {
@@ -55,6 +55,13 @@ async function until(sessionId: string, taskId: string, status: string, ms = 500
   }
   throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
 }
+
+/** What a task's object holds, read directly: a positive barrier for what a message must have done there. */
+const taskObject = (taskId: string) => env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
+const stored = <T>(taskId: string, read: (sql: SqlStorage) => T) =>
+  runInDurableObject(taskObject(taskId), (_instance, state) => read(state.storage.sql));
+const storedView = (taskId: string) =>
+  stored(taskId, (sql) => JSON.parse(sql.exec<{ record: string }>("SELECT record FROM task").one().record).view);
 
 /** Moves a task's creation back past its ttl (as if that much time had gone by), its alarm due with `due`; returns its object. */
 async function pastTtl(taskId: string, { due = false } = {}) {
@@ -118,7 +125,8 @@ describe("2025-11-25 tasks", () => {
     const asks = [await reader.nextMessage(), await reader.nextMessage()];
     const byKey = (word: string) => asks.find((a) => String(a?.message?.params?.message).includes(word))!.message!;
     await respond(s.id, byKey("long").id!, { result: { action: "accept", content: { words: 12 } } });
-    await sleep(300);
+    // The answer reached the task (one question left in its record), which still waits for the other.
+    await vi.waitFor(async () => expect(Object.keys((await storedView(task.taskId)).inputRequests ?? {})).toHaveLength(1));
     expect((await result(s.id, "tasks/get", { taskId: task.taskId })).status).toBe("input_required");
     await respond(s.id, byKey("tone").id!, { result: { action: "accept", content: { tone: "dry" } } });
     const final = (await reader.rest(5000)).find((e) => e.message && "result" in e.message)?.message;
@@ -326,8 +334,8 @@ describe("2025-11-25 tasks of an authenticated principal", () => {
 
   it("2025-11-25: a tasks/result from another session of the same principal ends with -32602 when the task expires", async () => {
     const { taskId, reader } = await waitInOtherSession("two-sessions-expiry", { topic: "gone", pauseMs: 30_000 }, "b-waits");
-    // The wait is stored and the task knows of it before the ttl passes.
-    await sleep(300);
+    // The wait is stored and the task knows of it (its waiters) before the ttl passes.
+    await vi.waitFor(async () => expect(await stored(taskId, (sql) => sql.exec("SELECT session FROM waiters").toArray())).toHaveLength(1));
     await runDurableObjectAlarm(await pastTtl(taskId, { due: true }));
     const end = await reader.nextMessage(5000);
     expect(end?.message).toMatchObject({ id: "b-waits", error: { code: -32602, message: expect.stringMatching(/expired/) } });

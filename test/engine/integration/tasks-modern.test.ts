@@ -13,7 +13,7 @@ import {
   runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import { taskStub } from "../../../src/engine/objects/addresses";
 import app from "../app/app";
@@ -230,9 +230,9 @@ describe("what a task survives", () => {
   it("2026-07-28: a run that died with its isolate is started again by the lease; the step it had finished is not run again", async () => {
     const { taskId } = await startReport("203.0.113.11", { pauseMs: 300 });
     // While it runs, the alarm is the lease: were the isolate to die now, it would start the run again.
-    await sleep(100);
-    const lease = await runInDurableObject(taskObject(taskId), (_i, state) => state.storage.getAlarm());
-    expect(lease).toBeGreaterThan(Date.now() + 30_000);
+    await vi.waitFor(async () =>
+      expect(await runInDurableObject(taskObject(taskId), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + 30_000),
+    );
     await until(taskId, "input_required", "203.0.113.11");
     // The outline step is done; the run now dies after the question was asked, before the answer.
     const stub = await dieMidRun(taskId);

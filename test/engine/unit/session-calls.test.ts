@@ -6,6 +6,7 @@
  * pending; cancelling a waiting call ends its stream without a result.
  */
 import { describe, expect, it } from "vitest";
+import { ANONYMOUS } from "../../../src/engine/mcp/auth";
 import { onNotification, onRequest, onResponse } from "../../../src/engine/objects/session-messages";
 import { sessionHarness, settle } from "./session-harness";
 
@@ -17,7 +18,7 @@ const call = (id: number, name: string, args: Record<string, unknown> = {}) => (
 });
 
 async function startAsking(h: ReturnType<typeof sessionHarness>) {
-  const answer = await onRequest(h.host, call(1, "ask_name"));
+  const answer = await onRequest(h.host, call(1, "ask_name"), ANONYMOUS);
   expect(answer.kind).toBe("stream");
   const stream = (answer as { stream: string }).stream;
   const asked = h.events(stream);
@@ -29,7 +30,7 @@ async function startAsking(h: ReturnType<typeof sessionHarness>) {
 describe("a call that needs the client's input", () => {
   it("is answered with JSON when it needs nothing, and stores nothing", async () => {
     const h = sessionHarness();
-    const answer = await onRequest(h.host, call(1, "echo", { text: "hi" }));
+    const answer = await onRequest(h.host, call(1, "echo", { text: "hi" }), ANONYMOUS);
     expect(answer).toEqual({ kind: "reply", message: { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } } });
     expect(h.store.ready).toBe(false);
     expect(h.alarm()).toBeNull();
@@ -51,7 +52,9 @@ describe("a call that needs the client's input", () => {
     const h = sessionHarness();
     const { stream, rpcId } = await startAsking(h);
     const socket = h.connect(stream);
-    expect(await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "accept", content: { name: "Ada" } } })).toEqual({
+    expect(
+      await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "accept", content: { name: "Ada" } } }, ANONYMOUS),
+    ).toEqual({
       kind: "accepted",
     });
     await settle();
@@ -68,10 +71,10 @@ describe("a call that needs the client's input", () => {
   it("keeps the request pending when the answer has the wrong shape, so a well-formed one still completes the call", async () => {
     const h = sessionHarness();
     const { stream, rpcId } = await startAsking(h);
-    const refused = await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "maybe" } });
+    const refused = await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "maybe" } }, ANONYMOUS);
     expect(refused).toMatchObject({ kind: "refused", refusal: "invalid" });
     expect(h.store.pendingCount(stream)).toBe(1);
-    await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "decline" } });
+    await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "decline" } }, ANONYMOUS);
     await settle();
     expect(h.events(stream).at(-1)).toEqual({
       jsonrpc: "2.0",
@@ -83,9 +86,11 @@ describe("a call that needs the client's input", () => {
   it("refuses an answer to a request it never sent, and one sent twice", async () => {
     const h = sessionHarness();
     const { rpcId } = await startAsking(h);
-    expect(await onResponse(h.host, { jsonrpc: "2.0", id: "s999", result: {} })).toMatchObject({ kind: "refused" });
-    await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "cancel" } });
-    expect(await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "cancel" } })).toMatchObject({ kind: "refused" });
+    expect(await onResponse(h.host, { jsonrpc: "2.0", id: "s999", result: {} }, ANONYMOUS)).toMatchObject({ kind: "refused" });
+    await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "cancel" } }, ANONYMOUS);
+    expect(await onResponse(h.host, { jsonrpc: "2.0", id: rpcId, result: { action: "cancel" } }, ANONYMOUS)).toMatchObject({
+      kind: "refused",
+    });
   });
 
   it("ends a waiting call's stream without a result when the client cancels it", async () => {
@@ -102,7 +107,7 @@ describe("a call that needs the client's input", () => {
     const h = sessionHarness({ MAX_PENDING_PER_SESSION: "1" });
     await startAsking(h);
     // Refused before it asks anything, so before it needs a stream: the answer is plain JSON.
-    const second = await onRequest(h.host, call(2, "ask_name"));
+    const second = await onRequest(h.host, call(2, "ask_name"), ANONYMOUS);
     expect(second).toMatchObject({
       kind: "reply",
       message: { id: 2, error: { code: -32603, message: expect.stringContaining("MAX_PENDING_PER_SESSION") } },

@@ -45,6 +45,7 @@ function installExtensions(reg: Registry, app: AppDefinition<any>, found: Extens
   }
 
   const hooks: ExtensionHooks = { methods: new Map(), perClient: new Set() };
+  hooks.guard = [...extensions.values()].find((e) => e.guard)?.guard;
   for (const ext of extensions.values()) for (const [name, method] of Object.entries(ext.methods ?? {})) hooks.methods.set(name, method);
   if (finders.length > 0)
     hooks.resource = (uri) => {

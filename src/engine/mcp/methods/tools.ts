@@ -8,7 +8,7 @@ import { InputRequired } from "../input";
 import { StartTask } from "../tasks";
 import { mountedTool } from "../mounts";
 import { paginate } from "../pagination";
-import { logLine, traceIdOf } from "../telemetry";
+import { traceIdOf, writeLog } from "../telemetry";
 import { toolNamed, type Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
@@ -80,7 +80,7 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
 function internalFailure(tool: string, err: unknown, traceId: string | undefined, dev: boolean): CallToolResult {
   const errorId = crypto.randomUUID();
   const stack = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-  console.error(logLine({ mcp: "tool_threw", message: `Tool "${tool}" threw (error id ${errorId})`, tool, errorId, stack, traceId }));
+  writeLog("error", "tool_threw", { message: `Tool "${tool}" threw (error id ${errorId})`, tool, errorId, stack, traceId });
   // Under `npm run dev` the stack again, on lines of its own: wrangler maps those (not the escaped
   // ones inside the JSON line) from the bundle to src/ through its source map.
   if (dev) console.error(`Tool "${tool}" threw (error id ${errorId}): ${stack}`);
