@@ -1,7 +1,7 @@
 /**
  * `ctx.user` as the core sees it (docs/state.md): the shape of a caller's own store, and the opt-in
  * value `defineApp({ userState })` holds. The store itself (a Durable Object per principal) is the
- * runtime's, in src/engine/user-state.ts, which the value brings: an app without `userState` carries
+ * runtime's, in src/engine/user/, which the value brings: an app without `userState` carries
  * none of it, and this file holds only types.
  */
 /** A value a column of a user's own tables holds. */
@@ -42,7 +42,7 @@ export interface UserStore {
   sql<Row extends Record<string, SqlValue> = Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): Promise<Row[]>;
 }
 
-/** What `userState(...)` (src/engine/user-state.ts) gives `defineApp({ userState })`. */
+/** What `userState(...)` (src/engine/user/) gives `defineApp({ userState })`. */
 export interface UserState {
   /**
    * The caller's store for this request's bindings; the runtime's, so an app without it carries none.

@@ -5,24 +5,24 @@
  * the app's, through this server's authorization, policy, rate limits, spans and log lines. An app
  * without mounts imports none of this, and so carries no client.
  */
-import { MemoryCache } from "./client/cache";
-import { McpClient, type AuthProvider, type McpClientOptions } from "./client/client";
-import type { Protocol } from "./client/era";
-import { checkEndpoint } from "./client/auth/endpoints";
-import { McpClientError } from "./client/errors";
-import type { Fetch } from "./client/wire";
-import type { HandlerContext } from "./mcp/context";
-import { ErrorCode, McpError, invalidParams } from "./mcp/errors";
-import { isObject } from "./mcp/guards";
-import { COMPLETION_METHODS } from "./mcp/methods/completion";
-import { PROMPT_METHODS } from "./mcp/methods/prompts";
-import { mountedResource, mountedTool, type MountedList } from "./mcp/mounts";
-import { RESOURCE_METHODS } from "./mcp/methods/resources";
-import { paginate } from "./mcp/pagination";
-import { servedBy, type MethodTable } from "./mcp/registry";
-import type { InputRequest } from "./mcp/input";
-import type { Mount } from "./mcp/mounts";
-import type { CallToolResult } from "./mcp/types";
+import { MemoryCache } from "../client/cache";
+import { McpClient, type AuthProvider, type McpClientOptions } from "../client/client";
+import type { Protocol } from "../client/era";
+import { checkEndpoint } from "../client/auth/endpoints";
+import { McpClientError } from "../client/errors";
+import type { Fetch } from "../client/wire";
+import type { HandlerContext } from "../mcp/context";
+import { ErrorCode, McpError, invalidParams } from "../mcp/errors";
+import { isObject } from "../mcp/guards";
+import { COMPLETION_METHODS } from "../mcp/methods/completion";
+import { PROMPT_METHODS } from "../mcp/methods/prompts";
+import { mountedResource, mountedTool, type MountedList } from "../mcp/mounts";
+import { RESOURCE_METHODS } from "../mcp/methods/resources";
+import { paginate } from "../mcp/pagination";
+import { servedBy, type MethodTable } from "../mcp/registry";
+import type { InputRequest } from "../mcp/input";
+import type { Mount } from "../mcp/mounts";
+import type { CallToolResult } from "../mcp/types";
 
 export interface MountOptions<Env = any> {
   /**

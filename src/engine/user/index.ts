@@ -1,13 +1,13 @@
 /**
  * Per-user state (docs/state.md): `userState({ migrations })` gives `defineApp({ userState })` and
- * brings the Durable Object each principal's state lives in (objects/user.ts), so an app without it
+ * brings the Durable Object each principal's state lives in (object.ts), so an app without it
  * carries none of this. `userStore(env, principal)` is the same store for the app's own routes, and
  * `forgetUser(env, principal)` erases a principal's state.
  */
-import { ErrorCode, McpError, ToolError } from "./mcp/errors";
-import type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./mcp/user-state";
-import type { UserRpc, WriteAnswer } from "./objects/contracts";
-import { DEFAULT_MAX_BYTES, userObjectFor, type UserStateOptions } from "./objects/user";
+import { ErrorCode, McpError, ToolError } from "../mcp/errors";
+import type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "../mcp/user-state";
+import type { UserRpc, WriteAnswer } from "./contract";
+import { DEFAULT_MAX_BYTES, userObjectFor, type UserStateOptions } from "./object";
 
 export type { UserStateOptions };
 

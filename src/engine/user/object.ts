@@ -6,11 +6,11 @@
  * that holds nothing creates no table, and a `sql` statement that changes nothing there is rolled back
  * with the migrations it needed. A write that would take the database past `maxBytes` is rolled back.
  */
-import { DurableObject } from "./durable-object";
+import { DurableObject } from "../objects/durable-object";
 import type { Env } from "../env";
-import type { UserMethods, WriteAnswer } from "./contracts";
+import type { UserMethods, WriteAnswer } from "./contract";
 
-/** What `userState(...)` takes (src/engine/user-state.ts). */
+/** What `userState(...)` takes (src/engine/user/). */
 export interface UserStateOptions {
   /**
    * SQL scripts that make the app's own tables, applied in order, once each, before the first write
