@@ -7,7 +7,7 @@
 import { ErrorCode, McpError, ToolError } from "../mcp/errors";
 import type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "../mcp/user-state";
 import type { UserRpc, WriteAnswer } from "./contract";
-import { DEFAULT_MAX_BYTES, userObjectFor, type UserStateOptions } from "./object";
+import { configureUserObjects, DEFAULT_MAX_BYTES, McpUser, type UserStateOptions } from "./object";
 
 export type { UserStateOptions };
 
@@ -30,7 +30,7 @@ export function userState(options: UserStateOptions = {}): UserState {
     throw new Error("userState: every migration is a SQL script (a non-empty string)");
   if (options.maxBytes !== undefined && !(Number.isSafeInteger(options.maxBytes) && options.maxBytes > 0))
     throw new Error("userState: maxBytes is a positive whole number of bytes");
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const { maxBytes } = configureUserObjects(options);
   return {
     open(env, principal) {
       if (!principal)
@@ -40,7 +40,7 @@ export function userState(options: UserStateOptions = {}): UserState {
         );
       return storeOf(env as object, principal, maxBytes);
     },
-    objectClass: userObjectFor(options),
+    objectClass: McpUser,
   };
 }
 
