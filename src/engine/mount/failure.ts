@@ -14,10 +14,17 @@ export class MountError extends McpError {
   }
 }
 
-/** The error a failure of the upstream is here: its JSON-RPC error as it was, else a MountError (logged). */
-export function mountFailure(err: unknown, prefix: string, what: string): McpError {
-  if (err instanceof McpClientError && err.code !== undefined && err.status !== undefined && err.status < 500)
-    return new McpError(err.code, err.message, err.data);
+/**
+ * The error a failure of the upstream is here: its JSON-RPC error as it was (the upstream's `uri`, when
+ * it names one, written as this server's), else a MountError (logged).
+ */
+export function mountFailure(err: unknown, prefix: string, what: string, uri?: string): McpError {
+  if (err instanceof McpClientError && err.code !== undefined && err.status !== undefined && err.status < 500) {
+    if (uri === undefined) return new McpError(err.code, err.message, err.data);
+    const here = `${prefix}+${uri}`;
+    const data = err.data && typeof err.data === "object" ? (err.data as Record<string, unknown>) : undefined;
+    return new McpError(err.code, err.message.split(uri).join(here), data?.uri === uri ? { ...data, uri: here } : err.data);
+  }
   if (err instanceof McpError) return err;
   const reason = err instanceof Error ? err.message : String(err);
   console.error(JSON.stringify({ mcp: "mount_failed", mount: prefix, what, message: reason }));

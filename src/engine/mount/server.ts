@@ -3,6 +3,9 @@
  * each operation run against the upstream through a client of its own (upstream.ts). A failure is an
  * error (failure.ts) on every path; `callTool` alone turns a MountError into a tool result.
  */
+import type { McpClient } from "../client/client";
+import type { InputHandlers } from "../client/handlers";
+import type { Progress } from "../client/lane";
 import type { HandlerContext } from "../mcp/context";
 import { invalidParams, toolError } from "../mcp/errors";
 import { isObject } from "../mcp/guards";
@@ -10,8 +13,9 @@ import type { InputRequest } from "../mcp/input";
 import type { Mount, MountedList } from "../mcp/mounts";
 import type { CallToolResult } from "../mcp/types";
 import { MountError, mountFailure } from "./failure";
-import { MountLists } from "./lists";
+import { MountLists, mountableName } from "./lists";
 import type { MountOptions } from "./options";
+import { Renamer } from "./results";
 import { Upstream } from "./upstream";
 
 export class MountedServer<Env> implements Mount {
@@ -20,13 +24,15 @@ export class MountedServer<Env> implements Mount {
   readonly toolScopes: Readonly<Record<string, readonly string[]>> | undefined;
   private readonly upstream: Upstream<Env>;
   private readonly listed: MountLists;
+  private readonly rename: Renamer;
 
   constructor(options: MountOptions<Env>) {
     this.prefix = options.prefix;
     this.scopes = options.scopes;
     this.toolScopes = options.toolScopes;
-    this.upstream = new Upstream(options, (ctx, method) => this.listed.upstreamNotified(ctx, method));
+    this.upstream = new Upstream(options, (ctx, methods) => this.listed.notified(ctx, methods));
     this.listed = new MountLists(options.prefix, this.upstream, options.listTtlMs ?? 60_000);
+    this.rename = new Renamer(options.prefix);
   }
 
   tools(ctx: HandlerContext<any>) {
@@ -45,20 +51,18 @@ export class MountedServer<Env> implements Mount {
     return this.listed.holds(kind, name);
   }
 
-  /** `work` against the upstream, its failure the error it is here (failure.ts). */
-  private async against<T>(ctx: HandlerContext<any>, what: string, work: Parameters<Upstream<Env>["use"]>[1]): Promise<T> {
+  /** `work` against the upstream, its failure the error it is here (failure.ts; `uri`, the upstream's, written as this server's). */
+  private async against<T>(ctx: HandlerContext<any>, what: string, work: (client: McpClient) => Promise<T>, uri?: string): Promise<T> {
     try {
-      return (await this.upstream.use(ctx, work)) as T;
+      return await this.upstream.use(ctx, work);
     } catch (err) {
-      throw mountFailure(err, this.prefix, what);
+      throw mountFailure(err, this.prefix, what, uri);
     }
   }
 
   async readResource(uri: string, ctx: HandlerContext<any>): Promise<Record<string, unknown>> {
-    const result = await this.against<{ contents?: Record<string, unknown>[] }>(ctx, `the resource ${uri}`, (client) =>
-      client.readResource(uri, { signal: ctx.signal }),
-    );
-    return { ...result, contents: (result.contents ?? []).map((c) => ({ ...c, uri: `${this.prefix}+${c.uri as string}` })) };
+    const read = (client: McpClient) => client.readResource(uri, { signal: ctx.signal }) as Promise<unknown>;
+    return this.rename.read((await this.against(ctx, `the resource ${uri}`, read, uri)) as Record<string, unknown>);
   }
 
   async complete(
@@ -84,16 +88,20 @@ export class MountedServer<Env> implements Mount {
     });
   }
 
-  getPrompt(name: string, args: Record<string, string>, ctx: HandlerContext<any>): Promise<Record<string, unknown>> {
-    return this.against(ctx, `the prompt ${name}`, (client) => client.getPrompt(name, args, { signal: ctx.signal }));
+  async getPrompt(name: string, args: Record<string, string>, ctx: HandlerContext<any>): Promise<Record<string, unknown>> {
+    const get = (client: McpClient) => client.getPrompt(name, args, { signal: ctx.signal }) as Promise<unknown>;
+    return this.rename.prompt((await this.against(ctx, `the prompt ${name}`, get)) as Record<string, unknown>);
   }
 
   async callTool(name: string, args: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult> {
+    // A name a list of this mount leaves out (mountableName) is no tool of this server's.
+    if (!mountableName(this.prefix, name)) throw invalidParams(`Unknown tool: ${this.prefix}_${name}`);
     // What the upstream asks of the user is asked of this server's client, by the same key on every
     // run of this call (the n-th question is `<prefix>:<n>`), so the answer is there when the call
     // runs again: a 2026 client retries with it, a 2025 session's request resumes with it.
     let asked = 0;
     let pending: unknown;
+    let era: McpClient["era"];
     const stop = new AbortController();
     const relay = <T>(request: InputRequest): T => {
       const key = `${this.prefix}:${asked++}`;
@@ -105,29 +113,39 @@ export class MountedServer<Env> implements Mount {
         throw thrown;
       }
     };
-    const handlers = {
-      elicitation: (params: unknown) => relay({ method: "elicitation/create", params } as InputRequest),
-      sampling: (params: unknown) => relay({ method: "sampling/createMessage", params } as InputRequest),
+    const handlers: InputHandlers = {
+      elicitation: (params) => relay({ method: "elicitation/create", params } as InputRequest),
+      sampling: (params) => relay({ method: "sampling/createMessage", params } as InputRequest),
       roots: () => relay({ method: "roots/list" }),
     };
+    const call = async (client: McpClient) => {
+      const options = {
+        signal: AbortSignal.any([ctx.signal, stop.signal]),
+        onProgress: (p: Progress) => ctx.progress(p.progress, p.total, p.message),
+      };
+      try {
+        return (await client.callTool(name, args, options)) as unknown as Record<string, unknown>;
+      } finally {
+        era = client.era;
+      }
+    };
     try {
-      return await this.upstream.use(
-        ctx,
-        (client) =>
-          client.callTool(name, args, {
-            signal: AbortSignal.any([ctx.signal, stop.signal]),
-            onProgress: (p) => ctx.progress(p.progress, p.total, p.message),
-          }) as Promise<CallToolResult>,
-        { handlers: handlers as never },
-        true,
-      );
+      return this.rename.toolResult(await this.upstream.use(ctx, call, handlers, true));
     } catch (err) {
       if (pending !== undefined) throw pending;
       if (ctx.signal.aborted) throw err;
       const failed = mountFailure(err, this.prefix, `the tool ${name}`);
       // The one place a failure becomes a result: the model reads why the mounted tool did not run.
-      if (failed instanceof MountError) return toolError(failed.message);
+      if (failed instanceof MountError) return toolError(era === "legacy" ? `${failed.message}. ${UNHEARD_QUESTION}` : failed.message);
       throw failed;
     }
   }
 }
+
+/**
+ * Why a 2025-11-25 upstream's call can end in a timeout or "Stream was cancelled": a mount hears the
+ * call's own stream only, and an upstream that sends its question on its standalone GET stream (the
+ * TypeScript SDK 1.x without `relatedRequestId`) waits there for an answer that never comes.
+ */
+const UNHEARD_QUESTION =
+  "If the upstream asks the user something during this call, it must send the question on the call's own stream (relatedRequestId): a mount does not open the standalone stream (docs/mount.md)";

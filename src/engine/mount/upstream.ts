@@ -7,6 +7,7 @@ import { MemoryCache } from "../client/cache";
 import { McpClient, type AuthProvider, type McpClientOptions } from "../client/client";
 import { checkEndpoint } from "../client/auth/endpoints";
 import type { McpClientError } from "../client/errors";
+import type { InputHandlers } from "../client/handlers";
 import type { Fetch } from "../client/wire";
 import type { HandlerContext } from "../mcp/context";
 import type { MountOptions } from "./options";
@@ -16,6 +17,12 @@ import type { MountOptions } from "./options";
  * the upstream reads (localhost passes the default ALLOWED_HOSTS of a Worker built on this template).
  */
 const SERVICE_URL = "http://localhost/mcp";
+
+/** What a use that relays nothing answers the upstream's question with (a list, a read: nobody to ask). */
+const refuse = (): never => {
+  throw new Error("A mounted server may ask the user only during a tool call");
+};
+const REFUSING: InputHandlers = { elicitation: refuse, sampling: refuse, roots: refuse };
 
 export class Upstream<Env> {
   // Kept across requests, so that a token it obtained serves every call until it expires.
@@ -29,8 +36,11 @@ export class Upstream<Env> {
 
   constructor(
     private readonly options: MountOptions<Env>,
-    /** A notification the upstream sent on a request's stream (a list changed). */
-    private readonly onNotification: (ctx: HandlerContext<any>, method: string) => void,
+    /**
+     * The notifications the upstream sent on one use's streams (a list changed), each method once, when
+     * that use ends: a burst of 300 on one call is one relay to this server's listeners.
+     */
+    private readonly onNotified: (ctx: HandlerContext<any>, methods: ReadonlySet<string>) => void,
   ) {}
 
   /** Forgets the answers kept for calls: a list they hold changed. */
@@ -38,13 +48,25 @@ export class Upstream<Env> {
     this.answers = new MemoryCache(16);
   }
 
-  /** Runs `work` with a client of its own for this request, closed when it is done, whatever happens. */
-  async use<T>(ctx: HandlerContext<any>, work: (client: McpClient) => Promise<T>, more: McpClientOptions = {}, cached = false): Promise<T> {
-    const client = this.client(ctx, more, cached);
+  /**
+   * Runs `work` with a client of its own for this request, closed when it is done, whatever happens.
+   * Every client declares the questions a mount relays (elicitation, sampling, roots), so that an
+   * upstream shows a list client the tools it shows a call client; `handlers` answer them (a call
+   * relays them to this server's client), and a use that passes none refuses them.
+   */
+  async use<T>(
+    ctx: HandlerContext<any>,
+    work: (client: McpClient) => Promise<T>,
+    handlers: InputHandlers = REFUSING,
+    cached = false,
+  ): Promise<T> {
+    const heard = new Set<string>();
+    const client = this.client(ctx, { handlers, onNotification: (m) => void heard.add(m.method) }, cached);
     try {
       return await work(client);
     } finally {
       void client.close().catch(() => undefined);
+      if (heard.size) this.onNotified(ctx, heard);
     }
   }
 
@@ -68,7 +90,6 @@ export class Upstream<Env> {
       timeoutMs: options.timeoutMs,
       ...(cached ? { cache: this.answers, cachePartition: options.prefix } : {}),
       sessionStream: false,
-      onNotification: (m) => this.onNotification(ctx, m.method),
       // The downstream client checks what it asked for; this server passes results on as they are.
       validateOutput: false,
     });
