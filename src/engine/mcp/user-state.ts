@@ -46,7 +46,7 @@ export interface UserStore {
 export interface UserState {
   /**
    * The caller's store for this request's bindings; the runtime's, so an app without it carries none.
-   * An anonymous caller (no principal) has none: it throws a clear error, no store is shared.
+   * An anonymous caller (no principal) has none: it throws a UserStateError (a tool error), no store is shared.
    */
   open(env: unknown, principal: string | undefined): UserStore;
   /** Its Durable Object class (bound as MCP_USER), for `createMcpWorker` to hand out. */

@@ -7,7 +7,7 @@
 import { ErrorCode, McpError, ToolError } from "../mcp/errors";
 import type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "../mcp/user-state";
 import type { UserRpc, WriteAnswer } from "./contract";
-import { configureUserObjects, DEFAULT_MAX_BYTES, McpUser, type UserStateOptions } from "./object";
+import { configureUserObjects, configuredMaxBytes, McpUser, type UserStateOptions } from "./object";
 
 export type { UserStateOptions };
 
@@ -16,10 +16,26 @@ type UserStateEnv = { MCP_USER?: DurableObjectNamespace<any> };
 
 /** A key is a non-empty string of at most this many characters. */
 const MAX_KEY_CHARS = 512;
-/** One value's JSON, at most (SQLite in a Durable Object keeps a value of up to 2 MB). */
-const MAX_VALUE_CHARS = 1_048_576; // 1 MiB, as a literal (see DEFAULT_MAX_BYTES)
+/** One value's JSON, at most, in UTF-8 bytes (SQLite in a Durable Object keeps a value of up to 2 MB). */
+const MAX_VALUE_BYTES = 1_048_576; // 1 MiB, as a literal (see DEFAULT_MAX_BYTES)
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
+
+/**
+ * Why a caller's state refused an operation, one reason per failure: `anonymous` (no principal to
+ * keep state for), `key` (empty or over 512 characters), `value` (its JSON over the bound for one
+ * value, in bytes), `full` (the write would take the principal's database past `maxBytes`). A
+ * ToolError, so a tool's caller reads it as the call's result; a route catches it by `reason`.
+ */
+export class UserStateError extends ToolError {
+  constructor(
+    readonly reason: "anonymous" | "key" | "value" | "full",
+    message: string,
+  ) {
+    super(message);
+    this.name = "UserStateError";
+  }
+}
 
 /**
  * Each authenticated caller's own durable storage, `ctx.user` (docs/state.md). Bind its object as
@@ -30,22 +46,25 @@ export function userState(options: UserStateOptions = {}): UserState {
     throw new Error("userState: every migration is a SQL script (a non-empty string)");
   if (options.maxBytes !== undefined && !(Number.isSafeInteger(options.maxBytes) && options.maxBytes > 0))
     throw new Error("userState: maxBytes is a positive whole number of bytes");
-  const { maxBytes } = configureUserObjects(options);
+  configureUserObjects(options);
   return {
     open(env, principal) {
       if (!principal)
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          "This operation keeps state per user, and the caller is anonymous: it needs an authenticated caller (docs/state.md)",
+        throw new UserStateError(
+          "anonymous",
+          "This tool keeps state per user, and the caller is anonymous: it needs an authenticated caller (docs/state.md)",
         );
-      return storeOf(env as object, principal, maxBytes);
+      return new PrincipalStore(env as object, principal);
     },
     objectClass: McpUser,
   };
 }
 
-/** A principal's store outside a handler (your own routes, a webhook): the one `ctx.user` is for that principal. */
-export const userStore = (env: object, principal: string): UserStore => storeOf(env, principal, DEFAULT_MAX_BYTES);
+/**
+ * A principal's store outside a handler (your own routes, a webhook): the one `ctx.user` is for that
+ * principal, with the bounds the app's `userState(...)` set.
+ */
+export const userStore = (env: object, principal: string): UserStore => new PrincipalStore(env, principal);
 
 /**
  * Erases everything a principal's state holds: its values and its tables. The way to honour a
@@ -68,45 +87,61 @@ function objectOf(env: object, principal: string): DurableObjectStub<UserRpc> {
   return ns.get(ns.idFromName(principal));
 }
 
-function storeOf(env: object, principal: string, maxBytes: number): UserStore {
-  let stub: DurableObjectStub<UserRpc> | undefined;
-  const object = () => (stub ??= objectOf(env, principal));
-  const written = (answer: WriteAnswer) => {
-    if (answer.over !== undefined)
-      throw new ToolError(`This user's stored state would pass its bound of ${answer.over} bytes; delete something first`);
-    if (answer.error !== undefined) throw new Error(`ctx.user.sql: ${answer.error}`);
-  };
-  return {
-    async get<T>(key: string) {
-      const json = await object().get(checkKey(key));
-      return json === null ? undefined : (JSON.parse(json) as T);
-    },
-    async put(key, value) {
-      checkKey(key);
-      const json = JSON.stringify(value);
-      if (json === undefined) throw new TypeError("ctx.user.put: the value is not JSON (undefined, a function or a symbol)");
-      if (json.length > Math.min(MAX_VALUE_CHARS, maxBytes))
-        throw new ToolError(
-          `A stored value is at most ${Math.min(MAX_VALUE_CHARS, maxBytes)} characters of JSON; this one has ${json.length}`,
-        );
-      written(await object().put(key, json));
-    },
-    delete: async (key) => object().delete(checkKey(key)),
-    async list<T>(options: UserListOptions = {}) {
-      const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT);
-      const rows = await object().list(options.prefix ?? "", options.after ?? "", Number.isFinite(limit) ? limit : DEFAULT_LIST_LIMIT);
-      return rows.map((row): UserEntry<T> => ({ key: row.key, value: JSON.parse(row.value) as T }));
-    },
-    async sql<Row>(query: string, ...bindings: SqlValue[]) {
-      const answer: WriteAnswer = await object().sql(query, bindings);
-      written(answer);
-      return answer.rows as Row[];
-    },
-  };
+/** One principal's store: its object, reached on the first operation, and the checks made before it is. */
+class PrincipalStore implements UserStore {
+  private stub: DurableObjectStub<UserRpc> | undefined;
+
+  constructor(
+    private readonly env: object,
+    private readonly principal: string,
+  ) {}
+
+  private get object(): DurableObjectStub<UserRpc> {
+    return (this.stub ??= objectOf(this.env, this.principal));
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const json = await this.object.get(checkKey(key));
+    return json === null ? undefined : (JSON.parse(json) as T);
+  }
+
+  async put(key: string, value: unknown): Promise<void> {
+    checkKey(key);
+    const json = JSON.stringify(value);
+    if (json === undefined) throw new TypeError("ctx.user.put: the value is not JSON (undefined, a function or a symbol)");
+    // Bytes, as the bound and the database count them: "é" is one character and two bytes.
+    const bytes = new TextEncoder().encode(json).byteLength;
+    const most = Math.min(MAX_VALUE_BYTES, configuredMaxBytes());
+    if (bytes > most) throw new UserStateError("value", `A stored value is at most ${most} bytes of JSON (UTF-8); this one has ${bytes}`);
+    written(await this.object.put(key, json));
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.object.delete(checkKey(key));
+  }
+
+  async list<T>(options: UserListOptions = {}): Promise<UserEntry<T>[]> {
+    const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT);
+    const rows = await this.object.list(options.prefix ?? "", options.after ?? "", Number.isFinite(limit) ? limit : DEFAULT_LIST_LIMIT);
+    return rows.map((row): UserEntry<T> => ({ key: row.key, value: JSON.parse(row.value) as T }));
+  }
+
+  async sql<Row>(query: string, ...bindings: SqlValue[]): Promise<Row[]> {
+    const answer: WriteAnswer = await this.object.sql(query, bindings);
+    written(answer);
+    return answer.rows as Row[];
+  }
+}
+
+/** A write's answer as the caller sees it: nothing, or why it was rolled back. */
+function written(answer: WriteAnswer): void {
+  if (answer.over !== undefined)
+    throw new UserStateError("full", `This user's stored state would pass its bound of ${answer.over} bytes; delete something first`);
+  if (answer.error !== undefined) throw new Error(`ctx.user.sql: ${answer.error}`);
 }
 
 function checkKey(key: string): string {
   if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_CHARS)
-    throw new TypeError(`A ctx.user key is a non-empty string of at most ${MAX_KEY_CHARS} characters`);
+    throw new UserStateError("key", `A ctx.user key is a non-empty string of at most ${MAX_KEY_CHARS} characters`);
   return key;
 }

@@ -55,6 +55,9 @@ export function configureUserObjects(options: UserStateOptions): UserSettings {
   return settings;
 }
 
+/** The bound on one principal's database this Worker applies, in bytes (the default before `userState(...)` ran). */
+export const configuredMaxBytes = (): number => settings.maxBytes;
+
 /** Each principal's object (bound as MCP_USER); what it applies is configured at start-up (configureUserObjects). */
 export class McpUser extends DurableObject<Env> implements UserMethods {
   /** Set once this instance saw the engine's tables and every migration applied. */
