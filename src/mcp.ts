@@ -77,7 +77,7 @@ export {
   type ReplayOptions,
 } from "./engine/events";
 // Each caller's own durable storage (ctx.user, docs/state.md), opt-in: an app without `userState` carries none of it.
-export { forgetUser, userState, userStore, type UserStateOptions } from "./engine/user-state";
+export { forgetUser, userState, userStore, UserStateError, type UserStateOptions } from "./engine/user";
 export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";
 // Other MCP servers served as part of this one (docs/mount.md), opt-in: an app without mounts carries no client.
 export { mountServer, type MountOptions } from "./engine/mount";

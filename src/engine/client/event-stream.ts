@@ -7,6 +7,7 @@
  */
 import type { McpClient } from "./client";
 import { McpClientError } from "./errors";
+import { requireEvents } from "./events-advertised";
 import type { EventOccurrence, PollParams } from "./event-types";
 import type { WireMessage } from "./wire";
 
@@ -102,6 +103,7 @@ export async function streamEvents(
       cursor: params.cursor ?? null,
       ...(params.maxAgeMs !== undefined ? { maxAgeMs: params.maxAgeMs } : {}),
     };
+    await requireEvents(client, "events/stream");
     const { messages } = await client.openStream("events/stream", body, controller.signal);
     // Read by hand: leaving a for-await loop would close the stream the EventStream goes on reading.
     for (let r = await messages.next(); !r.done; r = await messages.next()) {

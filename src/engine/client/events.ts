@@ -7,14 +7,21 @@
  */
 import type { McpClient } from "./client";
 import { McpClientError } from "./errors";
+import { requireEvents } from "./events-advertised";
 import type { CallOptions } from "./lane";
 import type { EventType, ListEventsResult, PollParams, PollResult, SubscribeResult, WebhookSubscription } from "./event-types";
 
-export const EVENTS_EXTENSION = "io.modelcontextprotocol/events";
+export { EVENTS_EXTENSION } from "../mcp/event-names";
+
+/** `method` with `params`, once the server is known to serve events (events-advertised.ts). */
+async function eventsRequest<T>(client: McpClient, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<T> {
+  await requireEvents(client, method);
+  return client.request<T>(method, params, options);
+}
 
 /** One page of the event types the server offers this caller (`events/list`). */
 export function listEvents(client: McpClient, cursor?: string, options?: CallOptions): Promise<ListEventsResult> {
-  return client.request<ListEventsResult>("events/list", cursor === undefined ? {} : { cursor }, options);
+  return eventsRequest<ListEventsResult>(client, "events/list", cursor === undefined ? {} : { cursor }, options);
 }
 
 /** Every event type, following `nextCursor` for at most `maxPages` pages; a cursor seen before ends the list. */
@@ -47,7 +54,7 @@ export function subscribeEvents(client: McpClient, sub: WebhookSubscription, opt
     ...(sub.maxAgeMs !== undefined ? { maxAgeMs: sub.maxAgeMs } : {}),
     ...(sub.ttlMs !== undefined ? { ttlMs: sub.ttlMs } : {}),
   };
-  return client.request<SubscribeResult>("events/subscribe", params, options);
+  return eventsRequest<SubscribeResult>(client, "events/subscribe", params, options);
 }
 
 /** Renews a subscription before its `refreshBefore`, from the last cursor you received (a delivery's or the last result's). */
@@ -66,7 +73,8 @@ export async function unsubscribeEvents(
   sub: Pick<WebhookSubscription, "name" | "arguments" | "url">,
   options?: CallOptions,
 ): Promise<void> {
-  await client.request(
+  await eventsRequest(
+    client,
     "events/unsubscribe",
     { name: sub.name, arguments: sub.arguments ?? {}, delivery: { mode: "webhook", url: sub.url } },
     options,
@@ -75,7 +83,8 @@ export async function unsubscribeEvents(
 
 /** One poll (`events/poll`): what happened since the cursor. No subscription, no state on the server. */
 export function pollEvents(client: McpClient, params: PollParams, options?: CallOptions): Promise<PollResult> {
-  return client.request<PollResult>(
+  return eventsRequest<PollResult>(
+    client,
     "events/poll",
     {
       name: params.name,

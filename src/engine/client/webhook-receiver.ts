@@ -3,7 +3,7 @@
  * events: it checks a delivery the way the Standard Webhooks scheme asks (an HMAC-SHA256 signature
  * over `webhook-id.webhook-timestamp.body`, the exact bytes received, a timestamp within five
  * minutes), answers the server's callback verification handshake, and drops a delivery it already
- * took (de-duplicated on the subscription and `webhook-id`). Web APIs only; no server code. It comes
+ * took (de-duplicated on what is signed: `webhook-id` and the body). Web APIs only; no server code. It comes
  * with `./client/events` and nowhere else.
  */
 import { readCapped } from "../mcp/read-capped";
@@ -170,8 +170,14 @@ export interface WebhookHandlerOptions extends WebhookReceiverOptions {
   onEvent: (event: EventOccurrence, delivery: Extract<VerifiedDelivery, { type: "event" }>) => void | Promise<void>;
   /** A `terminated` or `gap` envelope (and any other control the server sends). */
   onControl?: (delivery: Extract<VerifiedDelivery, { type: "control" }>) => void | Promise<void>;
-  /** Deliveries already taken, by subscription and `webhook-id` (default: in memory, per isolate). */
+  /** Deliveries already taken, by `webhook-id` and a digest of the body, what is signed (default: in memory, per isolate). */
   seen?: DeliveryLog;
+}
+
+/** A taken delivery's key in the log: its `webhook-id` and the SHA-256 of its event, both signed. */
+async function signedKey(delivery: Extract<VerifiedDelivery, { type: "event" }>): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(delivery.event)));
+  return `${delivery.webhookId} ${btoa(String.fromCharCode(...new Uint8Array(digest)))}`;
 }
 
 /**
@@ -194,8 +200,9 @@ export function webhookHandler(options: WebhookHandlerOptions): (request: Reques
     try {
       if (delivery.type === "control") await options.onControl?.(delivery);
       else {
-        // One event reaches several subscriptions with one webhook-id: the pair is the key.
-        const key = `${delivery.subscriptionId ?? ""} ${delivery.webhookId}`;
+        // The key is what the signature covers (webhook-id and body), never X-MCP-Subscription-Id, which
+        // it does not: one captured delivery sent again under other headers is the same delivery.
+        const key = await signedKey(delivery);
         if (await seen.has(key)) return new Response(null, { status: 204 });
         await options.onEvent(delivery.event, delivery);
         await seen.add(key);

@@ -4,6 +4,7 @@
  * outcome as a category, never the endpoint's own words).
  */
 import type { CallbackFailure } from "./errors";
+import { nonGlobalHost } from "./global-address";
 
 /** The largest body one delivery may carry (ChatGPT's limit; the SEP's is the same 256 KiB). */
 export const MAX_DELIVERY_BYTES = 262_144;
@@ -40,11 +41,18 @@ async function signatures(secrets: readonly string[], id: string, timestamp: num
   return parts.join(" ");
 }
 
+/** The loopback hosts a receiver on the developer's machine answers at, all three accepted under `npm run dev`. */
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** What every refusal of an address adds, so that a developer reads the exception that applies to them. */
+const DEV_EXCEPTION = "under `npm run dev` (MCP_DEV=on), http or https on 127.0.0.1, localhost or [::1] is accepted (docs/events.md)";
+
 /**
  * Why a callback URL is refused, or undefined when it may be used: https only, no credentials, and
- * no host that names a non-global address (loopback, private, link-local, unique-local, CGNAT,
- * `localhost`, `.local`, `.internal`). Under `wrangler dev` (`dev`), http://127.0.0.1 is accepted too,
- * so a receiver on the developer's machine works; a deployed Worker never has `dev` set.
+ * no host that can reach a non-global address (global-address.ts: loopback, private, link-local,
+ * unique-local, CGNAT, the IPv6 forms that carry an IPv4 address, `localhost`, `.local`, `.internal`).
+ * Under `wrangler dev` (`dev`), a loopback host is accepted too, by either scheme, so a receiver on the
+ * developer's machine works; a deployed Worker never has `dev` set.
  */
 export function callbackRefusal(raw: unknown, dev: boolean): string | undefined {
   if (typeof raw !== "string" || raw.length > 2048) return "delivery.url must be a URL of at most 2048 characters";
@@ -55,46 +63,11 @@ export function callbackRefusal(raw: unknown, dev: boolean): string | undefined 
     return "delivery.url is not a URL";
   }
   if (url.username || url.password) return "delivery.url must not carry credentials";
-  if (dev && url.protocol === "http:" && url.hostname === "127.0.0.1") return undefined;
-  if (url.protocol !== "https:") return "delivery.url must be https";
-  if (nonGlobalHost(url.hostname)) return "delivery.url names a non-global address";
+  const local = dev && LOOPBACK.has(url.hostname.toLowerCase());
+  if (local && (url.protocol === "http:" || url.protocol === "https:")) return undefined;
+  if (url.protocol !== "https:") return `delivery.url must be https; ${DEV_EXCEPTION}`;
+  if (nonGlobalHost(url.hostname)) return `delivery.url names a host that can reach a non-global address; ${DEV_EXCEPTION}`;
   return undefined;
-}
-
-/** Hosts that are not on the public internet, as far as the name or literal address says. */
-function nonGlobalHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host.endsWith(".local") ||
-    host.endsWith(".internal") ||
-    host.endsWith(".home.arpa")
-  )
-    return true;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 192 && b === 0) ||
-      (a === 198 && (b === 18 || b === 19)) ||
-      a >= 224
-    );
-  }
-  if (host.startsWith("[")) {
-    const v6 = host.slice(1, -1);
-    // Loopback, unspecified, unique-local (fc00::/7), link-local (fe80::/10), IPv4-mapped and multicast.
-    return v6 === "::1" || v6 === "::" || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith("::ffff:") || v6.startsWith("ff");
-  }
-  // A bare number (http://2130706433/) is an IPv4 address the URL parser would normally have rewritten.
-  return /^\d+$/.test(host);
 }
 
 type PostOutcome = { ok: true; status: number; body: string } | { ok: false; status?: number; reason: CallbackFailure };

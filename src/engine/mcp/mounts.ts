@@ -1,6 +1,6 @@
 /**
  * Mounted servers as the core sees them (docs/mount.md): another MCP server's tools, prompts and resources served as this
- * server's own, under a prefix (`ex_<tool>`). `mountServer` (src/engine/mount.ts) makes the value and
+ * server's own, under a prefix (`ex_<tool>`). `mountServer` (src/engine/mount/) makes the value and
  * brings the client that reaches the upstream, so an app without mounts carries none of it; here are
  * only the shape and the lookup by name. A mounted call is an operation of this server: its
  * authorization, policy, rate limits, spans and log line are the ones a local tool's call gets.

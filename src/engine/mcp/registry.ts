@@ -245,7 +245,7 @@ function compileOnce(app: AppDefinition<any>): Registry {
   const methods: Record<string, MethodEntry | undefined> = Object.create(null);
   const defs = [...resources.values(), ...(app.resourceTemplates ?? []), ...prompts.values()];
   for (const def of defs) for (const table of carriedBy(def).tables) Object.assign(methods, table);
-  // A mount brings what serves its prompts (mount.ts), after the app's own: its prompts/get routes by name.
+  // A mount brings what serves its prompts (src/engine/mount/), after the app's own: its prompts/get routes by name.
   for (const mount of app.mounts ?? []) for (const table of carriedBy(mount as never).tables) Object.assign(methods, table);
   const templates = (app.resourceTemplates ?? []).map((def) => ({
     def,

@@ -1,7 +1,7 @@
 /**
  * `ctx.user` as the core sees it (docs/state.md): the shape of a caller's own store, and the opt-in
  * value `defineApp({ userState })` holds. The store itself (a Durable Object per principal) is the
- * runtime's, in src/engine/user-state.ts, which the value brings: an app without `userState` carries
+ * runtime's, in src/engine/user/, which the value brings: an app without `userState` carries
  * none of it, and this file holds only types.
  */
 /** A value a column of a user's own tables holds. */
@@ -42,11 +42,11 @@ export interface UserStore {
   sql<Row extends Record<string, SqlValue> = Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): Promise<Row[]>;
 }
 
-/** What `userState(...)` (src/engine/user-state.ts) gives `defineApp({ userState })`. */
+/** What `userState(...)` (src/engine/user/) gives `defineApp({ userState })`. */
 export interface UserState {
   /**
    * The caller's store for this request's bindings; the runtime's, so an app without it carries none.
-   * An anonymous caller (no principal) has none: it throws a clear error, no store is shared.
+   * An anonymous caller (no principal) has none: it throws a UserStateError (a tool error), no store is shared.
    */
   open(env: unknown, principal: string | undefined): UserStore;
   /** Its Durable Object class (bound as MCP_USER), for `createMcpWorker` to hand out. */

@@ -14,6 +14,7 @@ import type { ClientCapabilities, Implementation } from "../mcp/types";
 import type { JsonRpcErrorObject } from "../mcp/errors";
 import type { Message } from "../mcp/jsonrpc";
 import type { OverLimit, TaskLimits } from "./task-index-store";
+import type { UserRpc } from "../user/contract";
 
 /** What a `subscriptions/listen` stream wants, already narrowed to the server's capabilities. */
 export interface HubFilter {
@@ -253,19 +254,3 @@ export interface ObjectBindings {
   /** Per-user state (docs/state.md), one object per principal; needed only by an app with `userState`. */
   MCP_USER?: DurableObjectNamespace<UserRpc>;
 }
-
-/** What a write answers: nothing, or the bound it would have passed. */
-export type WriteAnswer = { over?: number; error?: string; rows?: Record<string, unknown>[] };
-
-/** What the Worker calls on a principal's object (per-user state, user.ts). */
-export interface UserMethods {
-  get(key: string): Promise<string | null>;
-  put(key: string, json: string): Promise<WriteAnswer>;
-  delete(key: string): Promise<boolean>;
-  list(prefix: string, after: string, limit: number): Promise<{ key: string; value: string }[]>;
-  sql(query: string, bindings: unknown[]): Promise<WriteAnswer>;
-  /** Erases everything the object holds. */
-  erase(): Promise<void>;
-}
-
-export interface UserRpc extends UserMethods, Rpc.DurableObjectBranded {}

@@ -37,11 +37,11 @@ export const EXTENSION_MARKERS = [
 /** The task runtime's modules (src/engine/tasks.ts and what only it imports): an app without task tools carries none. */
 export const TASK_RUNTIME_MODULES = /^src\/engine\/(tasks|objects\/task[-a-z]*|objects\/session-tasks|http\/tasks|mcp\/step-journal)\.ts$/;
 
-/** Per-user state's modules (src/engine/user-state.ts and its object): an app without `userState` carries none. */
-export const USER_STATE_MODULES = /^src\/engine\/(user-state|objects\/user)\.ts$/;
+/** Per-user state's modules (src/engine/user/): an app without `userState` carries none. */
+export const USER_STATE_MODULES = /^src\/engine\/user\//;
 
-/** Mounted servers' runtime and the client it brings (src/engine/mount.ts, src/engine/client/): an app without mounts carries none. */
-export const MOUNT_MODULES = /^src\/engine\/(mount\.ts$|client\/)/;
+/** Mounted servers' runtime and the client it brings (src/engine/mount/, src/engine/client/): an app without mounts carries none. */
+export const MOUNT_MODULES = /^src\/engine\/(mount|client)\//;
 
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this

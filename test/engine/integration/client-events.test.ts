@@ -25,6 +25,7 @@ import {
   webhookSecret,
   type EventOccurrence,
 } from "../../../src/engine/client/events";
+import { createMcpWorker, defineApp, defineTool } from "../../../src/mcp";
 import { eventsWorker } from "../app/events-worker";
 import { scripted } from "../helpers/client";
 import { receiver, stubReceivers, until, type Received } from "../helpers/events";
@@ -92,6 +93,10 @@ describe("client: events/list, subscribe, refresh, unsubscribe", () => {
     const delivery = seen.find((r) => r.json.eventId)!;
     expect((await handle(replay(delivery))).status).toBe(204);
     expect((await handle(replay(delivery))).status).toBe(204);
+    expect(taken).toHaveLength(3);
+    // X-MCP-Subscription-Id is not signed: the same delivery under other values of it is still taken once.
+    for (const other of ["sub_forged", "sub_other", ""])
+      expect((await handle(replay(delivery, { headers: { "x-mcp-subscription-id": other } }))).status).toBe(204);
     expect(taken).toHaveLength(3);
 
     const refreshed = await refreshEvents(client, sub, taken[1]!.cursor ?? null);
@@ -352,5 +357,33 @@ describe("client: the webhook receiver", () => {
       new Request("https://me.example/cb", { method: "POST", headers, body }),
     );
     expect(res.status).toBe(413);
+  });
+});
+
+describe("client: a server without the Events extension", () => {
+  it("is sent no events/* request: each helper refuses locally, naming the server and the extension", async () => {
+    const plain = createMcpWorker(
+      defineApp({ info: { name: "no-events", version: "1.0.0" }, tools: [defineTool({ name: "noop", handler: () => "ok" })] }),
+    );
+    const sent: string[] = [];
+    const fetch: Fetch = async (input, init) => {
+      const request = new Request(input instanceof Request ? input : String(input), init);
+      if (request.method === "POST") sent.push(((await request.clone().json()) as { method: string }).method);
+      const ctx = createExecutionContext();
+      const res = await plain.fetch(request, env as never, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const client = await McpClient.connect("http://localhost/mcp", { protocol: "2026-07-28", fetch });
+    const refusal =
+      /events\/\w+ was not sent: the server at http:\/\/localhost\/mcp does not advertise the Events extension \(io\.modelcontextprotocol\/events\)/;
+    await expect(listEvents(client)).rejects.toThrow(refusal);
+    await expect(pollEvents(client, { name: "anything" })).rejects.toThrow(refusal);
+    await expect(subscribeEvents(client, { name: "anything", url: "https://me.example/cb", secret: webhookSecret() })).rejects.toThrow(
+      refusal,
+    );
+    await expect(unsubscribeEvents(client, { name: "anything", url: "https://me.example/cb" })).rejects.toThrow(refusal);
+    await expect(streamEvents(client, { name: "anything" })).rejects.toThrow(refusal);
+    expect(sent.filter((m) => m.startsWith("events/"))).toEqual([]);
   });
 });

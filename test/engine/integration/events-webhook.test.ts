@@ -118,6 +118,53 @@ describe("events/subscribe (webhook)", () => {
     expect(hook.requests).toHaveLength(0);
   });
 
+  it("refuses every IPv6 form that can reach a non-global address, and accepts a global one", async () => {
+    const refused = [
+      "[::127.0.0.1]", // IPv4-compatible loopback
+      "[::ffff:10.0.0.1]", // IPv4-mapped
+      "[::ffff:0:10.0.0.1]", // IPv4-translated
+      "[64:ff9b::10.0.0.1]", // NAT64 to a private address
+      "[64:ff9b:1::1]", // local-use NAT64
+      "[2002:a00:1::1]", // 6to4 of 10.0.0.1
+      "[2001:0:4136:e378:8000:63bf:3fff:fdd2]", // Teredo
+      "[fec0::1]", // site-local
+      "[fd00::1]", // unique-local
+      "[fe80::1]", // link-local
+      "[ff02::1]", // multicast
+      "[::]",
+      "[0:0:0:0:0:0:0:1]",
+      "[2001:db8::1]", // documentation
+      "198.51.100.7", // documentation (IPv4)
+    ];
+    for (const host of refused) {
+      const { body } = await subscribe(`https://${host}/cb`, freshSecret(), "vsix");
+      expect(body.error?.code, host).toBe(-32602);
+      expect(body.error?.message, host).toMatch(/non-global address.*npm run dev/);
+    }
+    // A global IPv6 address passes the check: the handshake goes there (a stub answers it).
+    const global = receiver("[2606:4700::1111]");
+    const accepted = await subscribe(`https://${global.host}/cb`, freshSecret(), "vsix");
+    expect(accepted.body.result?.id, JSON.stringify(accepted.body)).toMatch(/^sub_/);
+  });
+
+  it("under npm run dev accepts a receiver on localhost as on 127.0.0.1, and the refusal names that exception", async () => {
+    const local = receiver("localhost:8771");
+    const dev = { MCP_DEV: "on" };
+    const params = { name: "test_event", arguments: { topic: "billing" }, cursor: null };
+    const accepted = await call(
+      "events/subscribe",
+      { ...params, delivery: { mode: "webhook", url: `http://${local.host}/cb`, secret: freshSecret() } },
+      "devloop",
+      dev,
+    );
+    expect(accepted.body.error, JSON.stringify(accepted.body)).toBeUndefined();
+    expect(accepted.body.result?.id).toMatch(/^sub_/);
+    const deployed = await subscribe(`http://${local.host}/cb`, freshSecret(), "devloop");
+    expect(deployed.body.error?.message).toMatch(
+      /must be https; under `npm run dev` \(MCP_DEV=on\), http or https on 127\.0\.0\.1, localhost or \[::1\] is accepted/,
+    );
+  });
+
   it("answers CallbackEndpointError when the handshake fails, and stores nothing", async () => {
     const wrong = receiver();
     wrong.handshake = "wrong";

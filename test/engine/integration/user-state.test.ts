@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AuthFailure, createMcpWorker, forgetUser, testClient, userStore, type TokenVerifier } from "../../../src/mcp";
+import { AuthFailure, createMcpWorker, forgetUser, testClient, userStore, UserStateError, type TokenVerifier } from "../../../src/mcp";
 import userStateApp, { USER_STATE_MAX_BYTES } from "../app/user-state-app";
 import { buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
 
@@ -232,10 +232,29 @@ describe("ctx.user: each caller's own durable storage", () => {
     expect(await call(alice, "recall", { key: "from-route" })).toBe("hi");
   });
 
-  it("an anonymous caller gets a clear error, not a shared store", async () => {
+  it("an anonymous caller gets a tool error that says why, not a shared store nor a protocol error", async () => {
     const msg = await modern(undefined, "tools/call", { name: "remember", arguments: { key: "k", value: 1 } });
-    expect(msg.error?.code).toBe(-32600);
-    expect(msg.error?.message).toMatch(/anonymous.*authenticated caller/);
+    expect(msg.error, JSON.stringify(msg)).toBeUndefined();
+    expect(msg.result?.isError).toBe(true);
+    expect(textOf(msg)).toMatch(/anonymous.*authenticated caller/);
+  });
+
+  it("bounds one value in UTF-8 bytes, not characters", async () => {
+    // 40,000 characters of "é" are 80,002 bytes of JSON: over the fixture's 64 KiB, though under it in characters.
+    const msg = await modern(fresh("accents"), "tools/call", { name: "remember", arguments: { key: "k", value: "é".repeat(40_000) } });
+    expect(msg.result?.isError).toBe(true);
+    expect(textOf(msg)).toBe(`A stored value is at most ${USER_STATE_MAX_BYTES} bytes of JSON (UTF-8); this one has 80002`);
+  });
+
+  it("userStore(env, principal) from a route applies the app's maxBytes, with one error type per failure", async () => {
+    const store = userStore(env, fresh("route"));
+    const tooBig = store.put("k", "x".repeat(USER_STATE_MAX_BYTES));
+    await expect(tooBig).rejects.toBeInstanceOf(UserStateError);
+    await expect(tooBig).rejects.toMatchObject({
+      reason: "value",
+      message: expect.stringContaining(`at most ${USER_STATE_MAX_BYTES} bytes`),
+    });
+    await expect(store.get("")).rejects.toMatchObject({ reason: "key" });
   });
 });
 
@@ -255,7 +274,9 @@ describe("testClient(app, { principal, env }): each test principal's own state",
   });
 
   it("without a principal, or without the MCP_USER binding, says what is missing", async () => {
-    await expect(testClient(userStateApp, { env: env as never }).callTool("recall", { key: "k" })).rejects.toThrow(/anonymous/);
+    const anonymous = await testClient(userStateApp, { env: env as never }).callTool("recall", { key: "k" });
+    expect(anonymous.isError).toBe(true);
+    expect(text(anonymous)).toMatch(/anonymous/);
     const unbound = testClient(userStateApp, { principal: "someone" });
     await expect(unbound.callTool("recall", { key: "k" })).rejects.toThrow(/MCP_USER/);
   });

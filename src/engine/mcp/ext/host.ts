@@ -36,8 +36,9 @@ function installExtensions(reg: Registry, app: AppDefinition<any>, found: Extens
   if (reg.resources.size > 0 || finders.length > 0) {
     reg.capabilities.resources ??= resourcesCapability(app);
     // The extensions' resources are served by the same methods as the app's own, which an app
-    // without resources of its own did not bring.
-    Object.assign(reg.methods, RESOURCE_METHODS);
+    // without resources of its own did not bring. Methods already there stay: a mount's serve the
+    // app's resources and then its own (src/engine/mount/methods.ts).
+    for (const [name, method] of Object.entries(RESOURCE_METHODS)) reg.methods[name] ??= method;
   }
   for (const ext of extensions.values()) {
     reg.capabilities.extensions = { ...reg.capabilities.extensions, [ext.id]: ext.settings };
