@@ -53,6 +53,11 @@ interface ToolBase<Name extends string = string> {
   _meta?: Record<string, unknown>;
   /** The scopes a caller's token must hold to call it (docs/authorization.md); needs `defineAuthorization`. */
   scopes?: readonly string[];
+  /**
+   * The characters of content one result may carry before it is cut and linked (docs/results.md):
+   * this tool's, in place of the app's `maxResultChars`; false sends every result whole.
+   */
+  maxResultChars?: number | false;
 }
 
 export interface ToolDefinition<
@@ -158,6 +163,14 @@ export interface AppDefinition<Env = DefaultEnv> {
   pageSize?: number;
   /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
   cacheTtlMs?: number;
+  /**
+   * The characters of content a tool result may carry (docs/results.md). A larger one is answered with
+   * the part that fits, marked as cut, and a `resource_link` to the whole, kept `keepResultsSeconds`
+   * for the same caller. Default 50 000 (Claude Code's 25,000-token default holds it); false: never cut.
+   */
+  maxResultChars?: number | false;
+  /** How long a cut result's whole is kept for `resources/read`, in seconds. Default 3600. */
+  keepResultsSeconds?: number;
   /** Opt-in protocol extensions, e.g. `skills(manifest)` (docs/views-and-skills.md). Views come with their tools. */
   extensions?: Extension[];
   /** Your own telemetry: called around every request on both lanes (docs/observability.md). */

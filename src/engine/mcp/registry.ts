@@ -25,6 +25,7 @@ import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
 import type { UserState } from "./user-state";
 import type { Mount } from "./mounts";
+import { DEFAULT_KEEP_SECONDS, DEFAULT_MAX_RESULT_CHARS, type BudgetSettings, type ResultKeeper } from "./result-budget";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -49,6 +50,8 @@ export interface Registry {
   capabilities: ServerCapabilities;
   /** Whether any tool runs as a task. */
   hasTasks: boolean;
+  /** Results that fit the host (result-budget.ts): the app's budget, and where a cut result's whole is kept. */
+  budget: BudgetSettings;
   pageSize: number;
   cacheTtlMs: number;
   hooks?: TelemetryHooks;
@@ -178,7 +181,7 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
         { type: "object", properties: {}, additionalProperties: false };
-  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes"]);
+  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes", "maxResultChars"]);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
   else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
@@ -215,6 +218,13 @@ export function registeredTarget(reg: Registry, guard: Guard | undefined): strin
 }
 
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
+const keepers = new WeakMap<AppDefinition<any>, ResultKeeper>();
+
+/**
+ * Where the app's cut results are kept: the runtime's store (objects/kept-results.ts), which
+ * createMcpWorker names here, since the core reaches no Durable Object itself.
+ */
+export const keepResultsWith = (app: AppDefinition<any>, keeper: ResultKeeper) => void keepers.set(app, keeper);
 
 /** Compiles an app once per isolate; the Worker and the session objects share the result. */
 export function compileApp(app: AppDefinition<any>): Registry {
@@ -268,6 +278,11 @@ function compileOnce(app: AppDefinition<any>): Registry {
     instructions: app.instructions,
     capabilities,
     hasTasks,
+    budget: {
+      maxChars: app.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+      keepSeconds: app.keepResultsSeconds ?? DEFAULT_KEEP_SECONDS,
+      keeper: keepers.get(app),
+    },
     pageSize: app.pageSize ?? 50,
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
     hooks: app.telemetry,

@@ -231,7 +231,15 @@ export interface TaskIndexMethods {
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 
-export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjectBranded {}
+/** The same class named `result:<id>` keeps one cut tool result whole (kept-results.ts). */
+export interface KeptResultMethods {
+  /** Keeps `whole` (a CallToolResult's JSON) for `owner` ("" for anonymous) until `expiresAt` (ms). */
+  keepResult(owner: string, whole: string, expiresAt: number): Promise<void>;
+  /** The kept JSON when `principal` may read it (its owner; anyone for an anonymous owner's) and it has not expired. */
+  readKeptResult(principal: string): Promise<string | undefined>;
+}
+
+export interface TaskRpc extends TaskMethods, TaskIndexMethods, KeptResultMethods, Rpc.DurableObjectBranded {}
 
 /** What a session sends the Worker's pipe socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
@@ -246,7 +254,7 @@ export interface HubSessionFrame {
 export interface ObjectBindings {
   MCP_SESSION: DurableObjectNamespace<SessionRpc>;
   MCP_HUB: DurableObjectNamespace<HubRpc>;
-  /** Tasks and their owners' indexes; needed only by an app with task tools. */
+  /** Tasks, their owners' indexes, and cut tool results kept whole (docs/results.md); unbound, results are cut without a link. */
   MCP_TASK?: DurableObjectNamespace<TaskRpc>;
   /** Per-user state (docs/state.md), one object per principal; needed only by an app with `userState`. */
   MCP_USER?: DurableObjectNamespace<UserRpc>;
