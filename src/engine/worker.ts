@@ -8,8 +8,7 @@ import { readConfig, type Config } from "./config";
 import type { Env } from "./env";
 import type { AppDefinition } from "./mcp/app";
 import { ErrorCode, messageOf } from "./mcp/errors";
-import { compileApp, keepResultsWith, type Registry } from "./mcp/registry";
-import { KeptResultsObject, keptResults } from "./objects/kept-results";
+import { compileApp, type Registry } from "./mcp/registry";
 import {
   PRM_PATH,
   authorizationServers,
@@ -67,8 +66,8 @@ export interface McpWorker {
   handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined>;
   McpHub: typeof McpHub;
   McpSession: ReturnType<typeof sessionObjectFor>;
-  /** Tasks and cut results kept whole (bound as MCP_TASK); unbound, a result over the budget is cut without a link. */
-  McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof KeptResultsObject;
+  /** Tasks (bound as MCP_TASK); an app without task tools may leave it unbound. */
+  McpTask: ReturnType<TaskRuntime["taskObjectFor"]> | typeof NoTasks;
   /** Events (bound as MCP_EVENTS, docs/events.md); an app without `events(...)` may leave it unbound. */
   McpEvents: EventsExtension["McpEvents"] | typeof NoTasks;
   /** Per-user state (bound as MCP_USER, docs/state.md); an app without `userState` may leave it unbound. */
@@ -76,17 +75,22 @@ export interface McpWorker {
 }
 
 /**
- * MCP_EVENTS's class in a Worker without events and MCP_USER's in one without `userState`: nothing ever calls it, but a wrangler.toml that binds it still deploys.
+ * MCP_TASK's class in a Worker whose tools declare no task, MCP_EVENTS's in one without events and
+ * MCP_USER's in one without `userState`: nothing ever calls it, but a wrangler.toml that binds it still deploys.
  */
 class NoTasks extends DurableObject<Env> {}
+
+/** MCP_TASK's class: `Base`, which also keeps cut results when the app has `resultBudget()` (src/engine/results.ts). */
+function keeping<T>(app: AppDefinition<any>, Base: T): T {
+  const results = app.results as { objectFor?: (base: T) => T } | undefined;
+  return results?.objectFor ? results.objectFor(Base) : Base;
+}
 
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
   // The task runtime comes with the tools that declare a task (`durableTask`); a task declared
   // without it fails here, at start-up, with what to write instead.
   const tasks = taskRuntimeOf(app.tools) as TaskRuntime | undefined;
-  // A result over the budget keeps its whole in MCP_TASK (docs/results.md); the core reaches no object itself.
-  keepResultsWith(app, keptResults);
   // Start-up only defines the Durable Object classes; the request handlers are built (and V8
   // compiles them) on the first request.
   let edge: McpWorker["handle"] | undefined;
@@ -94,7 +98,8 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   return {
     McpHub,
     McpSession: sessionObjectFor(app, tasks?.session),
-    McpTask: tasks ? tasks.taskObjectFor(app) : KeptResultsObject,
+    // With `resultBudget()` (docs/results.md) the same class keeps cut results whole too.
+    McpTask: keeping(app, tasks ? tasks.taskObjectFor(app) : NoTasks),
     // The events extension brings its object class (src/engine/events/); an app without it has none.
     McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoTasks,
     McpUser: (app.userState?.objectClass as typeof NoTasks | undefined) ?? NoTasks,

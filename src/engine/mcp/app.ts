@@ -9,6 +9,7 @@ import type { OperationKind } from "./operations";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { UserState } from "./user-state";
+import type { ResultBudget } from "./result-budget";
 import type { Mount } from "./mounts";
 import type {
   Annotations,
@@ -55,7 +56,7 @@ interface ToolBase<Name extends string = string> {
   scopes?: readonly string[];
   /**
    * The characters of content one result may carry before it is cut and linked (docs/results.md):
-   * this tool's, in place of the app's `maxResultChars`; false sends every result whole.
+   * this tool's, in place of the app's `resultBudget({ maxChars })`; false sends every result whole.
    */
   maxResultChars?: number | false;
 }
@@ -164,13 +165,11 @@ export interface AppDefinition<Env = DefaultEnv> {
   /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
   cacheTtlMs?: number;
   /**
-   * The characters of content a tool result may carry (docs/results.md). A larger one is answered with
-   * the part that fits, marked as cut, and a `resource_link` to the whole, kept `keepResultsSeconds`
-   * for the same caller. Default 50 000 (Claude Code's 25,000-token default holds it); false: never cut.
+   * Results that fit the host: `resultBudget()` (docs/results.md). A tool result over its budget
+   * (50,000 characters unless set) is answered with the part that fits, marked as cut, and a
+   * `resource_link` to the whole, which `resources/read` serves to the same caller for an hour.
    */
-  maxResultChars?: number | false;
-  /** How long a cut result's whole is kept for `resources/read`, in seconds. Default 3600. */
-  keepResultsSeconds?: number;
+  results?: ResultBudget;
   /** Opt-in protocol extensions, e.g. `skills(manifest)` (docs/views-and-skills.md). Views come with their tools. */
   extensions?: Extension[];
   /** Your own telemetry: called around every request on both lanes (docs/observability.md). */

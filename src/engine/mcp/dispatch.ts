@@ -4,30 +4,14 @@
  * completions come with the app's definitions instead (define.ts), in `reg.methods`.
  */
 import type { HandlerContext } from "./context";
-import { ResourceNotFound, methodNotFound } from "./errors";
+import { methodNotFound } from "./errors";
 import { callTool } from "./methods/tools";
 import type { MethodEntry, MethodTable, Registry } from "./registry";
-import { isKeptUri } from "./result-budget";
 
 /** Methods both revisions share, with the same params and results; tools/list differs in its lists only. */
 export const SHARED_METHODS: MethodTable = {
   "tools/call": { run: callTool, needs: "tools" },
-  // A cut result's whole (result-budget.ts) is read whatever resources the app has; any other URI is the app's.
-  "resources/read": { run: readKeptOrApp },
 };
-
-async function readKeptOrApp(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
-  const { uri } = params;
-  if (!isKeptUri(uri)) {
-    const app = reg.methods["resources/read"];
-    if (!app || reg.capabilities.resources === undefined) throw methodNotFound("resources/read");
-    return app.run(reg, params, ctx);
-  }
-  // Only its owner reads it (an anonymous caller's: whoever holds the link); to anyone else it does not exist.
-  const text = await reg.budget.keeper?.read(ctx.env, ctx.principal ?? "", uri);
-  if (text === undefined) throw new ResourceNotFound(uri);
-  return { contents: [{ uri, mimeType: "application/json", text }] };
-}
 
 /** The revision's own entry for a method, else the one the app's definitions brought. */
 const entryOf = (table: MethodTable, reg: Registry, method: string): MethodEntry | undefined =>

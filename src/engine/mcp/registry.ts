@@ -25,7 +25,7 @@ import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
 import type { UserState } from "./user-state";
 import type { Mount } from "./mounts";
-import { DEFAULT_KEEP_SECONDS, DEFAULT_MAX_RESULT_CHARS, type BudgetSettings, type ResultKeeper } from "./result-budget";
+import type { ResultBudget } from "./result-budget";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -50,8 +50,8 @@ export interface Registry {
   capabilities: ServerCapabilities;
   /** Whether any tool runs as a task. */
   hasTasks: boolean;
-  /** Results that fit the host (result-budget.ts): the app's budget, and where a cut result's whole is kept. */
-  budget: BudgetSettings;
+  /** Results that fit the host (`resultBudget()`, docs/results.md); absent for an app without it. */
+  results?: ResultBudget;
   pageSize: number;
   cacheTtlMs: number;
   hooks?: TelemetryHooks;
@@ -218,13 +218,6 @@ export function registeredTarget(reg: Registry, guard: Guard | undefined): strin
 }
 
 const compiled = new WeakMap<AppDefinition<any>, Registry>();
-const keepers = new WeakMap<AppDefinition<any>, ResultKeeper>();
-
-/**
- * Where the app's cut results are kept: the runtime's store (objects/kept-results.ts), which
- * createMcpWorker names here, since the core reaches no Durable Object itself.
- */
-export const keepResultsWith = (app: AppDefinition<any>, keeper: ResultKeeper) => void keepers.set(app, keeper);
 
 /** Compiles an app once per isolate; the Worker and the session objects share the result. */
 export function compileApp(app: AppDefinition<any>): Registry {
@@ -278,11 +271,6 @@ function compileOnce(app: AppDefinition<any>): Registry {
     instructions: app.instructions,
     capabilities,
     hasTasks,
-    budget: {
-      maxChars: app.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
-      keepSeconds: app.keepResultsSeconds ?? DEFAULT_KEEP_SECONDS,
-      keeper: keepers.get(app),
-    },
     pageSize: app.pageSize ?? 50,
     cacheTtlMs: app.cacheTtlMs ?? 60_000,
     hooks: app.telemetry,
@@ -317,6 +305,11 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];
   extensions[0]?.install(reg, app, extensions);
+  // Results over a budget are cut and linked by the code `resultBudget()` brings, whose resources/read
+  // wraps whatever serves the app's and its extensions' resources; a tool's own budget needs it.
+  if (app.results) (reg.results = app.results).install(reg);
+  else if (app.tools?.some((t) => t.maxResultChars !== undefined))
+    throw new Error("maxResultChars needs defineApp({ results: resultBudget() })");
   return reg;
 }
 

@@ -2,12 +2,13 @@
  * Results that fit the host (docs/results.md): hosts cut or refuse a tool result past their limit
  * (Claude Code at 25,000 tokens by default), and a model that reads half a JSON document fails in
  * ways nobody sees. A result over the budget is answered with the part that fits, cut at a line or
- * word and marked as cut, and a `resource_link` to the whole, which the engine keeps for a while in
- * its storage (src/engine/objects/kept-results.ts) and `resources/read` serves to the same caller.
- * A result under the budget costs one pass over its content's lengths, nothing more.
+ * word and marked as cut, and a `resource_link` to the whole, which the engine keeps a while
+ * (src/engine/results.ts) and `resources/read` serves to the same caller. The rules live here; the
+ * opt-in value `resultBudget()` brings them, so an app without it carries none of this.
  */
 import type { HandlerContext } from "./context";
 import { isObject } from "./guards";
+import type { Registry } from "./registry";
 import type { CallToolResult, Content } from "./types";
 
 /**
@@ -23,19 +24,22 @@ export const DEFAULT_KEEP_SECONDS = 3_600;
 /** The URI scheme of a kept result: `mcp-result://<id>`, `<id>` 128 random bits. */
 export const KEPT_PREFIX = "mcp-result://";
 
-/** Where the engine keeps whole results; the runtime's (objects/kept-results.ts), set by createMcpWorker. */
-export interface ResultKeeper {
-  /** Keeps `whole` (a result's JSON) for `owner` ("" for an anonymous caller); its URI, or undefined when nothing can keep it. */
-  keep(env: unknown, owner: string, whole: string, keepSeconds: number): Promise<string | undefined>;
-  /** The result kept at `uri` when `principal` may read it (its owner, or anyone for an anonymous owner's), else undefined. */
-  read(env: unknown, principal: string, uri: string): Promise<string | undefined>;
+/** What `resultBudget()` gives `defineApp({ results })`. */
+export interface ResultBudget {
+  /** Wraps resources/read so that it serves kept results (called once, when the app is compiled). */
+  install(reg: Registry): void;
+  /** `result` as it may go to the host; `mirrored`: its structuredContent is its text's JSON, not measured twice. */
+  fit(result: CallToolResult, tool: string, ctx: HandlerContext<any>, mirrored: boolean): Promise<CallToolResult>;
+  /** The characters of content a result may carry, the app's. */
+  readonly maxChars: number;
 }
 
-export interface BudgetSettings {
-  /** Characters of content a result may carry (the app's `maxResultChars`, or the tool's); false: no budget. */
-  maxChars: number | false;
+/** What a cut result's note says: its size, and where the whole is (undefined: not kept). */
+export interface CutInfo {
+  size: number;
+  uri: string | undefined;
   keepSeconds: number;
-  keeper?: ResultKeeper;
+  tool: string;
 }
 
 /** What the part of a result costs a host, in characters: its texts, and the payload of its other blocks. */
@@ -52,35 +56,10 @@ function blockSize(c: Record<string, unknown>): number {
   return isObject(r) ? (typeof r.text === "string" ? r.text.length : typeof r.blob === "string" ? r.blob.length : 0) : 0;
 }
 
-/**
- * `result` as it may go to the host. `mirrored`: its structuredContent is its text's JSON (the engine
- * made the text from an output schema's value), so it is not measured twice.
- */
-export async function fitResult(
-  result: CallToolResult,
-  settings: BudgetSettings,
-  ctx: HandlerContext<any>,
-  tool: string,
-  mirrored = false,
-): Promise<CallToolResult> {
-  const { maxChars } = settings;
-  if (maxChars === false || !Array.isArray(result.content)) return result;
-  const size = sizeOf(result.content);
-  const structured = result.structuredContent === undefined || mirrored ? 0 : JSON.stringify(result.structuredContent).length;
-  if (size <= maxChars && structured <= maxChars) return result;
-  const whole = JSON.stringify(result);
-  const uri = await settings.keeper?.keep(ctx.env, ctx.principal ?? "", whole, settings.keepSeconds).catch((err: unknown) => {
-    console.error(JSON.stringify({ mcp: "result_not_kept", message: `A result of ${tool} over the budget could not be kept`, error: String(err) }));
-    return undefined;
-  });
-  return cutResult(result, maxChars, { size: Math.max(size, structured), uri, keepSeconds: settings.keepSeconds, tool });
-}
-
-interface CutInfo {
-  size: number;
-  uri: string | undefined;
-  keepSeconds: number;
-  tool: string;
+/** The characters `result` carries: its content's, or its structuredContent's when that is not their mirror. */
+export function resultSize(result: CallToolResult, mirrored: boolean): number {
+  const size = Array.isArray(result.content) ? sizeOf(result.content) : 0;
+  return result.structuredContent === undefined || mirrored ? size : Math.max(size, JSON.stringify(result.structuredContent).length);
 }
 
 /** The blocks that fit in `maxChars` (text cut at a boundary), a note saying what was cut, and the link. */
@@ -105,7 +84,6 @@ export function cutResult(result: CallToolResult, maxChars: number, info: CutInf
       type: "resource_link",
       uri: info.uri,
       name: `${info.tool} result`,
-      description: `The whole result of ${info.tool} (${info.size} characters), as JSON: a CallToolResult`,
       mimeType: "application/json",
     });
   // structuredContent is not cut (half a document is not one); its text mirror above is, and the link has it whole.
@@ -114,9 +92,7 @@ export function cutResult(result: CallToolResult, maxChars: number, info: CutInf
 }
 
 function noteOf({ size, uri, keepSeconds }: CutInfo): string {
-  return uri
-    ? `\n[Result cut: it has ${size} characters, more than this server sends at once. The whole result is at ${uri} (read it with resources/read) for ${Math.round(keepSeconds / 60)} minutes.]`
-    : `\n[Result cut: it has ${size} characters, more than this server sends at once, and the rest could not be kept.]`;
+  return `\n[Result cut at this point of ${size} characters. ${uri ? `The whole is at ${uri} (resources/read) for ${Math.round(keepSeconds / 60)} minutes.` : "The rest was not kept."}]`;
 }
 
 /** `text` cut to at most `max` characters: at the last line break in its last fifth, else the last space, else at `max`. */

@@ -231,7 +231,7 @@ export interface TaskIndexMethods {
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 
-/** The same class named `result:<id>` keeps one cut tool result whole (kept-results.ts). */
+/** With `resultBudget()`, the same class named `result:<id>` keeps one cut tool result whole (kept-results.ts). */
 export interface KeptResultMethods {
   /** Keeps `whole` (a CallToolResult's JSON) for `owner` ("" for anonymous) until `expiresAt` (ms). */
   keepResult(owner: string, whole: string, expiresAt: number): Promise<void>;
@@ -239,7 +239,8 @@ export interface KeptResultMethods {
   readKeptResult(principal: string): Promise<string | undefined>;
 }
 
-export interface TaskRpc extends TaskMethods, TaskIndexMethods, KeptResultMethods, Rpc.DurableObjectBranded {}
+export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjectBranded {}
+export interface KeptResultRpc extends KeptResultMethods, Rpc.DurableObjectBranded {}
 
 /** What a session sends the Worker's pipe socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
@@ -254,7 +255,7 @@ export interface HubSessionFrame {
 export interface ObjectBindings {
   MCP_SESSION: DurableObjectNamespace<SessionRpc>;
   MCP_HUB: DurableObjectNamespace<HubRpc>;
-  /** Tasks, their owners' indexes, and cut tool results kept whole (docs/results.md); unbound, results are cut without a link. */
+  /** Tasks and their owners' indexes, and cut tool results kept whole (docs/results.md); needed only by an app with task tools or `resultBudget()`. */
   MCP_TASK?: DurableObjectNamespace<TaskRpc>;
   /** Per-user state (docs/state.md), one object per principal; needed only by an app with `userState`. */
   MCP_USER?: DurableObjectNamespace<UserRpc>;

@@ -12,7 +12,7 @@
  * The same class, named by an owner key, is that owner's task index: a
  * role of its own (task-index.ts), which this class only hands its calls to.
  */
-import { KeptResultsObject } from "./kept-results";
+import { DurableObject } from "./durable-object";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
 import type { AppDefinition } from "../mcp/app";
@@ -41,8 +41,7 @@ const MAX_WAITING_SESSIONS = 16;
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 65_536; // 64 KiB, as a literal: esbuild keeps a product in a bundle that leaves this module out
 
-// Extends the keeper of cut results: MCP_TASK's objects named `result:<id>` are those (kept-results.ts).
-abstract class TaskObject extends KeptResultsObject implements TaskRpc {
+abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
   private readonly store: TaskStore;
   /** Set when this object is an owner's index rather than a task. */
@@ -180,7 +179,7 @@ abstract class TaskObject extends KeptResultsObject implements TaskRpc {
   // ── the alarm: runs, leases, expiry ──────────────────────────────────────
   async alarm(): Promise<void> {
     const record = this.store.getTask();
-    if (!record) return super.alarm();
+    if (!record) return;
     if (Date.now() >= this.expiryOf(record)) return this.expire(record);
     if (this.runEnd) {
       // A run this instance started outside an alarm (create): the alarm sets the lease and waits

@@ -5,13 +5,14 @@
  * task classes are bound only in the engine tests (vitest-index.ts).
  */
 import * as v from "valibot";
-import { defineApp, defineTool, durableTask } from "../../../src/mcp";
+import { defineApp, defineTool, durableTask, resultBudget } from "../../../src/mcp";
 
 /** Small, so that a test's result passes it without megabytes. */
 export const RESULTS_MAX_CHARS = 2_000;
 
 /** `n` numbered lines of 20 characters each ("line 00001 ........\n"). */
-export const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${String(i + 1).padStart(5, "0")} ${".".repeat(8)}\n`).join("");
+export const lines = (n: number) =>
+  Array.from({ length: n }, (_, i) => `line ${String(i + 1).padStart(5, "0")} ${".".repeat(8)}\n`).join("");
 
 const count = v.object({ lines: v.number() });
 
@@ -27,4 +28,8 @@ export const resultsTools = [
   defineTool({ name: "long_task", task: durableTask("optional"), input: count, handler: ({ lines: n }) => lines(n) }),
 ];
 
-export default defineApp({ info: { name: "results-app", version: "1.0.0" }, maxResultChars: RESULTS_MAX_CHARS, tools: resultsTools });
+export default defineApp({
+  info: { name: "results-app", version: "1.0.0" },
+  results: resultBudget({ maxChars: RESULTS_MAX_CHARS }),
+  tools: resultsTools,
+});

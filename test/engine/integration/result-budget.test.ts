@@ -6,8 +6,10 @@
  * result-budget fixture app (test/engine/app/results-app.ts) with its own session and task classes.
  */
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { AuthFailure, createMcpWorker, defineApp, type TokenVerifier } from "../../../src/mcp";
+import { checkApp } from "../../../src/engine/mcp/check-app";
+import { AuthFailure, createMcpWorker, defineApp, defineTool, resultBudget, type TokenVerifier } from "../../../src/mcp";
 import resultsApp, { RESULTS_MAX_CHARS, lines, resultsTools } from "../app/results-app";
 import { buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
 
@@ -22,7 +24,11 @@ const worker = createMcpWorker(resultsApp, { verifyToken });
 const anonymousWorker = createMcpWorker(resultsApp);
 /** The same tools kept one second, for the expiry. */
 const briefWorker = createMcpWorker(
-  defineApp({ info: { name: "results-brief", version: "1.0.0" }, maxResultChars: RESULTS_MAX_CHARS, keepResultsSeconds: 1, tools: resultsTools }),
+  defineApp({
+    info: { name: "results-brief", version: "1.0.0" },
+    results: resultBudget({ maxChars: RESULTS_MAX_CHARS, keepSeconds: 1 }),
+    tools: resultsTools,
+  }),
   { verifyToken },
 );
 
@@ -158,7 +164,9 @@ describe("results that fit the host: cut, linked, kept for the same caller", () 
   it("a tool's own budget replaces the app's", async () => {
     const alice = fresh("alice");
     // 6,000 characters: over the app's 2,000, within the tool's 10,000.
-    expect(contentOf(await modern(alice, "tools/call", { name: "roomy", arguments: { lines: 300 } }))).toEqual([{ type: "text", text: lines(300) }]);
+    expect(contentOf(await modern(alice, "tools/call", { name: "roomy", arguments: { lines: 300 } }))).toEqual([
+      { type: "text", text: lines(300) },
+    ]);
     expectCut(await modern(alice, "tools/call", { name: "roomy", arguments: { lines: 800 } }), lines(800), 10_000);
   });
 
@@ -206,5 +214,38 @@ describe("results that fit the host: cut, linked, kept for the same caller", () 
     const uri = expectCut({ jsonrpc: "2.0", result: task.result } as RpcMessage, lines(600));
     expect((await readWhole(modernRead(alice), uri)).content[0].text).toBe(lines(600));
     expect((await modernRead(fresh("mallory"))(uri)).error?.code).toBe(-32602);
+  });
+});
+
+describe("the app check: tools whose results cannot fit their budget", () => {
+  const info = { name: "budget-check", version: "1.0.0" };
+  /** A tool whose declared output holds a note of at least 3,000 characters. */
+  const report = (maxResultChars?: number | false) =>
+    defineTool({
+      name: "report",
+      maxResultChars,
+      output: v.object({ note: v.pipe(v.string(), v.minLength(3_000)) }),
+      handler: () => ({ note: "x".repeat(3_000) }),
+    });
+
+  it("names a tool whose declared output is over its budget, the app's or its own", () => {
+    expect(checkApp(defineApp({ info, results: resultBudget({ maxChars: 2_000 }), tools: [report()] }))).toEqual([
+      expect.stringMatching(/^Tool "report": its declared output takes at least 30\d\d characters as JSON, over its result budget of 2000/),
+    ]);
+    expect(checkApp(defineApp({ info, results: resultBudget(), tools: [report(1_000)] }))).toEqual([
+      expect.stringContaining("over its result budget of 1000"),
+    ]);
+    expect(checkApp(defineApp({ info, results: resultBudget({ maxChars: 2_000 }), tools: [report(5_000)] }))).toEqual([]);
+    expect(checkApp(defineApp({ info, results: resultBudget({ maxChars: 2_000 }), tools: [report(false)] }))).toEqual([]);
+  });
+
+  it("refuses a budget that is no positive whole number, and a tool's budget without resultBudget()", () => {
+    expect(checkApp(defineApp({ info, results: resultBudget(), tools: [report(-1)] }))).toEqual([
+      expect.stringContaining("maxResultChars is a positive whole number"),
+    ]);
+    expect(checkApp(defineApp({ info, tools: [report(5_000)] }))).toEqual([
+      expect.stringContaining("maxResultChars needs defineApp({ results: resultBudget() })"),
+    ]);
+    expect(() => resultBudget({ maxChars: 0 })).toThrow(/positive whole numbers/);
   });
 });

@@ -10,7 +10,6 @@ import { mountedTool } from "../mounts";
 import { paginate } from "../pagination";
 import { logLine, traceIdOf } from "../telemetry";
 import { toolNamed, type Registry } from "../registry";
-import { fitResult } from "../result-budget";
 import type { CallToolResult, Content } from "../types";
 
 /** tools/list over the list a revision picks from the registry. */
@@ -35,11 +34,10 @@ export function argumentProblem(reg: Registry, params: Record<string, unknown>):
   return parsed.success ? undefined : toolError(`Invalid arguments for ${tool.def.name}: ${describeIssues(parsed.issues)}`);
 }
 
-/** tools/call: the tool's result, cut and linked when it is over the app's or the tool's budget (result-budget.ts). */
+/** tools/call: the tool's result, cut and linked when it is over its budget (an app with `resultBudget()`). */
 export async function callTool(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult> {
   const [result, mirrored] = await resultOf(reg, params, ctx);
-  const own = reg.tools.get(params.name as string)?.def.maxResultChars;
-  return fitResult(result, own === undefined ? reg.budget : { ...reg.budget, maxChars: own }, ctx, params.name as string, mirrored);
+  return reg.results ? reg.results.fit(result, params.name as string, ctx, mirrored) : result;
 }
 
 /** The result, and whether its structuredContent is its text's JSON (the engine made the one from the other). */
