@@ -8,7 +8,6 @@
  */
 import type { HandlerContext } from "./context";
 import { isObject } from "./guards";
-import type { Registry } from "./registry";
 import type { CallToolResult, Content } from "./types";
 
 /**
@@ -24,10 +23,18 @@ export const DEFAULT_KEEP_SECONDS = 3_600;
 /** The URI scheme of a kept result: `mcp-result://<id>`, `<id>` 128 random bits. */
 export const KEPT_PREFIX = "mcp-result://";
 
+type Run = (reg: any, params: Record<string, unknown>, ctx: HandlerContext<any>) => unknown;
+
+/** What the budget sees of the compiled app (registry.ts's Registry, which imports this file). */
+interface BudgetedApp {
+  tools: ReadonlyMap<string, { def: { maxResultChars?: number | false } }>;
+  methods: Record<string, { run: Run } | undefined>;
+}
+
 /** What `resultBudget()` gives `defineApp({ results })`. */
 export interface ResultBudget {
   /** Wraps resources/read so that it serves kept results (called once, when the app is compiled). */
-  install(reg: Registry): void;
+  install(reg: BudgetedApp): void;
   /** `result` as it may go to the host; `mirrored`: its structuredContent is its text's JSON, not measured twice. */
   fit(result: CallToolResult, tool: string, ctx: HandlerContext<any>, mirrored: boolean): Promise<CallToolResult>;
   /** The characters of content a result may carry, the app's. */
@@ -35,7 +42,7 @@ export interface ResultBudget {
 }
 
 /** What a cut result's note says: its size, and where the whole is (undefined: not kept). */
-export interface CutInfo {
+interface CutInfo {
   size: number;
   uri: string | undefined;
   keepSeconds: number;
@@ -96,7 +103,7 @@ function noteOf({ size, uri, keepSeconds }: CutInfo): string {
 }
 
 /** `text` cut to at most `max` characters: at the last line break in its last fifth, else the last space, else at `max`. */
-export function cutText(text: string, max: number): string {
+function cutText(text: string, max: number): string {
   if (text.length <= max) return text;
   let end = max;
   // Never between the two halves of a surrogate pair.
