@@ -28,6 +28,9 @@ export default defineConfig({
           MCP_SESSION_USER: { className: "UserStateSession", useSQLite: true },
           MCP_TASK_USER: { className: "UserStateTask", useSQLite: true },
           MCP_USER: { className: "McpUser", useSQLite: true },
+          // The result-budget fixture app's sessions, tasks and kept results (results-app.ts).
+          MCP_SESSION_RESULTS: { className: "ResultsSession", useSQLite: true },
+          MCP_TASK_RESULTS: { className: "ResultsTask", useSQLite: true },
           // The mount fixture app's sessions (mount-app.ts).
           MCP_SESSION_MOUNT: { className: "MountSession", useSQLite: true },
         },

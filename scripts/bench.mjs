@@ -20,6 +20,8 @@
 //                                   # only that section of bench/RESULTS.md
 //   npm run bench -- --cost         # what a million calls cost (and the spans' CPU) alone; with
 //                                   # --write it replaces only that section of bench/RESULTS.md
+//   npm run bench -- --setup        # the set-up alone, nothing measured (half a minute): the
+//                                   # harness loads, its configs exist, the earlier commits build
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -40,11 +42,13 @@ import { extensionCostPhase } from "../bench/lib/ext-cost.mjs";
 import { phaseClock } from "../bench/lib/clock.mjs";
 import { startDevServers } from "../bench/lib/dev-servers.mjs";
 import { ROOT } from "./lib/procs.mjs";
+import { checkBenchSetup } from "../bench/lib/setup-check.mjs";
 
 const { values: opt } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     churn: { type: "boolean", default: false },
+    setup: { type: "boolean", default: false },
     cost: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
@@ -104,6 +108,15 @@ function writeSection(heading, section) {
   const at = old.indexOf(heading);
   const end = at === -1 ? old.indexOf("## Targets") : old.indexOf("\n## ", at + 1) + 1;
   writeFileSync(file, `${old.slice(0, at === -1 ? end : at)}${section}\n\n${old.slice(end)}`);
+}
+
+if (opt.setup) {
+  const tmp = tempDir("mcp-bench-setup-");
+  const r = await checkBenchSetup({ tmpDir: tmp.dir }, (s) => progress(`  ${s}`));
+  tmp.remove();
+  for (const p of r.problems) console.error(`  ✗ ${p}`);
+  progress(r.ok ? "the bench's set-up runs" : `the bench's set-up fails: ${r.problems.length} problems`);
+  process.exit(r.ok ? 0 : 1);
 }
 
 if (opt.churn) {

@@ -101,6 +101,13 @@ const STEPS = [
       return r.ok;
     },
   },
+  // `npm run bench` is run by hand, so its set-up is checked here: the harness loads, its configs
+  // exist, and the earlier commits its start-up comparison builds still build (bench/lib/setup-check.mjs).
+  {
+    id: "bench-setup",
+    name: "bench set-up (npm run bench -- --setup: harness, configs, earlier commits built)",
+    run: command("node", ["scripts/bench.mjs", "--setup"], 240_000),
+  },
   // Scratch forks with their own app, test file and bindings pass `npm test` and serve on both revisions
   // under `npm run dev` (D1 migrated, stack traces into src/, stopped by SIGTERM to npm); one with
   // definition mistakes fails `npm test` and `npm run deploy`, naming each mistake. The engine's suite

@@ -76,6 +76,9 @@ export {
   type EventsOptions,
   type ReplayOptions,
 } from "./engine/events";
+// Tool results cut to what hosts take, the whole kept and linked (docs/results.md), opt-in.
+export { resultBudget, type ResultBudgetOptions } from "./engine/results";
+export type { ResultBudget } from "./engine/mcp/result-budget";
 // Each caller's own durable storage (ctx.user, docs/state.md), opt-in: an app without `userState` carries none of it.
 export { forgetUser, userState, userStore, UserStateError, type UserStateOptions } from "./engine/user";
 export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";

@@ -4,7 +4,7 @@
 // working tree, then measures them interleaved: one 50 µs profile (and one `check startup`, and
 // one CPU-time reading: startup-cpu.mjs) of each build per round, so load that comes and goes
 // hits every build alike.
-import { mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { ROOT, run } from "../../scripts/lib/procs.mjs";
 import { median } from "./runner.mjs";
@@ -12,7 +12,19 @@ import { compatibilityOf } from "./servers.mjs";
 import { build, buildUploadBundle, checkStartup, profileStartup, summarize } from "./startup.mjs";
 import { startupCpu } from "./startup-cpu.mjs";
 
-const ENGINE = "test/engine/app/wrangler.toml";
+/**
+ * Where the engine test app's config has lived, newest first: the engine's tests moved to
+ * test/engine/ (ba45ecf), and an earlier commit has only the old path. A build at a commit uses the
+ * first that the commit's tree holds, so every baseline builds whatever the working tree's layout.
+ */
+export const ENGINE_CONFIGS = ["test/engine/app/wrangler.toml", "test/engine-app/wrangler.toml"];
+
+/** The engine test app's config in a source tree (a commit unpacked, or the working tree). */
+export function engineConfigIn(src) {
+  const found = ENGINE_CONFIGS.find((p) => existsSync(path.join(src, p)));
+  if (!found) throw new Error(`no engine test app in ${src} (looked for ${ENGINE_CONFIGS.join(", ")})`);
+  return path.join(src, found);
+}
 
 /** The earlier commits `npm run bench` measures beside the working tree: before and at observability. */
 export const BASELINES = [
@@ -31,7 +43,7 @@ export async function availableBaselines() {
 }
 
 /** The tree at `ref` unpacked under `dir` with this checkout's node_modules linked in (ref null: the working tree itself). */
-async function sourceAt(ref, dir) {
+export async function sourceAt(ref, dir) {
   if (!ref) return ROOT;
   mkdirSync(dir, { recursive: true });
   const r = await run("bash", ["-c", `git -C "${ROOT}" archive "${ref}" | tar -x -C "${dir}"`], { timeoutMs: 60_000, capture: true });
@@ -55,7 +67,7 @@ export async function startupAcrossRefs(
   const built = [];
   for (const [i, { prebuilt, ...b }] of builds.entries()) {
     const src = await sourceAt(b.ref, path.join(tmpDir, `src-${i}`));
-    const config = path.join(src, ENGINE);
+    const config = engineConfigIn(src);
     // Side by side: a build is mostly wrangler's own start-up, and nothing is measured yet.
     const [raw, min, upload] = await Promise.all([
       prebuilt?.raw ?? build(config, path.join(tmpDir, `raw-${i}`), { minify: false }),

@@ -81,6 +81,12 @@ export interface McpWorker {
  */
 class NoTasks extends DurableObject<Env> {}
 
+/** MCP_TASK's class: `Base`, which also keeps cut results when the app has `resultBudget()` (src/engine/results.ts). */
+function keeping<T>(app: AppDefinition<any>, Base: T): T {
+  const results = app.results as { objectFor?: (base: T) => T } | undefined;
+  return results?.objectFor ? results.objectFor(Base) : Base;
+}
+
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
   // The task runtime comes with the tools that declare a task (`durableTask`); a task declared
@@ -93,7 +99,8 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   return {
     McpHub,
     McpSession: sessionObjectFor(app, tasks?.session),
-    McpTask: tasks ? tasks.taskObjectFor(app) : NoTasks,
+    // With `resultBudget()` (docs/results.md) the same class keeps cut results whole too.
+    McpTask: keeping(app, tasks ? tasks.taskObjectFor(app) : NoTasks),
     // The events extension brings its object class (src/engine/events/); an app without it has none.
     McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoTasks,
     McpUser: (app.userState?.objectClass as typeof NoTasks | undefined) ?? NoTasks,

@@ -10,6 +10,7 @@ import type { OperationKind } from "./operations";
 import type { DurableTask } from "./tasks";
 import type { TelemetryHooks } from "./telemetry";
 import type { UserState } from "./user-state";
+import type { ResultBudget } from "./result-budget";
 import type { Mount } from "./mounts";
 import type {
   Annotations,
@@ -54,6 +55,11 @@ interface ToolBase<Name extends string = string> {
   _meta?: Record<string, unknown>;
   /** The scopes a caller's token must hold to call it (docs/authorization.md); needs `defineAuthorization`. */
   scopes?: readonly string[];
+  /**
+   * The characters of content one result may carry before it is cut and linked (docs/results.md):
+   * this tool's, in place of the app's `resultBudget({ maxChars })`; false sends every result whole.
+   */
+  maxResultChars?: number | false;
 }
 
 export interface ToolDefinition<
@@ -159,6 +165,12 @@ export interface AppDefinition<Env = DefaultEnv> {
   pageSize?: number;
   /** Cache lifetime of list and read results in ms (2026 `ttlMs`). Default 60 000. */
   cacheTtlMs?: number;
+  /**
+   * Results that fit the host: `resultBudget()` (docs/results.md). A tool result over its budget
+   * (50,000 characters unless set) is answered with the part that fits, marked as cut, and a
+   * `resource_link` to the whole, which `resources/read` serves to the same caller for an hour.
+   */
+  results?: ResultBudget;
   /** Opt-in protocol extensions, e.g. `skills(manifest)` (docs/views-and-skills.md). Views come with their tools. */
   extensions?: Extension[];
   /** Your own telemetry: called around every request on both lanes (docs/observability.md). */

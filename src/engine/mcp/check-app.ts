@@ -90,12 +90,50 @@ export function checkApp(app: AppDefinition<any>): string[] {
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
   if (problems.length === 0) {
     try {
-      compileApp(app);
+      problems.push(...budgetProblems(app, compileApp(app)));
     } catch (err) {
       problems.push(messageOf(err));
     }
   }
   return problems;
+}
+
+/**
+ * Tools whose results cannot fit their budget (docs/results.md): a budget that is no positive whole
+ * number, or a declared output whose least JSON is already over it, so that every result is cut and
+ * its structured content never reaches the client.
+ */
+function budgetProblems(app: AppDefinition<any>, reg: ReturnType<typeof compileApp>): string[] {
+  const problems: string[] = [];
+  for (const [name, tool] of reg.tools) {
+    const own = tool.def.maxResultChars;
+    if (own !== undefined && own !== false && !(Number.isSafeInteger(own) && own > 0)) {
+      problems.push(`Tool "${name}": maxResultChars is a positive whole number of characters, or false`);
+      continue;
+    }
+    const budget = own ?? app.results?.maxChars;
+    const least = tool.wire.outputSchema ? leastJsonChars(tool.wire.outputSchema) : 0;
+    if (typeof budget === "number" && least > budget)
+      problems.push(
+        `Tool "${name}": its declared output takes at least ${least} characters as JSON, over its result budget of ${budget}, so every result would be cut (raise maxResultChars, docs/results.md)`,
+      );
+  }
+  return problems;
+}
+
+/** A lower bound on the characters of any JSON value `schema` accepts: what it requires, at its least. */
+function leastJsonChars(schema: unknown, depth = 0): number {
+  if (!schema || typeof schema !== "object" || depth > 32) return 0;
+  const s = schema as Record<string, any>;
+  if (s.type === "string") return 2 + (Number(s.minLength) || 0);
+  if (s.type === "array") return 2 + (Number(s.minItems) || 0) * (leastJsonChars(s.items, depth + 1) + 1);
+  if (s.type === "object") {
+    let n = 2;
+    for (const key of Array.isArray(s.required) ? s.required : [])
+      n += JSON.stringify(String(key)).length + 2 + leastJsonChars(s.properties?.[key], depth + 1);
+    return n;
+  }
+  return 1;
 }
 
 /**

@@ -26,6 +26,7 @@ import type { Implementation, ServerCapabilities } from "./types";
 import type { UriMatcher } from "./uri-template";
 import type { UserState } from "./user-state";
 import type { Mount } from "./mounts";
+import type { ResultBudget } from "./result-budget";
 
 export interface CompiledTool {
   def: ToolDefinition<any, any, any>;
@@ -50,6 +51,8 @@ export interface Registry {
   capabilities: ServerCapabilities;
   /** Whether any tool runs as a task. */
   hasTasks: boolean;
+  /** Results that fit the host (`resultBudget()`, docs/results.md); absent for an app without it. */
+  results?: ResultBudget;
   pageSize: number;
   cacheTtlMs: number;
   hooks?: TelemetryHooks;
@@ -179,7 +182,7 @@ function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
       ? objectJsonSchema(def.input, `tool ${def.name} input`)
       : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
         { type: "object", properties: {}, additionalProperties: false };
-  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes"]);
+  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes", "maxResultChars"]);
   wire.inputSchema = inputSchema;
   if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
   else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
@@ -299,6 +302,11 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // `(op, next) => …` functions. An app without steps has no chain, and runs none of it per request.
   const steps = [...(reg.steps ?? []), ...(app.use ?? [])];
   if (steps.length > 0) reg.chain = chainOf(steps);
+  // Results over a budget are cut and linked by the code `resultBudget()` brings, whose resources/read
+  // wraps whatever serves the app's and its extensions' resources; a tool's own budget needs it.
+  if (app.results) (reg.results = app.results).install(reg);
+  else if (app.tools?.some((t) => t.maxResultChars !== undefined))
+    throw new Error("maxResultChars needs defineApp({ results: resultBudget() })");
   return reg;
 }
 

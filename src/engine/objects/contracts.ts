@@ -234,7 +234,16 @@ export interface TaskIndexMethods {
   list(cursor: string | undefined, pageSize: number): Promise<{ tasks: TaskView[]; nextCursor?: string } | null>;
 }
 
+/** With `resultBudget()`, the same class named `result:<id>` keeps one cut tool result whole (kept-results.ts). */
+export interface KeptResultMethods {
+  /** Keeps `whole` (a CallToolResult's JSON) for `owner` ("" for anonymous) until `expiresAt` (ms). */
+  keepResult(owner: string, whole: string, expiresAt: number): Promise<void>;
+  /** The kept JSON when `principal` may read it (its owner; anyone for an anonymous owner's) and it has not expired. */
+  readKeptResult(principal: string): Promise<string | undefined>;
+}
+
 export interface TaskRpc extends TaskMethods, TaskIndexMethods, Rpc.DurableObjectBranded {}
+export interface KeptResultRpc extends KeptResultMethods, Rpc.DurableObjectBranded {}
 
 /** What a session sends the Worker's pipe socket: an event (id and data), or the end of the stream. */
 export type StreamFrame = { e: string; d: string } | { end: true; retry?: number };
@@ -249,7 +258,7 @@ export interface HubSessionFrame {
 export interface ObjectBindings {
   MCP_SESSION: DurableObjectNamespace<SessionRpc>;
   MCP_HUB: DurableObjectNamespace<HubRpc>;
-  /** Tasks and their owners' indexes; needed only by an app with task tools. */
+  /** Tasks and their owners' indexes, and cut tool results kept whole (docs/results.md); needed only by an app with task tools or `resultBudget()`. */
   MCP_TASK?: DurableObjectNamespace<TaskRpc>;
   /** Per-user state (docs/state.md), one object per principal; needed only by an app with `userState`. */
   MCP_USER?: DurableObjectNamespace<UserRpc>;

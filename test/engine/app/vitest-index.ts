@@ -7,6 +7,7 @@ import { createMcpWorker } from "../../../src/mcp";
 import scopedApp from "./scoped-engine-app";
 import userStateApp from "./user-state-app";
 import mountApp from "./mount-app";
+import resultsApp from "./results-app";
 
 export * from "./index";
 export { default } from "./index";
@@ -53,3 +54,19 @@ export const McpUser = userStateWorker.McpUser;
 
 /** The 2025 session class of the mount fixture app (bound as MCP_SESSION_MOUNT; see mount-app.ts). */
 export const MountSession = createMcpWorker(mountApp).McpSession;
+
+const resultsWorker = createMcpWorker(resultsApp);
+/** The results app's objects make and reach their tasks (and kept results) in its own task namespace. */
+const withResultsTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_RESULTS: Env["MCP_TASK"] }).MCP_TASK_RESULTS });
+/** The 2025 session class of the result-budget fixture app (bound as MCP_SESSION_RESULTS; see results-app.ts). */
+export class ResultsSession extends resultsWorker.McpSession {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withResultsTasks(env));
+  }
+}
+/** Its task class (bound as MCP_TASK_RESULTS): its tasks, and its cut results kept whole. */
+export class ResultsTask extends resultsWorker.McpTask {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withResultsTasks(env));
+  }
+}

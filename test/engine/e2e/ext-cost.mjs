@@ -40,6 +40,9 @@ export const TASK_RUNTIME_MODULES = /^src\/engine\/(tasks|objects\/task[-a-z]*|o
 /** Per-user state's modules (src/engine/user/): an app without `userState` carries none. */
 export const USER_STATE_MODULES = /^src\/engine\/user\//;
 
+/** Results cut to a budget (src/engine/results.ts, its rules and its object): an app without `resultBudget()` carries none. */
+export const RESULT_BUDGET_MODULES = /^src\/engine\/(results|mcp\/result-budget|objects\/kept-results)\.ts$/;
+
 /** Mounted servers' runtime and the client it brings (src/engine/mount/, src/engine/client/): an app without mounts carries none. */
 export const MOUNT_MODULES = /^src\/engine\/(mount|client)\//;
 
@@ -94,11 +97,11 @@ function extensionTraces(bundle) {
   return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
 }
 
-/** The task runtime's, per-user state's or mounts' modules in bundles of apps without them: empty when there are none. */
+/** The task runtime's, per-user state's, mounts' or result budgets' modules in bundles of apps without them: empty when there are none. */
 const taskTraces = (apps) =>
   apps.flatMap((a) =>
     a.inputs
-      .filter((f) => TASK_RUNTIME_MODULES.test(f) || USER_STATE_MODULES.test(f) || MOUNT_MODULES.test(f))
+      .filter((f) => [TASK_RUNTIME_MODULES, USER_STATE_MODULES, MOUNT_MODULES, RESULT_BUDGET_MODULES].some((m) => m.test(f)))
       .map((m) => `${a.name}: module ${m}`),
   );
 
@@ -115,8 +118,8 @@ export async function extensionCost(dir) {
       ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}`
       : "the app without extensions carries none of their code",
     tasks.length
-      ? `FAIL, apps without task tools, userState or mounts carry their runtime: ${tasks.join(", ")}`
-      : "none carries the task runtime, per-user state or mounts",
+      ? `FAIL, apps without task tools, userState, mounts or resultBudget carry their runtime: ${tasks.join(", ")}`
+      : "none carries the task runtime, per-user state, mounts or result budgets",
     `${overBudget ? "FAIL, " : ""}the app without extensions is ${apps[0].gzip} B gzip against a budget of ${ONE_TOOL_GZIP_BUDGET} B`,
   ];
   // `ok`: free of the extensions', the task runtime's and per-user state's code; the budget is checked apart (the bench prints its own goal).

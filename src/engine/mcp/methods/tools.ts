@@ -34,14 +34,21 @@ export function argumentProblem(reg: Registry, params: Record<string, unknown>):
   return parsed.success ? undefined : toolError(`Invalid arguments for ${tool.def.name}: ${describeIssues(parsed.issues)}`);
 }
 
+/** tools/call: the tool's result, cut and linked when it is over its budget (an app with `resultBudget()`). */
 export async function callTool(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>): Promise<CallToolResult> {
+  const [result, mirrored] = await resultOf(reg, params, ctx);
+  return reg.results ? reg.results.fit(result, params.name as string, ctx, mirrored) : result;
+}
+
+/** The result, and whether its structuredContent is its text's JSON (the engine made the one from the other). */
+async function resultOf(reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>): Promise<[CallToolResult, boolean]> {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("tools/call needs params.name (a string)");
   const tool = reg.tools.get(name);
   const mounted = !tool && mountedTool(reg.mounts, name);
   if (mounted) {
     if (!isObject(args)) throw invalidParams("params.arguments must be an object");
-    return mounted[0].callTool(mounted[1], args, ctx);
+    return [await mounted[0].callTool(mounted[1], args, ctx), false];
   }
   // A tool left out of this client's list (MCP Apps: one only a view calls, and this client shows none) is unknown to it.
   if (!tool || reg.ext?.hidden?.(ctx, name)) throw invalidParams(`Unknown tool: ${name}`);
@@ -51,25 +58,25 @@ export async function callTool(reg: Registry, params: Record<string, unknown>, c
   if (tool.def.input) {
     const parsed = v.safeParse(tool.def.input, args);
     // A bad argument is something the model can fix, so it is a tool result, not a protocol error.
-    if (!parsed.success) return toolError(`Invalid arguments for ${name}: ${describeIssues(parsed.issues)}`);
+    if (!parsed.success) return [toolError(`Invalid arguments for ${name}: ${describeIssues(parsed.issues)}`), false];
     input = parsed.output;
   }
   try {
     const value = await tool.def.handler(input as never, ctx);
-    if (!tool.def.output) return toResult(value as ToolReturn);
+    if (!tool.def.output) return [toResult(value as ToolReturn), false];
     const checked = v.safeParse(tool.def.output, value);
     if (!checked.success)
-      return toolError(`${name} returned a result that does not match its output schema: ${describeIssues(checked.issues)}`);
+      return [toolError(`${name} returned a result that does not match its output schema: ${describeIssues(checked.issues)}`), false];
     // JSON has no Infinity or NaN: they would arrive as null and break the tool's own output schema.
     const where = nonFinitePath(checked.output, "");
     if (where !== undefined)
-      return toolError(`${name} returned a number that is not finite at ${where || "the top level"}; JSON cannot carry it`);
-    return { content: [{ type: "text", text: JSON.stringify(checked.output) }], structuredContent: checked.output };
+      return [toolError(`${name} returned a number that is not finite at ${where || "the top level"}; JSON cannot carry it`), false];
+    return [{ content: [{ type: "text", text: JSON.stringify(checked.output) }], structuredContent: checked.output }, true];
   } catch (err) {
     // Asking the client for input, and protocol errors the handler chose, are not tool failures.
     if (err instanceof InputRequired || err instanceof StartTask || err instanceof McpError) throw err;
-    if (err instanceof ToolError) return toolError(err.message);
-    return internalFailure(name, err, traceIdOf(ctx.trace.traceparent), ctx.env?.MCP_DEV === "on");
+    if (err instanceof ToolError) return [toolError(err.message), false];
+    return [internalFailure(name, err, traceIdOf(ctx.trace.traceparent), ctx.env?.MCP_DEV === "on"), false];
   }
 }
 
