@@ -162,6 +162,36 @@ export const FAULTS = {
     why: `${quirk.client} sends ${quirk.sends} (${quirk.threads.join(", ")}); this server refuses it ${answer}`,
     fix: `this template serves it unless STRICT_HEADERS = "on": remove that from wrangler.toml [vars], ${DEPLOY}. Another server must accept the shape: docs/connect.md (Hosted clients' quirks) says what each means`,
   }),
+  noServerCard: (answer) => ({
+    shows: "clients and directories that discover servers by domain (the AI Catalog, Server Cards) do not find this one",
+    why: `GET <mcp URL>/server-card ${answer}`,
+    fix: "add `discovery: discovery()` to defineApp in src/server.ts (docs/discovery.md), then `npm run deploy`",
+  }),
+  serverCardPrivate: (answer) => ({
+    shows: "a client reads the Server Card before it has any token: it cannot read this one, so it never learns how to connect",
+    why: `GET <mcp URL>/server-card without a token ${answer}`,
+    fix: "the card must be public: serve it before any token check (this template's Worker and OAuth entry do); a layer in front (Cloudflare Access, a WAF rule) must let /mcp/server-card through",
+  }),
+  serverCardInvalid: (why) => ({
+    shows: "clients and directories reject the Server Card, so discovery by domain does not find the server",
+    why,
+    fix: "this template builds the card from defineApp's info (docs/discovery.md): give info a version, a description of at most 100 characters, and discovery({ name }) a reverse-DNS name with one slash",
+  }),
+  serverCardDrift: (why) => ({
+    shows: "a client that read the card finds another server when it connects, and trusts neither",
+    why,
+    fix: "serve the card from the running app (discovery() in defineApp) rather than a file kept by hand; a cache in front may hold an old card: purge it after a deploy",
+  }),
+  catalogWrong: (why) => ({
+    shows: "clients that discover by domain read /.well-known/ai-catalog.json and do not reach this server's card",
+    why,
+    fix: "let discovery() serve the catalog (docs/discovery.md), or list the card's URL with type application/mcp-server-card+json in your own",
+  }),
+  directoryListing: (why) => ({
+    shows: "a directory's reviewer (the MCP Registry, Claude's or ChatGPT's) refuses or flags the listing",
+    why,
+    fix: "in src/server.ts give info a title, a description (at most 100 characters), a websiteUrl and icons, and discovery({ name }) a namespace you can prove (docs/discovery.md); serve over https",
+  }),
   callFailed: (name, answer) => ({
     shows: `the tool ${name} fails in the host`,
     why: answer,
