@@ -162,16 +162,6 @@ export const FAULTS = {
     why: `${quirk.client} sends ${quirk.sends} (${quirk.threads.join(", ")}); this server refuses it ${answer}`,
     fix: `this template serves it unless STRICT_HEADERS = "on": remove that from wrangler.toml [vars], ${DEPLOY}. Another server must accept the shape: docs/connect.md (Hosted clients' quirks) says what each means`,
   }),
-  noServerCard: (answer) => ({
-    shows: "clients and directories that discover servers by domain (the AI Catalog, Server Cards) do not find this one",
-    why: `GET <mcp URL>/server-card ${answer}`,
-    fix: "add `discovery: discovery()` to defineApp in src/server.ts (docs/discovery.md), then `npm run deploy`",
-  }),
-  serverCardPrivate: (answer) => ({
-    shows: "a client reads the Server Card before it has any token: it cannot read this one, so it never learns how to connect",
-    why: `GET <mcp URL>/server-card without a token ${answer}`,
-    fix: "the card must be public: serve it before any token check (this template's Worker and OAuth entry do); a layer in front (Cloudflare Access, a WAF rule) must let /mcp/server-card through",
-  }),
   serverCardInvalid: (why) => ({
     shows: "clients and directories reject the Server Card, so discovery by domain does not find the server",
     why,

@@ -3,7 +3,7 @@
 // Each of those is read without a token, so each is checked here without one: the card present, valid
 // against the extension's schema (scripts/lib/server-card.schema.json), agreeing with what server/discover
 // said, revalidated by its ETag; the catalog listing it; the page a browser gets; and what a directory's
-// reviewer would flag in the card. A server without a card is told so; with --directory that is a fault.
+// reviewer would flag in the card (faults with --directory). A server without a card is told so.
 import { cardValidator } from "../../lib/server-card.mjs";
 import { FAULTS } from "../faults.mjs";
 import { jsonOf } from "../http.mjs";
@@ -39,12 +39,11 @@ export async function discoveryChecks(ctx, report) {
   await report.step("Server Card (<mcp URL>/server-card, no token)", async () => {
     const a = await ctx.send({ headers: { Accept: CARD_TYPE } }, { url: cardUrl, auth: false });
     const parsed = a.status === 200 ? jsonOf(a) : undefined;
-    // No card (or one behind a token): said, and a fault only for a server about to be listed (--directory).
+    // No card, or one behind a token: said, never a fault (the extension is experimental; no directory requires it yet).
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
       const answer = `answers ${a.status || a.error}${a.status === 200 ? " with no JSON card" : ""}`;
-      if (!ctx.directory) return { detail: `none (${answer}): ${FAULTS.noServerCard("").shows}; docs/discovery.md`, ms: a.ms };
-      const id = a.status === 401 || a.status === 403 ? "server-card-private" : "no-server-card";
-      return { fault: fault(id, id === "no-server-card" ? FAULTS.noServerCard(answer) : FAULTS.serverCardPrivate(answer)), ms: a.ms };
+      const behind = a.status === 401 || a.status === 403 ? " (a card must be readable without a token)" : "";
+      return { detail: `none (${answer})${behind}: discovery by domain does not find this server; docs/discovery.md`, ms: a.ms };
     }
     const problems = [];
     const type = a.headers.get("content-type") ?? "";
