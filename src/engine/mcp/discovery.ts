@@ -131,3 +131,19 @@ export function registryProblems(doc: { name?: unknown; version?: unknown; descr
     problems.push("remotes name no streamable-http URL over https (the registry lists public servers only)");
   return problems;
 }
+
+/** What the card and `server.json` would cut or a registry refuse, said by the app check before a deploy. */
+export function discoveryWarnings(info: Implementation, name: string | undefined): string[] {
+  const warnings: string[] = [];
+  const long = (what: string, text?: string) =>
+    text &&
+    text.length > DESCRIPTION_MAX &&
+    warnings.push(`info.${what} has ${text.length} characters; the Server Card and the registry take ${DESCRIPTION_MAX}, so it is cut`);
+  if (!info?.description)
+    warnings.push("info has no description: the Server Card and the registry entry show the title or the name instead");
+  long("description", info?.description);
+  long("title", info?.title);
+  if (name !== undefined && !REGISTRY_NAME.test(name))
+    warnings.push(`discovery({ name: "${name}" }) is not reverse-DNS with one slash (e.g. io.github.you/weather): the card is invalid`);
+  return warnings;
+}

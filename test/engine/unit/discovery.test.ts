@@ -7,7 +7,17 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without type declarations
 import { cardValidator } from "../../../scripts/lib/server-card.mjs";
-import { clip, registryName, registryProblems, serverCard, serverJson, type SignIn } from "../../../src/engine/mcp/discovery";
+import {
+  clip,
+  discoveryWarnings,
+  registryName,
+  registryProblems,
+  serverCard,
+  serverJson,
+  type SignIn,
+} from "../../../src/engine/mcp/discovery";
+// @ts-expect-error: a plain .mjs script without type declarations
+import { mcpUrl, signInOf } from "../../../scripts/server-json.mjs";
 import type { Implementation } from "../../../src/engine/mcp/types";
 
 const wrongWith: (card: unknown) => string[] = cardValidator();
@@ -107,5 +117,28 @@ describe("server.json", () => {
       expect(problems, JSON.stringify(change)).toHaveLength(1);
       expect(problems[0]).toMatch(problem);
     }
+  });
+});
+
+describe("npm run server-json's inputs, and the app check", () => {
+  it("reads how clients get in from the wrangler config, and takes the deployed URL", () => {
+    expect(signInOf({ vars: { AUTH_MODE: "token" } })).toBe("token");
+    expect(signInOf({ vars: { AUTH_MODE: "jwt" } })).toBe("oauth");
+    expect(signInOf({ main: "src/engine/oauth/index.ts", vars: {} })).toBe("oauth");
+    expect(signInOf({ vars: {} })).toBe("none");
+    expect(mcpUrl("https://weather.alice.workers.dev")).toBe("https://weather.alice.workers.dev/mcp");
+    expect(mcpUrl("https://mcp.example.com/mcp/")).toBe("https://mcp.example.com/mcp");
+    expect(() => mcpUrl("weather.example.com")).toThrow(/is not a URL/);
+    expect(() => mcpUrl("ftp://x/mcp")).toThrow(/http\(s\)/);
+  });
+
+  it("warns of what the card would cut or the registry refuse", () => {
+    expect(discoveryWarnings({ name: "w", version: "1", description: "Forecasts." }, "io.github.you/w")).toEqual([]);
+    const warnings = discoveryWarnings({ name: "w", version: "1", description: LONG }, "weather");
+    expect(warnings).toEqual([
+      `info.description has ${LONG.length} characters; the Server Card and the registry take 100, so it is cut`,
+      'discovery({ name: "weather" }) is not reverse-DNS with one slash (e.g. io.github.you/weather): the card is invalid',
+    ]);
+    expect(discoveryWarnings({ name: "w", version: "1" }, undefined)[0]).toMatch(/^info has no description/);
   });
 });
