@@ -43,6 +43,33 @@ const FEATURES_OF = `() => ({
 })`;
 
 /**
+ * Bundles `contents` (a module importing the app and engine files by absolute path) into `outfile`
+ * for Node, with stand-ins for the Workers-only modules: how the app check and `npm run server-json`
+ * read the app's definitions.
+ * @param {string} root @param {string} contents @param {string} outfile
+ */
+export async function bundleForNode(root, contents, outfile) {
+  await build({
+    stdin: { contents, resolveDir: root, loader: "js" },
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    outfile,
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "cloudflare-standins",
+        setup(b) {
+          b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: "cloudflare-standin" }));
+          b.onLoad({ filter: /.*/, namespace: "cloudflare-standin" }, () => ({ contents: CLOUDFLARE_STANDINS, loader: "js" }));
+        },
+      },
+    ],
+  });
+}
+
+/**
  * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not.
  * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
  * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], auth?: AppAuth, features?: Record<string, boolean>, why?: string }>}
@@ -54,28 +81,11 @@ export async function checkAppDefinitions(root = ROOT) {
   const outfile = path.join(dir, "app-check.mjs");
   const posix = (p) => p.split(path.sep).join("/");
   try {
-    await build({
-      stdin: {
-        contents: `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\n`,
-        resolveDir: root,
-        loader: "js",
-      },
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
+    await bundleForNode(
+      root,
+      `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\n`,
       outfile,
-      logLevel: "silent",
-      plugins: [
-        {
-          name: "cloudflare-standins",
-          setup(b) {
-            b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: "cloudflare-standin" }));
-            b.onLoad({ filter: /.*/, namespace: "cloudflare-standin" }, () => ({ contents: CLOUDFLARE_STANDINS, loader: "js" }));
-          },
-        },
-      ],
-    });
+    );
   } catch (err) {
     return {
       loaded: false,

@@ -9,7 +9,8 @@
 //      binding of wrangler.toml;
 //   3. each D1 binding's migrations/ applied to the deployed database (`wrangler d1 migrations apply
 //      <binding> --remote`) before the Worker that reads its tables goes out;
-//   4. `wrangler deploy`, which creates KV namespaces and R2 buckets declared without an id.
+//   4. `wrangler deploy`, which creates KV namespaces and R2 buckets declared without an id;
+//   5. the MCP Registry's server.json for the deployed URL (scripts/server-json.mjs), written beside the build.
 // With `--dry-run` nothing is uploaded or applied: it says what 2 and 3 would check and run, and
 // what it could not check without asking Cloudflare, then `wrangler deploy --dry-run` builds the
 // bundle. Every check is of the config wrangler deploys (`--config`/`-c`, `--env`/`-e`, TOML or
@@ -17,14 +18,16 @@
 //
 //   npm run deploy [-- <wrangler deploy flags>]      e.g. npm run deploy -- --dry-run --outdir dist
 import { randomInt } from "node:crypto";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAppDefinitions } from "./check-app.mjs";
 import { d1Databases, migrationsCommand } from "./d1-migrations.mjs";
 import { SECRET, deployProblems, isOAuthEntry, provisioned, unchecked } from "./deploy-checks.mjs";
 import { missingBindings } from "./lib/entry-bindings.mjs";
-import { readWranglerConfig, targetFlags, targetName, wranglerTarget } from "./lib/wrangler-config.mjs";
+import { flagValue, readWranglerConfig, targetFlags, targetName, wranglerTarget } from "./lib/wrangler-config.mjs";
+import { serverJsonFor, signInOf } from "./server-json.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -147,5 +150,38 @@ if (created.length)
     `wrangler deploy creates what ${targetName(target)} declares without an id, and writes the ids into it: ${created.join(", ")}`,
   );
 
-const deploy = spawnSync("wrangler", ["deploy", ...args], { cwd: ROOT, stdio: "inherit" });
+// wrangler's output is shown as it comes, and kept: it names the URL the registry entry is for.
+const deploy = await new Promise((resolve) => {
+  const child = spawn("wrangler", ["deploy", ...args], { cwd: ROOT, stdio: ["inherit", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => {
+    process.stdout.write(d);
+    out = (out + d).slice(-20_000);
+  });
+  child.on("close", (code) => resolve({ status: code, out }));
+});
+if (deploy.status === 0) await writeRegistryEntry(deploy.out);
 process.exit(deploy.status ?? 1);
+
+/**
+ * The MCP Registry's `server.json` for what was deployed (scripts/server-json.mjs), written beside the
+ * build (`--outdir`, else the project), and how to publish it (docs/discovery.md).
+ */
+async function writeRegistryEntry(out) {
+  const url = /https:\/\/[a-z0-9.-]+\.workers\.dev\b/i.exec(out)?.[0];
+  const file = path.join(flagValue(args, "--outdir") ?? ROOT, "server.json");
+  if (!url) {
+    const hint = dryRun ? "a dry run deploys nothing" : "wrangler named no workers.dev URL";
+    console.log(`\nThe MCP Registry entry (${hint}): npm run server-json -- --url https://<your host>/mcp --out server.json`);
+    return;
+  }
+  try {
+    const { doc, problems } = await serverJsonFor({ url: `${url}/mcp`, signIn: signInOf(config) });
+    writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+    console.log(`\nThe MCP Registry entry for ${url}/mcp: ${path.relative(process.cwd(), file) || file} (${doc.name} ${doc.version}).`);
+    for (const p of problems) console.warn(`  ! the registry would refuse it: ${p}`);
+    console.log("  Publish it: mcp-publisher login github (or dns / http, docs/discovery.md), then mcp-publisher publish");
+  } catch (err) {
+    console.warn(`\nThe MCP Registry entry was not written (${err?.message ?? err}); npm run server-json -- --url ${url}/mcp`);
+  }
+}

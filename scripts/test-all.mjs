@@ -34,6 +34,7 @@ import { runUpgradeDrill } from "../test/engine/e2e/upgrade-drill.mjs";
 import { runExtensions } from "../test/engine/e2e/extensions.mjs";
 import { runConnect } from "../test/engine/e2e/connect.mjs";
 import { runDoctor } from "../test/engine/e2e/doctor.mjs";
+import { runDiscovery } from "../test/engine/e2e/discovery.mjs";
 import { runOAuth } from "../test/engine/e2e/oauth.mjs";
 import { runOAuthBrowser } from "../test/engine/e2e/oauth-browser.mjs";
 import { runOAuthClients } from "../test/engine/e2e/oauth-clients.mjs";
@@ -232,6 +233,14 @@ const STEPS = [
   // time, each named with its fix; no fault on healthy servers, this template's and third-party ones (SDK 1.x,
   // SDK v2, mcp-handler, tmcp); hostile servers' control sequences and 256 MiB answers never reach the
   // terminal or memory whole.
+  // docs/discovery.md: the Server Card validated in Node, the catalog, the doctor's discovery steps, and
+  // the page for people in headless Chromium (a missing Chromium is reported as skipped).
+  {
+    id: "discovery",
+    e2e: true,
+    name: "e2e: Server Card (schema), AI Catalog, the doctor's discovery steps, the page on /mcp in headless Chromium (wrangler dev)",
+    run: mayBeSkipped("the page for people in a browser", runDiscovery),
+  },
   {
     id: "doctor",
     e2e: true,

@@ -54,6 +54,9 @@ export type { DurableTask, TaskOptions, TaskSupport } from "./engine/mcp/tasks";
 export { SKILLS_EXTENSION, skills, type SkillEntry, type SkillsManifest, type SkillsOptions } from "./engine/mcp/ext/skills";
 export { UI_EXTENSION, VIEW_MIME_TYPE, defineView, type ViewCsp, type ViewOptions, type ViewPermissions } from "./engine/mcp/ext/apps";
 export { defineExtension } from "./engine/mcp/ext/host";
+// Found and connected (docs/discovery.md): the Server Card, the AI Catalog and the page for browsers, opt-in.
+export { discovery, type DiscoveryOptions } from "./engine/discovery";
+export type { Discovery } from "./engine/mcp/discovery";
 // Each brings the methods that serve its kind: an app without prompts or resources carries none of them.
 // Here, just before the Worker's modules: a bundle lays modules out in import order and gzip shares
 // repeats only within 32 KiB, so prompts/get sits near tools/call, which it resembles (about 200 B

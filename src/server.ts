@@ -29,6 +29,7 @@ import {
   defineResourceTemplate,
   defineTool,
   defineView,
+  discovery,
   durableTask,
   elicit,
   text,
@@ -155,7 +156,15 @@ export const temperatureReport = defineTool({
 });
 
 export default defineApp({
-  info: { name: "example-mcp-worker", title: "Example MCP Worker", version: "0.1.0" },
+  info: {
+    name: "example-mcp-worker",
+    title: "Example MCP Worker",
+    version: "0.1.0",
+    description: "Temperature conversion, dice and a greeting: an example MCP server on Cloudflare Workers.",
+  },
+  // Its Server Card, the AI Catalog and a page for browsers (docs/discovery.md). The card's name is
+  // derived from the host unless you set one you can prove: discovery({ name: "io.github.you/weather" }).
+  discovery: discovery(),
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
   tools: [convertTemperature, rollDice, greet, countdown, temperatureReport],
   resources: [

@@ -163,6 +163,26 @@ export const FAULTS = {
     // What to change comes first, for any server; this template's own switch second.
     fix: `${quirk.accept}. This template does unless STRICT_HEADERS = "on": remove that from wrangler.toml [vars], ${DEPLOY}. docs/connect.md (Hosted clients' quirks) says what each shape means`,
   }),
+  serverCardInvalid: (why) => ({
+    shows: "clients and directories reject the Server Card, so discovery by domain does not find the server",
+    why,
+    fix: "this template builds the card from defineApp's info (docs/discovery.md): give info a version, a description of at most 100 characters, and discovery({ name }) a reverse-DNS name with one slash",
+  }),
+  serverCardDrift: (why) => ({
+    shows: "a client that read the card finds another server when it connects, and trusts neither",
+    why,
+    fix: "serve the card from the running app (discovery() in defineApp) rather than a file kept by hand; a cache in front may hold an old card: purge it after a deploy",
+  }),
+  catalogWrong: (why) => ({
+    shows: "clients that discover by domain read /.well-known/ai-catalog.json and do not reach this server's card",
+    why,
+    fix: "let discovery() serve the catalog (docs/discovery.md), or list the card's URL with type application/mcp-server-card+json in your own",
+  }),
+  directoryListing: (why) => ({
+    shows: "a directory's reviewer (the MCP Registry, Claude's or ChatGPT's) refuses or flags the listing",
+    why,
+    fix: "in src/server.ts give info a title, a description (at most 100 characters), a websiteUrl and icons, and discovery({ name }) a namespace you can prove (docs/discovery.md); serve over https",
+  }),
   callFailed: (name, answer) => ({
     shows: `the tool ${name} fails in the host`,
     why: answer,

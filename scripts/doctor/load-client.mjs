@@ -21,6 +21,7 @@ export async function loadClient() {
         `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/index.ts"))};`,
         `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`,
         `export { directoryWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/directory.ts"))};`,
+        `export { registryProblems } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/discovery.ts"))};`,
       ].join("\n"),
     );
     await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });

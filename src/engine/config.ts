@@ -99,6 +99,11 @@ export interface Vars {
    * it): the key of the dev tokens `npm run token` mints, accepted beside AUTH_MODE (docs/security.md).
    */
   MCP_DEV_TOKEN_KEY?: string;
+  /**
+   * The official MCP Registry's HTTP proof record (`v=MCPv1; k=ed25519; p=…`), served at
+   * /.well-known/mcp-registry-auth by an app with `discovery()` (docs/discovery.md). Public, not a secret.
+   */
+  MCP_REGISTRY_AUTH?: string;
 }
 
 export interface Config {

@@ -12,6 +12,7 @@ import type { TelemetryHooks } from "./telemetry";
 import type { UserState } from "./user-state";
 import type { ResultBudget } from "./result-budget";
 import type { Mount } from "./mounts";
+import type { Discovery } from "./discovery";
 import type {
   Annotations,
   CallToolResult,
@@ -187,6 +188,11 @@ export interface AppDefinition<Env = DefaultEnv> {
   userState?: UserState;
   /** Other MCP servers served as part of this one: `mountServer({ prefix, url })` (docs/mount.md). */
   mounts?: readonly Mount[];
+  /**
+   * Found and connected (docs/discovery.md): `discovery()` serves the Server Card, the AI Catalog and
+   * a page for a browser that opens the MCP URL, from `info`; it names the registry name too.
+   */
+  discovery?: Discovery;
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */

@@ -8,6 +8,8 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import type { AppDefinition, ToolDefinition } from "./app";
 import { directoryWarnings } from "./directory";
+import { discoveryWarnings } from "./discovery";
+import { viewHostWarnings } from "./view-hosts";
 import { messageOf } from "./errors";
 import { compileApp, isServed } from "./registry";
 import { taskOptionsOf } from "./tasks";
@@ -141,7 +143,11 @@ function leastJsonChars(schema: unknown, depth = 0): number {
  * one line each naming the tool and the rule; the app works without fixing them.
  */
 export function checkAppWarnings(app: AppDefinition<any>): string[] {
-  return directoryWarnings((app?.tools ?? []).map((t) => ({ name: String(t?.name), title: t?.title, annotations: t?.annotations })));
+  return [
+    ...directoryWarnings((app?.tools ?? []).map((t) => ({ name: String(t?.name), title: t?.title, annotations: t?.annotations }))),
+    ...viewHostWarnings(app?.tools ?? []),
+    ...(app?.discovery ? discoveryWarnings(app.info, app.discovery.name) : []),
+  ];
 }
 
 const nonEmpty = (s: unknown) => typeof s === "string" && s.trim() !== "";

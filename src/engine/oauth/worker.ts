@@ -169,6 +169,17 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
     const env = entryEnv(rawEnv);
     const url = new URL(request.url);
     const config = readConfig(env);
+    // The card, the catalog and the page are public: served before the provider asks for a token.
+    const found =
+      app.discovery &&
+      (await app.discovery.serve(request, {
+        info: app.info,
+        path: MCP_PATH,
+        signIn: "oauth",
+        checkHost: (r) => checkHost(r, config),
+        registryAuth: env.MCP_REGISTRY_AUTH,
+      }));
+    if (found) return found;
     if (servedAsApi(url.pathname)) {
       // The /mcp edge keeps the default entry's order: Host and Origin first, our CORS preflight,
       // and only then the token (the provider's own preflight would allow any origin). The same

@@ -52,7 +52,7 @@ function storagePageTest() {
 }
 
 const NOTES_APP = `import * as v from "valibot";
-import { defineApp, defineTool, mountServer, userState } from "./mcp";
+import { defineApp, defineTool, discovery, mountServer, userState } from "./mcp";
 
 export const saveNote = defineTool({
   name: "save_note",
@@ -102,7 +102,8 @@ export const remember = defineTool({
 });
 
 export default defineApp({
-  info: { name: "fork-drill-notes", version: "1.0.0" },
+  info: { name: "fork-drill-notes", title: "Fork Drill Notes", version: "1.0.0", description: "Notes and bookmarks kept for a fork drill." },
+  discovery: discovery({ name: "io.github.fork-drill/notes" }),
   tools: [saveNote, readNote, addBookmark, explode, remember],
   userState: userState(),
   // Another local server, its URL given by npm run dev's --var (nothing listens on the fallback).
@@ -390,6 +391,14 @@ async function notesFork(check) {
       125_000,
     );
 
+    await check("npm run server-json prints the fork's own registry entry (its name, title and version)", async () => {
+      const r = await exec("npm", ["run", "--silent", "server-json", "--", "--url", "https://notes.example.com/mcp"], 60_000);
+      assert(r.code === 0 && !r.timedOut, `npm run server-json exited with ${r.code}:\n${r.out.slice(-2000)}`);
+      const doc = JSON.parse(r.out.slice(r.out.indexOf("{"), r.out.lastIndexOf("}") + 1));
+      assertEqual([doc.name, doc.title, doc.version], ["io.github.fork-drill/notes", "Fork Drill Notes", "1.0.0"], "server.json identity");
+      assertEqual(doc.remotes, [{ type: "streamable-http", url: "https://notes.example.com/mcp" }], "server.json remotes");
+    });
+
     // The server the fork mounts: the engine's test app under a wrangler dev of its own.
     /** @type {{ server?: Awaited<ReturnType<typeof startWrangler>> }} */
     const upstream = {};
@@ -429,6 +438,13 @@ async function notesUnderDev(check, dir, url, log, upstreamStarted) {
     );
     assertEqual(modern.result?.content, [{ type: "text", text: "1 bookmarks" }], `2026-07-28 add_bookmark (log: ${log().slice(-1500)})`);
     assertEqual(legacy.result?.content, [{ type: "text", text: "2 bookmarks" }], "2025-11-25 add_bookmark");
+  });
+  await check("under npm run dev the fork serves a Server Card with its own identity, and the page on /mcp", async () => {
+    const card = await (await fetch(`${url}/server-card`)).json();
+    assertEqual([card.name, card.title, card.version], ["io.github.fork-drill/notes", "Fork Drill Notes", "1.0.0"], "the card's identity");
+    assertEqual(card.remotes?.[0]?.url, url, "the card's remote");
+    const page = await fetch(url, { headers: { Accept: "text/html" } });
+    assert((await page.text()).includes("<h1>Fork Drill Notes</h1>"), `the page on /mcp (${page.status})`);
   });
   await check("under npm run dev a tool's exception is logged with a stack that names src/server.ts", async () => {
     const { modern } = await callBoth(url, { name: "explode", arguments: {} }, { name: "read_note", arguments: { id: "n" } });

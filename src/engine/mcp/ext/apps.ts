@@ -41,8 +41,16 @@ export interface ViewOptions {
   asset: string;
   csp?: ViewCsp;
   permissions?: ViewPermissions;
-  /** A dedicated sandbox origin, in the form the host documents. */
+  /**
+   * A dedicated sandbox origin, in the form the host documents: for Claude, the first 32 hex digits of
+   * the SHA-256 of the server's /mcp URL and `.claudemcpcontent.com` (`npm run server-json` prints it).
+   */
   domain?: string;
+  /**
+   * ChatGPT's sandbox origin for the view (`openai/widgetDomain`, an https origin), which its app review
+   * asks for; it also gets the CSP under ChatGPT's own names (`openai/widgetCSP`).
+   */
+  chatgptDomain?: string;
   /** Whether the host should draw a border and background around the view. */
   prefersBorder?: boolean;
   /** The Static Assets binding (default "ASSETS"). */
@@ -71,13 +79,22 @@ const extension = /* @__PURE__ */ defineExtension({
 
 /** A view for `defineTool({ view })`: its `_meta.ui` goes on the tool, its HTML is served as `uri`. */
 export function defineView(options: ViewOptions): View {
-  const { uri, name, title, description, asset, csp, permissions, domain, prefersBorder, binding = "ASSETS" } = options;
+  const { uri, name, title, description, asset, csp, permissions, domain, chatgptDomain, prefersBorder, binding = "ASSETS" } = options;
   if (!uri.startsWith("ui://")) throw new Error(`View "${uri}": a view's URI must start with ui://`);
   if (!asset.startsWith("/")) throw new Error(`View "${uri}": asset must be a path under the assets directory, starting with /`);
   const ui: Record<string, unknown> = {};
   for (const [key, value] of Object.entries({ csp, permissions, domain, prefersBorder })) if (value !== undefined) ui[key] = value;
   // On the listing (hosts review it before any call) and on the contents, as the official SDK does.
-  const meta = Object.keys(ui).length > 0 ? { ui } : undefined;
+  const all: Record<string, unknown> = Object.keys(ui).length > 0 ? { ui } : {};
+  if (chatgptDomain) {
+    all["openai/widgetDomain"] = chatgptDomain;
+    all["openai/widgetCSP"] = {
+      connect_domains: csp?.connectDomains ?? [],
+      resource_domains: csp?.resourceDomains ?? [],
+      ...(csp?.frameDomains ? { frame_domains: csp.frameDomains } : {}),
+    };
+  }
+  const meta = Object.keys(all).length > 0 ? all : undefined;
   return {
     uri,
     extension,

@@ -1,0 +1,106 @@
+/**
+ * `discovery()`, the opt-in value of `defineApp({ discovery })` that makes a server findable and
+ * connectable (docs/discovery.md): its Server Card at `<mcp>/server-card`, the AI Catalog that lists it
+ * at /.well-known/ai-catalog.json, the registry's HTTP proof at /.well-known/mcp-registry-auth
+ * (MCP_REGISTRY_AUTH), and a page for a person whose browser opens the MCP URL. All public (no token),
+ * built per request from the app's `info` and the request's origin. The Worker hands every request
+ * here first; anything else gets undefined and goes on to /mcp as before.
+ */
+import { SERVER_CARD_TYPE, registryName, serverCard, type Discovery, type DiscoverySite } from "../mcp/discovery";
+import { ErrorCode } from "../mcp/errors";
+import { reject } from "../http/responses";
+import { wantsPage, page } from "./page";
+
+export interface DiscoveryOptions {
+  /**
+   * The reverse-DNS name with one slash the card and `server.json` carry (`io.github.you/weather`,
+   * `com.example/weather`): a namespace the registry lets you prove (docs/discovery.md). Default: the
+   * host reversed and the app's `info.name` (`com.example.mcp/weather` on mcp.example.com).
+   */
+  name?: string;
+  /** Serve the Server Card at `<mcp path>/server-card` (default true). */
+  card?: boolean;
+  /** Serve /.well-known/ai-catalog.json listing the card (default true; false to serve your own from your routes). */
+  catalog?: boolean;
+  /** Answer a browser that opens the MCP URL with a page saying how to add the server (default true). */
+  page?: boolean;
+}
+
+const CATALOG_PATH = "/.well-known/ai-catalog.json";
+const REGISTRY_AUTH_PATH = "/.well-known/mcp-registry-auth";
+/** The discovery notes' advice for a card: an hour fresh, then revalidated with its ETag. */
+const CACHE = "public, max-age=3600";
+/** Public, read-only metadata: readable from any origin, its validator exposed (the notes' CORS list). */
+const CORS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+  "Access-Control-Allow-Headers": "Content-Type, If-None-Match",
+  "Access-Control-Expose-Headers": "ETag",
+};
+
+export function discovery(options: DiscoveryOptions = {}): Discovery {
+  const { name, card = true, catalog = true } = options;
+  return {
+    name,
+    async serve(request, site) {
+      const url = new URL(request.url);
+      const path = url.pathname.replace(/\/+$/, "") || "/";
+      const cardPath = `${site.path}/server-card`;
+      const mcpUrl = `${url.origin}${site.path}`;
+      let body: (() => string) | undefined;
+      let type = "application/json";
+      if (card && path === cardPath) {
+        body = () => JSON.stringify(serverCard(site.info, mcpUrl, site.signIn, name));
+        type = SERVER_CARD_TYPE;
+      } else if (card && catalog && path === CATALOG_PATH) {
+        body = () => JSON.stringify(aiCatalog(site, url, name));
+        type = "application/ai-catalog+json";
+      } else if (path === REGISTRY_AUTH_PATH && site.registryAuth) {
+        body = () => site.registryAuth!.trim();
+        type = "text/plain; charset=utf-8";
+      } else if (options.page !== false && path === site.path && wantsPage(request)) {
+        return site.checkHost(request) ?? page(site, mcpUrl, card ? `${mcpUrl}/server-card` : undefined, name);
+      }
+      if (!body) return undefined;
+      return site.checkHost(request) ?? document(request, body, type);
+    },
+  };
+}
+
+/** The catalog of this one server (discovery notes, "AI Catalog"): its card's URL, named `urn:air:<host>:mcp:<server>`. */
+function aiCatalog(site: DiscoverySite, url: URL, name: string | undefined) {
+  const server = registryName(site.info, url.host, name).split("/")[1];
+  return {
+    specVersion: "1.0",
+    entries: [
+      { identifier: `urn:air:${url.hostname}:mcp:${server}`, type: SERVER_CARD_TYPE, url: `${url.origin}${site.path}/server-card` },
+    ],
+  };
+}
+
+/** A public document: GET and HEAD, with an ETag (a hash of the body) that a matching If-None-Match turns into 304. */
+async function document(request: Request, body: () => string, type: string): Promise<Response> {
+  if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...CORS, "Access-Control-Max-Age": "86400" } });
+  if (request.method !== "GET" && request.method !== "HEAD")
+    return reject(405, ErrorCode.InvalidRequest, "Method not allowed; use GET", { Allow: "GET, HEAD, OPTIONS", ...CORS });
+  const text = body();
+  const etag = `"${await digest(text)}"`;
+  const headers = { ...CORS, "Cache-Control": CACHE, ETag: etag };
+  if (matchesEtag(request.headers.get("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
+  return new Response(request.method === "HEAD" ? null : text, { headers: { ...headers, "Content-Type": type } });
+}
+
+/** The first 16 bytes of the body's SHA-256, hex: a strong validator of exactly these bytes. */
+async function digest(text: string): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(hash.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** RFC 9110's If-None-Match: `*`, or a list of tags compared weakly (a W/ prefix does not matter). */
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((t) => {
+    const tag = t.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
+}
