@@ -2,7 +2,7 @@
 // way: cheapest first, each timed, stopping at the first failure, with the timings and anything
 // skipped repeated at the end so nobody reads a skipped step as passed.
 import { CHECKS, runCheck } from "./checks/index.mjs";
-import { checkAppDefinitions, printDirectoryWarnings } from "./check-app.mjs";
+import { checkAppDefinitions, printDirectoryWarnings, printImportNotes } from "./check-app.mjs";
 import { run } from "./lib/procs.mjs";
 
 export function createRunner(label) {
@@ -75,13 +75,14 @@ export const staticCheck = (name) => {
 export const appCheck = [
   "check: src/server.ts definitions (names, URI templates, schemas)",
   async () => {
-    const { loaded, problems, warnings, why } = await checkAppDefinitions();
+    const { loaded, problems, warnings, notes, why } = await checkAppDefinitions();
     if (!loaded) {
       console.log(`  not loadable in Node (${why}); the vitest step checks it inside workerd`);
       return true;
     }
     for (const p of problems) console.error(`  ✗ ${p}`);
     printDirectoryWarnings(warnings, (line) => console.log(`  ${line}`));
+    printImportNotes(notes, (line) => console.log(`  ${line}`));
     if (!problems.length) console.log("  no duplicate or invalid names, URI templates or schemas");
     return problems.length === 0;
   },

@@ -60,8 +60,11 @@ export interface OpenApiOptions<Env = any> extends CompactOptions {
   maxResponseBytes?: number;
 }
 
-/** The notes of an import, kept on each tool it made under this key, for the app check. */
-export const IMPORT_NOTES = Symbol.for("mcp.openapi.notes");
+/**
+ * What an import decided for its document (compact.ts notes), kept on each tool it made under this
+ * key for the app check (check-app.ts reads the same registered symbol without importing this folder).
+ */
+const IMPORT_NOTES = Symbol.for("mcp.openapi.notes");
 
 /** `document`'s operations as tools: a parsed OpenAPI 3.x document, or the compact form `npm run openapi` writes. */
 export function fromOpenApi<Env = any>(
@@ -93,7 +96,8 @@ export function fromOpenApi<Env = any>(
     const seen: ImportedOperation = { name: op.name, method: op.method, path: op.path, tags: op.tags ?? [] };
     if (chosen(seen)) tools.push(toolOf(op, options.scopes?.(seen) ?? op.scopes, upstream));
   }
-  for (const tool of tools) Object.defineProperty(tool, IMPORT_NOTES, { value: compact.notes });
+  const notes = { document: compact.info.title, notes: compact.notes };
+  for (const tool of tools) Object.defineProperty(tool, IMPORT_NOTES, { value: notes });
   return tools;
 }
 
