@@ -54,6 +54,8 @@ export interface OpenApiOptions<Env = any> extends CompactOptions {
   exclude?: OperationFilter;
   /** The scopes a call needs, in place of what the operation's `security` names (undefined keeps those). */
   scopes?: (op: ImportedOperation) => readonly string[] | undefined;
+  /** What errors call the upstream ("GitHub answered issues_create with 404…"); default: the document's title. */
+  name?: string;
   /** How long a call waits for the upstream's answer (default 30 000 ms). */
   timeoutMs?: number;
   /** The largest answer read (default 1 MiB): a larger one is a tool error, never held whole. */
@@ -87,7 +89,7 @@ export function fromOpenApi<Env = any>(
     fetcher: options.fetcher,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: options.maxResponseBytes ?? 1 << 20,
-    label: compact.info.title,
+    label: options.name ?? compact.info.title,
   };
   const chosen = (op: ImportedOperation) =>
     (!options.include || matches(options.include, op)) && !(options.exclude && matches(options.exclude, op));

@@ -32,22 +32,28 @@ export async function callOperation(op: CompactOperation, args: Record<string, u
   const { url, headers, body } = requestOf(op, args, up.baseUrl(ctx.env));
   // The app's headers last: no argument can replace the upstream's credentials.
   for (const [k, v] of Object.entries((await up.headers?.(ctx.env, ctx)) ?? {})) headers.set(k, v);
-  const fetcher = up.fetcher?.(ctx.env) ?? { fetch };
+  const binding = up.fetcher?.(ctx.env);
   let res: Response;
   try {
-    res = await fetcher.fetch(url, {
+    const init: RequestInit = {
       method: op.method,
       headers,
       body,
       // A redirect is answered as it is: a followed one could carry the credentials to another host.
       redirect: "manual",
       signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(up.timeoutMs)]),
-    });
+    };
+    // The global fetch called as itself: workerd refuses it called on another object.
+    res = await (binding ? binding.fetch(url, init) : fetch(url, init));
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     const timedOut = err instanceof Error && err.name === "TimeoutError";
+    // The error's own words (a refused connection, a bad address) say what to fix; they hold no header.
+    const why = err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
     throw new ToolError(
-      timedOut ? `${up.label} did not answer ${op.name} within ${up.timeoutMs} ms` : `${up.label} could not be reached for ${op.name}`,
+      timedOut
+        ? `${up.label} did not answer ${op.name} within ${up.timeoutMs} ms`
+        : `${up.label} could not be reached for ${op.name}: ${why}`,
     );
   }
   return answerOf(op, res, up);
