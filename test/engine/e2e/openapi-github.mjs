@@ -171,6 +171,7 @@ export async function runOpenApiGitHub() {
       config: "test/engine/openapi-app/wrangler.toml",
       vars: { GITHUB_API_URL: mock.url, GITHUB_TOKEN: TOKEN },
     });
+    /** @type {Client | undefined} */
     let modern;
     const connected = await checks.check("client 2.4.0: connect, pinned to 2026-07-28", async () => {
       modern = new Client({ name: "openapi-e2e", version: "0.0.1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
@@ -179,6 +180,7 @@ export async function runOpenApiGitHub() {
     });
     if (connected) await drive("2026-07-28", modern, (params) => /** @type {Client} */ (modern).callTool(params, REQ), mock, checks);
     await modern?.close().catch(() => {});
+    /** @type {ClientV1 | undefined} */
     let legacy;
     const opened = await checks.check("sdk 1.32.2: connect, a 2025-11-25 session", async () => {
       legacy = new ClientV1({ name: "openapi-e2e", version: "0.0.1" }, { capabilities: {} });
