@@ -15,7 +15,7 @@ import { shortText } from "./text";
 /** Marks the compact form; a full document has `openapi` instead. */
 export const COMPACT_FORMAT = "mcp-openapi-tools/1";
 
-export type ArgumentLocation = "path" | "query" | "header" | "body";
+type ArgumentLocation = "path" | "query" | "header" | "body";
 
 export interface CompactOperation {
   name: string;

@@ -6,7 +6,7 @@
  */
 
 /** The longest tool name an import makes: hosts cut or refuse longer ones. */
-export const MAX_NAME = 64;
+const MAX_NAME = 64;
 
 /** An operation's name before it is made unique: its id sanitised, or its method and path. */
 export function baseName(operationId: unknown, method: string, path: string): string {

@@ -6,7 +6,7 @@
 import { isObject } from "../mcp/guards";
 
 /** The value a JSON Pointer ref names in `doc`, or undefined when it names nothing there. */
-export function pointer(doc: Record<string, unknown>, ref: string): unknown {
+function pointer(doc: Record<string, unknown>, ref: string): unknown {
   if (!ref.startsWith("#/")) return undefined;
   let at: unknown = doc;
   for (const raw of ref.slice(2).split("/")) {

@@ -35,7 +35,7 @@ const KEPT = [
   "maxProperties",
 ] as const;
 
-export interface SchemaOptions {
+interface SchemaOptions {
   /** The longest description kept on a nested schema. */
   descriptionMax: number;
 }

@@ -5,6 +5,8 @@
  * problem; a document `fromOpenApi` cannot import is a problem that says why.
  */
 import { describe, expect, it } from "vitest";
+import { checkAppNotes } from "../../../src/engine/mcp/check-app";
+import { fromOpenApi } from "../../../src/engine/openapi";
 // @ts-expect-error: a plain .mjs script without type declarations
 import { checkAppDefinitions } from "../../../scripts/check-app.mjs";
 // @ts-expect-error: a plain .mjs helper without type declarations
@@ -48,6 +50,14 @@ describe("the app check on imported tools", () => {
     } finally {
       fork.remove();
     }
+  });
+
+  it("each import's notes once, however many of its tools the app lists, and none for an app without imports", () => {
+    const tools = fromOpenApi(DOCUMENT);
+    expect(tools).toHaveLength(3);
+    const notes = checkAppNotes({ info: { name: "shop", version: "1" }, tools });
+    expect(notes).toHaveLength(2);
+    expect(checkAppNotes({ info: { name: "shop", version: "1" }, tools: [] })).toEqual([]);
   });
 
   it("a document it cannot import is a problem that says why", async () => {
