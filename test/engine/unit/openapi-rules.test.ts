@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compactOpenApi } from "../../../src/engine/openapi/compact";
+import { fromOpenApi } from "../../../src/engine/openapi";
 import { baseName, uniqueNames } from "../../../src/engine/openapi/names";
 import { shortText } from "../../../src/engine/openapi/text";
 import { problemsOf } from "../../../src/engine/openapi/validate";
@@ -244,5 +245,44 @@ describe("the argument check", () => {
     expect(problemsOf(schema, { owner: "o", milestone: true })).toEqual(["milestone: matches none of the 3 forms it may take"]);
     expect(problemsOf(schema, { owner: "o", meta: {} })).toEqual(["meta.a: required"]);
     expect(problemsOf(schema, { owner: "" })).toEqual(["owner: at least 1 characters"]);
+  });
+});
+
+describe("fromOpenApi's options", () => {
+  const api = doc({
+    "/issues": {
+      get: { operationId: "issues/list", tags: ["issues"] },
+      post: { operationId: "issues/create", tags: ["issues"] },
+    },
+    "/issues/{n}": { delete: { operationId: "issues/delete", tags: ["issues"], parameters: [{ name: "n", in: "path", required: true }] } },
+    "/users": { get: { operationId: "users/list", tags: ["users"] } },
+  });
+  const names = (options: Parameters<typeof fromOpenApi>[1]) => fromOpenApi(api, options).map((t) => t.name);
+
+  it("include and exclude by tag, method, path (and its sub-paths) or name, or by a function", () => {
+    expect(names({})).toEqual(["issues_list", "issues_create", "issues_delete", "users_list"]);
+    expect(names({ include: { tags: ["issues"] }, exclude: { methods: ["DELETE"] } })).toEqual(["issues_list", "issues_create"]);
+    expect(names({ include: { paths: ["/issues"] } })).toEqual(["issues_list", "issues_create", "issues_delete"]);
+    expect(names({ include: { paths: ["/iss"] } })).toEqual([]);
+    expect(names({ exclude: { names: ["users_list"] } })).toEqual(["issues_list", "issues_create", "issues_delete"]);
+    expect(names({ include: (op) => op.method === "GET" })).toEqual(["issues_list", "users_list"]);
+  });
+
+  it("names do not depend on the filters: the same operation keeps its name whatever else is imported", () => {
+    const clash = doc({ "/a": { get: { operationId: "x.y" } }, "/b": { get: { operationId: "x/y" } } });
+    expect(fromOpenApi(clash, { exclude: { paths: ["/a"] } }).map((t) => t.name)).toEqual(["x_y_2"]);
+  });
+
+  it("the compact form makes the same tools as the document", () => {
+    const strip = (tools: ReturnType<typeof fromOpenApi>) => JSON.parse(JSON.stringify(tools));
+    expect(strip(fromOpenApi(JSON.parse(JSON.stringify(compactOpenApi(api)))))).toEqual(strip(fromOpenApi(api)));
+  });
+
+  it("scopes from options in place of security's; a document with no absolute server needs baseUrl", () => {
+    const tools = fromOpenApi(api, { scopes: (op) => (op.method === "GET" ? ["api:read"] : ["api:write"]) });
+    expect(tools.map((t) => t.scopes)).toEqual([["api:read"], ["api:write"], ["api:write"], ["api:read"]]);
+    const { servers: _servers, ...serverless } = api;
+    expect(() => fromOpenApi(serverless)).toThrow(/Test API needs options\.baseUrl/);
+    expect(fromOpenApi(serverless, { baseUrl: (env: { URL: string }) => env.URL })).toHaveLength(4);
   });
 });
