@@ -70,9 +70,10 @@ export async function bundleForNode(root, contents, outfile) {
 }
 
 /**
- * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not.
+ * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not,
+ * nor `notes` (what an OpenAPI import decided for its document: a renamed operation, a body kept whole).
  * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
- * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], auth?: AppAuth, features?: Record<string, boolean>, why?: string }>}
+ * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], notes?: string[], auth?: AppAuth, features?: Record<string, boolean>, why?: string }>}
  */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");
@@ -83,7 +84,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await bundleForNode(
       root,
-      `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\n`,
+      `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppNotes, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const notes = () => checkAppNotes(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\n`,
       outfile,
     );
   } catch (err) {
@@ -94,23 +95,25 @@ export async function checkAppDefinitions(root = ROOT) {
       why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}`,
     };
   }
-  let run, warn, authOf, featuresOf;
+  let run, warn, notesOf, authOf, featuresOf;
   try {
-    ({ default: run, warnings: warn, authOf, featuresOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
+    ({ default: run, warnings: warn, notes: notesOf, authOf, featuresOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
   } catch (err) {
     return { loaded: false, problems: [], warnings: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
   }
   // The app's own module loaded; from here on what fails is a definition.
   let warnings = [];
+  let notes = [];
   try {
     warnings = warn();
+    notes = notesOf();
   } catch {
     // A definition that breaks the warnings breaks the check below too, which names it.
   }
   try {
-    return { loaded: true, problems: run(), warnings, auth: authOf(), features: featuresOf() };
+    return { loaded: true, problems: run(), warnings, notes, auth: authOf(), features: featuresOf() };
   } catch (err) {
-    return { loaded: true, problems: [String(err?.message ?? err)], warnings, auth: authOf(), features: featuresOf() };
+    return { loaded: true, problems: [String(err?.message ?? err)], warnings, notes, auth: authOf(), features: featuresOf() };
   }
 }
 
@@ -123,12 +126,20 @@ export function printDirectoryWarnings(warnings, log = console.warn) {
   for (const w of warnings) log(`  ! ${w}`);
 }
 
+/** Prints what OpenAPI imports decided for their documents (never a reason to stop). */
+export function printImportNotes(notes, log = console.log) {
+  if (!notes?.length) return;
+  log(`app check: ${notes.length} ${notes.length === 1 ? "note" : "notes"} on imported OpenAPI documents (the app works; each was resolved as it says):`);
+  for (const n of notes) log(`  · ${n}`);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const warnOnly = args.includes("--warn");
   const root = path.resolve(args.find((a) => !a.startsWith("--")) ?? ROOT);
-  const { loaded, problems, warnings, why } = await checkAppDefinitions(root);
+  const { loaded, problems, warnings, notes, why } = await checkAppDefinitions(root);
   printDirectoryWarnings(warnings);
+  printImportNotes(notes);
   if (!loaded) {
     // An app that needs more of the Workers runtime than Node has is checked by `npm test` inside
     // workerd instead (test/app-checks/); this is not a mistake in it.

@@ -32,6 +32,7 @@ import { runEventsE2e } from "../test/engine/e2e/events.mjs";
 import { runForkDrill } from "../test/engine/e2e/fork-drill.mjs";
 import { runUpgradeDrill } from "../test/engine/e2e/upgrade-drill.mjs";
 import { runExtensions } from "../test/engine/e2e/extensions.mjs";
+import { runOpenApiGitHub } from "../test/engine/e2e/openapi-github.mjs";
 import { runConnect } from "../test/engine/e2e/connect.mjs";
 import { runDoctor } from "../test/engine/e2e/doctor.mjs";
 import { runDiscovery } from "../test/engine/e2e/discovery.mjs";
@@ -184,6 +185,14 @@ const STEPS = [
     e2e: true,
     name: "e2e: MCP Apps view of the example app, both revisions + headless Chromium host (wrangler dev)",
     run: mayBeSkipped("MCP Apps view in a browser", runExtensions),
+  },
+  // GitHub's OpenAPI document (@octokit/openapi) compacted by `npm run openapi` and served by fromOpenApi
+  // (test/engine/openapi-app/) against a local mock of the API, driven on both revisions.
+  {
+    id: "openapi-github",
+    e2e: true,
+    name: "e2e: fromOpenApi on GitHub's REST API (1,223 operations) against a local mock, both revisions (wrangler dev)",
+    run: runOpenApiGitHub,
   },
   // test/engine/e2e/conformance.mjs serves the fixture app (also `npm run dev:conformance`) and runs the
   // official suite; add or change suite invocations in its RUNS list.

@@ -2,7 +2,7 @@
 // way: cheapest first, each timed, stopping at the first failure, with the timings and anything
 // skipped repeated at the end so nobody reads a skipped step as passed.
 import { CHECKS, runCheck } from "./checks/index.mjs";
-import { checkAppDefinitions, printDirectoryWarnings } from "./check-app.mjs";
+import { checkAppDefinitions, printDirectoryWarnings, printImportNotes } from "./check-app.mjs";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -101,7 +101,7 @@ export const staticCheck = (name) => {
 export const appCheck = [
   "check: src/server.ts definitions (names, URI templates, schemas)",
   async () => {
-    const { loaded, problems, warnings, features, why } = await checkAppDefinitions();
+    const { loaded, problems, warnings, notes, features, why } = await checkAppDefinitions();
     if (!loaded) {
       console.log(`  not loadable in Node (${why}); the vitest step checks it inside workerd`);
       return true;
@@ -111,6 +111,7 @@ export const appCheck = [
     for (const p of [...problems, ...setup.bindings.map(setupLine)]) console.error(`  ✗ ${p}`);
     for (const f of setup.flags) console.log(`  ! ${setupLine(f)}`);
     printDirectoryWarnings(warnings, (line) => console.log(`  ${line}`));
+    printImportNotes(notes, (line) => console.log(`  ${line}`));
     if (!problems.length) console.log("  no duplicate or invalid names, URI templates or schemas");
     return problems.length === 0 && setup.bindings.length === 0;
   },

@@ -87,6 +87,15 @@ export { forgetUser, userState, userStore, UserStateError, type UserStateOptions
 export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";
 // Other MCP servers served as part of this one (docs/mount.md), opt-in: an app without mounts carries no client.
 export { mountServer, type MountOptions } from "./engine/mount";
+// An OpenAPI document's operations as tools (docs/openapi.md), opt-in: an app that does not import it carries none of it.
+export {
+  fromOpenApi,
+  type CompactDocument,
+  type CompactOperation,
+  type ImportedOperation,
+  type OpenApiOptions,
+  type OperationFilter,
+} from "./engine/openapi";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

@@ -150,6 +150,27 @@ export function checkAppWarnings(app: AppDefinition<any>): string[] {
   ];
 }
 
+/** Where `fromOpenApi` (src/engine/openapi/) keeps what it decided for a document on each tool it made. */
+const IMPORT_NOTES = Symbol.for("mcp.openapi.notes");
+
+/**
+ * What imports of OpenAPI documents decided for them, one line each naming the document and the
+ * operation: two operations whose names met (the later one suffixed), a name cut at 64 characters, a
+ * body kept whole under `body` because a property has a parameter's name. The app works as it is; a
+ * fork that wants other names fixes the document (its `operationId`s).
+ */
+export function checkAppNotes(app: AppDefinition<any>): string[] {
+  const seen = new Set<unknown>();
+  const lines: string[] = [];
+  for (const tool of app?.tools ?? []) {
+    const kept = (tool as { [IMPORT_NOTES]?: { document: string; notes: string[] } })?.[IMPORT_NOTES];
+    if (!kept || seen.has(kept)) continue;
+    seen.add(kept);
+    for (const note of kept.notes) lines.push(`OpenAPI import "${kept.document}": ${note}`);
+  }
+  return lines;
+}
+
 const nonEmpty = (s: unknown) => typeof s === "string" && s.trim() !== "";
 
 /** A level-1 template's problems, pushed; returns its variables. */
