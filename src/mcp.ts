@@ -96,6 +96,9 @@ export {
   type OpenApiOptions,
   type OperationFilter,
 } from "./engine/openapi";
+// Tools at scale (docs/tools-at-scale.md): a surface lists a few tools in place of many; an app without one carries none of it.
+export { toolSearch, type ToolSearchOptions } from "./engine/mcp/surfaces/tool-search";
+export type { Surface } from "./engine/mcp/app";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

@@ -6,7 +6,7 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import type { AppDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, Surface, ToolDefinition } from "./app";
 import { directoryWarnings } from "./directory";
 import { discoveryWarnings } from "./discovery";
 import { viewHostWarnings } from "./view-hosts";
@@ -89,6 +89,8 @@ export function checkApp(app: AppDefinition<any>): string[] {
     if (typeof step !== "function")
       problems.push(`use[${i}]: each middleware step is a function, async (op, next) => ... (docs/middleware.md)`);
 
+  if (app.surface !== undefined) problems.push(...surfaceProblems(app.surface, toolNames));
+
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
   if (problems.length === 0) {
     try {
@@ -169,6 +171,16 @@ export function checkAppNotes(app: AppDefinition<any>): string[] {
     for (const note of kept.notes) lines.push(`OpenAPI import "${kept.document}": ${note}`);
   }
   return lines;
+}
+
+/** A surface that is not one a maker made, options that do not fit it, a tool of the app that takes one of its tools' names. */
+function surfaceProblems(surface: Surface, toolNames: Set<string>): string[] {
+  if (typeof surface?.install !== "function" || !Array.isArray(surface.names) || !Array.isArray(surface.problems))
+    return ["surface: make it with toolSearch() or codeMode() (docs/tools-at-scale.md)"];
+  const problems = surface.problems.map((p) => `${surface.kind}: ${p}`);
+  for (const name of surface.names)
+    if (toolNames.has(name)) problems.push(`Tool "${name}" takes the name of the ${surface.kind} surface's own tool: rename it`);
+  return problems;
 }
 
 const nonEmpty = (s: unknown) => typeof s === "string" && s.trim() !== "";

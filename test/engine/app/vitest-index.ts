@@ -8,6 +8,9 @@ import scopedApp from "./scoped-engine-app";
 import userStateApp from "./user-state-app";
 import mountApp from "./mount-app";
 import resultsApp from "./results-app";
+import surfaceApp, { surfaceLimiter } from "./surface-app";
+
+const surfaceWorker = createMcpWorker(surfaceApp);
 
 export * from "./index";
 export { default } from "./index";
@@ -68,5 +71,11 @@ export class ResultsSession extends resultsWorker.McpSession {
 export class ResultsTask extends resultsWorker.McpTask {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, withResultsTasks(env));
+  }
+}
+/** The 2025 session class of the tool-search fixture app (bound as MCP_SESSION_SURFACE), its rate limiter bound in. */
+export class SurfaceSession extends surfaceWorker.McpSession {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, { ...env, SURFACE_LIMIT: surfaceLimiter } as Env);
   }
 }
