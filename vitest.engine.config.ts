@@ -17,6 +17,8 @@ export default defineConfig({
         kvNamespaces: ["OAUTH_KV"],
         // The mount fixture app's upstream: the engine test app itself, through a service binding.
         serviceBindings: { MOUNT_UPSTREAM: "mcp-engine-test-app" },
+        // Code Mode's sandboxes (test/engine/code-mode/): Dynamic Workers from a Worker Loader.
+        workerLoaders: { LOADER: {} },
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
