@@ -10,11 +10,11 @@
  */
 import { parse, type Node } from "acorn";
 
-/** What a parse gives: the module's source, or what is wrong with the code. */
-export type Prepared = { ok: true; module: string } | { ok: false; message: string };
+/** What a parse gives: the model's function, or what is wrong with the code. */
+export type Prepared = { ok: true; fn: string } | { ok: false; message: string };
 
-/** The wrapper's first line; the model's line 1 is the module's line 2. */
-const HEAD = (tools: string) => `export default async function (${tools}) {\n`;
+/** The wrapper's first line, as parsed (one function, the module's only statement); the model's line 1 is line 2. */
+const HEAD = "export default async function (tools) {\n";
 
 const LOOPS = new Set(["WhileStatement", "DoWhileStatement", "ForStatement", "ForInStatement", "ForOfStatement"]);
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
@@ -28,13 +28,11 @@ interface Insert {
 }
 
 /**
- * The module `code.js` of a run: the code as the body of its default export, `tools` its one
- * parameter, every loop body and function body first calling `step` (imported from `budget.js`
- * under the name `stepName`).
+ * The model's function of a run: the code as the body of `async function fnName(tools)`, every loop
+ * body and function body first calling `stepName()` (sandbox-modules.ts defines both beside it).
  */
-export function prepare(code: string, stepName: string): Prepared {
-  const head = `import { step as ${stepName} } from "./budget.js";\n${HEAD("tools")}`;
-  const source = `${head}${code}\n}\n`;
+export function prepare(code: string, fnName: string, stepName: string): Prepared {
+  const source = `${HEAD}${code}\n}\n`;
   let program: Node & { body: (Node & { declaration?: Node })[] };
   try {
     program = parse(source, { ecmaVersion: "latest", sourceType: "module", allowAwaitOutsideFunction: false }) as never;
@@ -42,8 +40,8 @@ export function prepare(code: string, stepName: string): Prepared {
     return { ok: false, message: syntaxMessage(err) };
   }
   // The code is one function's body: a stray `}` that closes it early and goes on is refused.
-  const fn = program.body[1]?.declaration;
-  if (program.body.length !== 2 || !fn || fn.end !== source.length - 1)
+  const fn = program.body[0]?.declaration;
+  if (program.body.length !== 1 || !fn || fn.end !== source.length - 1)
     return { ok: false, message: "SyntaxError: the code must be the body of one function (a `}` closes it early)" };
   const inserts: Insert[] = [];
   try {
@@ -52,7 +50,8 @@ export function prepare(code: string, stepName: string): Prepared {
     // The walk recurses as deep as the code nests; a stack overflow means code nested past reason.
     return { ok: false, message: "SyntaxError: the code nests too deeply" };
   }
-  return { ok: true, module: applyInserts(source, inserts) };
+  // The instrumented text from the body's `{` on, under the function's own name.
+  return { ok: true, fn: `async function ${fnName}(tools) ${applyInserts(source, inserts).slice(HEAD.length - 2)}` };
 }
 
 /** Walks the tree, noting where each loop body and function body gets its step. */
@@ -95,10 +94,10 @@ function applyInserts(source: string, inserts: Insert[]): string {
   return out + source.slice(from);
 }
 
-/** Acorn's message, with the position in the model's code (its line 1 is the module's line 3). */
+/** Acorn's message, with the position in the model's code (its line 1 is the parsed source's line 2). */
 function syntaxMessage(err: unknown): string {
   const e = err as { message?: string; loc?: { line: number; column: number } };
   const what = String(e.message ?? err).replace(/ \(\d+:\d+\)$/, "");
   if (e instanceof RangeError) return "SyntaxError: the code nests too deeply";
-  return e.loc ? `SyntaxError: ${what} (line ${Math.max(1, e.loc.line - 2)}, column ${e.loc.column + 1})` : `SyntaxError: ${what}`;
+  return e.loc ? `SyntaxError: ${what} (line ${Math.max(1, e.loc.line - 1)}, column ${e.loc.column + 1})` : `SyntaxError: ${what}`;
 }

@@ -1,26 +1,27 @@
 /**
- * The modules of a Code Mode run besides the model's own (instrument.ts makes `code.js`): `main.js`,
- * whose entrypoint the host calls with the `tools` port, and `budget.js`, the step budget. They are
- * plain JavaScript text because they run in the Dynamic Worker, not in this one. Nothing here is
- * trusted by the host: the code can reach these modules (`import("./budget.js")`), so every limit
- * that matters (calls, time, output) is also enforced on the host's side (sandbox.ts).
+ * The one module of a Code Mode run: the step budget, the model's function (instrument.ts), and the
+ * entrypoint the host calls with the `tools` port. Plain JavaScript text, because it runs in the
+ * Dynamic Worker, not in this one; one module, because each module costs the isolate a compile. The
+ * budget's names are drawn per run, so the code cannot name them; still nothing here is trusted by
+ * the host: every limit that matters (calls, time, output) is enforced on its side too (sandbox.ts).
  */
-
-/** `budget.js` for `steps` steps: each loop iteration or function entry spends one; past the end every step throws. */
-export const budgetModule = (steps: number) => `let left = ${steps};
-export function step() {
-  if (--left < 0) throw new RangeError("the code ran past its budget of ${steps} steps (loop iterations and function calls)");
-}
-export const spent = () => left < 0;
-`;
 
 /**
- * `main.js`: runs the code with `tools` (the host's port behind a frozen object whose only keys are
- * the tools this caller may call), captures the console, and answers the result as capped JSON.
+ * The module for `fn` (the model's function, named `names.fn`, calling `names.step`) and `steps`:
+ * runs the code with `tools` (the host's port behind a frozen object whose only keys are
+ * the tools this caller may call; another name goes to the host, which answers whether it exists),
+ * captures the console, and answers the result as capped JSON.
  */
-export const MAIN_MODULE = `import { WorkerEntrypoint } from "cloudflare:workers";
-import run from "./code.js";
-import { spent } from "./budget.js";
+export const sandboxModule = (
+  fn: string,
+  names: { fn: string; step: string },
+  steps: number,
+) => `import { WorkerEntrypoint } from "cloudflare:workers";
+let ${names.step}_left = ${steps};
+function ${names.step}() {
+  if (--${names.step}_left < 0) throw new RangeError("the code ran past its budget of ${steps} steps (loop iterations and function calls)");
+}
+const spent = () => ${names.step}_left < 0;
 
 const text = (v) => {
   if (typeof v === "string") return v;
@@ -28,18 +29,20 @@ const text = (v) => {
 };
 
 function toolsFor(port, names) {
-  const own = Object.create(null);
-  for (const name of names) own[name] = (args) => port.call(name, args === undefined ? {} : args).then((r) => {
+  const call = (name) => (args) => port.call(name, args === undefined ? {} : args).then((r) => {
     if ("error" in r) throw new Error(r.error);
     return r.value;
   });
+  const own = Object.create(null);
+  for (const name of names) own[name] = call(name);
   Object.freeze(own);
   return new Proxy(own, {
     get(target, key) {
       if (typeof key !== "string" || Object.hasOwn(target, key)) return target[key];
       // Not a tool: what an object would answer (nothing), so await, JSON and the like behave.
       if (key === "then" || key === "toJSON" || key in Object.prototype) return undefined;
-      return () => Promise.reject(new TypeError("tools." + key + " does not exist: Object.keys(tools) lists the tools you may call, search_tools finds them"));
+      // Any other name the host judges: one the caller lacks the scope for is its step-up.
+      return call(key);
     },
     set: () => false,
     defineProperty: () => false,
@@ -61,7 +64,7 @@ export default class extends WorkerEntrypoint {
       };
     }
     try {
-      const value = await run(toolsFor(port, names));
+      const value = await ${names.fn}(toolsFor(port, names));
       if (spent()) throw new RangeError("the code ran past its step budget");
       let json = value === undefined ? undefined : JSON.stringify(value);
       return { json: json !== undefined && json.length > caps.resultBytes ? json.slice(0, caps.resultBytes) : json, length: json?.length ?? 0, logs, logsCut };
@@ -71,4 +74,5 @@ export default class extends WorkerEntrypoint {
     }
   }
 }
+${fn}
 `;

@@ -11,7 +11,7 @@
  */
 import { RpcTarget } from "cloudflare:workers";
 import type { CallToolResult } from "../mcp/types";
-import { MAIN_MODULE, budgetModule } from "./sandbox-modules";
+import { sandboxModule } from "./sandbox-modules";
 
 /** The limits of one run (codeMode's options, resolved). */
 export interface SandboxLimits {
@@ -48,7 +48,7 @@ const messageOfResult = (result: CallToolResult) =>
 /** The `tools` capability of one run: every call an inner call of the outer request, counted. */
 export class ToolPort extends RpcTarget {
   #call: InnerCall;
-  #allowed: ReadonlySet<string>;
+  #known: (name: string) => boolean;
   #left: number;
   #max: number;
   #open = true;
@@ -56,10 +56,11 @@ export class ToolPort extends RpcTarget {
   stopped?: unknown;
   #onStop: (reason: unknown) => void = () => {};
 
-  constructor(call: InnerCall, allowed: ReadonlySet<string>, maxCalls: number) {
+  /** `known`: whether the app has a tool of that name the code may name (its scopes are the inner call's to check). */
+  constructor(call: InnerCall, known: (name: string) => boolean, maxCalls: number) {
     super();
     this.#call = call;
-    this.#allowed = allowed;
+    this.#known = known;
     this.#left = this.#max = maxCalls;
   }
 
@@ -80,7 +81,10 @@ export class ToolPort extends RpcTarget {
   /** Called by the sandbox: `{ value }` for a result, `{ error }` for a tool error the code may handle. */
   async call(name: unknown, args: unknown): Promise<{ value: unknown } | { error: string }> {
     if (!this.#open) return { error: "execute has ended: a tool call after the run is refused" };
-    if (typeof name !== "string" || !this.#allowed.has(name)) return { error: `tools.${String(name)} does not exist` };
+    if (typeof name !== "string" || !this.#known(name))
+      return {
+        error: `tools.${String(name).slice(0, 128)} does not exist: Object.keys(tools) lists the tools you may call, search_tools finds them`,
+      };
     if (typeof args !== "object" || args === null || Array.isArray(args)) return { error: `tools.${name} takes one object of arguments` };
     if (--this.#left < 0) {
       const err = new CallBudgetSpent(this.#max);
@@ -106,19 +110,25 @@ export class CallBudgetSpent extends Error {
   }
 }
 
-/** Runs `module` (instrument.ts's `code.js`) with `port`; throws the refusal that stopped it, if one did. */
+/**
+ * Runs `fn` (instrument.ts's function, named `names.fn` and stepping `names.step`) with `port`;
+ * throws the refusal that stopped it, if one did.
+ */
 export async function runSandboxed(
   loader: WorkerLoader,
-  module: string,
+  fn: string,
+  fnNames: { fn: string; step: string },
   port: ToolPort,
   names: string[],
   limits: SandboxLimits,
 ): Promise<RunOutcome> {
   // load(), not get(id): each run a fresh isolate, nothing cached between callers.
   const worker = loader.load({
-    compatibilityDate: "2026-11-01",
+    // An older date than the engine's: the sandbox needs none of the later defaults, and the ones it
+    // would get cost every run's isolate about 3 ms of start-up CPU on workerd (bench/code-mode.mjs).
+    compatibilityDate: "2025-06-01",
     mainModule: "main.js",
-    modules: { "main.js": MAIN_MODULE, "budget.js": budgetModule(limits.steps), "code.js": module },
+    modules: { "main.js": sandboxModule(fn, fnNames, limits.steps) },
     globalOutbound: null,
     env: {},
     limits: { cpuMs: limits.cpuMs },

@@ -7,29 +7,33 @@ import { describe, expect, it } from "vitest";
 import { typeOf, declarationOf } from "../../../src/engine/code-mode/declarations";
 import { prepare } from "../../../src/engine/code-mode/instrument";
 
-/** The module's text after its two-line head, without the step calls: what the model wrote. */
-const bodyOf = (module: string) => module.split("\n").slice(2, -2).join("\n");
+/** The function's body lines (between its first and last line). */
+const bodyOf = (fn: string) => fn.split("\n").slice(1, -2).join("\n");
 
 describe("prepare", () => {
   it("gives every loop body and function body a step, and changes nothing else", () => {
     const code =
       "for (;;) x++;\nwhile (a) { b() }\ndo c(); while (d)\nconst f = (y) => ({ y });\nclass K { m() { return 1 } static { for (const k of ks) k } }\nreturn `while (${1})` + '/* for(;;) */'";
-    const prepared = prepare(code, "S");
+    const prepared = prepare(code, "F", "S");
     expect(prepared.ok).toBe(true);
-    const module = (prepared as { module: string }).module;
-    expect(bodyOf(module)).toBe(
+    const fn = (prepared as { fn: string }).fn;
+    expect(bodyOf(fn)).toBe(
       "for (;;) {S();x++;}\nwhile (a) {S(); b() }\ndo {S();c();} while (d)\nconst f = (y) => ((S(), ({ y })));\nclass K { m() {S(); return 1 } static { for (const k of ks) {S();k} } }\nreturn `while (${1})` + '/* for(;;) */'",
     );
     // The code's own function is stepped too: recursion spends the budget as loops do.
-    expect(module).toContain("export default async function (tools) {S();");
+    expect(fn.startsWith("async function F(tools) {S();\n")).toBe(true);
+    expect(fn.endsWith("\n}\n")).toBe(true);
   });
 
   it("names a syntax error with its line and column in the model's code", () => {
-    expect(prepare("const a = 1;\nreturn )(", "S")).toEqual({ ok: false, message: "SyntaxError: Unexpected token (line 2, column 8)" });
+    expect(prepare("const a = 1;\nreturn )(", "F", "S")).toEqual({
+      ok: false,
+      message: "SyntaxError: Unexpected token (line 2, column 8)",
+    });
   });
 
   it("refuses code that closes the function early to run code of its own beside it", () => {
-    const escaped = prepare("}\nexport const other = 1;\n{", "S");
+    const escaped = prepare("}\nexport const other = 1;\n{", "F", "S");
     expect(escaped).toMatchObject({ ok: false, message: expect.stringContaining("body of one function") });
   });
 });
