@@ -81,6 +81,9 @@ export { forgetUser, userState, userStore, type UserStateOptions } from "./engin
 export type { SqlValue, UserEntry, UserListOptions, UserState, UserStore } from "./engine/mcp/user-state";
 // Other MCP servers served as part of this one (docs/mount.md), opt-in: an app without mounts carries no client.
 export { mountServer, type MountOptions } from "./engine/mount";
+// Tools at scale (docs/tools-at-scale.md): a surface lists a few tools in place of many; an app without one carries none of it.
+export { toolSearch, type ToolSearchOptions } from "./engine/mcp/surfaces/tool-search";
+export type { Surface } from "./engine/mcp/app";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";
 export { testClient, type TestAnswers, type TestCallOptions, type TestClientOptions, type TestRecord } from "./engine/mcp/test-client";

@@ -175,6 +175,26 @@ export interface AppDefinition<Env = DefaultEnv> {
   userState?: UserState;
   /** Other MCP servers served as part of this one: `mountServer({ prefix, url })` (docs/mount.md). */
   mounts?: readonly Mount[];
+  /**
+   * What tools/list shows a model in place of every tool: `toolSearch()` or `codeMode()`
+   * (docs/tools-at-scale.md). The app's tools stay callable, each call governed as a direct one.
+   */
+  surface?: Surface;
+}
+
+/**
+ * A surface (src/engine/mcp/surfaces/): a value that brings its own tools and the code behind them, so an
+ * app without one carries none of it.
+ */
+export interface Surface {
+  /** Its name in the app check's messages and the docs: "toolSearch", "codeMode". */
+  readonly kind: string;
+  /** Its own tools' names, which no tool of the app may take. */
+  readonly names: readonly string[];
+  /** What is wrong with its options, one line each; the app check names them, compiling refuses the first. */
+  readonly problems: readonly string[];
+  /** Adds its tools to the compiled app (registry.ts, `unknown` here as it builds on this file) and lists them alone. */
+  install(registry: unknown): void;
 }
 
 /** An operation's scopes: a list, or (for a resource template) a function of the URI's variables. */

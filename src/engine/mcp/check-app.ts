@@ -6,7 +6,7 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import type { AppDefinition, ToolDefinition } from "./app";
+import type { AppDefinition, Surface, ToolDefinition } from "./app";
 import { directoryWarnings } from "./directory";
 import { messageOf } from "./errors";
 import { compileApp, isServed } from "./registry";
@@ -89,6 +89,8 @@ export function checkApp(app: AppDefinition<any>): string[] {
         `use[${i}]: make each middleware step with defineMiddleware(async (op, next) => ...), which brings the code that runs the chain`,
       );
 
+  if (app.surface !== undefined) problems.push(...surfaceProblems(app.surface, toolNames));
+
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
   if (problems.length === 0) {
     try {
@@ -106,6 +108,16 @@ export function checkApp(app: AppDefinition<any>): string[] {
  */
 export function checkAppWarnings(app: AppDefinition<any>): string[] {
   return directoryWarnings((app?.tools ?? []).map((t) => ({ name: String(t?.name), title: t?.title, annotations: t?.annotations })));
+}
+
+/** A surface that is not one a maker made, options that do not fit it, a tool of the app that takes one of its tools' names. */
+function surfaceProblems(surface: Surface, toolNames: Set<string>): string[] {
+  if (typeof surface?.install !== "function" || !Array.isArray(surface.names) || !Array.isArray(surface.problems))
+    return ["surface: make it with toolSearch() or codeMode() (docs/tools-at-scale.md)"];
+  const problems = surface.problems.map((p) => `${surface.kind}: ${p}`);
+  for (const name of surface.names)
+    if (toolNames.has(name)) problems.push(`Tool "${name}" takes the name of the ${surface.kind} surface's own tool: rename it`);
+  return problems;
 }
 
 const nonEmpty = (s: unknown) => typeof s === "string" && s.trim() !== "";

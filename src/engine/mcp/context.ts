@@ -3,7 +3,7 @@ import type { Auth, Caller } from "./auth";
 import type { Input } from "./input";
 import type { TraceContext } from "./telemetry";
 import type { UserStore } from "./user-state";
-import type { ClientCapabilities, Implementation, LogLevel } from "./types";
+import type { CallToolResult, ClientCapabilities, Implementation, LogLevel } from "./types";
 
 export interface Notifier {
   toolsListChanged(): Promise<void>;
@@ -77,4 +77,10 @@ export interface HandlerContext<Env = unknown> {
   startTask(): void;
   /** Inside a task: its id. */
   task?: { id: string };
+  /**
+   * With a surface in defineApp (`toolSearch()`, `codeMode()`; docs/tools-at-scale.md): calls the app's
+   * tool `name` as a `tools/call` in this request would, through the same scope check, middleware,
+   * rate limits, span and log line, and answers what that call answers. Undefined without a surface.
+   */
+  callTool?(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
 }

@@ -22,7 +22,7 @@ import { endAttributes, inSpan, operationAttributes } from "./tracing";
 import type { UserStore } from "./user-state";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type Json, type LogLevel } from "./types";
 
-interface ExecuteOptions {
+export interface ExecuteOptions {
   /** The revision the request is served in: its methods, and how it asks for a completed URL. */
   revision: Revision;
   reg: Registry;
@@ -192,5 +192,7 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
       if (o.canStartTask) throw new StartTask(o.answers);
     },
     task: o.task ? { id: o.task.id } : undefined,
+    // A surface's tools call the app's through it (surfaces/inner-call.ts); an app without a surface has none.
+    callTool: o.reg.surface?.caller(o),
   };
 }

@@ -88,6 +88,12 @@ export interface Registry {
   baselineScopes?: readonly string[];
   /** What the Worker logs once when it authenticates nobody and the app's scoped operations are refused. */
   unauthenticatedWarning?: string;
+  /**
+   * The app's surface (surfaces/surface.ts): its tools are listed in place of the app's, which stay
+   * callable; `caller` makes a request's `ctx.callTool` from its execute options (`unknown` here, as
+   * execute.ts builds on this file). Absent for an app without one.
+   */
+  surface?: { kind: string; names: ReadonlySet<string>; caller(options: unknown): HandlerContext["callTool"] };
 }
 
 /** The lookups the core makes for opt-in extensions; the extension host fills them in. */
@@ -170,7 +176,7 @@ export function wireOf(def: object, omit: string[]): Record<string, unknown> {
   return out;
 }
 
-function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
+export function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
   if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
   const inputSchema: JsonSchemaObject = def.inputSchema
     ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
@@ -302,6 +308,8 @@ function compileOnce(app: AppDefinition<any>): Registry {
   // the extensions' code is in the bundle only when the app imports one.
   const extensions = [...(app.extensions ?? []), ...[...tools.values()].flatMap((t) => (t.def.view ? [t.def.view.extension] : []))];
   extensions[0]?.install(reg, app, extensions);
+  // Last: a surface lists its own tools in place of every list made above (docs/tools-at-scale.md).
+  app.surface?.install(reg);
   return reg;
 }
 

@@ -7,6 +7,9 @@ import { createMcpWorker } from "../../../src/mcp";
 import scopedApp from "./scoped-engine-app";
 import userStateApp from "./user-state-app";
 import mountApp from "./mount-app";
+import surfaceApp, { surfaceLimiter } from "./surface-app";
+
+const surfaceWorker = createMcpWorker(surfaceApp);
 
 export * from "./index";
 export { default } from "./index";
@@ -53,3 +56,10 @@ export const McpUser = userStateWorker.McpUser;
 
 /** The 2025 session class of the mount fixture app (bound as MCP_SESSION_MOUNT; see mount-app.ts). */
 export const MountSession = createMcpWorker(mountApp).McpSession;
+
+/** The 2025 session class of the tool-search fixture app (bound as MCP_SESSION_SURFACE), its rate limiter bound in. */
+export class SurfaceSession extends surfaceWorker.McpSession {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, { ...env, SURFACE_LIMIT: surfaceLimiter } as Env);
+  }
+}

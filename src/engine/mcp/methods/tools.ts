@@ -16,8 +16,8 @@ import type { CallToolResult, Content } from "../types";
 export function listToolsFrom(list: (reg: Registry) => Record<string, unknown>[]) {
   return async (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
     // An extension may give this client other tools (MCP Apps: text-only ones for a host without it).
-    // Mounted servers' tools follow the app's own.
-    const all = reg.mounts ? [...list(reg), ...(await Promise.all(reg.mounts.map((m) => m.tools(ctx)))).flat()] : list(reg);
+    // Mounted servers' tools follow the app's own; a surface lists its own tools only.
+    const all = reg.mounts && !reg.surface ? [...list(reg), ...(await Promise.all(reg.mounts.map((m) => m.tools(ctx)))).flat()] : list(reg);
     return paginate("tools", reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
   };
 }
