@@ -32,6 +32,8 @@ export default defineConfig({
           MCP_USER: { className: "McpUser", useSQLite: true },
           // The mount fixture app's sessions (mount-app.ts).
           MCP_SESSION_MOUNT: { className: "MountSession", useSQLite: true },
+          // The Code Mode fixture app's sessions (test/engine/code-mode/app.ts).
+          MCP_SESSION_CODE: { className: "CodeModeSession", useSQLite: true },
           // The tool-search fixture app's sessions (surface-app.ts).
           MCP_SESSION_SURFACE: { className: "SurfaceSession", useSQLite: true },
         },
