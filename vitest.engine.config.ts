@@ -17,6 +17,8 @@ export default defineConfig({
         kvNamespaces: ["OAUTH_KV"],
         // The mount fixture app's upstream: the engine test app itself, through a service binding.
         serviceBindings: { MOUNT_UPSTREAM: "mcp-engine-test-app" },
+        // Code Mode's sandboxes (test/engine/code-mode/): Dynamic Workers from a Worker Loader.
+        workerLoaders: { LOADER: {} },
         durableObjects: {
           MCP_SESSION_SCOPED: { className: "ScopedSession", useSQLite: true },
           MCP_TASK_SCOPED: { className: "ScopedTask", useSQLite: true },
@@ -33,6 +35,8 @@ export default defineConfig({
           MCP_TASK_RESULTS: { className: "ResultsTask", useSQLite: true },
           // The mount fixture app's sessions (mount-app.ts).
           MCP_SESSION_MOUNT: { className: "MountSession", useSQLite: true },
+          // The Code Mode fixture app's sessions (test/engine/code-mode/app.ts).
+          MCP_SESSION_CODE: { className: "CodeModeSession", useSQLite: true },
           // The tool-search fixture app's sessions (surface-app.ts).
           MCP_SESSION_SURFACE: { className: "SurfaceSession", useSQLite: true },
         },

@@ -98,6 +98,8 @@ export {
 } from "./engine/openapi";
 // Tools at scale (docs/tools-at-scale.md): a surface lists a few tools in place of many; an app without one carries none of it.
 export { toolSearch, type ToolSearchOptions } from "./engine/mcp/surfaces/tool-search";
+// Code Mode (docs/code-mode.md): search_tools and execute, the model's code run in a Dynamic Worker; an app without it carries none of it.
+export { codeMode, type CodeModeOptions } from "./engine/code-mode/index";
 export type { Surface } from "./engine/mcp/app";
 // AUTH_MODE=jwt, opt-in: `createMcpWorker(app, { jwt: jwtAuth })`; a Worker without it carries no jose.
 export { jwtAuth } from "./engine/http/jwt-auth";

@@ -8,6 +8,7 @@ import scopedApp from "./scoped-engine-app";
 import userStateApp from "./user-state-app";
 import mountApp from "./mount-app";
 import resultsApp from "./results-app";
+import codeModeApp from "../code-mode/app";
 import surfaceApp, { surfaceLimiter } from "./surface-app";
 
 const surfaceWorker = createMcpWorker(surfaceApp);
@@ -79,3 +80,6 @@ export class SurfaceSession extends surfaceWorker.McpSession {
     super(ctx, { ...env, SURFACE_LIMIT: surfaceLimiter } as Env);
   }
 }
+
+/** The 2025 session class of the Code Mode fixture app (bound as MCP_SESSION_CODE; see test/engine/code-mode/app.ts). */
+export const CodeModeSession = createMcpWorker(codeModeApp).McpSession;

@@ -1,0 +1,103 @@
+/**
+ * Makes the model's code a module the sandbox can run, and one that cannot run forever. workerd has
+ * no CPU limit of its own (the `cpuMs` limit a Dynamic Worker gets is enforced on Cloudflare only), so
+ * under `wrangler dev` and in tests a `while (true) {}` would wedge the whole runtime. Every loop
+ * iteration and every function entry of the code therefore spends one step of a budget; once spent,
+ * every further step throws, so no try/catch inside the code can keep it going, and the run ends with
+ * a tool error. The step function's name is drawn at random per run: code cannot shadow what it
+ * cannot name. Parsing first also names a syntax error (line and column of the model's code) before
+ * any isolate is loaded.
+ */
+import { parse, type Node } from "acorn";
+
+/** What a parse gives: the model's function, or what is wrong with the code. */
+export type Prepared = { ok: true; fn: string } | { ok: false; message: string };
+
+/** The wrapper's first line, as parsed (one function, the module's only statement); the model's line 1 is line 2. */
+const HEAD = "export default async function (tools) {\n";
+
+const LOOPS = new Set(["WhileStatement", "DoWhileStatement", "ForStatement", "ForInStatement", "ForOfStatement"]);
+const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
+
+interface Insert {
+  at: number;
+  text: string;
+  /** Opening text (before what it guards) or closing text (after it). */
+  open: boolean;
+  depth: number;
+}
+
+/**
+ * The model's function of a run: the code as the body of `async function fnName(tools)`, every loop
+ * body and function body first calling `stepName()` (sandbox-modules.ts defines both beside it).
+ */
+export function prepare(code: string, fnName: string, stepName: string): Prepared {
+  const source = `${HEAD}${code}\n}\n`;
+  let program: Node & { body: (Node & { declaration?: Node })[] };
+  try {
+    program = parse(source, { ecmaVersion: "latest", sourceType: "module", allowAwaitOutsideFunction: false }) as never;
+  } catch (err) {
+    return { ok: false, message: syntaxMessage(err) };
+  }
+  // The code is one function's body: a stray `}` that closes it early and goes on is refused.
+  const fn = program.body[0]?.declaration;
+  if (program.body.length !== 1 || !fn || fn.end !== source.length - 1)
+    return { ok: false, message: "SyntaxError: the code must be the body of one function (a `}` closes it early)" };
+  const inserts: Insert[] = [];
+  try {
+    collect(fn, 0, `${stepName}();`, inserts);
+  } catch {
+    // The walk recurses as deep as the code nests; a stack overflow means code nested past reason.
+    return { ok: false, message: "SyntaxError: the code nests too deeply" };
+  }
+  // The instrumented text from the body's `{` on, under the function's own name.
+  return { ok: true, fn: `async function ${fnName}(tools) ${applyInserts(source, inserts).slice(HEAD.length - 2)}` };
+}
+
+/** Walks the tree, noting where each loop body and function body gets its step. */
+function collect(node: Node, depth: number, step: string, out: Insert[]): void {
+  const n = node as Node & { body?: Node | Node[]; expression?: boolean };
+  if ((LOOPS.has(n.type) || FUNCTIONS.has(n.type)) && n.body && !Array.isArray(n.body))
+    guard(n.body, FUNCTIONS.has(n.type), depth, step, out);
+  for (const key of Object.keys(n)) {
+    const value = (n as unknown as Record<string, unknown>)[key];
+    if (Array.isArray(value)) {
+      for (const item of value) if (isNode(item)) collect(item, depth + 1, step, out);
+    } else if (isNode(value)) collect(value, depth + 1, step, out);
+  }
+}
+
+function guard(body: Node, ofFunction: boolean, depth: number, step: string, out: Insert[]): void {
+  if (body.type === "BlockStatement") out.push({ at: body.start + 1, text: step, open: true, depth });
+  else if (ofFunction) {
+    // An arrow function's expression body: `x => x` → `x => (step(), (x))`.
+    out.push({ at: body.start, text: `(${step.slice(0, -1)}, (`, open: true, depth });
+    out.push({ at: body.end, text: "))", open: false, depth });
+  } else {
+    // A loop whose body is one statement: `while (x) y;` → `while (x) {step(); y;}`.
+    out.push({ at: body.start, text: `{${step}`, open: true, depth });
+    out.push({ at: body.end, text: "}", open: false, depth });
+  }
+}
+
+const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && typeof (v as Node).type === "string";
+
+/** The source with every insert in place: at one position, closings first (inner first), then openings (outer first). */
+function applyInserts(source: string, inserts: Insert[]): string {
+  inserts.sort((a, b) => a.at - b.at || Number(a.open) - Number(b.open) || (a.open ? a.depth - b.depth : b.depth - a.depth));
+  let out = "";
+  let from = 0;
+  for (const insert of inserts) {
+    out += source.slice(from, insert.at) + insert.text;
+    from = insert.at;
+  }
+  return out + source.slice(from);
+}
+
+/** Acorn's message, with the position in the model's code (its line 1 is the parsed source's line 2). */
+function syntaxMessage(err: unknown): string {
+  const e = err as { message?: string; loc?: { line: number; column: number } };
+  const what = String(e.message ?? err).replace(/ \(\d+:\d+\)$/, "");
+  if (e instanceof RangeError) return "SyntaxError: the code nests too deeply";
+  return e.loc ? `SyntaxError: ${what} (line ${Math.max(1, e.loc.line - 1)}, column ${e.loc.column + 1})` : `SyntaxError: ${what}`;
+}
