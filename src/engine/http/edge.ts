@@ -11,6 +11,7 @@ import type { Env } from "../env";
 import { callerOf, type Identity } from "../mcp/auth";
 import type { Admitted } from "./admitted";
 import { toMcpError, type McpError } from "../mcp/errors";
+import { isObject } from "../mcp/guards";
 import { parseMessage, readableId, type Message, type RequestId } from "../mcp/jsonrpc";
 import type { Registry } from "../mcp/registry";
 import { createNotifier } from "../objects/addresses";
@@ -178,7 +179,7 @@ async function admit(g: Gated): Promise<Response> {
   const sized = checkHeaderSizes(g.request, g.config.maxHeaderBytes);
   if (sized) return sized;
   const admitted = await authenticateCaller(g);
-  if (admitted instanceof Response) return admitted;
+  if (admitted instanceof Response) return isStepUp(admitted) && g.request.method === "POST" ? everyScopeNeeded(g, admitted) : admitted;
   if (g.request.method !== "POST") return (await rateLimit(g, admitted, null)) ?? lane(g, admitted);
   const read = await readBody(g);
   if (read instanceof Response) return read;
@@ -188,6 +189,35 @@ async function admit(g: Gated): Promise<Response> {
   if (limited) return limited;
   if ("invalid" in parsed) return rpcError(parsed.id, parsed.invalid.toJSON(), refusedStatus(parsed.invalid.code));
   return servePost(g, admitted, read.media, parsed.msg, parsed.id);
+}
+
+const isStepUp = (r: Response) => r.status === 403 && (r.headers.get("WWW-Authenticate") ?? "").includes('error="insufficient_scope"');
+
+/**
+ * A token short of the baseline (AUTH_SCOPES, the app's default), on a POST that names an operation
+ * of its own scopes: one challenge names both, so a client steps up once rather than twice (first
+ * to the baseline, then to the operation's scopes). Anything else keeps the verifier's refusal.
+ */
+async function everyScopeNeeded(g: Gated, refused: Response): Promise<Response> {
+  const read = await readBody(g);
+  if (read instanceof Response) return refused;
+  const parsed = parse(g, read.body);
+  if (!("msg" in parsed) || parsed.msg.kind !== "request") return refused;
+  const { method, params } = parsed.msg.message;
+  const reg = g.edge.registry();
+  const baseline = g.edge.baselineOf(g.config, reg);
+  const needed = reg.scopesNeeded?.(method, isObject(params) ? params : {}) ?? [];
+  if (needed.every((s) => baseline.includes(s))) return refused;
+  const scopes = [...new Set([...baseline, ...needed])];
+  return challenge(g.request, {
+    mcpPath: g.edge.path,
+    status: 403,
+    message: `Forbidden: ${method} needs the scope(s) ${scopes.join(" ")}`,
+    error: "insufficient_scope",
+    scopes,
+    metadata: g.edge.hasMetadata(g.config),
+    id: parsed.id,
+  });
 }
 
 /** GET and DELETE only exist for 2025 sessions (2026-07-28 is POST only). */

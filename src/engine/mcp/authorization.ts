@@ -99,6 +99,8 @@ function compileChecks(reg: Registry, options: AuthorizationOptions): AuthorizeO
   };
   // What else may ask whether a caller may use an operation (a listen filter's resource URIs).
   reg.allows = (method, params, auth) => allowed(operationOf(method, params), auth);
+  // What the edge names in one challenge to a token short of the baseline too (http/edge.ts).
+  reg.scopesNeeded = (method, params) => needed(operationOf(method, params));
   // Its steps of the middleware chain: the scope check (again inside a 2025 session, where an answer to
   // a tool's question re-runs it under the answering token), the hidden lists, the app's policy.
   const scopeCheck: Policy = (op, next) => {

@@ -74,6 +74,8 @@ export interface Registry {
   authorize?: AuthorizeOperation;
   /** Whether a caller may use the operation a request names (authorization.ts); absent: every caller may. */
   allows?: (method: string, params: Record<string, unknown>, auth: Auth | undefined) => boolean;
+  /** The scopes the operation a request names declares (defineAuthorization brings it); undefined: it needs none. */
+  scopesNeeded?: (method: string, params: Record<string, unknown>) => readonly string[] | undefined;
   /** Picks the token claims handlers may see in ctx.auth (`defineAuthorization({ claims })`). */
   claimsOf?: (claims: Readonly<Record<string, unknown>> | undefined) => Record<string, unknown>;
   /** The steps `defineAuthorization` brings to the middleware chain (scope check, hidden lists, policy). */

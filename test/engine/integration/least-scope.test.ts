@@ -80,4 +80,39 @@ describe("least scope first in JWT mode: AUTH_SCOPES and the app's default in on
       `Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="mcp:use notes:read"`,
     );
   });
+
+  it("a token short of the baseline calling a scoped tool is challenged once for every scope it needs, baseline and the tool's", async () => {
+    const pair = await generateKeyPair("ES256", { extractable: true });
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k2", alg: "ES256" };
+    const jwtEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: ISSUER, AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_SCOPES: "mcp:use" };
+    const sign = (scope: string) =>
+      new SignJWT(scope ? { scope } : {})
+        .setProtectedHeader({ alg: "ES256", kid: "k2" })
+        .setIssuer(ISSUER)
+        .setAudience(MCP)
+        .setSubject("alice")
+        .setIssuedAt()
+        .setExpirationTime(Math.floor(Date.now() / 1000) + 300)
+        .sign(pair.privateKey);
+    const call = modern("tools/call", { name: "delete_note", arguments: { id: "n1" } }, await sign(""));
+    const first = await send(worker, MCP, call, jwtEnv);
+    expect(first.status).toBe(403);
+    expect(first.headers.get("WWW-Authenticate")).toBe(
+      `Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="mcp:use notes:read notes:write"`,
+    );
+    expect(((await first.json()) as RpcMessage).id).toBe(JSON.parse(String(call.body)).id);
+    // Stepped up to what the challenge named: served, with no second challenge.
+    const again = await send(
+      worker,
+      MCP,
+      modern("tools/call", { name: "delete_note", arguments: { id: "n1" } }, await sign("mcp:use notes:read notes:write")),
+      jwtEnv,
+    );
+    expect(again.status).toBe(200);
+    // A request that names no operation of its own scopes keeps the baseline's challenge.
+    const list = await send(worker, MCP, modern("tools/list", {}, await sign("")), jwtEnv);
+    expect(list.headers.get("WWW-Authenticate")).toBe(
+      `Bearer error="insufficient_scope", resource_metadata="${PRM}", scope="mcp:use notes:read"`,
+    );
+  });
 });
