@@ -42,6 +42,13 @@ const FEATURES_OF = `() => ({
   userState: !!app?.userState,
 })`;
 
+/** Each mount whose upstream URL a deployed Worker would refuse with `env` (the config's vars), and why. */
+const MOUNT_REFUSALS = `(env) =>
+  (app?.mounts ?? []).flatMap((m) => {
+    const why = m.deployRefusal?.(env);
+    return why ? [\`mount "\${m.prefix}": \${why}\`] : [];
+  })`;
+
 /**
  * Bundles `contents` (a module importing the app and engine files by absolute path) into `outfile`
  * for Node, with stand-ins for the Workers-only modules: how the app check and `npm run server-json`
@@ -73,7 +80,7 @@ export async function bundleForNode(root, contents, outfile) {
  * `problems` fail the check; `warnings` (what keeps the app out of Claude's and ChatGPT's directories) do not,
  * nor `notes` (what an OpenAPI import decided for its document: a renamed operation, a body kept whole).
  * @typedef {{ scoped: boolean, allowUnauthenticated: boolean }} AppAuth
- * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], notes?: string[], auth?: AppAuth, features?: Record<string, boolean>, why?: string }>}
+ * @returns {Promise<{ loaded: boolean, problems: string[], warnings: string[], notes?: string[], auth?: AppAuth, features?: Record<string, boolean>, mountRefusals?: (env: Record<string, unknown>) => string[], why?: string }>}
  */
 export async function checkAppDefinitions(root = ROOT) {
   const dir = path.join(root, "test", ".tmp", "check-app");
@@ -84,7 +91,7 @@ export async function checkAppDefinitions(root = ROOT) {
   try {
     await bundleForNode(
       root,
-      `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppNotes, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const notes = () => checkAppNotes(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\n`,
+      `import app from "${posix(path.join(root, "src/server.ts"))}";\nimport { checkApp, checkAppNotes, checkAppWarnings } from "${posix(path.join(root, "src/engine/mcp/check-app.ts"))}";\nexport default () => checkApp(app);\nexport const warnings = () => checkAppWarnings(app);\nexport const notes = () => checkAppNotes(app);\nexport const authOf = ${AUTH_OF};\nexport const featuresOf = ${FEATURES_OF};\nexport const mountRefusals = ${MOUNT_REFUSALS};\n`,
       outfile,
     );
   } catch (err) {
@@ -95,9 +102,16 @@ export async function checkAppDefinitions(root = ROOT) {
       why: `could not bundle src/server.ts for the check: ${err.message.split("\n").slice(0, 6).join("\n")}`,
     };
   }
-  let run, warn, notesOf, authOf, featuresOf;
+  let run, warn, notesOf, authOf, featuresOf, mountRefusals;
   try {
-    ({ default: run, warnings: warn, notes: notesOf, authOf, featuresOf } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
+    ({
+      default: run,
+      warnings: warn,
+      notes: notesOf,
+      authOf,
+      featuresOf,
+      mountRefusals,
+    } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`));
   } catch (err) {
     return { loaded: false, problems: [], warnings: [], why: `src/server.ts did not load in Node for the check: ${err?.message ?? err}` };
   }
@@ -111,9 +125,17 @@ export async function checkAppDefinitions(root = ROOT) {
     // A definition that breaks the warnings breaks the check below too, which names it.
   }
   try {
-    return { loaded: true, problems: run(), warnings, notes, auth: authOf(), features: featuresOf() };
+    return { loaded: true, problems: run(), warnings, notes, auth: authOf(), features: featuresOf(), mountRefusals };
   } catch (err) {
-    return { loaded: true, problems: [String(err?.message ?? err)], warnings, notes, auth: authOf(), features: featuresOf() };
+    return {
+      loaded: true,
+      problems: [String(err?.message ?? err)],
+      warnings,
+      notes,
+      auth: authOf(),
+      features: featuresOf(),
+      mountRefusals,
+    };
   }
 }
 
@@ -129,7 +151,9 @@ export function printDirectoryWarnings(warnings, log = console.warn) {
 /** Prints what OpenAPI imports decided for their documents (never a reason to stop). */
 export function printImportNotes(notes, log = console.log) {
   if (!notes?.length) return;
-  log(`app check: ${notes.length} ${notes.length === 1 ? "note" : "notes"} on imported OpenAPI documents (the app works; each was resolved as it says):`);
+  log(
+    `app check: ${notes.length} ${notes.length === 1 ? "note" : "notes"} on imported OpenAPI documents (the app works; each was resolved as it says):`,
+  );
   for (const n of notes) log(`  · ${n}`);
 }
 

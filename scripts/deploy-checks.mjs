@@ -49,6 +49,7 @@ export function authConfigured(config, secrets) {
  *   randomId: () => number,
  *   app?: { scoped: boolean, allowUnauthenticated: boolean },
  *   features?: Record<string, boolean>,
+ *   mountRefusals?: string[],
  * }} Facts  what is known; a fact left undefined could not be learned (offline), and is not judged.
  */
 
@@ -122,6 +123,12 @@ export function deployProblems(f) {
         fix: `npx wrangler r2 bucket create ${r2.bucket_name}`,
       });
   }
+  // A mount whose URL the deployed Worker refuses works under npm run dev (MCP_DEV=on) and nowhere else.
+  for (const refusal of f.mountRefusals ?? [])
+    problems.push({
+      problem: `${refusal} A deployed Worker refuses it, so the mount's tools would fail.`,
+      fix: "Mount it by an https URL of a public host, or by a service binding (url: (env) => env.BINDING); plain http and local addresses work under npm run dev only (docs/mount.md)",
+    });
   // A feature's object and the engine's flags live in the fork's config, where no upgrade reaches.
   const setup = engineSetupProblems(f.features, config, configFile);
   problems.push(...setup.bindings, ...setup.flags);

@@ -89,6 +89,7 @@ const facts = {
   d1,
   app: app.loaded ? app.auth : undefined,
   features: app.loaded ? app.features : undefined,
+  mountRefusals: app.loaded ? (app.mountRefusals?.(config.vars ?? {}) ?? []) : [],
   randomId: () => randomInt(100_000, 2_000_000_000),
 };
 if (dryRun) {

@@ -18,6 +18,8 @@ export interface Mount {
   scopes?: readonly string[];
   /** Scopes by the upstream tool's name, in place of `scopes` for that tool. */
   toolScopes?: Readonly<Record<string, readonly string[]>>;
+  /** Why a deployed Worker would refuse its upstream URL given these settings (`npm run deploy` names it); undefined: it would not, or cannot tell. */
+  deployRefusal?(env: unknown): string | undefined;
   /** Its tools as listed here: the upstream's, renamed with the prefix. */
   tools(ctx: HandlerContext<any>): Promise<Record<string, unknown>[]>;
   /** Calls the upstream's tool `name` (without the prefix). */

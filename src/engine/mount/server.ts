@@ -51,6 +51,10 @@ export class MountedServer<Env> implements Mount {
     return this.listed.holds(kind, name);
   }
 
+  deployRefusal(env: unknown): string | undefined {
+    return this.upstream.deployRefusal(env as Env);
+  }
+
   /** `work` against the upstream, its failure the error it is here (failure.ts; `uri`, the upstream's, written as this server's). */
   private async against<T>(ctx: HandlerContext<any>, what: string, work: (client: McpClient) => Promise<T>, uri?: string): Promise<T> {
     try {

@@ -50,6 +50,21 @@ export class Upstream<Env> {
     private readonly onNotified: (ctx: HandlerContext<any>, methods: ReadonlySet<string>) => void,
   ) {}
 
+  /**
+   * Why a deployed Worker would refuse this upstream's URL with `env` (plain http, a private address),
+   * if it would: `npm run deploy` names it before the Worker goes out. A service binding, or a URL
+   * the settings do not give yet, is not judged.
+   */
+  deployRefusal(env: Env): string | undefined {
+    let target: string | Fetcher;
+    try {
+      target = typeof this.options.url === "function" ? this.options.url(env) : this.options.url;
+    } catch {
+      return undefined;
+    }
+    return typeof target === "string" && target ? this.refusal(target, false)?.message : undefined;
+  }
+
   /** Forgets the answers kept for calls: a list they hold changed. */
   forgetAnswers(): void {
     this.answers = new MemoryCache(16);

@@ -366,7 +366,10 @@ async function notesFork(check) {
         try {
           const r = await exec("npm", ["test"], 240_000);
           assert(r.code !== 0 && !r.timedOut, `npm test passed with a formatting difference:\n${r.out.slice(-3000)}`);
-          assert(new RegExp(`✓ ${file.replace(/[./]/g, "\\$&")}`).test(r.out), `npm test did not run ${file} first:\n${r.out.slice(-3000)}`);
+          assert(
+            new RegExp(`✓ ${file.replace(/[./]/g, "\\$&")}`).test(r.out),
+            `npm test did not run ${file} first:\n${r.out.slice(-3000)}`,
+          );
           assert(r.out.includes("npm run format"), `npm test's failure does not name npm run format:\n${r.out.slice(-3000)}`);
         } finally {
           writeFileSync(path.join(dir, file), text);
@@ -386,6 +389,11 @@ async function notesFork(check) {
         assert(
           r.out.includes("wrangler d1 migrations apply DB --remote") && r.out.includes("0001_bookmarks.sql"),
           `the dry run did not name the remote migration:\n${r.out.slice(-3000)}`,
+        );
+        // The fork mounts http://127.0.0.1:9/mcp unless UPSTREAM_MCP is set: fine under npm run dev, refused deployed.
+        assert(
+          /mount "up": .*plain http.*A deployed Worker refuses it/.test(r.out),
+          `the dry run did not name the mount a deployed Worker would refuse:\n${r.out.slice(-3000)}`,
         );
       },
       125_000,

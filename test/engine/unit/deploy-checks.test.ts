@@ -78,6 +78,16 @@ describe("npm run deploy's preconditions", () => {
     expect(deployProblems({ ...ready, features: { tasks: false, events: false, userState: false } })).toEqual([]);
   });
 
+  it("names a mount whose URL a deployed Worker would refuse (plain http, a private address), with what to mount instead", () => {
+    const problems = deployProblems({
+      ...ready,
+      mountRefusals: ['mount "up": The URL of the mounted server "up" http://127.0.0.1:8788/mcp is plain http; the client will not use it'],
+    }) as Problem[];
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.problem).toMatch(/^mount "up": .*plain http.*A deployed Worker refuses it/);
+    expect(problems[0]!.fix).toMatch(/https URL of a public host, or by a service binding/);
+  });
+
   it("asks for the secret when the Worker has others but not it", () => {
     expect(fixes({ secrets: ["OTHER"] })).toEqual([
       "openssl rand -hex 32 | npx wrangler secret put MCP_STATE_SECRET --config wrangler.toml",
