@@ -105,7 +105,6 @@ export class MountedServer<Env> implements Mount {
     // runs again: a 2026 client retries with it, a 2025 session's request resumes with it.
     let asked = 0;
     let pending: unknown;
-    let era: McpClient["era"];
     const stop = new AbortController();
     const relay = <T>(request: InputRequest): T => {
       const key = `${this.prefix}:${asked++}`;
@@ -127,11 +126,7 @@ export class MountedServer<Env> implements Mount {
         signal: AbortSignal.any([ctx.signal, stop.signal]),
         onProgress: (p: Progress) => ctx.progress(p.progress, p.total, p.message),
       };
-      try {
-        return (await client.callTool(name, args, options)) as unknown as Record<string, unknown>;
-      } finally {
-        era = client.era;
-      }
+      return (await client.callTool(name, args, options)) as unknown as Record<string, unknown>;
     };
     try {
       return this.rename.toolResult(await this.upstream.use(ctx, call, handlers, true));
@@ -140,7 +135,8 @@ export class MountedServer<Env> implements Mount {
       if (ctx.signal.aborted) throw err;
       const failed = mountFailure(err, this.prefix, `the tool ${name}`);
       // The one place a failure becomes a result: the model reads why the mounted tool did not run.
-      if (failed instanceof MountError) return toolError(era === "legacy" ? `${failed.message}. ${UNHEARD_QUESTION}` : failed.message);
+      if (failed instanceof MountError)
+        return toolError(WAITED.test(failed.message) ? `${failed.message}. ${UNHEARD_QUESTION}` : failed.message);
       throw failed;
     }
   }
@@ -151,5 +147,7 @@ export class MountedServer<Env> implements Mount {
  * call's own stream only, and an upstream that sends its question on its standalone GET stream (the
  * TypeScript SDK 1.x without `relatedRequestId`) waits there for an answer that never comes.
  */
+/** How a call that waited for an answer in vain ends: the client's timeout, or the runtime cancelling the stream. */
+const WAITED = /timed out|Stream was cancelled/;
 const UNHEARD_QUESTION =
   "If the upstream asks the user something during this call, it must send the question on the call's own stream (relatedRequestId): a mount does not open the standalone stream (docs/mount.md)";

@@ -22,7 +22,7 @@ export interface UserStateOptions {
 }
 
 /** 5 MiB, as a literal: esbuild keeps a product in a bundle that leaves this module out. */
-export const DEFAULT_MAX_BYTES = 5_242_880;
+const DEFAULT_MAX_BYTES = 5_242_880;
 
 const KV = "mcp_user_kv";
 const META = "mcp_user_meta";

@@ -5,7 +5,8 @@
  * - `sh`: as it is, but its tool `asks` is listed only to a client that declares elicitation, and a
  *   call of `burst` streams 300 `notifications/tools/list_changed` before its result;
  * - `odd`: its tool list also names tools with a line break, a control character and 5,000 characters;
- * - `pg`: every page of its tool list says there is another.
+ * - `pg`: every page of its tool list says there is another;
+ * - `hush`: a call is answered with a stream that never speaks (its timeout is 300 ms).
  * Its local tool `local_prompts_changed` tells listeners the prompts changed: a test's barrier.
  * What test/engine/integration/mount-results.test.ts calls (2026-07-28 only: no session class).
  */
@@ -85,6 +86,10 @@ const oddNames: Rewrite = (method, _body, answer) => {
   return { ...answer, result: { ...resultOf(answer), tools: [...toolsOf(answer), ...odd] } };
 };
 
+/** `hush`: a call that never answers, as an upstream that waits on a question sent where the mount does not listen. */
+const hushed: Rewrite = (method, _body, answer) =>
+  method === "tools/call" ? new Response(new ReadableStream(), { headers: { "Content-Type": "text/event-stream" } }) : answer;
+
 /** `pg`: a next page, always. */
 const endless: Rewrite = (method, _body, answer) =>
   method === "tools/list" ? { ...answer, result: { ...resultOf(answer), nextCursor: "more" } } : answer;
@@ -107,5 +112,6 @@ export default defineApp({
     mountServer({ prefix: "sh", url: inProcess(shapes) }),
     mountServer({ prefix: "odd", url: inProcess(oddNames), listTtlMs: 0 }),
     mountServer({ prefix: "pg", url: inProcess(endless), listTtlMs: 0 }),
+    mountServer({ prefix: "hush", url: inProcess(hushed), timeoutMs: 300 }),
   ],
 });

@@ -131,6 +131,14 @@ describe("mounted results", () => {
     expect(call.error?.code).toBe(-32602);
   });
 
+  it("a call that ends waiting on the upstream says where an upstream's question must go", async () => {
+    const waited = await modern("tools/call", { name: "hush_linked", arguments: {} });
+    expect(waited.result?.isError).toBe(true);
+    const text = (waited.result!.content as { text: string }[])[0]!.text;
+    expect(text).toMatch(/mounted server "hush" could not be reached for the tool linked: .*timed out/);
+    expect(text).toMatch(/on the call's own stream \(relatedRequestId\): a mount does not open the standalone stream/);
+  });
+
   it("says in a log line when a mounted list stops at its page bound", async () => {
     const lines = await logged(() => modern("tools/list", {}));
     expect(lines).toContainEqual(expect.objectContaining({ mcp: "mount_list_truncated", mount: "pg", what: "tools/list" }));
