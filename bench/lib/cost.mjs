@@ -266,7 +266,7 @@ export function billOf(c, cpuUs, settings = { invocationLogs: true, metrics: tru
 
 /**
  * The cost phase: counts and CPU per operation, and the bill for a million of each.
- * @returns {Promise<{pricesAsOf: string, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, prices: object, spans: {on: number, off: number, control: number, untracedOn: number, untracedOff: number, rounds: number, perRound: number}, errors: string[]}>}
+ * @returns {Promise<{pricesAsOf: string, billed: Record<string, {invocationLogs: boolean, metrics: boolean}>, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, prices: object, spans: {on: number, off: number, control: number, untracedOn: number, untracedOff: number, rounds: number, perRound: number}, errors: string[]}>}
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
  */
