@@ -13,6 +13,12 @@ const table = (head, lines) =>
 const n2 = (n) => (Number.isFinite(n) ? (n === 0 ? "0" : n < 10 ? n.toFixed(2) : n.toFixed(1)) : "–");
 const usd = (n) => (Number.isFinite(n) ? `$${n < 0.01 && n > 0 ? n.toFixed(4) : n.toFixed(2)}` : "–");
 
+/** What the engine's rows are priced at: the template's wrangler.toml (bench/lib/cost.mjs billedSettings). */
+const billedAt = (billed) =>
+  billed
+    ? `this template's at the defaults of its wrangler.toml (Workers Logs invocation records ${billed.engine.invocationLogs ? "on" : "off"}, Analytics Engine metrics ${billed.engine.metrics ? "bound" : "not bound"}; the counts above are of the engine test app, which binds the metrics for its tests), each peer at its own`
+    : "every invocation record and metrics point priced";
+
 /** The section: what each operation makes the platform do, and a million of it at list prices. */
 export function costSection(cost) {
   const ops = Object.values(cost.ops);
@@ -53,7 +59,7 @@ ${table(
   ]),
 )}
 
-A million of each, in USD:
+A million of each, in USD, ${billedAt(cost.billed)}:
 
 ${table(
   [

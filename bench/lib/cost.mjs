@@ -11,7 +11,7 @@
 //     interleaved rounds, where no dev proxy and no trace collector share the process; it includes
 //     the objects' CPU, which Cloudflare bills as duration instead, so the Worker CPU line is an upper bound.
 // The 2026-07-28 call is measured with spans on (the default) and with TRACING=off beside it.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startWrangler } from "../../test/engine/e2e/server.mjs";
@@ -23,6 +23,7 @@ import { PRICES, PRICES_AS_OF } from "./prices.mjs";
 import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
 import { startDirect } from "./direct.mjs";
+import { ROOT } from "../../scripts/lib/procs.mjs";
 
 const TASKS = { capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -224,8 +225,31 @@ async function cpuPerOp(ops, { tmpDir, rounds, perRound, warmup }, onProgress) {
   }
 }
 
-/** The bill for a million of one operation, by line, from its counts and its CPU. */
-export function billOf(c, cpuUs) {
+/**
+ * What a Worker's wrangler.toml turns on that the bill depends on: Workers Logs' invocation records
+ * (`[observability.logs] invocation_logs`, on unless set to false) and the Analytics Engine metrics
+ * (an `MCP_METRICS` binding). The engine's operations are priced at the template's defaults (the
+ * root wrangler.toml, which a fork starts from), whatever the engine test app binds for its tests.
+ * @param {string} config a wrangler.toml, relative to the project
+ */
+export function billedSettings(config) {
+  const toml = readFileSync(path.join(ROOT, config), "utf8");
+  const logs = /\[observability\.logs\]([^[]*)/.exec(toml)?.[1] ?? "";
+  return {
+    invocationLogs: !/^\s*invocation_logs\s*=\s*false/m.test(logs),
+    metrics: /^\s*binding\s*=\s*"MCP_METRICS"/m.test(toml),
+  };
+}
+
+/** The settings each server's operations are billed at: the engine at the template's defaults, a peer at its own. */
+const BILLED = {
+  engine: billedSettings("wrangler.toml"),
+  official: billedSettings(SERVERS.official.config),
+  agents: billedSettings(SERVERS.agents.config),
+};
+
+/** The bill for a million of one operation, by line, from its counts, its CPU and what its Worker turns on. */
+export function billOf(c, cpuUs, settings = { invocationLogs: true, metrics: true }) {
   const p = PRICES;
   const lines = {
     workerRequests: c.workerRequests * p.workerRequest,
@@ -233,8 +257,8 @@ export function billOf(c, cpuUs) {
     doRequests: (c.doRequests + c.wsMessages / p.doWebSocketMessagesPerRequest) * p.doRequest,
     doDuration: (c.doWallMs / 1000) * p.doMemoryGb * p.doGbSecond,
     rowsWritten: c.rowsWritten * p.sqliteRowWritten,
-    analytics: c.requestLines * p.analyticsDataPoint,
-    logs: (c.consoleLines + c.invocations) * p.logEvent,
+    analytics: settings.metrics ? c.requestLines * p.analyticsDataPoint : 0,
+    logs: (c.consoleLines + (settings.invocationLogs ? c.invocations : 0)) * p.logEvent,
   };
   const perMillion = Object.fromEntries(Object.entries(lines).map(([k, v]) => [k, v * 1e6]));
   return { ...perMillion, total: Object.values(perMillion).reduce((a, b) => a + b, 0) };
@@ -242,7 +266,7 @@ export function billOf(c, cpuUs) {
 
 /**
  * The cost phase: counts and CPU per operation, and the bill for a million of each.
- * @returns {Promise<{pricesAsOf: string, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, prices: object, spans: {on: number, off: number, control: number, untracedOn: number, untracedOff: number, rounds: number, perRound: number}, errors: string[]}>}
+ * @returns {Promise<{pricesAsOf: string, billed: Record<string, {invocationLogs: boolean, metrics: boolean}>, ops: Record<string, {label: string, counts: object, cpuUs: number, bill: object}>, prices: object, spans: {on: number, off: number, control: number, untracedOn: number, untracedOff: number, rounds: number, perRound: number}, errors: string[]}>}
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
  */
@@ -259,11 +283,12 @@ export async function costPhase({ tmpDir, rounds = 3, perRound = 300, warmup = 1
   const ops = {};
   for (const [key, o] of Object.entries(OPERATIONS)) {
     const cpuUs = rows[key].cpuUs.worker / (o.per ?? 1);
-    ops[key] = { label: o.label, counts: counts[key], cpuUs, bill: billOf(counts[key], cpuUs) };
+    ops[key] = { label: o.label, counts: counts[key], cpuUs, bill: billOf(counts[key], cpuUs, BILLED[o.server]) };
   }
   return {
     pricesAsOf: PRICES_AS_OF,
     prices: PRICES,
+    billed: BILLED,
     ops,
     spans: {
       on: rows.tracedCall.cpuUs.worker,
