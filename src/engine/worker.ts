@@ -189,7 +189,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
     try {
       // An app with `discovery()` answers its public documents (and a browser's page) first; nothing else changes.
-      const found = app.discovery && (await app.discovery.serve(request, env, app.info, mcpPath, options));
+      const found = app.discovery && (await app.discovery.serve(request, env, { info: app.info, path: mcpPath, auth: options }));
       if (found) return found;
       const { pathname } = new URL(request.url);
       if (matches(pathname, mcpPath)) return await serveMcp(edge, request, env, ctx);

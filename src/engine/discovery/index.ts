@@ -53,7 +53,7 @@ export function discovery(options: DiscoveryOptions = {}): Discovery {
   const { name, card = true, catalog = true } = options;
   return {
     name,
-    async serve(request, env, info, path, auth) {
+    async serve(request, env, { info, path, auth }) {
       const url = new URL(request.url);
       const at = url.pathname.replace(/\/+$/, "") || "/";
       const cardPath = `${path}/server-card`;

@@ -44,7 +44,7 @@ export interface Discovery {
   /** The reverse-DNS name with one slash; unset, derived from the host (`registryName`). */
   readonly name?: string;
   /** `env` is the Worker's (its settings decide the sign-in); `path` the MCP endpoint's. */
-  serve(request: Request, env: object, info: Implementation, path: string, auth: DiscoveryAuth): Promise<Response | undefined>;
+  serve(request: Request, env: object, at: { info: Implementation; path: string; auth: DiscoveryAuth }): Promise<Response | undefined>;
 }
 
 /** The part of a name after the slash: the app's name, with what the pattern refuses made a hyphen. */
