@@ -162,6 +162,22 @@ describe("the AI Catalog", () => {
   });
 });
 
+describe("the registry's HTTP proof", () => {
+  it("serves MCP_REGISTRY_AUTH at /.well-known/mcp-registry-auth as text/plain, and nothing without it", async () => {
+    const url = `${ORIGIN}/.well-known/mcp-registry-auth`;
+    const record = "v=MCPv1; k=ed25519; p=bm90LWEtcmVhbC1rZXktanVzdC1hLXRlc3QtdmFsdWU=";
+    const res = await get(
+      url,
+      { Accept: "text/plain", "User-Agent": "mcp-registry/1.0" },
+      { ...baseEnv, MCP_REGISTRY_AUTH: ` ${record}\n` },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
+    expect(await res.text()).toBe(record);
+    expect((await get(url)).status).toBe(404);
+  });
+});
+
 describe("the page for people", () => {
   it("answers a browser's GET on /mcp with a small page, every value escaped, under a strict CSP", async () => {
     const res = await get(`${ORIGIN}/mcp`, { Accept: BROWSER });
