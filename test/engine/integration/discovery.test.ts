@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { OAuthEnv } from "../../../src/engine/oauth/authorize";
 import { createOAuthWorker } from "../../../src/engine/oauth/worker";
 import { serverCard } from "../../../src/engine/mcp/discovery";
-import { createMcpWorker } from "../../../src/mcp";
+import { createMcpWorker, discovery } from "../../../src/mcp";
 import discoveryApp, { DISCOVERY_INFO, namedApp, pageOnlyApp } from "../app/discovery-app";
 import { buildModernRequest } from "../helpers/mcp";
 import { legacyHeaders, openLegacySession, type Send } from "../wire/index.ts";
@@ -146,6 +146,12 @@ describe("the Server Card", () => {
     expect((await fetchWith(createMcpWorker(pageOnlyApp), CARD)).status).toBe(404);
     expect((await fetchWith(without, CARD)).status).toBe(404);
     expect((await fetchWith(createMcpWorker(pageOnlyApp), `${ORIGIN}/.well-known/ai-catalog.json`)).status).toBe(404);
+    // A fork that serves its own catalog turns this one off and keeps the card.
+    const ownCatalog = createMcpWorker({ ...discoveryApp, discovery: discovery({ catalog: false }) });
+    expect(
+      await ownCatalog.handle(new Request(`${ORIGIN}/.well-known/ai-catalog.json`), baseEnv as never, createExecutionContext()),
+    ).toBeUndefined();
+    expect((await fetchWith(ownCatalog, CARD)).status).toBe(200);
   });
 });
 
