@@ -20,8 +20,6 @@ import {
   type TokenVerifier,
 } from "./http/auth";
 import { serveMcp, type EdgeSetup, type WorkerContext } from "./http/edge";
-import { checkHost } from "./http/gate";
-import type { DiscoverySite, SignIn } from "./mcp/discovery";
 import { notFound, reject } from "./http/responses";
 import { McpHub } from "./objects/hub";
 import { sessionObjectFor } from "./objects/session";
@@ -194,21 +192,10 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
   const mcpPath = normalPath(path);
   const metadataPaths = [normalPath(PRM_PATH), normalPath(`${PRM_PATH}${path}`)];
 
-  /** How a client gets in, as the discovery documents and the page say: the hook, a token check with or without OAuth metadata, or none. */
-  const signInOf = (config: Config): SignIn => {
-    const { verify, optional } = verifierOf(config);
-    return options.principal || hasMetadata(config) ? "oauth" : verify && !optional ? "token" : "none";
-  };
-  const siteOf = (env: Env): DiscoverySite => {
-    const config = readConfig(env);
-    const site = { info: app.info, path: mcpPath, signIn: signInOf(config), registryAuth: env.MCP_REGISTRY_AUTH };
-    return { ...site, checkHost: (request) => checkHost(request, config) };
-  };
-
   async function handle(request: Request, env: Env, ctx: WorkerContext): Promise<Response | undefined> {
     try {
       // An app with `discovery()` answers its public documents (and a browser's page) first; nothing else changes.
-      const found = app.discovery && (await app.discovery.serve(request, siteOf(env)));
+      const found = app.discovery && (await app.discovery.serve(request, env, { info: app.info, path: mcpPath, auth: options }));
       if (found) return found;
       const { pathname } = new URL(request.url);
       if (matches(pathname, mcpPath)) return await serveMcp(edge, request, env, ctx);

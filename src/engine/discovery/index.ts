@@ -6,9 +6,20 @@
  * built per request from the app's `info` and the request's origin. The Worker hands every request
  * here first; anything else gets undefined and goes on to /mcp as before.
  */
-import { SERVER_CARD_TYPE, registryName, serverCard, type Discovery, type DiscoverySite } from "../mcp/discovery";
-import { ErrorCode } from "../mcp/errors";
+import { readConfig, type Config, type Vars } from "../config";
+import { authorizationServers } from "../http/auth";
+import { checkHost } from "../http/gate";
 import { reject } from "../http/responses";
+import {
+  SERVER_CARD_TYPE,
+  registryName,
+  serverCard,
+  type Discovery,
+  type DiscoveryAuth,
+  type DiscoverySite,
+  type SignIn,
+} from "../mcp/discovery";
+import { ErrorCode } from "../mcp/errors";
 import { wantsPage, page } from "./page";
 
 export interface DiscoveryOptions {
@@ -42,29 +53,37 @@ export function discovery(options: DiscoveryOptions = {}): Discovery {
   const { name, card = true, catalog = true } = options;
   return {
     name,
-    async serve(request, site) {
+    async serve(request, env, { info, path, auth }) {
       const url = new URL(request.url);
-      const path = url.pathname.replace(/\/+$/, "") || "/";
-      const cardPath = `${site.path}/server-card`;
-      const mcpUrl = `${url.origin}${site.path}`;
+      const at = url.pathname.replace(/\/+$/, "") || "/";
+      const cardPath = `${path}/server-card`;
+      const mcpUrl = `${url.origin}${path}`;
+      const config = readConfig(env as Vars);
+      const site: DiscoverySite = { info, path, signIn: signInOf(config, auth) };
       let body: (() => string) | undefined;
       let type = "application/json";
-      if (card && path === cardPath) {
+      if (card && at === cardPath) {
         body = () => JSON.stringify(serverCard(site.info, mcpUrl, site.signIn, name));
         type = SERVER_CARD_TYPE;
-      } else if (card && catalog && path === CATALOG_PATH) {
+      } else if (card && catalog && at === CATALOG_PATH) {
         body = () => JSON.stringify(aiCatalog(site, url, name));
         type = "application/ai-catalog+json";
-      } else if (path === REGISTRY_AUTH_PATH && site.registryAuth) {
-        body = () => site.registryAuth!.trim();
+      } else if (at === REGISTRY_AUTH_PATH && (env as Vars).MCP_REGISTRY_AUTH) {
+        body = () => (env as Vars).MCP_REGISTRY_AUTH!.trim();
         type = "text/plain; charset=utf-8";
-      } else if (options.page !== false && path === site.path && wantsPage(request)) {
-        return site.checkHost(request) ?? page(site, mcpUrl, card ? `${mcpUrl}/server-card` : undefined, name);
+      } else if (options.page !== false && at === path && wantsPage(request)) {
+        return checkHost(request, config) ?? page(site, mcpUrl, card ? `${mcpUrl}/server-card` : undefined, name);
       }
       if (!body) return undefined;
-      return site.checkHost(request) ?? document(request, body, type);
+      return checkHost(request, config) ?? document(request, body, type);
     },
   };
+}
+
+/** How a client gets in: the OAuth entry's or a router's hook, metadata naming an authorization server, a token check, or nothing. */
+function signInOf(config: Config, auth: DiscoveryAuth): SignIn {
+  if (auth.principal || authorizationServers(config.auth, auth.authorizationServers).length > 0) return "oauth";
+  return config.auth.mode !== "none" || auth.verifyToken ? "token" : "none";
 }
 
 /** The catalog of this one server (discovery notes, "AI Catalog"): its card's URL, named `urn:air:<host>:mcp:<server>`. */

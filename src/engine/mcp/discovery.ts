@@ -26,10 +26,13 @@ export interface DiscoverySite {
   /** The MCP endpoint's path ("/mcp"). */
   path: string;
   signIn: SignIn;
-  /** The /mcp edge's Host check (DNS rebinding): a Response refuses the request. */
-  checkHost(request: Request): Response | null;
-  /** MCP_REGISTRY_AUTH: the registry's HTTP proof record, served at /.well-known/mcp-registry-auth. */
-  registryAuth?: string;
+}
+
+/** What the Worker tells discovery of how it authenticates (WorkerOptions' own fields; the OAuth entry: `principal`). */
+export interface DiscoveryAuth {
+  principal?: unknown;
+  verifyToken?: unknown;
+  authorizationServers?: readonly string[];
 }
 
 /**
@@ -40,7 +43,8 @@ export interface DiscoverySite {
 export interface Discovery {
   /** The reverse-DNS name with one slash; unset, derived from the host (`registryName`). */
   readonly name?: string;
-  serve(request: Request, site: DiscoverySite): Response | undefined | Promise<Response | undefined>;
+  /** `env` is the Worker's (its settings decide the sign-in); `path` the MCP endpoint's. */
+  serve(request: Request, env: object, at: { info: Implementation; path: string; auth: DiscoveryAuth }): Promise<Response | undefined>;
 }
 
 /** The part of a name after the slash: the app's name, with what the pattern refuses made a hyphen. */

@@ -170,15 +170,7 @@ export function createOAuthWorker(app: AppDefinition<any>, options: OAuthWorkerO
     const url = new URL(request.url);
     const config = readConfig(env);
     // The card, the catalog and the page are public: served before the provider asks for a token.
-    const found =
-      app.discovery &&
-      (await app.discovery.serve(request, {
-        info: app.info,
-        path: MCP_PATH,
-        signIn: "oauth",
-        checkHost: (r) => checkHost(r, config),
-        registryAuth: env.MCP_REGISTRY_AUTH,
-      }));
+    const found = app.discovery && (await app.discovery.serve(request, env, { info: app.info, path: MCP_PATH, auth: { principal: true } }));
     if (found) return found;
     if (servedAsApi(url.pathname)) {
       // The /mcp edge keeps the default entry's order: Host and Origin first, our CORS preflight,

@@ -102,7 +102,12 @@ export const remember = defineTool({
 });
 
 export default defineApp({
-  info: { name: "fork-drill-notes", title: "Fork Drill Notes", version: "1.0.0", description: "Notes and bookmarks kept for a fork drill." },
+  info: {
+    name: "fork-drill-notes",
+    title: "Fork Drill Notes",
+    version: "1.0.0",
+    description: "Notes and bookmarks kept for a fork drill.",
+  },
   discovery: discovery({ name: "io.github.fork-drill/notes" }),
   tools: [saveNote, readNote, addBookmark, explode, remember],
   userState: userState(),

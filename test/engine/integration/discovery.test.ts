@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { OAuthEnv } from "../../../src/engine/oauth/authorize";
 import { createOAuthWorker } from "../../../src/engine/oauth/worker";
 import { serverCard } from "../../../src/engine/mcp/discovery";
-import { createMcpWorker } from "../../../src/mcp";
+import { createMcpWorker, discovery } from "../../../src/mcp";
 import discoveryApp, { DISCOVERY_INFO, namedApp, pageOnlyApp } from "../app/discovery-app";
 import { buildModernRequest } from "../helpers/mcp";
 import { legacyHeaders, openLegacySession, type Send } from "../wire/index.ts";
@@ -146,6 +146,12 @@ describe("the Server Card", () => {
     expect((await fetchWith(createMcpWorker(pageOnlyApp), CARD)).status).toBe(404);
     expect((await fetchWith(without, CARD)).status).toBe(404);
     expect((await fetchWith(createMcpWorker(pageOnlyApp), `${ORIGIN}/.well-known/ai-catalog.json`)).status).toBe(404);
+    // A fork that serves its own catalog turns this one off and keeps the card.
+    const ownCatalog = createMcpWorker({ ...discoveryApp, discovery: discovery({ catalog: false }) });
+    expect(
+      await ownCatalog.handle(new Request(`${ORIGIN}/.well-known/ai-catalog.json`), baseEnv as never, createExecutionContext()),
+    ).toBeUndefined();
+    expect((await fetchWith(ownCatalog, CARD)).status).toBe(200);
   });
 });
 
@@ -159,6 +165,22 @@ describe("the AI Catalog", () => {
       specVersion: "1.0",
       entries: [{ identifier: "urn:air:localhost:mcp:engine-test-app", type: "application/mcp-server-card+json", url: CARD }],
     });
+  });
+});
+
+describe("the registry's HTTP proof", () => {
+  it("serves MCP_REGISTRY_AUTH at /.well-known/mcp-registry-auth as text/plain, and nothing without it", async () => {
+    const url = `${ORIGIN}/.well-known/mcp-registry-auth`;
+    const record = "v=MCPv1; k=ed25519; p=bm90LWEtcmVhbC1rZXktanVzdC1hLXRlc3QtdmFsdWU=";
+    const res = await get(
+      url,
+      { Accept: "text/plain", "User-Agent": "mcp-registry/1.0" },
+      { ...baseEnv, MCP_REGISTRY_AUTH: ` ${record}\n` },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
+    expect(await res.text()).toBe(record);
+    expect((await get(url)).status).toBe(404);
   });
 });
 
