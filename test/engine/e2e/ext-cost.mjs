@@ -43,6 +43,9 @@ export const USER_STATE_MODULES = /^src\/engine\/(user-state|objects\/user)\.ts$
 /** Mounted servers' runtime and the client it brings (src/engine/mount.ts, src/engine/client/): an app without mounts carries none. */
 export const MOUNT_MODULES = /^src\/engine\/(mount\.ts$|client\/)/;
 
+/** OpenAPI import (src/engine/openapi/, `fromOpenApi`): an app that does not import it carries none. */
+export const OPENAPI_MODULES = /^src\/engine\/openapi\//;
+
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this
  * budget was set (35.4 KiB) and about 0.3 KiB to grow.
@@ -94,11 +97,11 @@ function extensionTraces(bundle) {
   return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
 }
 
-/** The task runtime's, per-user state's or mounts' modules in bundles of apps without them: empty when there are none. */
+/** The task runtime's, per-user state's, mounts' or the OpenAPI import's modules in bundles of apps without them: empty when there are none. */
 const taskTraces = (apps) =>
   apps.flatMap((a) =>
     a.inputs
-      .filter((f) => TASK_RUNTIME_MODULES.test(f) || USER_STATE_MODULES.test(f) || MOUNT_MODULES.test(f))
+      .filter((f) => [TASK_RUNTIME_MODULES, USER_STATE_MODULES, MOUNT_MODULES, OPENAPI_MODULES].some((modules) => modules.test(f)))
       .map((m) => `${a.name}: module ${m}`),
   );
 
@@ -115,8 +118,8 @@ export async function extensionCost(dir) {
       ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}`
       : "the app without extensions carries none of their code",
     tasks.length
-      ? `FAIL, apps without task tools, userState or mounts carry their runtime: ${tasks.join(", ")}`
-      : "none carries the task runtime, per-user state or mounts",
+      ? `FAIL, apps without task tools, userState, mounts or fromOpenApi carry their runtime: ${tasks.join(", ")}`
+      : "none carries the task runtime, per-user state, mounts or the OpenAPI import",
     `${overBudget ? "FAIL, " : ""}the app without extensions is ${apps[0].gzip} B gzip against a budget of ${ONE_TOOL_GZIP_BUDGET} B`,
   ];
   // `ok`: free of the extensions', the task runtime's and per-user state's code; the budget is checked apart (the bench prints its own goal).

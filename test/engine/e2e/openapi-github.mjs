@@ -157,10 +157,18 @@ async function drive(prefix, client, call, mock, { check }) {
   });
 }
 
+/**
+ * Writes the compact form the fixture (test/engine/openapi-app/github-document.js) imports; a step
+ * that serves the fixture with another surface calls it first, then `startGitHubMock`.
+ */
+export async function writeGitHubCompact() {
+  mkdirSync(path.dirname(COMPACT), { recursive: true });
+  return writeCompact(DOCUMENT, COMPACT);
+}
+
 export async function runOpenApiGitHub() {
   const checks = createChecks("openapi-github");
-  mkdirSync(path.dirname(COMPACT), { recursive: true });
-  const compact = await writeCompact(DOCUMENT, COMPACT);
+  const compact = await writeGitHubCompact();
   console.log(
     `  npm run openapi: ${compact.operations} operations, ${(compact.inBytes / 1e6).toFixed(1)} MB → ${(compact.outBytes / 1e6).toFixed(2)} MB`,
   );
