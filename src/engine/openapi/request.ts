@@ -82,7 +82,13 @@ function requestOf(op: CompactOperation, args: Record<string, unknown>, base: st
     } else if (name === op.body?.whole) whole = value;
     else fields[name] = value;
   }
-  const url = new URL(base.replace(/\/+$/, "") + path);
+  // A base from env that is missing or no URL is the app's mistake, said as such rather than as an internal error.
+  const href = String(base).replace(/\/+$/, "") + path;
+  if (!URL.canParse(href))
+    throw new ToolError(
+      `The base URL of ${op.name}'s API is not a URL (${JSON.stringify(String(base).slice(0, 100))}): check options.baseUrl`,
+    );
+  const url = new URL(href);
   for (const [k, v] of query) url.searchParams.append(k, v);
   let body: string | undefined;
   const sent = op.body?.whole ? whole : fields;

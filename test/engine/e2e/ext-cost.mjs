@@ -46,6 +46,9 @@ export const RESULT_BUDGET_MODULES = /^src\/engine\/(results|mcp\/result-budget|
 /** Mounted servers' runtime and the client it brings (src/engine/mount/, src/engine/client/): an app without mounts carries none. */
 export const MOUNT_MODULES = /^src\/engine\/(mount|client)\//;
 
+/** OpenAPI import (src/engine/openapi/, `fromOpenApi`): an app that does not import it carries none. */
+export const OPENAPI_MODULES = /^src\/engine\/openapi\//;
+
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this
  * budget was set (35.4 KiB) and about 0.3 KiB to grow.
@@ -97,11 +100,11 @@ function extensionTraces(bundle) {
   return [...modules.map((m) => `module ${m}`), ...markers.map((m) => `"${m}"`)];
 }
 
-/** The task runtime's, per-user state's, mounts' or result budgets' modules in bundles of apps without them: empty when there are none. */
+/** The task runtime's, per-user state's, mounts', result budgets' or the OpenAPI import's modules in bundles of apps without them: empty when there are none. */
 const taskTraces = (apps) =>
   apps.flatMap((a) =>
     a.inputs
-      .filter((f) => [TASK_RUNTIME_MODULES, USER_STATE_MODULES, MOUNT_MODULES, RESULT_BUDGET_MODULES].some((m) => m.test(f)))
+      .filter((f) => [TASK_RUNTIME_MODULES, USER_STATE_MODULES, MOUNT_MODULES, RESULT_BUDGET_MODULES, OPENAPI_MODULES].some((m) => m.test(f)))
       .map((m) => `${a.name}: module ${m}`),
   );
 
@@ -118,8 +121,8 @@ export async function extensionCost(dir) {
       ? `FAIL, the app without extensions carries their code: ${traces.join(", ")}`
       : "the app without extensions carries none of their code",
     tasks.length
-      ? `FAIL, apps without task tools, userState, mounts or resultBudget carry their runtime: ${tasks.join(", ")}`
-      : "none carries the task runtime, per-user state, mounts or result budgets",
+      ? `FAIL, apps without task tools, userState, mounts, resultBudget or fromOpenApi carry their runtime: ${tasks.join(", ")}`
+      : "none carries the task runtime, per-user state, mounts, result budgets or the OpenAPI import",
     `${overBudget ? "FAIL, " : ""}the app without extensions is ${apps[0].gzip} B gzip against a budget of ${ONE_TOOL_GZIP_BUDGET} B`,
   ];
   // `ok`: free of the extensions', the task runtime's and per-user state's code; the budget is checked apart (the bench prints its own goal).

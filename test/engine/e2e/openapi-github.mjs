@@ -59,6 +59,11 @@ export async function startGitHubMock() {
           repository: `${m[1]}/${m[2]}`,
         });
       }
+      // A download answers with a redirect elsewhere; following it would carry the credential along.
+      if (req.method === "GET" && /^\/repos\/[^/]+\/[^/]+\/tarball\/[^/]+$/.test(pathname)) {
+        res.writeHead(302, { Location: `http://${req.headers.host}/elsewhere/archive.tar.gz` });
+        return res.end();
+      }
       if (req.method === "GET" && (m = /^\/users\/([^/]+)$/.exec(pathname))) return json(200, { login: decodeURIComponent(m[1]), id: 1 });
       json(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
     });
@@ -143,7 +148,7 @@ async function drive(prefix, client, call, mock, { check }) {
     assert(wrong.isError === true && /state: must be one of/.test(textOf(wrong)), `bad state: ${textOf(wrong)}`);
     assertEqual(mock.received.length, before, "requests sent");
   });
-  await check(`${prefix}: the app's credential reaches the API and never a result`, async () => {
+  await check(`${prefix}: the app's credential reaches the API and never a result, nor follows a redirect`, async () => {
     const before = mock.received.length;
     const r = await call({ name: "users_get-by-username", arguments: { username: "octocat" } });
     assertEqual(r.structuredContent, { login: "octocat", id: 1 }, "structured content");
@@ -151,16 +156,28 @@ async function drive(prefix, client, call, mock, { check }) {
     assertEqual(sent.headers.authorization, `Bearer ${TOKEN}`, "Authorization sent upstream");
     assertEqual(sent.headers["x-github-api-version"], "2022-11-28", "API version header");
     assert(!JSON.stringify(r).includes(TOKEN), "the credential is in the result");
+    const moved = await call({ name: "repos_download-tarball-archive", arguments: { owner: "octo-org", repo: "hello", ref: "main" } });
+    assertEqual(moved.structuredContent?.status, 302, "a redirect is answered as it is");
+    assert(String(moved.structuredContent?.location).endsWith("/elsewhere/archive.tar.gz"), `location: ${textOf(moved)}`);
+    assert(!mock.received.some((r) => r.url.startsWith("/elsewhere")), "the redirect was followed (with the credential)");
     const failed = await call({ name: "repos_get", arguments: { owner: "nobody", repo: "nothing" } });
     assert(failed.isError === true && /answered repos_get with 404/.test(textOf(failed)), `404: ${textOf(failed)}`);
     assert(!JSON.stringify(failed).includes(TOKEN), "the credential is in an error");
   });
 }
 
+/**
+ * Writes the compact form the fixture (test/engine/openapi-app/github-document.js) imports; a step
+ * that serves the fixture with another surface calls it first, then `startGitHubMock`.
+ */
+export async function writeGitHubCompact() {
+  mkdirSync(path.dirname(COMPACT), { recursive: true });
+  return writeCompact(DOCUMENT, COMPACT);
+}
+
 export async function runOpenApiGitHub() {
   const checks = createChecks("openapi-github");
-  mkdirSync(path.dirname(COMPACT), { recursive: true });
-  const compact = await writeCompact(DOCUMENT, COMPACT);
+  const compact = await writeGitHubCompact();
   console.log(
     `  npm run openapi: ${compact.operations} operations, ${(compact.inBytes / 1e6).toFixed(1)} MB → ${(compact.outBytes / 1e6).toFixed(2)} MB`,
   );

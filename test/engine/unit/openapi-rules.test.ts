@@ -286,3 +286,18 @@ describe("fromOpenApi's options", () => {
     expect(fromOpenApi(serverless, { baseUrl: (env: { URL: string }) => env.URL })).toHaveLength(4);
   });
 });
+
+describe("a call's mistakes that are the app's", () => {
+  it("a base URL from env that is missing is a tool error naming the setting, and nothing is sent", async () => {
+    const sent: string[] = [];
+    const [tool] = fromOpenApi(doc({ "/x": { get: { operationId: "x" } } }), {
+      baseUrl: (env: { API_URL?: string }) => env.API_URL as string,
+      fetcher: () => ({ fetch: (async (url: string) => (sent.push(url), Response.json({}))) as unknown as typeof fetch }),
+    });
+    const ctx = { env: {}, signal: new AbortController().signal } as never;
+    await expect(Promise.resolve(tool!.handler({}, ctx))).rejects.toThrow(
+      /base URL of x's API is not a URL \("undefined"\): check options\.baseUrl/,
+    );
+    expect(sent).toEqual([]);
+  });
+});
