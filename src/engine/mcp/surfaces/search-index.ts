@@ -40,6 +40,7 @@ const SAME: readonly string[][] = [
   ["search", "query", "find"],
   ["repo", "repository", "repositories", "repos"],
   ["org", "organization", "organisation", "orgs", "organizations"],
+  ["pull", "pulls", "pr", "prs"],
   ["follow", "follower", "followers", "following"],
   ["contributor", "contributors", "contribute", "contributed", "contribution", "contributions"],
   ["user", "users", "account", "person", "people"],
@@ -133,30 +134,44 @@ function stem(word: string): string {
 /** The text's words, split on anything not a letter or digit and at camelCase humps, lower case. */
 function words(text: string): string[] {
   let phrased = text;
-  for (const [phrase, word] of PHRASES) phrased = phrased.replace(phrase, word);
+  // Most texts hold no phrase: one test spares them the replacements.
+  if (PHRASE_START.test(text)) for (const [phrase, word] of PHRASES) phrased = phrased.replace(phrase, word);
   return phrased
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(CAMEL_HUMP, "$1 $2")
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(NOT_WORD)
     .filter((w) => w !== "");
 }
 
-/** Each word's term, once: an API's descriptions say the same few thousand words over and over. */
-let folded: Map<string, string | undefined> | undefined;
+const PHRASE_START = /pull|rate|web/i;
+const CAMEL_HUMP = /([a-z0-9])([A-Z])/g;
+const NOT_WORD = /[^a-z0-9]+/;
+
+/** Each word's term, once ("" for a stop word): an API's descriptions say the same few thousand words over and over. */
+let folded: Map<string, string> | undefined;
 
 /** A word as the index counts it: folded to its act, then stemmed; stop words are none. */
 function term(word: string): string | undefined {
   folded ??= new Map();
-  if (folded.has(word)) return folded.get(word);
-  const { canonical, stop } = tables();
-  const same = canonical.get(word);
-  const t = same ? stem(same) : stop.has(word) ? undefined : stem(word);
-  // Bounded: a client's queries must not grow it without end.
-  if (folded.size < 50_000) folded.set(word, t);
-  return t;
+  let t = folded.get(word);
+  if (t === undefined) {
+    const { canonical, stop } = tables();
+    const same = canonical.get(word);
+    t = same ? stem(same) : stop.has(word) ? "" : stem(word);
+    // Bounded: a client's queries must not grow it without end.
+    if (folded.size < 50_000) folded.set(word, t);
+  }
+  return t === "" ? undefined : t;
 }
 
-const terms = (text: string): string[] => words(text).flatMap((w) => term(w) ?? []);
+function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const t = term(w);
+    if (t !== undefined) out.push(t);
+  }
+  return out;
+}
 
 /** What the index reads of a tool. */
 interface Indexed {
