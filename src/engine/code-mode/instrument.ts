@@ -8,10 +8,18 @@
  * cannot name. Parsing first also names a syntax error (line and column of the model's code) before
  * any isolate is loaded.
  */
-import { parse, type Node } from "acorn";
+import type { Node, parse as Parse } from "acorn";
+
+declare const require: (id: "acorn") => { parse: typeof Parse };
+/**
+ * Acorn, required rather than imported: its ES module has top-level side effects, so a bundler keeps
+ * all of it in every app that imports the public door, codeMode or not; a required CommonJS module is
+ * wrapped lazily and left out of a bundle that never calls this.
+ */
+const parse: typeof Parse = (input, options) => require("acorn").parse(input, options);
 
 /** What a parse gives: the model's function, or what is wrong with the code. */
-export type Prepared = { ok: true; fn: string } | { ok: false; message: string };
+type Prepared = { ok: true; fn: string } | { ok: false; message: string };
 
 /** The wrapper's first line, as parsed (one function, the module's only statement); the model's line 1 is line 2. */
 const HEAD = "export default async function (tools) {\n";

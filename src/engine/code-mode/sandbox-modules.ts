@@ -29,7 +29,7 @@ const text = (v) => {
 };
 
 function toolsFor(port, names) {
-  const call = (name) => (args) => port.call(name, args === undefined ? {} : args).then((r) => {
+  const call = (name) => (args) => port(name, args === undefined ? {} : args).then((r) => {
     if ("error" in r) throw new Error(r.error);
     return r.value;
   });

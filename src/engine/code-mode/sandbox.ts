@@ -1,7 +1,7 @@
 /**
  * Runs one `execute` in a Dynamic Worker (the `worker_loaders` binding): a fresh isolate per run, no
  * network (`globalOutbound: null`), no bindings, and one capability back into the engine: the port
- * passed as the argument of its entrypoint's call. The port is an RpcTarget made for this run alone,
+ * passed as the argument of its entrypoint's call. The port is a function made for this run alone,
  * holding the outer call's `ctx.callTool`, so the sandbox can act only as the caller whose request it
  * serves, and only until the run ends; there is no entrypoint a sandbox could name to reach another
  * request or caller. The host enforces every limit that matters itself: the count of inner calls, the
@@ -9,7 +9,6 @@
  * middleware's McpError, an input round) ends the run at once and becomes the outer call's, whatever
  * the code does with the rejection.
  */
-import { RpcTarget } from "cloudflare:workers";
 import type { CallToolResult } from "../mcp/types";
 import { sandboxModule } from "./sandbox-modules";
 
@@ -46,7 +45,7 @@ const messageOfResult = (result: CallToolResult) =>
   (result.content ?? []).flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n") || "the tool failed";
 
 /** The `tools` capability of one run: every call an inner call of the outer request, counted. */
-export class ToolPort extends RpcTarget {
+export class ToolPort {
   #call: InnerCall;
   #known: (name: string) => boolean;
   #left: number;
@@ -58,7 +57,6 @@ export class ToolPort extends RpcTarget {
 
   /** `known`: whether the app has a tool of that name the code may name (its scopes are the inner call's to check). */
   constructor(call: InnerCall, known: (name: string) => boolean, maxCalls: number) {
-    super();
     this.#call = call;
     this.#known = known;
     this.#left = this.#max = maxCalls;
@@ -135,10 +133,12 @@ export async function runSandboxed(
   });
   let timer: number | undefined;
   const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), limits.timeoutMs)));
-  const entry = worker.getEntrypoint() as unknown as { run(port: ToolPort, names: string[], caps: object): Promise<SandboxAnswer> };
+  type Call = ToolPort["call"];
+  const entry = worker.getEntrypoint() as unknown as { run(call: Call, names: string[], caps: object): Promise<SandboxAnswer> };
   try {
     const answer = await Promise.race([
-      entry.run(port, names, { resultBytes: limits.resultBytes, logBytes: limits.logBytes }),
+      // A function crosses Workers RPC as a stub: the sandbox calls back into this one, nothing more.
+      entry.run((name, args) => port.call(name, args), names, { resultBytes: limits.resultBytes, logBytes: limits.logBytes }),
       timedOut,
       port.whenStopped().then(() => "stopped" as const),
     ]);
