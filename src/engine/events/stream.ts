@@ -14,7 +14,7 @@ import type { StreamCaller } from "../mcp/app";
 import { ErrorCode, type McpError } from "../mcp/errors";
 import { notification, resultResponse } from "../mcp/jsonrpc";
 import { META } from "../mcp/versions";
-import { hubStub, listenerPlace } from "../objects/addresses";
+import { openHubSocket } from "../http/hub-stream";
 import { HUB_READY } from "../objects/contracts";
 import { completeFrame } from "../objects/frames";
 import { canonicalJson } from "./canonical";
@@ -49,33 +49,29 @@ export async function openEventStream(
       { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry events/stream" } },
       { status: 503 },
     );
-  let ws: WebSocket | null;
-  try {
-    const place = await listenerPlace(caller.env, caller.clientKey);
-    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&kind=events&bytes=${bytes}&streams=${maxEventStreams}&budget=${maxListenFilterBytes}`;
-    const upgrade = await hubStub(caller.env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
-    if (upgrade.status === 429)
-      return Response.json(
-        {
-          jsonrpc: "2.0",
-          id,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message:
-              (await upgrade.text()) === "filter-bytes"
-                ? "Too Many Requests: this client's open event streams hold too many argument bytes (MAX_LISTEN_FILTER_BYTES)"
-                : "Too Many Requests: this client has too many open event streams (MAX_EVENT_STREAMS)",
-          },
+  const hub = await openHubSocket(
+    caller.env,
+    caller.clientKey,
+    { kind: "events", bytes, streams: maxEventStreams, budget: maxListenFilterBytes },
+    "events/stream",
+  );
+  if ("refused" in hub)
+    return Response.json(
+      {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: ErrorCode.InvalidRequest,
+          message:
+            hub.refused === "filter-bytes"
+              ? "Too Many Requests: this client's open event streams hold too many argument bytes (MAX_LISTEN_FILTER_BYTES)"
+              : "Too Many Requests: this client has too many open event streams (MAX_EVENT_STREAMS)",
         },
-        { status: 429 },
-      );
-    ws = upgrade.webSocket;
-  } catch (err) {
-    console.error("events/stream: could not reach the hub:", err);
-    return unavailable();
-  }
-  if (!ws) return unavailable();
-  ws.accept();
+      },
+      { status: 429 },
+    );
+  if ("unavailable" in hub) return unavailable();
+  const { ws } = hub;
 
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const sse = new SseStream(() => {
