@@ -15,6 +15,7 @@ import { decodeCursor } from "./cursor";
 import type { CompiledEvent, EventDefinition } from "./define";
 import { limitsOf, type EventLimits, type EventsOptions } from "./limits";
 import { McpEvents, type EmitRequest } from "./object";
+import { shardOf, shardStub, typeStub } from "./placement";
 import { serveTypes } from "./registry";
 import {
   type Arguments,
@@ -30,23 +31,10 @@ import {
 } from "./requests";
 import { openEventStream, refusal } from "./stream";
 
-type EventsNamespace = DurableObjectNamespace<McpEvents>;
-
 /** The events extension, and the Durable Object class `createMcpWorker` exports as McpEvents. */
 export interface EventsExtension extends Extension {
   McpEvents: typeof McpEvents;
 }
-
-function namespaceOf(env: unknown): EventsNamespace {
-  const ns = (env as { MCP_EVENTS?: EventsNamespace } | undefined)?.MCP_EVENTS;
-  if (!ns) throw new Error("MCP_EVENTS is not bound: add the McpEvents Durable Object to wrangler.toml (docs/events.md)");
-  return ns;
-}
-
-const stubOf = (env: unknown, name: string) => {
-  const ns = namespaceOf(env);
-  return ns.get(ns.idFromName(name));
-};
 
 /** An RPC answer's result, or its error thrown as the McpError it was. */
 function unwrap<T>(a: { result: T } | { error: { code: number; message: string; data?: unknown } }): T {
@@ -54,7 +42,7 @@ function unwrap<T>(a: { result: T } | { error: { code: number; message: string; 
   return a.result;
 }
 
-async function subscribe(types: Types, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+async function subscribe(types: Types, limits: EventLimits, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const principal = principalOf(ctx, "Webhook delivery");
   const type = typeNamed(types, params, "webhook");
   const args = argumentsOf(type, params);
@@ -75,17 +63,19 @@ async function subscribe(types: Types, params: Record<string, unknown>, ctx: Han
     maxAgeMs: optionalMs(params.maxAgeMs, "maxAgeMs"),
     ttlMs,
   };
-  return unwrap(await stubOf(ctx.env, type.def.name).subscribe(type.def.name, req, true));
+  const k = shardOf(principal, limits.shards);
+  return unwrap(await shardStub(ctx.env, type.def.name, k).subscribe(type.def.name, k, req, true));
 }
 
-async function unsubscribe(types: Types, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+async function unsubscribe(types: Types, limits: EventLimits, params: Record<string, unknown>, ctx: HandlerContext<any>) {
   const principal = principalOf(ctx, "Unsubscribing");
   const type = typeNamed(types, params);
   const args = argumentsOf(type, params);
   const { url } = webhookOf(params, ctx, false);
   const id = await subscriptionId(principal, url, type.def.name, args.canonical);
   // Unknown keys are answered as done (ChatGPT's reading): unsubscribing twice is not an error.
-  unwrap(await stubOf(ctx.env, type.def.name).unsubscribe(type.def.name, id));
+  const k = shardOf(principal, limits.shards);
+  unwrap(await shardStub(ctx.env, type.def.name, k).unsubscribe(type.def.name, k, id));
   return {};
 }
 
@@ -101,7 +91,7 @@ async function poll(types: Types, params: Record<string, unknown>, ctx: HandlerC
     maxAgeMs: optionalMs(params.maxAgeMs, "maxAgeMs"),
     maxEvents: Math.min(maxEvents, 1000),
   };
-  return unwrap(await stubOf(ctx.env, type.def.name).poll(type.def.name, req));
+  return unwrap(await typeStub(ctx.env, type.def.name).poll(type.def.name, req));
 }
 
 /** events/stream: checked like a poll, then held open as an SSE stream fed by the hub (stream.ts). */
@@ -123,7 +113,7 @@ async function stream(
   } catch (err) {
     return refusal(request.id, toMcpError(err));
   }
-  const stub = stubOf(caller.env, type.def.name);
+  const stub = typeStub(caller.env, type.def.name);
   const maxAgeMs = typeof params.maxAgeMs === "number" ? params.maxAgeMs : undefined;
   const read = async (cursor: unknown) =>
     unwrap(await stub.poll(type.def.name, { args: args.canonical, cursor, maxAgeMs, maxEvents: 100, withCursors: true })) as Awaited<
@@ -160,8 +150,8 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
             limits.pageSize,
           ),
       },
-      "events/subscribe": { run: (params, ctx) => subscribe(types, params, ctx) },
-      "events/unsubscribe": { run: (params, ctx) => unsubscribe(types, params, ctx) },
+      "events/subscribe": { run: (params, ctx) => subscribe(types, limits, params, ctx) },
+      "events/unsubscribe": { run: (params, ctx) => unsubscribe(types, limits, params, ctx) },
       "events/stream": {
         run: () => {
           throw invalidParams("events/stream answers as an SSE stream on 2026-07-28");
@@ -194,19 +184,20 @@ export interface EmitOptions {
 
 /**
  * Publishes one occurrence of an event type to its subscribers, from anywhere with the Worker's env (a
- * tool's `ctx.env`, a route, a queue consumer, a cron trigger). Resolves once the occurrence is stored
- * and queued: deliveries follow from the type's Durable Object, and survive a restart. Throws for an
- * unknown type or a payload that does not match its schema.
+ * tool's `ctx.env`, a route, a queue consumer, a cron trigger). Resolves once the occurrence is
+ * written to the type's log, whatever the number of subscribers: the type's shards deliver it after,
+ * and a restart in between loses nothing. `shards`: the shards with subscriptions that were woken
+ * (0 for a duplicate id). Throws for an unknown type or a payload that does not match its schema.
  */
 export async function emit(
   env: unknown,
   name: string,
   payload: Record<string, unknown>,
   options: EmitOptions = {},
-): Promise<{ eventId: string; subscriptions: number }> {
+): Promise<{ eventId: string; shards: number }> {
   const req: EmitRequest = { data: payload, match: options.match ?? {}, eventId: options.id, timestamp: options.timestamp };
-  const answer = (await stubOf(env, name).emit(name, req)) as
-    | { result: { eventId: string; subscriptions: number } }
+  const answer = (await typeStub(env, name).emit(name, req)) as
+    | { result: { eventId: string; shards: number } }
     | { error: { message: string } };
   if ("error" in answer) throw new Error(answer.error.message);
   return answer.result;

@@ -19,6 +19,13 @@ export interface EventsOptions {
   verificationsPerMinute?: number;
   /** How often an events/stream sends its heartbeat and rechecks the subscriber's access (default 25 s, at most 30 s). */
   streamHeartbeatMs?: number;
+  /**
+   * The Durable Objects a type's webhook subscriptions are spread over (default 8, 1 to 1,000), by a
+   * hash of the subscriber's principal; docs/scale.md sizes it. Raising it moves principals to new
+   * shards: their subscriptions there start at the next refresh, while the old shard's go on until
+   * their TTL passes, so a receiver may get an occurrence twice meanwhile (de-duplicate by `eventId`).
+   */
+  shards?: number;
 }
 
 export type EventLimits = Required<EventsOptions>;
@@ -33,6 +40,7 @@ export const limitsOf = (o: EventsOptions = {}): EventLimits => ({
   pageSize: o.pageSize ?? 50,
   verificationsPerMinute: o.verificationsPerMinute ?? 60,
   streamHeartbeatMs: Math.min(o.streamHeartbeatMs ?? 25_000, 30_000),
+  shards: Math.min(Math.max(Math.floor(o.shards ?? 8), 1), 1000),
 });
 
 /** Wait before attempt n+1 (n = attempts so far): 2 s, 10 s, 1 min, 5 min, then 15 min. */
@@ -44,11 +52,29 @@ export const SECRET_GRACE_MS = 10 * 60_000;
 /** How long a verified callback stays verified for its principal. */
 export const VERIFIED_FOR_MS = 24 * 3_600_000;
 
-/** Deliveries one alarm sends at once; the alarm runs again at once for the rest. */
-export const DELIVERY_BATCH = 25;
+/**
+ * The log a type without `replay` keeps for its webhook deliveries (a shard reads occurrences from the
+ * type's log): the same bounds as a replay log's defaults, never offered to clients as cursors.
+ */
+export const DELIVERY_LOG = { maxEvents: 1000, maxAgeMs: 86_400_000 };
 
-/** How long a delivery in flight is held before it may be sent again (past the 10 s response deadline). */
-export const DELIVERY_LEASE_MS = 60_000;
+/** Occurrences a shard reads from the type's log at a time. */
+export const LOG_PAGE = 200;
+
+/**
+ * Deliveries a shard has in flight at once: the runtime opens 6 connections at a time for one
+ * invocation (Cloudflare's limit), and queues the rest.
+ */
+export const DELIVERY_CONCURRENCY = 6;
+
+/**
+ * Deliveries one pass of a shard's alarm sends at most; it runs again at once for the rest. Under the
+ * Workers Paid plan's 10,000 subrequests an invocation (each delivery is one), with room to spare.
+ */
+export const DELIVERIES_PER_PASS = 2000;
 
 /** How often a poller should come back when nothing is left (the client's floor is about 1 s). */
 export const NEXT_POLL_MS = 5_000;
+
+/** How often a shard with subscriptions and nothing to send looks in (expiry, and a type a deploy removed). */
+export const SHARD_CHECK_MS = 15 * 60_000;

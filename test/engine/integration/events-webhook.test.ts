@@ -9,7 +9,18 @@
 import { env, evictDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, freshSecret, receiver, retryNow, sqlIn, stubReceivers, typeObject, until, type Received } from "../helpers/events";
+import {
+  call,
+  freshSecret,
+  receiver,
+  retryNow,
+  shardObject,
+  sqlIn,
+  stubReceivers,
+  typeObject,
+  until,
+  type Received,
+} from "../helpers/events";
 
 beforeAll(stubReceivers);
 afterAll(() => vi.restoreAllMocks());
@@ -176,21 +187,21 @@ describe("webhook delivery", () => {
     hook.script = [500, 500];
     await emitTest("retry", "flaky");
     await until(() => expect(hook.deliveries).toHaveLength(1));
-    await retryNow("test_event");
+    await retryNow("test_event", "dave");
     await until(() => expect(hook.deliveries).toHaveLength(2));
     // A second later, so the third attempt's timestamp (whole seconds) differs from the first's.
     await new Promise((r) => setTimeout(r, 1100));
-    await retryNow("test_event");
+    await retryNow("test_event", "dave");
     await until(() => expect(hook.deliveries).toHaveLength(3));
     const [a, b, c] = hook.deliveries;
     expect(new Set([a, b, c].map((d) => d!.headers["webhook-id"])).size).toBe(1);
     expect(Number(c!.headers["webhook-timestamp"])).toBeGreaterThan(Number(a!.headers["webhook-timestamp"]));
     expect(c!.headers["webhook-signature"]).not.toBe(a!.headers["webhook-signature"]);
     for (const d of [a, b, c]) expect(() => verifies(d!, secret)).not.toThrow();
-    await retryNow("test_event");
+    await retryNow("test_event", "dave");
     await new Promise((r) => setTimeout(r, 100));
     expect(hook.deliveries).toHaveLength(3);
-    expect(await sqlIn("test_event", "SELECT * FROM delivery")).toHaveLength(0);
+    expect(await sqlIn("test_event", "dave", "SELECT id FROM sub WHERE attempts > 0")).toHaveLength(0);
     // The refresh reports the failures it had, and that it is delivering again.
     const status = (await subscribe(hook.url, secret, "dave", { arguments: { topic: "retry" } })).body.result.deliveryStatus;
     expect(status.active).toBe(true);
@@ -208,7 +219,7 @@ describe("webhook delivery", () => {
       hook.script = [500];
       await emitTest("reported", "counted");
       await until(() => expect(hook.deliveries).toHaveLength(1));
-      await retryNow("test_event");
+      await retryNow("test_event", "fran");
       await until(() => expect(hook.deliveries).toHaveLength(2));
       const eventId = hook.deliveries[0]!.json.eventId;
       const logged = () =>
@@ -241,10 +252,10 @@ describe("webhook delivery", () => {
     await emitTest("down", "never lands");
     await until(() => expect(hook.deliveries).toHaveLength(1));
     for (let i = 2; i <= 5; i++) {
-      await retryNow("test_event");
+      await retryNow("test_event", "erin");
       await until(() => expect(hook.deliveries).toHaveLength(i));
     }
-    await retryNow("test_event");
+    await retryNow("test_event", "erin");
     await new Promise((r) => setTimeout(r, 100));
     expect(hook.deliveries).toHaveLength(5);
     const status = (await subscribe(hook.url, freshSecret(), "erin", { arguments: { topic: "down" } })).body.result.deliveryStatus;
@@ -258,7 +269,7 @@ describe("webhook delivery", () => {
       hook.script = [gone];
       await emitTest(`gone${gone}`, "refused");
       await until(() => expect(hook.deliveries).toHaveLength(1));
-      await retryNow("test_event");
+      await retryNow("test_event", "frank");
       await new Promise((r) => setTimeout(r, 100));
       expect(hook.deliveries).toHaveLength(1);
       await emitTest(`gone${gone}`, "next one");
@@ -272,11 +283,11 @@ describe("webhook delivery", () => {
     const { body } = await subscribe(hook.url, freshSecret(), "gina", { arguments: { topic: "ttl" }, ttlMs: 1 });
     // Clamped up to the server's minimum of a minute.
     expect(Date.parse(body.result.refreshBefore) - Date.now()).toBeGreaterThan(50_000);
-    await sqlIn("test_event", "UPDATE sub SET expires_at = ? WHERE id = ?", Date.now() - 1, body.result.id);
+    await sqlIn("test_event", "gina", "UPDATE sub SET expires_at = ? WHERE id = ?", Date.now() - 1, body.result.id);
     await emitTest("ttl", "too late");
     await new Promise((r) => setTimeout(r, 200));
     expect(hook.deliveries).toHaveLength(0);
-    expect(await sqlIn("test_event", "SELECT id FROM sub WHERE id = ?", body.result.id)).toHaveLength(0);
+    expect(await sqlIn("test_event", "gina", "SELECT id FROM sub WHERE id = ?", body.result.id)).toHaveLength(0);
   });
 
   it("signs with the old and the new secret for a grace window after a refresh replaced it", async () => {
@@ -291,7 +302,7 @@ describe("webhook delivery", () => {
     expect(() => verifies(d, newSecret)).not.toThrow();
     expect(() => verifies(d, oldSecret)).not.toThrow();
     // After the grace window, only the new one.
-    await sqlIn("test_event", "UPDATE sub SET prev_until = 1 WHERE principal = 'hana'");
+    await sqlIn("test_event", "hana", "UPDATE sub SET prev_until = 1 WHERE principal = 'hana'");
     await emitTest("rotate", "new only");
     await until(() => expect(hook.deliveries).toHaveLength(2));
     expect(() => verifies(hook.deliveries[1]!, newSecret)).not.toThrow();
@@ -320,7 +331,7 @@ describe("webhook delivery", () => {
     expect(terminated.json.error).toMatchObject({ code: -32012 });
     expect(() => verifies(terminated, secret)).not.toThrow();
     expect(hook.deliveries).toHaveLength(1);
-    expect(await sqlIn("scoped_event", "SELECT id FROM sub WHERE id = ?", sub.id)).toHaveLength(0);
+    expect(await sqlIn("scoped_event", "ivan", "SELECT id FROM sub WHERE id = ?", sub.id)).toHaveLength(0);
     // Subscribing again is refused while access stays revoked.
     const again = await call(
       "events/subscribe",
@@ -337,8 +348,9 @@ describe("webhook delivery", () => {
     await emitTest("restart", "survives");
     await until(() => expect(hook.deliveries).toHaveLength(1));
     await evictDurableObject(typeObject("test_event"));
-    expect(await sqlIn("test_event", "SELECT event_id FROM delivery")).toHaveLength(1);
-    await retryNow("test_event");
+    await evictDurableObject(shardObject("test_event", "jack"));
+    expect(await sqlIn("test_event", "jack", "SELECT attempts FROM sub WHERE principal = 'jack'")).toEqual([{ attempts: 1 }]);
+    await retryNow("test_event", "jack");
     await until(() => expect(hook.deliveries).toHaveLength(2));
     expect(hook.deliveries[1]!.json.data.text).toBe("survives");
   });
