@@ -48,8 +48,8 @@ async function subscribe(types: Types, limits: EventLimits, params: Record<strin
   const args = argumentsOf(type, params);
   await checkAccess(type, args.parsed, ctx);
   const { url, secret } = webhookOf(params, ctx, true);
-  if (params.cursor !== undefined && params.cursor !== null && typeof params.cursor !== "string")
-    throw invalidParams("params.cursor must be a string or null");
+  // Everything is checked before anything is stored: a refused subscribe leaves no subscription behind.
+  decodeCursor(params.cursor);
   const ttlMs = params.ttlMs === null ? null : optionalMs(params.ttlMs, "ttlMs");
   const id = await subscriptionId(principal, url, type.def.name, args.canonical);
   const req = {
@@ -109,7 +109,10 @@ async function stream(
     type = typeNamed(types, params, "push");
     args = argumentsOf(type, params);
     await checkAccess(type, args.parsed, ctx);
-    if (params.cursor !== undefined && params.cursor !== null) decodeCursor(params.cursor);
+    const from = decodeCursor(params.cursor);
+    // A cursor past the log's head was never this log's: InvalidParams, before any stream is opened.
+    if (from !== null && type.replay && from > unwrap(await typeStub(caller.env, type.def.name).read(type.def.name, from, 0)).head)
+      throw invalidParams("Invalid cursor: it is ahead of this event type's log");
   } catch (err) {
     return refusal(request.id, toMcpError(err));
   }
@@ -119,13 +122,12 @@ async function stream(
     unwrap(await stub.poll(type.def.name, { args: args.canonical, cursor, maxAgeMs, maxEvents: 100, withCursors: true })) as Awaited<
       ReturnType<Parameters<typeof openEventStream>[3]>
     >;
-  const subscribed = (params.arguments ?? {}) as Record<string, unknown>;
   const stillAllowed = () =>
     checkAccess(type, args.parsed, ctx).then(
       () => true,
       () => false,
     );
-  return openEventStream(request, caller, { name: type.def.name, args: subscribed, cursor: params.cursor }, read, {
+  return openEventStream(request, caller, { name: type.def.name, args: args.parsed, cursor: params.cursor }, read, {
     heartbeatMs: limits.streamHeartbeatMs,
     stillAllowed,
   });

@@ -17,7 +17,10 @@ const MAX_ARGUMENT_BYTES = 4096;
 
 export type Types = () => Map<string, CompiledEvent>;
 
-/** A subscription's arguments: as the type's schema parsed them, and that value in canonical JSON. */
+/**
+ * A subscription's arguments as the type's schema parsed them (defaults filled in), and that value in
+ * canonical JSON: what `allow` sees is what is stored, keyed and matched, everywhere.
+ */
 export interface Arguments {
   parsed: Record<string, unknown>;
   canonical: string;
@@ -46,7 +49,8 @@ export function argumentsOf(type: CompiledEvent, params: Record<string, unknown>
   if (!type.def.input) return { parsed: args, canonical: canonicalJson(args) };
   const parsed = v.safeParse(type.def.input, args);
   if (!parsed.success) throw invalidParams(`Invalid arguments for ${type.def.name}: ${parsed.issues.map((i) => i.message).join("; ")}`);
-  return { parsed: parsed.output as Record<string, unknown>, canonical: canonicalJson(args) };
+  const output = parsed.output as Record<string, unknown>;
+  return { parsed: output, canonical: canonicalJson(output) };
 }
 
 export async function checkAccess(type: CompiledEvent, parsed: Record<string, unknown>, ctx: HandlerContext<any>): Promise<void> {

@@ -6,7 +6,7 @@
  * retried, a lapsed TTL ends delivery, a replaced secret dual-signs, revoked access ends the
  * subscription with a signed `terminated`, and a restart between emit and delivery loses nothing.
  */
-import { env, evictDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -369,5 +369,101 @@ describe("webhook delivery", () => {
     await emitTest("bye", "unheard");
     await new Promise((r) => setTimeout(r, 200));
     expect(hook.deliveries).toHaveLength(0);
+  });
+});
+
+describe("what a subscribe stores, and what ends one", () => {
+  it("stores, keys and matches the arguments as parsed: an omitted argument with a default is that default, not a wildcard", async () => {
+    const hook = receiver();
+    // scoped_event's topic defaults to "general", and its allow refuses "hr" to anyone outside HR.
+    const refused = await call(
+      "events/subscribe",
+      {
+        name: "scoped_event",
+        arguments: { topic: "hr" },
+        delivery: { mode: "webhook", url: hook.url, secret: freshSecret() },
+        cursor: null,
+      },
+      "outsider",
+    );
+    expect(refused.body.error!.code).toBe(-32012);
+    const sub = await call(
+      "events/subscribe",
+      { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret: freshSecret() }, cursor: null },
+      "outsider",
+    );
+    expect(sub.body.result.id).toMatch(/^sub_/);
+    // The same subscription whether the default is sent or left out.
+    const explicit = await call(
+      "events/subscribe",
+      {
+        name: "scoped_event",
+        arguments: { topic: "general" },
+        delivery: { mode: "webhook", url: hook.url, secret: freshSecret() },
+        cursor: null,
+      },
+      "outsider",
+    );
+    expect(explicit.body.result.id).toBe(sub.body.result.id);
+    const { emit } = await import("../../../src/mcp");
+    await emit(env, "scoped_event", { text: "hr only" }, { match: { topic: "hr" } });
+    await emit(env, "scoped_event", { text: "for everyone" }, { match: { topic: "general" } });
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    expect(hook.deliveries.map((d) => d.json.data.text)).toEqual(["for everyone"]);
+  });
+
+  it("creates nothing when it refuses a subscribe: an invalid cursor stores no subscription and sends no handshake", async () => {
+    const hook = receiver();
+    const witness = receiver();
+    for (const cursor of ["forged", 42, btoa("ev1:999999999")]) {
+      const { body } = await call(
+        "events/subscribe",
+        {
+          name: "test_event",
+          arguments: { topic: "refused" },
+          delivery: { mode: "webhook", url: hook.url, secret: freshSecret() },
+          cursor,
+        },
+        "lena",
+      );
+      expect(body.error!.code, String(cursor)).toBe(-32602);
+    }
+    await subscribe(witness.url, freshSecret(), "lena", { arguments: { topic: "refused" } });
+    await emitTest("refused", "only the witness hears this");
+    await until(() => expect(witness.deliveries).toHaveLength(1));
+    expect(hook.requests).toHaveLength(0);
+    expect(await sqlIn("test_event", "lena", "SELECT url FROM sub WHERE principal = 'lena'")).toEqual([{ url: witness.url }]);
+  });
+
+  it("ends a removed type's webhook subscriptions with one signed terminated (NotFound, kind event), then drops them", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    // A shard of a type this deploy no longer serves, holding a subscription the earlier deploy stored.
+    const ns = (env as unknown as { MCP_EVENTS: DurableObjectNamespace }).MCP_EVENTS;
+    const gone = ns.get(ns.idFromName("retired_event#0"));
+    await runInDurableObject(gone, async (_o, state) => {
+      await state.storage.put("identity", { name: "retired_event", shard: 0 });
+      state.storage.sql.exec(`CREATE TABLE sub (id TEXT PRIMARY KEY, principal TEXT NOT NULL, url TEXT NOT NULL, args TEXT NOT NULL,
+        secret TEXT NOT NULL, prev_secret TEXT, prev_until INTEGER, scopes TEXT NOT NULL, expires_at INTEGER NOT NULL, cursor INTEGER NOT NULL,
+        pinned INTEGER NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, last_delivery_at INTEGER, last_error TEXT, failed_since INTEGER)`);
+      state.storage.sql.exec(
+        "INSERT INTO sub VALUES ('sub_retired', 'mona', ?, '{}', ?, NULL, NULL, '[]', ?, 0, 0, 0, 0, NULL, NULL, NULL)",
+        hook.url,
+        secret,
+        Date.now() + 3_600_000,
+      );
+      await state.storage.setAlarm(Date.now());
+    });
+    await runDurableObjectAlarm(gone);
+    await until(() => expect(hook.controls).toHaveLength(1));
+    const terminated = hook.controls[0]!;
+    expect(terminated.json).toMatchObject({ type: "terminated", error: { code: -32011, data: { kind: "event" } } });
+    expect(terminated.headers["x-mcp-subscription-id"]).toBe("sub_retired");
+    expect(() => verifies(terminated, secret)).not.toThrow();
+    // Dropped: the next look sends nothing more.
+    await runInDurableObject(gone, (_o, state) => state.storage.setAlarm(Date.now()));
+    await runDurableObjectAlarm(gone);
+    expect(await runInDurableObject(gone, (_o, state) => state.storage.sql.exec("SELECT id FROM sub").toArray())).toHaveLength(0);
+    expect(hook.controls).toHaveLength(1);
   });
 });
