@@ -20,6 +20,7 @@
 //                                   # only that section of bench/RESULTS.md
 //   npm run bench -- --cost         # what a million calls cost (and the spans' CPU) alone; with
 //                                   # --write it replaces only that section of bench/RESULTS.md
+//   npm run bench -- --events       # MCP Events webhooks alone (bench/lib/events.mjs); the same
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +31,7 @@ import { benchReport, churnSection } from "../bench/lib/report.mjs";
 import { churnPhase } from "../bench/lib/churn.mjs";
 import { costPhase } from "../bench/lib/cost.mjs";
 import { costSection } from "../bench/lib/cost-report.mjs";
+import { eventsPhase, eventsSection } from "../bench/lib/events.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 import { tasksPhase } from "../bench/lib/tasks.mjs";
@@ -46,6 +48,7 @@ const { values: opt } = parseArgs({
     quick: { type: "boolean", default: false },
     churn: { type: "boolean", default: false },
     cost: { type: "boolean", default: false },
+    events: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -134,6 +137,19 @@ if (opt.cost) {
   process.exit(cost.errors.length ? 1 : 0);
 }
 
+const EVENTS_HEADING = "## MCP Events webhooks";
+const eventsSettings = { counts: quick ? [100] : [100, 1000], layouts: quick ? [100] : [1, 100] };
+
+if (opt.events) {
+  const events = await eventsPhase(eventsSettings, progress);
+  const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const section = `${eventsSection(events)}\n\nMeasured by \`npm run bench -- --events\` on ${date} UTC (load average ${loadAtStart} at the start, ${loadavg()} at the end).`;
+  console.log(section);
+  if (opt.write) writeSection(EVENTS_HEADING, section);
+  progress(`events: ${events.errors.length} errors${opt.write ? "; wrote its section of bench/RESULTS.md" : ""}`);
+  process.exit(events.errors.length ? 1 : 0);
+}
+
 const versions = await clock.time("peers installed", () => installPeers(progress));
 const tmp = tempDir("mcp-bench-");
 const { stat, engineProfile, built, sameTool } = await clock.time("size and start-up", () =>
@@ -181,6 +197,7 @@ const churn = await clock.time("session churn", () => churnPhase({ ...settings.c
 const costTmp = tempDir("mcp-bench-cost-");
 const cost = await clock.time("what a million calls cost", () => costPhase({ tmpDir: costTmp.dir, ...costSettings }, progress));
 costTmp.remove();
+const events = await clock.time("MCP Events webhooks", () => eventsPhase(eventsSettings, progress));
 
 const errors = [
   ...[...Object.values(rows), ...Object.values(direct)]
@@ -192,6 +209,7 @@ const errors = [
   ...extensions.errors,
   ...churn.errors,
   ...cost.errors,
+  ...events.errors,
 ];
 const meta = {
   ...settings,
@@ -222,10 +240,11 @@ const data = {
   tasks,
   churn,
   cost,
+  events,
   errors,
 };
 // The cost section goes before the targets, as --cost --write places it.
-const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n## Targets`);
+const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n${eventsSection(events)}\n\n## Targets`);
 
 console.log(md);
 const results = path.join(ROOT, "bench", "results");

@@ -79,7 +79,7 @@ const OPERATIONS = {
 };
 
 /** Rows of a read-only query of a `wrangler dev`'s trace store. */
-async function traceStore(origin, sql, params = []) {
+export async function traceStore(origin, sql, params = []) {
   const res = await fetch(`${origin}/cdn-cgi/local/explorer/api/local/observability/query`, {
     method: "POST",
     headers: { "content-type": "application/json" },

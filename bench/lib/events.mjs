@@ -14,7 +14,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { freePort, startWrangler } from "../../test/engine/e2e/server.mjs";
-import { billOf, countsSince } from "./cost.mjs";
+import { billOf, countsSince, traceStore } from "./cost.mjs";
 import { cpuDelta, cpuMs, wranglerProcesses } from "./procstat.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -67,9 +67,9 @@ async function rpc(url, method, params, token) {
 }
 
 /** One drill: `n` subscriptions of `principals` principals on one topic, one emit, every delivery awaited. */
-async function drill(n, principals, receiver, secret) {
+async function drill(n, principals, receiver, secret, vars) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-events-"));
-  const server = await startWrangler({ config: "test/engine/conformance/wrangler.toml", vars: { MCP_DEV: "on" }, logLevel: "warn", persistTo });
+  const server = await startWrangler({ config: "test/engine/conformance/wrangler.toml", vars: { MCP_DEV: "on", ...vars }, logLevel: "warn", persistTo });
   try {
     const topic = `bench-${n}-${principals}`;
     for (let i = 0; i < n; i += 20)
@@ -89,6 +89,14 @@ async function drill(n, principals, receiver, secret) {
         ),
       );
     await sleep(1500); // the subscriptions' first passes settle before the clock starts
+    // The floor of the publisher's wait on this machine now: a plain tools/call, the median of three.
+    const plain = [];
+    for (let i = 0; i < 3; i++) {
+      const t = Date.now();
+      await rpc(server.url, "tools/call", { name: "test_simple_text", arguments: {} }, "mcp-conformance-events-0");
+      plain.push(Date.now() - t);
+    }
+    plain.sort((a, b) => a - b);
     receiver.state.arrivals = [];
     const procs = wranglerProcesses(new URL(server.origin).port);
     const before = cpuMs(procs);
@@ -101,18 +109,29 @@ async function drill(n, principals, receiver, secret) {
     const lat = receiver.state.arrivals.map((a) => a - t0).sort((a, b) => a - b);
     await sleep(2500); // the trace collector stores an invocation when it ends
     const counts = await countsSince(server.origin, t0, lat.length || 1);
+    // The emit as the Worker saw it (the tool's span: the RPC to the type's object included) and as the object did.
+    const spans = await traceStore(
+      server.origin,
+      "SELECT name, MAX(duration_ms) FROM spans WHERE start_ms >= ?1 AND name IN ('tools/call emit_test_event', 'events/emit test_event') GROUP BY name",
+      [t0],
+    );
+    const span = (name) => spans.find((r) => r[0] === name)?.[1];
     return {
       n,
       principals,
       returnedMs,
+      plainCallMs: plain[1],
+      toolSpanMs: span("tools/call emit_test_event"),
+      emitSpanMs: span("events/emit test_event"),
       delivered: lat.length,
       p50: pct(lat, 50),
       p99: pct(lat, 99),
       lastMs: lat.at(-1),
       cpuMsPerDelivery: cpu ? cpu.worker / Math.max(lat.length, 1) : undefined,
       counts,
-      // An object's CPU is billed as its duration (in the counts), not as Worker CPU.
-      bill: billOf(counts, 0),
+      // An object's CPU is billed as its duration (in the counts), not as Worker CPU; each attempt
+      // also writes an MCP_METRICS point where the binding is set (the fixture sets none).
+      bill: billOf({ ...counts, requestLines: counts.requestLines + 1 }, 0),
     };
   } finally {
     await server.stop();
@@ -122,10 +141,11 @@ async function drill(n, principals, receiver, secret) {
 
 /**
  * The events phase: each count of subscriptions in each layout.
- * @param {{counts?: number[], layouts?: number[]}} options layouts: how many principals hold the subscriptions
- * @returns {Promise<{runs: object[], errors: string[]}>}
+ * @param {{counts?: number[], layouts?: number[], vars?: Record<string, string>}} options layouts: how many principals hold the subscriptions; vars: the server's (an A/B of a setting)
+ * @param {(line: string) => void} [onProgress]
+ * @returns {Promise<{runs: any[], errors: string[]}>}
  */
-export async function eventsPhase({ counts = [100, 1000], layouts = [1, 100] } = {}, onProgress = () => {}) {
+export async function eventsPhase({ counts = [100, 1000], layouts = [1, 100], vars = {} } = {}, onProgress = () => {}) {
   const receiver = await startReceiver();
   const secret = `whsec_${randomBytes(32).toString("base64")}`;
   const runs = [];
@@ -133,11 +153,11 @@ export async function eventsPhase({ counts = [100, 1000], layouts = [1, 100] } =
   try {
     for (const n of counts)
       for (const principals of layouts) {
-        const run = await drill(n, Math.min(principals, n), receiver, secret);
+        const run = await drill(n, Math.min(principals, n), receiver, secret, vars);
         runs.push(run);
         if (run.delivered < n) errors.push(`events: ${run.delivered}/${n} delivered (${principals} principals)`);
         onProgress(
-          `  ${n} subscriptions, ${run.principals} principal(s): publisher waited ${run.returnedMs} ms; delivered ${run.delivered}/${n}, p50 ${run.p50} ms, p99 ${run.p99} ms; ${run.cpuMsPerDelivery?.toFixed(2)} ms CPU, ${run.counts.rowsWritten.toFixed(2)} rows written, $${run.bill.total.toFixed(2)} a million (a delivery)`,
+          `  ${n} subscriptions, ${run.principals} principal(s): publisher waited ${run.returnedMs} ms (a plain call ${run.plainCallMs} ms; the tool's span ${run.toolSpanMs} ms, the emit's ${run.emitSpanMs} ms); delivered ${run.delivered}/${n}, p50 ${run.p50} ms, p99 ${run.p99} ms; ${run.cpuMsPerDelivery?.toFixed(2)} ms CPU, ${run.counts.rowsWritten.toFixed(2)} rows written, $${run.bill.total.toFixed(2)} a million (a delivery)`,
         );
       }
   } finally {
@@ -145,3 +165,24 @@ export async function eventsPhase({ counts = [100, 1000], layouts = [1, 100] } =
   }
   return { runs, errors };
 }
+
+/**
+ * The phase's section of bench/RESULTS.md.
+ * @param {{runs: any[]}} events
+ */
+export function eventsSection({ runs }) {
+  const head = [
+    "## MCP Events webhooks (bench/lib/events.mjs)",
+    "",
+    "One emit to N webhook subscriptions of one type on one topic, under `wrangler dev` (the conformance fixture, a receiver on 127.0.0.1 answering at once), with the subscriptions held by one principal (one shard) or by 100 (spread over the 8 shards). The publisher's wait is from sending the `tools/call` to its answer, beside a plain `tools/call` just before it (this machine's floor at that moment) and the emit's span in the type's object; CPU is the workerd process's (the Worker and every object) per delivery; rows written, object requests and log events per delivery are counted in the trace store, and priced as in the cost section (each attempt's MCP_METRICS point included).",
+    "",
+    "| subscriptions | principals | publisher waits (a plain call) | the emit's span | p50 / p99 | CPU per delivery | rows written per delivery | a million deliveries |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  const rows = runs.map(
+    (r) =>
+      `| ${r.n.toLocaleString("en-US")} | ${r.principals} | ${r.returnedMs} ms (${r.plainCallMs} ms) | ${r.emitSpanMs ?? "–"} ms | ${r.p50} / ${r.p99} ms | ${r.cpuMsPerDelivery?.toFixed(2)} ms | ${r.counts.rowsWritten.toFixed(2)} | $${r.bill.total.toFixed(2)} |`,
+  );
+  return [...head, ...rows].join("\n");
+}
+

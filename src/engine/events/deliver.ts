@@ -9,14 +9,14 @@ import type { LogRow } from "./log-store";
 import type { SubRow } from "./shard-store";
 import { controlId, postSigned, sameText } from "./webhook";
 
-export type Outcome = "delivered" | "retry" | "abandoned" | "refused";
+type Outcome = "delivered" | "retry" | "abandoned" | "refused";
 
 type Span = {
   setAttributes(a: Record<string, string | number | undefined>): unknown;
   setStatus(s: { code: "error"; message: string }): unknown;
 };
 
-export const secretsOf = (sub: Pick<SubRow, "secret" | "prev_secret" | "prev_until">, now = Date.now()): string[] =>
+const secretsOf = (sub: Pick<SubRow, "secret" | "prev_secret" | "prev_until">, now = Date.now()): string[] =>
   sub.prev_secret && (sub.prev_until ?? 0) > now ? [sub.secret, sub.prev_secret] : [sub.secret];
 
 /**

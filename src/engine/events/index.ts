@@ -14,7 +14,8 @@ import { paginate } from "../mcp/pagination";
 import { decodeCursor } from "./cursor";
 import type { CompiledEvent, EventDefinition } from "./define";
 import { limitsOf, type EventLimits, type EventsOptions } from "./limits";
-import { McpEvents, type EmitRequest } from "./object";
+import type { EmitRequest } from "./contracts";
+import { McpEvents } from "./object";
 import { shardOf, shardStub, typeStub } from "./placement";
 import { serveTypes } from "./registry";
 import {

@@ -26,6 +26,12 @@ export interface EventsOptions {
    * their TTL passes, so a receiver may get an occurrence twice meanwhile (de-duplicate by `eventId`).
    */
   shards?: number;
+  /**
+   * Deliveries one run of a shard's alarm sends at most (default 45); it runs again at once for the
+   * rest. Each is a subrequest: the default fits the Workers Free plan's 50 an invocation; on the Paid
+   * plan (10,000) up to 5,000 saves an alarm run per batch (docs/scale.md).
+   */
+  deliveriesPerPass?: number;
 }
 
 export type EventLimits = Required<EventsOptions>;
@@ -41,6 +47,7 @@ export const limitsOf = (o: EventsOptions = {}): EventLimits => ({
   verificationsPerMinute: o.verificationsPerMinute ?? 60,
   streamHeartbeatMs: Math.min(o.streamHeartbeatMs ?? 25_000, 30_000),
   shards: Math.min(Math.max(Math.floor(o.shards ?? 8), 1), 1000),
+  deliveriesPerPass: Math.min(Math.max(Math.floor(o.deliveriesPerPass ?? 45), 1), 5000),
 });
 
 /** Wait before attempt n+1 (n = attempts so far): 2 s, 10 s, 1 min, 5 min, then 15 min. */
@@ -62,16 +69,11 @@ export const DELIVERY_LOG = { maxEvents: 1000, maxAgeMs: 86_400_000 };
 export const LOG_PAGE = 200;
 
 /**
- * Deliveries a shard has in flight at once: the runtime opens 6 connections at a time for one
- * invocation (Cloudflare's limit), and queues the rest.
+ * Deliveries a shard has in flight at once, each subscription's one after another. On Cloudflare one
+ * invocation opens 6 connections at a time and queues the rest, so more in flight hides the receivers'
+ * answer time only up to that.
  */
-export const DELIVERY_CONCURRENCY = 6;
-
-/**
- * Deliveries one pass of a shard's alarm sends at most; it runs again at once for the rest. Under the
- * Workers Paid plan's 10,000 subrequests an invocation (each delivery is one), with room to spare.
- */
-export const DELIVERIES_PER_PASS = 2000;
+export const DELIVERY_CONCURRENCY = 25;
 
 /** How often a poller should come back when nothing is left (the client's floor is about 1 s). */
 export const NEXT_POLL_MS = 5_000;

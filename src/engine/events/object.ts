@@ -7,7 +7,7 @@
  */
 import { readConfig } from "../config";
 import type { Env } from "../env";
-import { McpError, messageOf, toMcpError, type JsonRpcErrorObject } from "../mcp/errors";
+import { McpError, messageOf, toMcpError } from "../mcp/errors";
 import { inSpan } from "../mcp/tracing";
 import { DurableObject } from "../objects/durable-object";
 import { tracerFor } from "../reporting";
@@ -15,13 +15,10 @@ import { eventError } from "./errors";
 import { SHARD_CHECK_MS } from "./limits";
 import { LogStore } from "./log-store";
 import { servedType, type ServedType } from "./registry";
-import { Shard, type SubscribeRequest } from "./shard";
+import { Shard } from "./shard";
 import { ShardStore } from "./shard-store";
-import { type EmitRequest, type JoinRequest, type PollRequest, TypeLog } from "./type-log";
-
-export type { EmitRequest } from "./type-log";
-
-type Answer<T> = { result: T } | { error: JsonRpcErrorObject };
+import type { Answer, EmitRequest, EventsRpc, JoinRequest, PollRequest, SubscribeRequest } from "./contracts";
+import { TypeLog } from "./type-log";
 
 /**
  * An RPC's outcome as data (an error's class does not cross the RPC boundary). `forApp`: the caller is
@@ -47,7 +44,7 @@ function typeNamed(name: string): ServedType {
   return type;
 }
 
-export class McpEvents extends DurableObject<Env> {
+export class McpEvents extends DurableObject<Env> implements EventsRpc {
   private identity?: Identity;
   private typeLog?: TypeLog;
   private shardRole?: Shard;

@@ -5,9 +5,9 @@
  * one principal's subscriptions and its verified callbacks are one shard's to keep. (A type's name
  * never holds `#`, define.ts.)
  */
-import type { McpEvents } from "./object";
+import type { EventsRpc } from "./contracts";
 
-type EventsNamespace = DurableObjectNamespace<McpEvents>;
+type EventsNamespace = DurableObjectNamespace;
 
 function namespaceOf(env: unknown): EventsNamespace {
   const ns = (env as { MCP_EVENTS?: EventsNamespace } | undefined)?.MCP_EVENTS;
@@ -15,9 +15,10 @@ function namespaceOf(env: unknown): EventsNamespace {
   return ns;
 }
 
-const named = (env: unknown, name: string) => {
+/** The object named `name`, as its RPC surface (object.ts implements EventsRpc). */
+const named = (env: unknown, name: string): EventsRpc => {
   const ns = namespaceOf(env);
-  return ns.get(ns.idFromName(name));
+  return ns.get(ns.idFromName(name)) as unknown as EventsRpc;
 };
 
 /** The type's own object: its log, its emits and polls. */

@@ -28,7 +28,7 @@ export interface SubRow {
 }
 
 /** A subscription as it is kept, less its place (set by `place`). */
-export type NewSub = Omit<SubRow, "cursor" | "pinned" | "attempts" | "next_at">;
+type NewSub = Omit<SubRow, "cursor" | "pinned" | "attempts" | "next_at">;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sub (id TEXT PRIMARY KEY, principal TEXT NOT NULL, url TEXT NOT NULL, args TEXT NOT NULL, secret TEXT NOT NULL,

@@ -18,27 +18,12 @@ import { matches } from "./canonical";
 import { encodeCursor } from "./cursor";
 import { deliverOnce, sendTerminated, verifyCallback } from "./deliver";
 import { eventError } from "./errors";
-import { backoffMs, DELIVERIES_PER_PASS, DELIVERY_CONCURRENCY, LOG_PAGE, SECRET_GRACE_MS, VERIFIED_FOR_MS } from "./limits";
+import { backoffMs, DELIVERY_CONCURRENCY, LOG_PAGE, SECRET_GRACE_MS, VERIFIED_FOR_MS } from "./limits";
 import type { LogRow } from "./log-store";
 import { typeStub } from "./placement";
 import type { ServedType } from "./registry";
 import { ShardStore, type SubRow } from "./shard-store";
-import type { Joined, LogPage } from "./type-log";
-
-export interface SubscribeRequest {
-  id: string;
-  principal: string;
-  scopes: readonly string[];
-  /** The arguments as the type's schema parsed them, in canonical JSON. */
-  args: string;
-  url: string;
-  secret: string;
-  cursor: unknown;
-  maxAgeMs?: number;
-  ttlMs: number | null | undefined;
-}
-
-type Answer<T> = { result: T } | { error: { code: number; message: string; data?: unknown } };
+import type { Answer, Joined, LogPage, SubscribeRequest } from "./contracts";
 
 const unwrap = <T>(a: Answer<T>): T => {
   if ("error" in a) throw new McpError(a.error.code, a.error.message, a.error.data);
@@ -165,7 +150,7 @@ export class Shard {
     const after = new Map(subs.map((s) => [s.id, ShardStore.position(s, floor)]));
     // What each subscription has stored after the pass: the floor is written only when one reads it.
     const stored = new Map(subs.map((s) => [s.id, { id: s.id, cursor: s.cursor, pinned: s.pinned, caughtUp: false }]));
-    let budget = DELIVERIES_PER_PASS;
+    let budget = type.limits.deliveriesPerPass;
     let more = hi < page.head;
     const tracer = tracerFor(readConfig(this.env));
     const work = due.filter((s) => after.get(s.id)! < hi);

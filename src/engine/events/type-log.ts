@@ -12,47 +12,11 @@ import { EVENT_NOTIFICATION } from "../objects/contracts";
 import { canonicalJson, matches } from "./canonical";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { DELIVERY_LOG, NEXT_POLL_MS } from "./limits";
-import type { LogRow, LogStore } from "./log-store";
+import type { EmitRequest, JoinRequest, Joined, LogPage, PollRequest } from "./contracts";
+import type { LogStore } from "./log-store";
 import { shardStub } from "./placement";
 import type { ServedType } from "./registry";
 import { MAX_DELIVERY_BYTES } from "./webhook";
-
-export interface EmitRequest {
-  data: unknown;
-  match: Record<string, unknown>;
-  eventId?: string;
-  timestamp?: string;
-}
-
-export interface PollRequest {
-  args: string;
-  cursor: unknown;
-  maxAgeMs?: number;
-  maxEvents: number;
-  /** For a stream's replay: each event with its own cursor. */
-  withCursors?: boolean;
-}
-
-/** What a shard asks when a subscription is made: the callback host it will verify (or null), and where the new subscription starts. */
-export interface JoinRequest {
-  host: string | null;
-  cursor: unknown;
-  maxAgeMs?: number;
-}
-
-export interface Joined {
-  head: number;
-  /** The position the subscription starts after. */
-  start: number;
-  truncated: boolean;
-  verifyAllowed: boolean;
-}
-
-/** A page of the log after a position, with the head. */
-export interface LogPage {
-  head: number;
-  rows: LogRow[];
-}
 
 /** A cursor later than anything logged: InvalidParams, as a malformed one is (it was never this server's). */
 function positionOf(cursor: unknown, head: number): number | null {

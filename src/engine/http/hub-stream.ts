@@ -9,7 +9,7 @@ import { hubStub, listenerPlace } from "../objects/addresses";
 import type { ListenRefusal } from "../objects/contracts";
 
 /** A hub socket, accepted; or why there is none: a bound the client reached, or the hub unreachable. */
-export type HubSocket = { ws: WebSocket } | { refused: ListenRefusal } | { unavailable: true };
+type HubSocket = { ws: WebSocket } | { refused: ListenRefusal } | { unavailable: true };
 
 /**
  * Opens the socket for one stream of `clientKey`: `query` names the shard's bounds (streams, filter
