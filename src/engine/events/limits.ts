@@ -2,7 +2,10 @@
 export interface EventsOptions {
   /** Webhook subscriptions one principal may hold per event type (default 100); more is ResourceExhausted. */
   maxSubscriptionsPerPrincipal?: number;
-  /** Occurrences waiting for one subscription (default 1000); newer ones are dropped for it while it is that far behind. */
+  /**
+   * How far behind the log's head a new subscription's replay may start (default 1000 occurrences).
+   * A live subscription is bounded by the log itself: what the log no longer keeps is not sent.
+   */
   maxPendingPerSubscription?: number;
   /** Delivery attempts per occurrence, the first included (default 5). */
   maxAttempts?: number;

@@ -376,34 +376,17 @@ describe("what a subscribe stores, and what ends one", () => {
   it("stores, keys and matches the arguments as parsed: an omitted argument with a default is that default, not a wildcard", async () => {
     const hook = receiver();
     // scoped_event's topic defaults to "general", and its allow refuses "hr" to anyone outside HR.
-    const refused = await call(
-      "events/subscribe",
-      {
-        name: "scoped_event",
-        arguments: { topic: "hr" },
-        delivery: { mode: "webhook", url: hook.url, secret: freshSecret() },
-        cursor: null,
-      },
-      "outsider",
-    );
-    expect(refused.body.error!.code).toBe(-32012);
-    const sub = await call(
-      "events/subscribe",
-      { name: "scoped_event", arguments: {}, delivery: { mode: "webhook", url: hook.url, secret: freshSecret() }, cursor: null },
-      "outsider",
-    );
+    const scoped = (args: Record<string, unknown>) =>
+      call(
+        "events/subscribe",
+        { name: "scoped_event", arguments: args, delivery: { mode: "webhook", url: hook.url, secret: freshSecret() }, cursor: null },
+        "outsider",
+      );
+    expect((await scoped({ topic: "hr" })).body.error!.code).toBe(-32012);
+    const sub = await scoped({});
     expect(sub.body.result.id).toMatch(/^sub_/);
     // The same subscription whether the default is sent or left out.
-    const explicit = await call(
-      "events/subscribe",
-      {
-        name: "scoped_event",
-        arguments: { topic: "general" },
-        delivery: { mode: "webhook", url: hook.url, secret: freshSecret() },
-        cursor: null,
-      },
-      "outsider",
-    );
+    const explicit = await scoped({ topic: "general" });
     expect(explicit.body.result.id).toBe(sub.body.result.id);
     const { emit } = await import("../../../src/mcp");
     await emit(env, "scoped_event", { text: "hr only" }, { match: { topic: "hr" } });
