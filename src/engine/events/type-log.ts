@@ -77,13 +77,20 @@ export class TypeLog {
     );
   }
 
+  /** When this instance last set the alarm for, until the alarm runs: an emit then needs no storage call for it. */
+  private alarmAt?: number;
+
   private async wakeAt(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
+    // An emit wakes at once, the earliest any alarm can be, so it needs no look at the one set.
+    const current = at <= Date.now() ? null : await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    this.alarmAt = Math.min(at, current ?? at);
   }
 
   /** The alarm: wakes every shard with subscriptions; one that cannot be reached is tried again in a second. */
   async wakeShards(type: ServedType): Promise<void> {
+    this.alarmAt = undefined;
     const name = type.def.name;
     const results = await Promise.allSettled(this.store.shards().map((k) => shardStub(this.env, name, k).wake(name, k)));
     const failed = results.filter((r) => r.status === "rejected").length;
