@@ -57,10 +57,10 @@ export const limitsOf = (o: EventsOptions = {}): EventLimits => ({
 export const backoffMs = (attempts: number) => [2_000, 10_000, 60_000, 300_000][attempts - 1] ?? 900_000;
 
 /** How long the replaced secret still signs after a refresh changed it. */
-export const SECRET_GRACE_MS = 10 * 60_000;
+export const SECRET_GRACE_MS = 600_000; // 10 minutes
 
 /** How long a verified callback stays verified for its principal. */
-export const VERIFIED_FOR_MS = 24 * 3_600_000;
+export const VERIFIED_FOR_MS = 86_400_000; // a day
 
 /**
  * The log a type without `replay` keeps for its webhook deliveries (a shard reads occurrences from the
@@ -82,4 +82,4 @@ export const DELIVERY_CONCURRENCY = 25;
 export const NEXT_POLL_MS = 5_000;
 
 /** How often a shard with subscriptions and nothing to send looks in (expiry, and a type a deploy removed). */
-export const SHARD_CHECK_MS = 15 * 60_000;
+export const SHARD_CHECK_MS = 900_000; // 15 minutes
