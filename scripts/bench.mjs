@@ -24,6 +24,7 @@
 //                                   # harness loads, its configs exist, the earlier commits build
 //   npm run bench -- --tool-search  # toolSearch() on GitHub's API alone (tokens, recall@5, call_tool
 //                                   # CPU; bench/lib/tool-search.mjs); --write replaces its section
+//   npm run bench -- --events       # MCP Events webhooks alone (bench/lib/events.mjs); the same
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +36,7 @@ import { churnPhase } from "../bench/lib/churn.mjs";
 import { costPhase } from "../bench/lib/cost.mjs";
 import { costSection } from "../bench/lib/cost-report.mjs";
 import { toolSearchPhase } from "../bench/lib/tool-search.mjs";
+import { eventsPhase, eventsSection } from "../bench/lib/events.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 import { tasksPhase } from "../bench/lib/tasks.mjs";
@@ -54,6 +56,7 @@ const { values: opt } = parseArgs({
     setup: { type: "boolean", default: false },
     cost: { type: "boolean", default: false },
     "tool-search": { type: "boolean", default: false },
+    events: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -160,6 +163,19 @@ if (opt["tool-search"]) {
   process.exit(0);
 }
 
+const EVENTS_HEADING = "## MCP Events webhooks";
+const eventsSettings = { counts: quick ? [100] : [100, 1000], layouts: quick ? [100] : [1, 100] };
+
+if (opt.events) {
+  const events = await eventsPhase(eventsSettings, progress);
+  const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const section = `${eventsSection(events)}\n\nMeasured by \`npm run bench -- --events\` on ${date} UTC (load average ${loadAtStart} at the start, ${loadavg()} at the end).`;
+  console.log(section);
+  if (opt.write) writeSection(EVENTS_HEADING, section);
+  progress(`events: ${events.errors.length} errors${opt.write ? "; wrote its section of bench/RESULTS.md" : ""}`);
+  process.exit(events.errors.length ? 1 : 0);
+}
+
 const versions = await clock.time("peers installed", () => installPeers(progress));
 const tmp = tempDir("mcp-bench-");
 const { stat, engineProfile, built, sameTool } = await clock.time("size and start-up", () =>
@@ -207,6 +223,7 @@ const churn = await clock.time("session churn", () => churnPhase({ ...settings.c
 const costTmp = tempDir("mcp-bench-cost-");
 const cost = await clock.time("what a million calls cost", () => costPhase({ tmpDir: costTmp.dir, ...costSettings }, progress));
 costTmp.remove();
+const events = await clock.time("MCP Events webhooks", () => eventsPhase(eventsSettings, progress));
 
 const errors = [
   ...[...Object.values(rows), ...Object.values(direct)]
@@ -218,6 +235,7 @@ const errors = [
   ...extensions.errors,
   ...churn.errors,
   ...cost.errors,
+  ...events.errors,
 ];
 const meta = {
   ...settings,
@@ -248,10 +266,11 @@ const data = {
   tasks,
   churn,
   cost,
+  events,
   errors,
 };
 // The cost section goes before the targets, as --cost --write places it.
-const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n## Targets`);
+const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n${eventsSection(events)}\n\n## Targets`);
 
 console.log(md);
 const results = path.join(ROOT, "bench", "results");

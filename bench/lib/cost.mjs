@@ -80,7 +80,7 @@ const OPERATIONS = {
 };
 
 /** Rows of a read-only query of a `wrangler dev`'s trace store. */
-async function traceStore(origin, sql, params = []) {
+export async function traceStore(origin, sql, params = []) {
   const res = await fetch(`${origin}/cdn-cgi/local/explorer/api/local/observability/query`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -117,6 +117,12 @@ const FIELDS = [
   "invocations",
   "mcpSpans",
 ];
+
+/** What the platform did since `t0` in a `wrangler dev`'s trace store, divided by `n`: the counts billOf prices. */
+export async function countsSince(origin, t0, n) {
+  const [row] = await traceStore(origin, COUNTS, [t0]);
+  return Object.fromEntries(FIELDS.map((f, i) => [f, row[i] / n]));
+}
 
 /** Counts per operation from `wrangler dev`'s trace store: `n` of each, one after another. */
 async function countPerOp(ops, n, onProgress) {

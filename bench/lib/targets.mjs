@@ -233,6 +233,7 @@ export function checkTargets(data) {
       : notRun(sessionLogCpu),
   );
   out.push(...checkFanoutTargets(data));
+  out.push(...checkEventsTargets(data));
   // Tasks, against the plain call at the tasks' concurrency on the same server.
   const l = tasks?.lifecycle;
   const create = `task create p50 ≤ ${BUDGETS.taskCreate}× a plain tools/call's (same server, same concurrency)`;
@@ -344,3 +345,46 @@ function checkFanoutTargets({ fanout }) {
   }
   return out;
 }
+
+/** MCP Events webhooks (bench/lib/events.mjs): one emit to 1,000 subscriptions of one type, held by 100 principals over the 8 shards. */
+const EVENTS_BUDGETS = {
+  count: 1000,
+  principals: 100,
+  /** workerd CPU per delivery (the Worker and every object of the drill), at most. */
+  cpuMs: 1,
+  /** The publisher's wait, at most: the emit's own span (the type's object), and the client-seen wait above a plain call's. */
+  waitMs: 50,
+  /** emit → delivered at the receiver, p99, at most. */
+  p99Ms: 2000,
+  /** A million deliveries, all in, at most (USD). */
+  millionUsd: 2,
+};
+
+/** The events goals at the budgets' count; a run that measured fewer subscriptions (--quick) shows them beside "not run". */
+export function checkEventsTargets({ events }) {
+  const b = EVENTS_BUDGETS;
+  const n = b.count.toLocaleString("en-US");
+  const what = `${n} webhook subscriptions of one type (${b.principals} principals, 8 shards)`;
+  const texts = {
+    cpu: `MCP Events: workerd CPU per delivery to ${what} ≤ ${b.cpuMs} ms`,
+    wait: `MCP Events: the publisher's wait at ${what} ≤ ${b.waitMs} ms (the emit's span; client-seen, above a plain call's)`,
+    p99: `MCP Events: emit → delivered p99 at ${what} ≤ ${fmt.ms(b.p99Ms)} ms (this machine, wrangler dev)`,
+    cost: `MCP Events: a million deliveries ≤ $${b.millionUsd.toFixed(2)}`,
+  };
+  const run = events?.runs?.find((r) => r.n === b.count && r.principals === b.principals);
+  if (!run) return Object.values(texts).map((t) => notRun(t));
+  const aboveFloor = run.returnedMs - run.plainCallMs;
+  return [
+    { met: run.cpuMsPerDelivery <= b.cpuMs, text: `${texts.cpu}: ${run.cpuMsPerDelivery.toFixed(2)} ms` },
+    {
+      met: run.emitSpanMs <= b.waitMs && aboveFloor <= b.waitMs,
+      text: `${texts.wait}: the emit's span ${fmt.ms(run.emitSpanMs)} ms, the tool's ${fmt.ms(run.toolSpanMs)} ms; waited ${fmt.ms(run.returnedMs)} ms against a plain call's ${fmt.ms(run.plainCallMs)} ms`,
+    },
+    { met: run.p99 <= b.p99Ms && run.delivered === run.n, text: `${texts.p99}: ${fmt.ms(run.p99)} ms, ${run.delivered}/${run.n} delivered` },
+    {
+      met: run.bill.total <= b.millionUsd,
+      text: `${texts.cost}: $${run.bill.total.toFixed(2)} (${run.counts.rowsWritten.toFixed(2)} rows written, ${run.counts.doRequests.toFixed(3)} object requests, ${(run.counts.consoleLines + run.counts.invocations).toFixed(2)} log events a delivery)`,
+    },
+  ];
+}
+

@@ -11,14 +11,15 @@
 import { readConfig } from "../config";
 import { SseStream } from "../http/sse";
 import type { StreamCaller } from "../mcp/app";
-import { ErrorCode, type McpError } from "../mcp/errors";
+import { ErrorCode, McpError } from "../mcp/errors";
 import { notification, resultResponse } from "../mcp/jsonrpc";
 import { META } from "../mcp/versions";
-import { hubStub, listenerPlace } from "../objects/addresses";
+import { openHubSocket } from "../http/hub-stream";
 import { HUB_READY } from "../objects/contracts";
 import { completeFrame } from "../objects/frames";
 import { canonicalJson } from "./canonical";
 import { decodeCursor } from "./cursor";
+import { eventError } from "./errors";
 
 /** Replayed occurrences one stream sends before going live; a client further behind polls. */
 const MAX_REPLAY = 1000;
@@ -44,38 +45,33 @@ export async function openEventStream(
   const listener = JSON.stringify({ event: { name: subscription.name, args }, principal: caller.auth?.principal ?? "" });
   const bytes = new TextEncoder().encode(listener).byteLength;
   const { maxEventStreams, maxListenFilterBytes } = readConfig(caller.env);
-  const unavailable = () =>
-    Response.json(
-      { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry events/stream" } },
-      { status: 503 },
+  const hub = await openHubSocket(
+    caller.env,
+    caller.clientKey,
+    { kind: "events", bytes, streams: maxEventStreams, budget: maxListenFilterBytes },
+    "events/stream",
+  );
+  // Every refusal in-band (HTTP 200), as the extension's errors are: a client's bound is ResourceExhausted,
+  // and a hub that cannot be reached is an internal error to retry, never a 5xx.
+  if ("refused" in hub)
+    return refusal(
+      id,
+      hub.refused === "filter-bytes"
+        ? eventError("ResourceExhausted", "This client's open event streams hold too many argument bytes (MAX_LISTEN_FILTER_BYTES)", {
+            limit: "streamArgumentBytes",
+            max: maxListenFilterBytes,
+          })
+        : eventError("ResourceExhausted", "This client has too many open event streams (MAX_EVENT_STREAMS); close one", {
+            limit: "streams",
+            max: maxEventStreams,
+          }),
     );
-  let ws: WebSocket | null;
-  try {
-    const place = await listenerPlace(caller.env, caller.clientKey);
-    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&kind=events&bytes=${bytes}&streams=${maxEventStreams}&budget=${maxListenFilterBytes}`;
-    const upgrade = await hubStub(caller.env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
-    if (upgrade.status === 429)
-      return Response.json(
-        {
-          jsonrpc: "2.0",
-          id,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message:
-              (await upgrade.text()) === "filter-bytes"
-                ? "Too Many Requests: this client's open event streams hold too many argument bytes (MAX_LISTEN_FILTER_BYTES)"
-                : "Too Many Requests: this client has too many open event streams (MAX_EVENT_STREAMS)",
-          },
-        },
-        { status: 429 },
-      );
-    ws = upgrade.webSocket;
-  } catch (err) {
-    console.error("events/stream: could not reach the hub:", err);
-    return unavailable();
-  }
-  if (!ws) return unavailable();
-  ws.accept();
+  if ("unavailable" in hub)
+    return refusal(
+      id,
+      new McpError(ErrorCode.InternalError, "The notification hub is unavailable; retry events/stream", { retryAfterMs: 1000 }),
+    );
+  const { ws } = hub;
 
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const sse = new SseStream(() => {
@@ -83,6 +79,12 @@ export async function openEventStream(
     ws.close(1000, "client closed the event stream");
   });
   const send = (method: string, params: Record<string, unknown>) => sse.send(notification(method, { ...params, _meta: subscriptionMeta }));
+  /** The server side ended it: the StreamEventsResult, then the end of the stream (once). */
+  const end = () => {
+    if (!sse.isOpen) return;
+    sse.send(resultResponse(id, { resultType: "complete", _meta: subscriptionMeta }));
+    sse.close();
+  };
   let last: string | null = null;
   // Live frames that arrive while the replay runs wait for it; those it already sent are dropped.
   let held: string[] | undefined = [];
@@ -131,20 +133,15 @@ export async function openEventStream(
     heartbeat = setInterval(async () => {
       if (await live.stillAllowed().catch(() => false)) return send("notifications/events/heartbeat", { cursor: last });
       if (heartbeat !== undefined) clearInterval(heartbeat);
-      send("notifications/events/terminated", {
-        error: { code: -32012, message: "Access to this event was revoked", data: { specCode: -32024 } },
-      });
-      sse.close();
+      send("notifications/events/terminated", { error: eventError("Forbidden", "Access to this event was revoked").toJSON() });
+      // Then the request's result, as every end of the stream sends it.
+      end();
       ws.close(1000, "access revoked");
     }, live.heartbeatMs);
   });
   ws.addEventListener("close", () => {
     if (heartbeat !== undefined) clearInterval(heartbeat);
-    // The server side ended it: the StreamEventsResult, then the end of the stream.
-    if (sse.isOpen) {
-      sse.send(resultResponse(id, { resultType: "complete", _meta: subscriptionMeta }));
-      sse.close();
-    }
+    end();
   });
   ws.send(listener);
   sse.comment("streaming events");

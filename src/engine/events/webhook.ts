@@ -29,14 +29,25 @@ export function secretKey(secret: unknown): Uint8Array | undefined {
 
 const base64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
 
+/** Imported HMAC keys by secret: a shard signs many deliveries with each; bounded, and dropped whole when full. */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const MAX_CACHED_KEYS = 1000;
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size >= MAX_CACHED_KEYS) hmacKeys.clear();
+    key = crypto.subtle.importKey("raw", secretKey(secret)!, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** `webhook-signature`: one `v1,<base64 HMAC-SHA256>` per secret (two during a rotation's grace), space-separated. */
 async function signatures(secrets: readonly string[], id: string, timestamp: number, body: string): Promise<string> {
   const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
   const parts = await Promise.all(
-    secrets.map(async (secret) => {
-      const key = await crypto.subtle.importKey("raw", secretKey(secret)!, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-      return `v1,${base64(await crypto.subtle.sign("HMAC", key, signed))}`;
-    }),
+    secrets.map(async (secret) => `v1,${base64(await crypto.subtle.sign("HMAC", await hmacKey(secret), signed))}`),
   );
   return parts.join(" ");
 }

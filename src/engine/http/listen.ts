@@ -15,12 +15,12 @@ import type { Registry } from "../mcp/registry";
 import { META } from "../mcp/versions";
 import type { ClientCapabilities } from "../mcp/types";
 import { readConfig } from "../config";
-import { hubStub, listenerPlace } from "../objects/addresses";
 import { HUB_READY, type HubFilter, type HubListener, type ListenRefusal } from "../objects/contracts";
 import { completeFrame } from "../objects/frames";
 import { rpcError } from "./responses";
 import { refusedStatus } from "./status";
 import type { Caller } from "../mcp/auth";
+import { openHubSocket } from "./hub-stream";
 import { SseStream } from "./sse";
 
 /** The filter's list-changed switches, each with the capability that must declare `listChanged` for it. */
@@ -163,26 +163,23 @@ export async function serveListen(msg: JsonRpcRequest, reg: Registry, env: Env, 
 
   const unavailable = () =>
     rpcError(id, { code: ErrorCode.InternalError, message: "The notification hub is unavailable; retry the listen request" }, 503);
-  let ws: WebSocket | null;
-  try {
-    const place = await listenerPlace(env, clientKey);
-    const url = `https://hub/listen?client=${encodeURIComponent(place.client)}&bytes=${bytes}&streams=${maxListenStreams}&budget=${maxListenFilterBytes}`;
-    const upgrade = await hubStub(env, place.shard).fetch(url, { headers: { Upgrade: "websocket" } });
-    if (upgrade.status === 429) {
-      const why = LISTEN_REFUSALS[(await upgrade.text()) as ListenRefusal] ?? LISTEN_REFUSALS.streams;
-      return rpcError(
-        id,
-        { code: ErrorCode.InvalidRequest, message: `Too Many Requests: ${why}; close one, or listen to more in one stream` },
-        429,
-      );
-    }
-    ws = upgrade.webSocket;
-  } catch (err) {
-    console.error("subscriptions/listen: could not reach the hub:", err);
-    return unavailable();
-  }
-  if (!ws) return unavailable();
-  ws.accept();
+  const hub = await openHubSocket(
+    env,
+    clientKey,
+    { bytes, streams: maxListenStreams, budget: maxListenFilterBytes },
+    "subscriptions/listen",
+  );
+  if ("refused" in hub)
+    return rpcError(
+      id,
+      {
+        code: ErrorCode.InvalidRequest,
+        message: `Too Many Requests: ${LISTEN_REFUSALS[hub.refused]}; close one, or listen to more in one stream`,
+      },
+      429,
+    );
+  if ("unavailable" in hub) return unavailable();
+  const { ws } = hub;
 
   const sse = new SseStream(() => ws.close(1000, "client closed the listen stream"));
   ws.addEventListener("message", (event) => {

@@ -1,7 +1,8 @@
 /**
  * The engine tests' app with MCP Events (test/engine/integration/events-*.test.ts): `test_event` as the
  * conformance fixture defines it (EVENTS.md §14), a scoped type whose access the app can revoke (its
- * `allow` reads a revocation in OAUTH_KV, the store the test config binds), and a webhook-only type
+ * `allow` reads a revocation in OAUTH_KV, the store the test config binds) and whose `topic` argument
+ * has a default its `allow` checks, and a webhook-only type
  * without replay. Its object class is bound only in the engine tests (MCP_EVENTS, vitest-index.ts).
  */
 import * as v from "valibot";
@@ -18,12 +19,14 @@ const testEvent = defineEvent({
 
 const scopedEvent = defineEvent({
   name: "scoped_event",
-  description: "Only for holders of events:read whose access was not revoked.",
-  input: v.object({ topic: v.optional(v.string()) }),
+  description: "Only for holders of events:read whose access was not revoked; the hr topic only for hr-* principals.",
+  input: v.object({ topic: v.optional(v.string(), "general") }),
   payload: v.object({ text: v.string() }),
   delivery: ["webhook", "push"],
   scopes: ["events:read"],
-  allow: async ({ principal, env }) => (await (env as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV.get(`revoked:${principal}`)) === null,
+  allow: async ({ principal, arguments: args, env }) =>
+    (args.topic !== "hr" || principal.startsWith("hr-")) &&
+    (await (env as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV.get(`revoked:${principal}`)) === null,
 });
 
 const plainEvent = defineEvent({

@@ -32,9 +32,14 @@ const TOKENS: Record<string, readonly string[]> = {
   "mcp-conformance-scope-full": FULL,
 };
 
+/** The events bench's subscribers (bench/lib/events.mjs): `mcp-conformance-events-<n>` is principal `conformance-events-<n>`. */
+const EVENTS_BENCH = /^mcp-conformance-events-(\d{1,4})$/;
+
 /** Both tokens are the same principal, so a 2025 session opened with one goes on with the other. */
 export const conformanceTokens: TokenVerifier = async (token) => {
   const scopes = Object.hasOwn(TOKENS, token) ? TOKENS[token] : undefined;
+  const bench = EVENTS_BENCH.exec(token);
+  if (!scopes && bench) return { id: `conformance-events-${bench[1]}`, scopes: FULL };
   if (!scopes) throw new AuthFailure("invalid_token", "Unknown conformance token");
   return { id: "conformance-user", scopes };
 };

@@ -2,10 +2,11 @@
  * The events tests' tools: JSON-RPC over /mcp to the events test app (with a bearer token, or
  * anonymously), a webhook receiver played by a stubbed outbound fetch (it answers the verification
  * handshake and a script of statuses, and keeps every request's exact bytes), and the event types'
- * objects, to run their alarms and move their clocks.
+ * objects (the type's log, and the shard of a principal's subscriptions), to run their alarms and move their clocks.
  */
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { vi } from "vitest";
+import { shardOf } from "../../../src/engine/events/placement";
 import { anonymousEventsWorker, eventsWorker } from "../app/events-worker";
 import { buildModernRequest, type RpcMessage } from "../wire";
 
@@ -88,21 +89,27 @@ export const SECRET = `whsec_${btoa(String.fromCharCode(...crypto.getRandomValue
 export const freshSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
 
 const namespace = () => (env as unknown as { MCP_EVENTS: DurableObjectNamespace }).MCP_EVENTS;
+/** A type's own object: its log. */
 export const typeObject = (name: string) => namespace().get(namespace().idFromName(name));
+/** The test app's shards per type (the default). */
+export const SHARDS = 8;
+/** The shard that holds a principal's webhook subscriptions to a type. */
+export const shardObject = (name: string, principal: string) =>
+  namespace().get(namespace().idFromName(`${name}#${shardOf(principal, SHARDS)}`));
 
-/** Makes every pending delivery of a type due now and runs its alarm (as its backoff would, later). */
-export async function retryNow(name: string): Promise<void> {
-  const stub = typeObject(name);
+/** Makes a principal's waiting retries of a type due now and runs its shard's alarm (as its backoff would, later). */
+export async function retryNow(name: string, principal: string): Promise<void> {
+  const stub = shardObject(name, principal);
   await runInDurableObject(stub, async (_o, state) => {
-    state.storage.sql.exec("UPDATE delivery SET next_at = 0");
+    state.storage.sql.exec("UPDATE sub SET next_at = 0");
     await state.storage.setAlarm(Date.now() + 60_000);
   });
   await runDurableObjectAlarm(stub);
 }
 
-/** Runs SQL in a type's object (to move a subscription's expiry into the past, say). */
-export const sqlIn = (name: string, query: string, ...bindings: unknown[]) =>
-  runInDurableObject(typeObject(name), (_o, state) => state.storage.sql.exec(query, ...bindings).toArray());
+/** Runs SQL in the shard of a principal's subscriptions to a type (to move a subscription's expiry into the past, say). */
+export const sqlIn = (name: string, principal: string, query: string, ...bindings: unknown[]) =>
+  runInDurableObject(shardObject(name, principal), (_o, state) => state.storage.sql.exec(query, ...bindings).toArray());
 
 /** Waits until `check` holds (deliveries are sent by the object's alarm, after the emit returned). */
 export const until = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });

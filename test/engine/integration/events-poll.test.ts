@@ -48,10 +48,12 @@ describe("events/poll", () => {
     expect(result.events.at(-1).data.seq).toBe(60);
   });
 
-  it("refuses a forged cursor, a type without replay, an unknown type and bad arguments", async () => {
+  it("refuses a forged cursor, one from the future, a type without replay, an unknown type and bad arguments", async () => {
     const cases: [Record<string, unknown>, number][] = [
       [{ arguments: { topic: "a" }, cursor: "forged" }, -32602],
       [{ arguments: { topic: "a" }, cursor: 42 }, -32602],
+      // Well-formed, but past the log's head: never this log's cursor, so InvalidParams too.
+      [{ arguments: { topic: "a" }, cursor: btoa("ev1:999999999") }, -32602],
       [{ name: "plain_event", arguments: {}, cursor: null }, -32014],
       [{ name: "nope", arguments: {}, cursor: null }, -32011],
       [{ arguments: {}, cursor: null }, -32602],

@@ -104,6 +104,8 @@ describe("events/stream", () => {
     await (env as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV.put("revoked:pia", "1");
     const end = await stream.next();
     expect(end).toMatchObject({ method: "notifications/events/terminated", params: { error: { code: -32012 } } });
+    // Then the request's result, as every end of the stream sends it.
+    expect(await stream.next()).toMatchObject({ id: stream.id, result: { resultType: "complete" } });
     expect(await stream.next()).toBeUndefined();
   });
 
@@ -133,9 +135,46 @@ describe("events/stream", () => {
     expect([await listen("l-1"), await listen("l-2"), await listen("l-3")]).toEqual([200, 200, 429]);
     expect([await stream("e-1"), await stream("e-2")]).toEqual([200, 200]);
     const over = await post("events/stream", { name: "test_event", arguments: { topic: "e-3" }, cursor: null }, "e-3");
-    expect(over.status).toBe(429);
-    expect(((await over.json()) as any).error.message).toMatch(/MAX_EVENT_STREAMS/);
+    // The extension's own error, in-band like all of them: ResourceExhausted, naming the bound.
+    expect(over.status).toBe(200);
+    const refused = (await over.json()) as any;
+    expect(refused.error).toMatchObject({ code: -32013, data: { limit: "streams", max: 2, specCode: -32025 } });
+    expect(refused.error.message).toMatch(/MAX_EVENT_STREAMS/);
     for (const res of held) await res.body?.cancel();
+  });
+
+  it("answers a hub it cannot reach with an in-band error to retry, never a 5xx", async () => {
+    const down = {
+      ...env,
+      MCP_HUB: {
+        idFromName: () => {
+          throw new Error("hub down");
+        },
+      },
+    } as never;
+    const { message, headers } = buildModernRequest("events/stream", { name: "test_event", arguments: { topic: "down" }, cursor: null });
+    const res = await eventsWorker.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...headers, Authorization: "Bearer alice" },
+        body: JSON.stringify(message),
+      }),
+      down,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).error).toMatchObject({ code: -32603, data: { retryAfterMs: 1000 } });
+  });
+
+  it("streams what the arguments as parsed match: a default filled in is the filter, so an omitted argument is no wildcard", async () => {
+    // scoped_event's topic defaults to "general"; its allow refuses "hr" to anyone outside HR.
+    const stream = await openStream({ name: "scoped_event", arguments: {}, cursor: null }, "quinn");
+    expect((await stream.next()).method).toBe("notifications/events/active");
+    const { emit } = await import("../../../src/mcp");
+    await emit(env, "scoped_event", { text: "hr only" }, { match: { topic: "hr" } });
+    await emit(env, "scoped_event", { text: "for everyone" }, { match: { topic: "general" } });
+    expect((await stream.next()).params.data.text).toBe("for everyone");
+    await stream.close();
   });
 
   it("refuses a bad request with a JSON-RPC error and no stream", async () => {
@@ -145,6 +184,8 @@ describe("events/stream", () => {
       [{ name: "scoped_event", arguments: {}, cursor: null }, -32012, "alice.noscope"],
       [{ name: "test_event", arguments: {}, cursor: null }, -32602],
       [{ name: "test_event", arguments: { topic: "x" }, cursor: "forged" }, -32602],
+      // Well-formed, but from the future: never this log's, so InvalidParams like a forged one.
+      [{ name: "test_event", arguments: { topic: "x" }, cursor: btoa("ev1:999999999") }, -32602],
     ] as [Record<string, unknown>, number, string?][]) {
       const { message, headers } = buildModernRequest("events/stream", params[0]);
       const res = await eventsWorker.fetch(

@@ -6,10 +6,21 @@
  * retried, a lapsed TTL ends delivery, a replaced secret dual-signs, revoked access ends the
  * subscription with a signed `terminated`, and a restart between emit and delivery loses nothing.
  */
-import { env, evictDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, freshSecret, receiver, retryNow, sqlIn, stubReceivers, typeObject, until, type Received } from "../helpers/events";
+import {
+  call,
+  freshSecret,
+  receiver,
+  retryNow,
+  shardObject,
+  sqlIn,
+  stubReceivers,
+  typeObject,
+  until,
+  type Received,
+} from "../helpers/events";
 
 beforeAll(stubReceivers);
 afterAll(() => vi.restoreAllMocks());
@@ -223,21 +234,21 @@ describe("webhook delivery", () => {
     hook.script = [500, 500];
     await emitTest("retry", "flaky");
     await until(() => expect(hook.deliveries).toHaveLength(1));
-    await retryNow("test_event");
+    await retryNow("test_event", "dave");
     await until(() => expect(hook.deliveries).toHaveLength(2));
     // A second later, so the third attempt's timestamp (whole seconds) differs from the first's.
     await new Promise((r) => setTimeout(r, 1100));
-    await retryNow("test_event");
+    await retryNow("test_event", "dave");
     await until(() => expect(hook.deliveries).toHaveLength(3));
     const [a, b, c] = hook.deliveries;
     expect(new Set([a, b, c].map((d) => d!.headers["webhook-id"])).size).toBe(1);
     expect(Number(c!.headers["webhook-timestamp"])).toBeGreaterThan(Number(a!.headers["webhook-timestamp"]));
     expect(c!.headers["webhook-signature"]).not.toBe(a!.headers["webhook-signature"]);
     for (const d of [a, b, c]) expect(() => verifies(d!, secret)).not.toThrow();
-    await retryNow("test_event");
+    await retryNow("test_event", "dave");
     await new Promise((r) => setTimeout(r, 100));
     expect(hook.deliveries).toHaveLength(3);
-    expect(await sqlIn("test_event", "SELECT * FROM delivery")).toHaveLength(0);
+    expect(await sqlIn("test_event", "dave", "SELECT id FROM sub WHERE attempts > 0")).toHaveLength(0);
     // The refresh reports the failures it had, and that it is delivering again.
     const status = (await subscribe(hook.url, secret, "dave", { arguments: { topic: "retry" } })).body.result.deliveryStatus;
     expect(status.active).toBe(true);
@@ -255,7 +266,7 @@ describe("webhook delivery", () => {
       hook.script = [500];
       await emitTest("reported", "counted");
       await until(() => expect(hook.deliveries).toHaveLength(1));
-      await retryNow("test_event");
+      await retryNow("test_event", "fran");
       await until(() => expect(hook.deliveries).toHaveLength(2));
       const eventId = hook.deliveries[0]!.json.eventId;
       const logged = () =>
@@ -288,10 +299,10 @@ describe("webhook delivery", () => {
     await emitTest("down", "never lands");
     await until(() => expect(hook.deliveries).toHaveLength(1));
     for (let i = 2; i <= 5; i++) {
-      await retryNow("test_event");
+      await retryNow("test_event", "erin");
       await until(() => expect(hook.deliveries).toHaveLength(i));
     }
-    await retryNow("test_event");
+    await retryNow("test_event", "erin");
     await new Promise((r) => setTimeout(r, 100));
     expect(hook.deliveries).toHaveLength(5);
     const status = (await subscribe(hook.url, freshSecret(), "erin", { arguments: { topic: "down" } })).body.result.deliveryStatus;
@@ -305,7 +316,7 @@ describe("webhook delivery", () => {
       hook.script = [gone];
       await emitTest(`gone${gone}`, "refused");
       await until(() => expect(hook.deliveries).toHaveLength(1));
-      await retryNow("test_event");
+      await retryNow("test_event", "frank");
       await new Promise((r) => setTimeout(r, 100));
       expect(hook.deliveries).toHaveLength(1);
       await emitTest(`gone${gone}`, "next one");
@@ -319,11 +330,11 @@ describe("webhook delivery", () => {
     const { body } = await subscribe(hook.url, freshSecret(), "gina", { arguments: { topic: "ttl" }, ttlMs: 1 });
     // Clamped up to the server's minimum of a minute.
     expect(Date.parse(body.result.refreshBefore) - Date.now()).toBeGreaterThan(50_000);
-    await sqlIn("test_event", "UPDATE sub SET expires_at = ? WHERE id = ?", Date.now() - 1, body.result.id);
+    await sqlIn("test_event", "gina", "UPDATE sub SET expires_at = ? WHERE id = ?", Date.now() - 1, body.result.id);
     await emitTest("ttl", "too late");
     await new Promise((r) => setTimeout(r, 200));
     expect(hook.deliveries).toHaveLength(0);
-    expect(await sqlIn("test_event", "SELECT id FROM sub WHERE id = ?", body.result.id)).toHaveLength(0);
+    expect(await sqlIn("test_event", "gina", "SELECT id FROM sub WHERE id = ?", body.result.id)).toHaveLength(0);
   });
 
   it("signs with the old and the new secret for a grace window after a refresh replaced it", async () => {
@@ -338,7 +349,7 @@ describe("webhook delivery", () => {
     expect(() => verifies(d, newSecret)).not.toThrow();
     expect(() => verifies(d, oldSecret)).not.toThrow();
     // After the grace window, only the new one.
-    await sqlIn("test_event", "UPDATE sub SET prev_until = 1 WHERE principal = 'hana'");
+    await sqlIn("test_event", "hana", "UPDATE sub SET prev_until = 1 WHERE principal = 'hana'");
     await emitTest("rotate", "new only");
     await until(() => expect(hook.deliveries).toHaveLength(2));
     expect(() => verifies(hook.deliveries[1]!, newSecret)).not.toThrow();
@@ -367,7 +378,7 @@ describe("webhook delivery", () => {
     expect(terminated.json.error).toMatchObject({ code: -32012 });
     expect(() => verifies(terminated, secret)).not.toThrow();
     expect(hook.deliveries).toHaveLength(1);
-    expect(await sqlIn("scoped_event", "SELECT id FROM sub WHERE id = ?", sub.id)).toHaveLength(0);
+    expect(await sqlIn("scoped_event", "ivan", "SELECT id FROM sub WHERE id = ?", sub.id)).toHaveLength(0);
     // Subscribing again is refused while access stays revoked.
     const again = await call(
       "events/subscribe",
@@ -384,8 +395,9 @@ describe("webhook delivery", () => {
     await emitTest("restart", "survives");
     await until(() => expect(hook.deliveries).toHaveLength(1));
     await evictDurableObject(typeObject("test_event"));
-    expect(await sqlIn("test_event", "SELECT event_id FROM delivery")).toHaveLength(1);
-    await retryNow("test_event");
+    await evictDurableObject(shardObject("test_event", "jack"));
+    expect(await sqlIn("test_event", "jack", "SELECT attempts FROM sub WHERE principal = 'jack'")).toEqual([{ attempts: 1 }]);
+    await retryNow("test_event", "jack");
     await until(() => expect(hook.deliveries).toHaveLength(2));
     expect(hook.deliveries[1]!.json.data.text).toBe("survives");
   });
@@ -404,5 +416,84 @@ describe("webhook delivery", () => {
     await emitTest("bye", "unheard");
     await new Promise((r) => setTimeout(r, 200));
     expect(hook.deliveries).toHaveLength(0);
+  });
+});
+
+describe("what a subscribe stores, and what ends one", () => {
+  it("stores, keys and matches the arguments as parsed: an omitted argument with a default is that default, not a wildcard", async () => {
+    const hook = receiver();
+    // scoped_event's topic defaults to "general", and its allow refuses "hr" to anyone outside HR.
+    const scoped = (args: Record<string, unknown>) =>
+      call(
+        "events/subscribe",
+        { name: "scoped_event", arguments: args, delivery: { mode: "webhook", url: hook.url, secret: freshSecret() }, cursor: null },
+        "outsider",
+      );
+    expect((await scoped({ topic: "hr" })).body.error!.code).toBe(-32012);
+    const sub = await scoped({});
+    expect(sub.body.result.id).toMatch(/^sub_/);
+    // The same subscription whether the default is sent or left out.
+    const explicit = await scoped({ topic: "general" });
+    expect(explicit.body.result.id).toBe(sub.body.result.id);
+    const { emit } = await import("../../../src/mcp");
+    await emit(env, "scoped_event", { text: "hr only" }, { match: { topic: "hr" } });
+    await emit(env, "scoped_event", { text: "for everyone" }, { match: { topic: "general" } });
+    await until(() => expect(hook.deliveries).toHaveLength(1));
+    expect(hook.deliveries.map((d) => d.json.data.text)).toEqual(["for everyone"]);
+  });
+
+  it("creates nothing when it refuses a subscribe: an invalid cursor stores no subscription and sends no handshake", async () => {
+    const hook = receiver();
+    const witness = receiver();
+    for (const cursor of ["forged", 42, btoa("ev1:999999999")]) {
+      const { body } = await call(
+        "events/subscribe",
+        {
+          name: "test_event",
+          arguments: { topic: "refused" },
+          delivery: { mode: "webhook", url: hook.url, secret: freshSecret() },
+          cursor,
+        },
+        "lena",
+      );
+      expect(body.error!.code, String(cursor)).toBe(-32602);
+    }
+    await subscribe(witness.url, freshSecret(), "lena", { arguments: { topic: "refused" } });
+    await emitTest("refused", "only the witness hears this");
+    await until(() => expect(witness.deliveries).toHaveLength(1));
+    expect(hook.requests).toHaveLength(0);
+    expect(await sqlIn("test_event", "lena", "SELECT url FROM sub WHERE principal = 'lena'")).toEqual([{ url: witness.url }]);
+  });
+
+  it("ends a removed type's webhook subscriptions with one signed terminated (NotFound, kind event), then drops them", async () => {
+    const hook = receiver();
+    const secret = freshSecret();
+    // A shard of a type this deploy no longer serves, holding a subscription the earlier deploy stored.
+    const ns = (env as unknown as { MCP_EVENTS: DurableObjectNamespace }).MCP_EVENTS;
+    const gone = ns.get(ns.idFromName("retired_event#0"));
+    await runInDurableObject(gone, async (_o, state) => {
+      await state.storage.put("identity", { name: "retired_event", shard: 0 });
+      state.storage.sql.exec(`CREATE TABLE sub (id TEXT PRIMARY KEY, principal TEXT NOT NULL, url TEXT NOT NULL, args TEXT NOT NULL,
+        secret TEXT NOT NULL, prev_secret TEXT, prev_until INTEGER, scopes TEXT NOT NULL, expires_at INTEGER NOT NULL, cursor INTEGER NOT NULL,
+        pinned INTEGER NOT NULL, attempts INTEGER NOT NULL, next_at INTEGER NOT NULL, last_delivery_at INTEGER, last_error TEXT, failed_since INTEGER)`);
+      state.storage.sql.exec(
+        "INSERT INTO sub VALUES ('sub_retired', 'mona', ?, '{}', ?, NULL, NULL, '[]', ?, 0, 0, 0, 0, NULL, NULL, NULL)",
+        hook.url,
+        secret,
+        Date.now() + 3_600_000,
+      );
+      await state.storage.setAlarm(Date.now());
+    });
+    await runDurableObjectAlarm(gone);
+    await until(() => expect(hook.controls).toHaveLength(1));
+    const terminated = hook.controls[0]!;
+    expect(terminated.json).toMatchObject({ type: "terminated", error: { code: -32011, data: { kind: "event" } } });
+    expect(terminated.headers["x-mcp-subscription-id"]).toBe("sub_retired");
+    expect(() => verifies(terminated, secret)).not.toThrow();
+    // Dropped: the next look sends nothing more.
+    await runInDurableObject(gone, (_o, state) => state.storage.setAlarm(Date.now()));
+    await runDurableObjectAlarm(gone);
+    expect(await runInDurableObject(gone, (_o, state) => state.storage.sql.exec("SELECT id FROM sub").toArray())).toHaveLength(0);
+    expect(hook.controls).toHaveLength(1);
   });
 });

@@ -1,0 +1,157 @@
+/**
+ * MCP Events past one object, through /mcp (test/engine/app/events-app.ts): one type's webhook
+ * subscriptions live on several shards and none on the type's own object, one emit reaches each of
+ * them once, each subscription gets its occurrences in order (the next only after the last was
+ * acknowledged), a restart of every object between the emit and the last delivery loses none and
+ * repeats none that were acknowledged, and a delivery writes about one SQLite row.
+ */
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { shardOf } from "../../../src/engine/events/placement";
+import {
+  call,
+  freshSecret,
+  receiver,
+  retryNow,
+  SHARDS,
+  shardObject,
+  sqlIn,
+  stubReceivers,
+  typeObject,
+  until,
+  type Receiver,
+} from "../helpers/events";
+
+beforeAll(stubReceivers);
+afterAll(() => vi.restoreAllMocks());
+
+const subscribe = (hook: Receiver, principal: string, topic: string) =>
+  call(
+    "events/subscribe",
+    { name: "test_event", arguments: { topic }, delivery: { mode: "webhook", url: hook.url, secret: freshSecret() }, cursor: null },
+    principal,
+  );
+
+const emitTest = (topic: string, text: string, count = 1) =>
+  call("tools/call", { name: "emit_test_event", arguments: { topic, text, count } }, "emitter");
+
+/** The seq of each delivery a receiver got, in arrival order. */
+const seqs = (hook: Receiver) => hook.deliveries.map((d) => d.json.data.seq as number);
+
+describe("a type's subscriptions over shards", () => {
+  it("spreads one type's subscriptions over several shards, none on the type's object, and one emit reaches each once", async () => {
+    const principals = Array.from({ length: 12 }, (_, i) => `spread-${i}`);
+    const shards = new Set(principals.map((p) => shardOf(p, SHARDS)));
+    expect(shards.size).toBeGreaterThan(3);
+    const hooks = principals.map(() => receiver());
+    for (const [i, p] of principals.entries()) expect((await subscribe(hooks[i]!, p, "spread")).body.result.id).toMatch(/^sub_/);
+    await emitTest("spread", "to all");
+    await until(() => expect(hooks.every((h) => h.deliveries.length === 1)).toBe(true));
+    // Each shard holds only its own principals' subscriptions.
+    for (const p of principals) {
+      const held = (await sqlIn("test_event", p, "SELECT principal FROM sub WHERE principal LIKE 'spread-%'")) as { principal: string }[];
+      expect(held.every((r) => shardOf(r.principal, SHARDS) === shardOf(p, SHARDS))).toBe(true);
+    }
+    // The type's object keeps the log and which shards to wake: no subscription table at all.
+    const tables = await runInDurableObject(typeObject("test_event"), (_o, state) =>
+      state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .toArray()
+        .map((r) => r.name),
+    );
+    expect(tables).toContain("log");
+    expect(tables).not.toContain("sub");
+    expect(tables).not.toContain("delivery");
+    const joined = await runInDurableObject(typeObject("test_event"), (_o, state) =>
+      state.storage.sql
+        .exec<{ k: number }>("SELECT k FROM shard")
+        .toArray()
+        .map((r) => r.k),
+    );
+    for (const k of shards) expect(joined).toContain(k);
+    await until(() => expect(hooks.flatMap((h) => h.deliveries)).toHaveLength(principals.length));
+  });
+
+  it("delivers each subscription's occurrences in order: the next only once the last was acknowledged", async () => {
+    const hook = receiver();
+    await subscribe(hook, "orderly", "order");
+    // The second occurrence fails once; the third and later wait for its retry.
+    hook.script = [200, 503];
+    await emitTest("order", "in order", 5);
+    await until(() => expect(seqs(hook)).toEqual([1, 2]));
+    expect(await sqlIn("test_event", "orderly", "SELECT attempts FROM sub WHERE principal = 'orderly'")).toEqual([{ attempts: 1 }]);
+    await retryNow("test_event", "orderly");
+    await until(() => expect(seqs(hook)).toEqual([1, 2, 2, 3, 4, 5]));
+    // One webhook-id per occurrence, the retry's the same as its first attempt's.
+    const ids = hook.deliveries.map((d) => d.headers["webhook-id"]);
+    expect(ids[1]).toBe(ids[2]);
+    expect(new Set(ids).size).toBe(5);
+    // Each body's cursor says everything before this occurrence was dealt with: a client resuming from it gets this one again, no earlier.
+    const resumed = await call(
+      "events/poll",
+      { name: "test_event", arguments: { topic: "order" }, cursor: hook.deliveries[3]!.json.cursor },
+      "orderly",
+    );
+    expect(resumed.body.result.events.map((e: { data: { seq: number } }) => e.data.seq)).toEqual([3, 4, 5]);
+  });
+
+  it("loses none and repeats none acknowledged when every object restarts between the emit and the last delivery", async () => {
+    const hook = receiver();
+    await subscribe(hook, "restarts", "restart-all");
+    // The first occurrence is acknowledged, the second fails: the restart comes between them.
+    hook.script = [200, 503];
+    await emitTest("restart-all", "across a restart", 3);
+    await until(() => expect(seqs(hook)).toEqual([1, 2]));
+    await evictDurableObject(typeObject("test_event"));
+    await evictDurableObject(shardObject("test_event", "restarts"));
+    await retryNow("test_event", "restarts");
+    await until(() => expect(seqs(hook)).toEqual([1, 2, 2, 3]));
+    // Another pass sends nothing more: what was acknowledged stays acknowledged.
+    await retryNow("test_event", "restarts");
+    await emitTest("restart-all", "barrier");
+    await until(() => expect(hook.deliveries.at(-1)!.json.data.text).toBe("barrier"));
+    expect(seqs(hook)).toEqual([1, 2, 2, 3, 1]);
+  });
+
+  it("resumes a shard whose alarm is pending after a restart: the emit's wake is stored with the emit", async () => {
+    const hook = receiver();
+    await subscribe(hook, "sleeper", "wake");
+    const shard = shardObject("test_event", "sleeper");
+    // The emit returns before any shard has run; the shard is evicted before its pass.
+    await emitTest("wake", "after eviction");
+    await evictDurableObject(shard);
+    await runDurableObjectAlarm(typeObject("test_event"));
+    await runDurableObjectAlarm(shard);
+    await until(() => expect(seqs(hook)).toEqual([1]));
+  });
+
+  it("writes one SQLite row per delivery, and none for a subscription an occurrence does not match", async () => {
+    const hook = receiver();
+    const other = receiver();
+    // One principal's subscriptions (the fixture's bound is three): one shard.
+    for (const hookOf of [hook, other]) await subscribe(hookOf, "rower", hookOf === hook ? "rows" : "rows-elsewhere");
+    await subscribe(receiver(), "rower", "rows-quiet");
+    const shard = shardObject("test_event", "rower");
+    await runDurableObjectAlarm(shard);
+    const written: { query: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
+    await runInDurableObject(shard, (_o, state) => {
+      const sql = state.storage.sql;
+      const exec = sql.exec.bind(sql);
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        const cursor = exec(query, ...bindings);
+        written.push({ query, cursor });
+        return cursor;
+      }) as typeof sql.exec;
+    });
+    const rowsWritten = (table: string) => written.filter((w) => w.query.includes(table)).reduce((n, w) => n + w.cursor.rowsWritten, 0);
+    await emitTest("rows", "counted", 5);
+    await until(() => expect(hook.deliveries).toHaveLength(5));
+    await emitTest("rows-elsewhere", "counted", 5);
+    await until(() => expect(other.deliveries).toHaveLength(5));
+    await runDurableObjectAlarm(shard);
+    // Ten deliveries, one row of the subscription each; the one that matched nothing wrote none.
+    expect(rowsWritten("sub")).toBe(10);
+    // The shard's floor, at most once a pass, so that the unmatched subscription needs no write.
+    expect(rowsWritten("state")).toBeLessThanOrEqual(10 * 0.5);
+  });
+});
