@@ -350,7 +350,7 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         subscriptionId: id,
         secrets: this.secretsOf(sub),
       });
-      writeLog("info", "event_subscription_terminated", { event: type.def.name, subscription: id, delivered: sent.ok });
+      writeLog("log", "event_subscription_terminated", { event: type.def.name, subscription: id, delivered: sent.ok });
     }
 
     private secretsOf(sub: SubRow): string[] {
@@ -404,7 +404,7 @@ export function eventsObjectFor(types: () => Map<string, CompiledEvent>, limits:
         attempt,
         index: type.def.name,
       });
-      writeLog("info", "event_delivery", {
+      writeLog("log", "event_delivery", {
         event: type.def.name,
         subscription: sub.id,
         eventId: row.event_id,

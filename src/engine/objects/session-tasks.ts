@@ -18,7 +18,7 @@ import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks"
 import { readTrace } from "../mcp/telemetry";
 import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
-import { endCall, servedInChain, type CallHost } from "./session-calls";
+import { endCall, servedInChain, sessionOptions, type CallHost } from "./session-calls";
 import { tooManySessions, tooManyStreams } from "./session-refusals";
 import { createTask, type TaskCall } from "./task-create";
 
@@ -54,19 +54,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, c
   const { session } = host;
   // The policy runs around the create with the caller's auth, as around a plain call (execute reports it).
   const outcome = await execute("tools/call", params, {
-    revision: LEGACY,
-    reg: host.reg,
-    protocolVersion: session.protocolVersion,
-    clientCapabilities: session.clientCapabilities,
-    clientInfo: session.clientInfo,
-    answers: {},
-    state: undefined,
-    signal: new AbortController().signal,
-    emit: () => {},
-    notify: createNotifier(host.bindings),
-    env: host.bindings,
-    caller,
-    reporting: reportingFor(host.config, host.bindings, host.reg, trace, session.id, req.id),
+    ...sessionOptions(host, req, caller, trace),
     serve: async () => {
       const made = await createTask(
         {
