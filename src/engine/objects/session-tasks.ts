@@ -10,13 +10,12 @@
 import { authView, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { execute } from "../mcp/execute";
-import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
 import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
-import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";
+import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
 import { endCall, servedInChain, sessionOptions, type CallHost } from "./session-calls";
 import { tooManySessions, tooManyStreams } from "./session-refusals";
