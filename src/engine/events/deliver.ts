@@ -64,7 +64,7 @@ export async function deliverOnce(
     attempt,
     index: name,
   });
-  writeLog("info", "event_delivery", {
+  writeLog("log", "event_delivery", {
     event: name,
     subscription: sub.id,
     eventId: row.event_id,
@@ -89,7 +89,7 @@ export async function sendTerminated(
     subscriptionId: sub.id,
     secrets: secretsOf(sub),
   });
-  writeLog("info", "event_subscription_terminated", { event: name, subscription: sub.id, reason: why, delivered: sent.ok });
+  writeLog("log", "event_subscription_terminated", { event: name, subscription: sub.id, reason: why, delivered: sent.ok });
 }
 
 /** The handshake: a signed challenge the callback must echo, before it gets any event. */

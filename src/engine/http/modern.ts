@@ -103,7 +103,7 @@ async function admitStream(
 ): Promise<Response> {
   let stream: Response | undefined;
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
-  const core = coreOptionsOf(msg, envelope, { ...deps, trace }, request.signal ?? new AbortController().signal, () => {});
+  const core = coreOptionsOf(msg, envelope, { ...deps, trace }, request.signal, () => {});
   const outcome = await execute(msg.method, msg.params ?? {}, {
     ...core,
     answers: {},

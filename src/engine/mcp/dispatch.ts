@@ -3,7 +3,6 @@
  * table (revisions/), built from the methods shared here; the methods of prompts, resources and
  * completions come with the app's definitions instead (define.ts), in `reg.methods`.
  */
-import { authView } from "./auth";
 import type { HandlerContext } from "./context";
 import { methodNotFound } from "./errors";
 import { callTool } from "./methods/tools";
@@ -37,7 +36,7 @@ export async function dispatch(
   const run = entry
     ? entry.run(reg, params, ctx)
     : reg.ext!.methods.get(method)!.run(params, ctx, {
-        allows: (m, p) => !reg.allows || reg.allows(m, p, authView(ctx.caller)),
+        allows: (m, p) => !reg.allows || reg.allows(m, p, ctx.auth),
       });
   return (await run) as Record<string, unknown>;
 }

@@ -9,7 +9,6 @@
  * of this per request.
  */
 import type { Middleware, Operation, Policy } from "./app";
-import { authView } from "./auth";
 import type { HandlerContext } from "./context";
 import { ErrorCode, McpError, ToolError, toolError } from "./errors";
 import { operationOf } from "./operations";
@@ -34,18 +33,13 @@ export const chainOf =
       arguments: named?.arguments ?? params,
       params,
       caller: ctx.caller,
-      auth: authView(ctx.caller),
+      auth: ctx.auth,
       ctx,
     };
+    // The rest of the chain and the operation run once: a step that calls its next() again gets an error.
     const step = (i: number): Promise<Record<string, unknown>> => {
-      if (i >= steps.length) return next();
-      let passed = false;
-      return steps[i]!(op, () => {
-        // The rest of the chain and the operation run once: a step that calls next() again gets this.
-        if (passed) return Promise.reject(twice(i, steps.length));
-        passed = true;
-        return step(i + 1);
-      });
+      let passed = 0;
+      return i < steps.length ? steps[i]!(op, () => (passed++ ? Promise.reject(TWICE) : step(i + 1))) : next();
     };
     try {
       return await step(0);
@@ -56,11 +50,7 @@ export const chainOf =
     }
   };
 
-const twice = (i: number, of: number) =>
-  new McpError(
-    ErrorCode.InternalError,
-    `A middleware step (${i + 1} of ${of} in the chain) called next() twice: the operation runs once; keep the first result (docs/middleware.md)`,
-  );
+const TWICE = new McpError(ErrorCode.InternalError, "A middleware step called next() twice (docs/middleware.md)");
 
 /**
  * A step of `defineApp({ use: [...] })`, as written: kept for apps written before a plain function

@@ -83,15 +83,12 @@ export function writePoint(metrics: Metrics | undefined, p: MetricsPoint): void 
 
 /**
  * Writes one structured log line, `{"mcp":"<kind>",…fields}` (Workers Logs indexes JSON): the one
- * writer of the engine's lines. `warn` and `error` go to console.warn and console.error.
+ * writer of the engine's lines, to the console method `level` names.
  */
-export function writeLog(level: "info" | "warn" | "error", kind: string, fields: object): void {
-  // The fields behind `"mcp":kind`: the same text as serializing the merged object, without building it.
-  const rest = logLine(fields).slice(1);
-  const line = `{"mcp":${JSON.stringify(kind)}${rest === "}" ? "" : ","}${rest}`;
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.log(line);
+export function writeLog(level: "log" | "warn" | "error", kind: string, fields: object): void {
+  // The fields behind `"mcp":kind` (each kind the engine's own word): the same text as serializing the
+  // merged object, without building it on every request.
+  console[level](`{"mcp":"${kind}",${logLine(fields).slice(1)}`);
 }
 
 /** How much the engine logs: nothing, failed requests only, or one line per request. */
@@ -193,16 +190,7 @@ export function report(record: RequestRecord, reporting: Reporting, registered?:
   const failed = record.outcome === "error" || record.outcome === "tool_error";
   if (reporting.volume === "all" || (reporting.volume === "errors" && failed))
     // A hook adds fields; it does not rename the line.
-    writeLog(failed ? "warn" : "info", "request", extra ? { ...extra, mcp: undefined, ...record } : record);
-  writePoint(reporting.metrics, {
-    revision: record.revision,
-    method: record.method,
-    name: registered,
-    outcome: record.outcome,
-    principal: record.principal,
-    code: record.errorCode === undefined ? undefined : String(record.errorCode),
-    quirks: record.quirks,
-    durationMs: record.durationMs,
-    index: registered ?? record.method,
-  });
+    writeLog(failed ? "warn" : "log", "request", extra ? { ...extra, mcp: undefined, ...record } : record);
+  // The record's fields by their names; the name is the app's (registered), never the client's.
+  writePoint(reporting.metrics, { ...record, name: registered, code: record.errorCode?.toString(), index: registered ?? record.method });
 }

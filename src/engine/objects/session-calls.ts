@@ -99,11 +99,7 @@ export async function runCall(
   const { session } = host;
   const params = request.params ?? {};
   const outcome = await execute(request.method, params, {
-    revision: LEGACY,
-    reg: host.reg,
-    protocolVersion: session.protocolVersion,
-    clientCapabilities: session.clientCapabilities,
-    clientInfo: session.clientInfo,
+    ...sessionOptions(host, request, call.caller, call.trace, call.quirks),
     logLevel: LEGACY.logLevel(session.logLevel),
     // The edge refused (400) a request whose token breaks the rule, so reading it again cannot throw.
     progressToken: checkProgressToken(params._meta),
@@ -111,11 +107,7 @@ export async function runCall(
     state,
     signal: call.abort.signal,
     emit: call.emit,
-    notify: createNotifier(host.bindings),
-    env: host.bindings,
-    caller: call.caller,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
-    reporting: reportingFor(host.config, host.bindings, host.reg, call.trace, session.id, request.id, call.quirks),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
     completeElicitation: (elicitationId) => {
       const message = notification("notifications/elicitation/complete", { elicitationId: String(elicitationId) });
@@ -169,6 +161,23 @@ function askClient(host: CallHost, call: Call, signal: InputRequired, answers: R
   }
 }
 
+/** What every request a session runs through the one path is run with: its session, its caller, its report. */
+export const sessionOptions = (host: CallHost, req: JsonRpcRequest, caller: Caller, trace: TraceContext, quirks?: Quirks) => ({
+  revision: LEGACY,
+  reg: host.reg,
+  protocolVersion: host.session.protocolVersion,
+  clientCapabilities: host.session.clientCapabilities,
+  clientInfo: host.session.clientInfo,
+  answers: {},
+  state: undefined,
+  signal: new AbortController().signal,
+  emit: () => {},
+  notify: createNotifier(host.bindings),
+  env: host.bindings,
+  caller,
+  reporting: reportingFor(host.config, host.bindings, host.reg, trace, host.session.id, req.id, quirks),
+});
+
 /**
  * A request the session serves itself (resources/subscribe and unsubscribe, the task methods) through
  * the core's one path: the middleware chain and the report run around `serve` as around a handler. A
@@ -181,32 +190,24 @@ export async function servedInChain(
   serve: () => Promise<SessionAnswer>,
   quirks?: Quirks,
 ): Promise<SessionAnswer> {
-  const { session } = host;
-  const params = req.params ?? {};
   let answer: SessionAnswer | undefined;
-  const outcome = await execute(req.method, params, {
-    revision: LEGACY,
-    reg: host.reg,
-    protocolVersion: session.protocolVersion,
-    clientCapabilities: session.clientCapabilities,
-    clientInfo: session.clientInfo,
-    answers: {},
-    state: undefined,
-    signal: new AbortController().signal,
-    emit: () => {},
-    notify: createNotifier(host.bindings),
-    env: host.bindings,
-    caller,
-    reporting: reportingFor(host.config, host.bindings, host.reg, readTrace(params._meta), session.id, req.id, quirks),
+  const outcome = await execute(req.method, req.params ?? {}, {
+    ...sessionOptions(host, req, caller, readTrace(req.params?._meta), quirks),
     serve: async () => {
       answer = await serve();
-      const error = answer.kind === "reply" ? (answer.message as { error?: JsonRpcErrorObject }).error : undefined;
+      const error = answer.kind === "refused" ? answer.error : (answer as { message?: { error?: JsonRpcErrorObject } }).message?.error;
       if (error) throw new McpError(error.code, error.message, error.data);
-      if (answer.kind === "refused") throw new McpError(answer.error.code, answer.error.message, answer.error.data);
       return {};
     },
   });
-  if (answer) return answer;
-  const error = outcome.kind === "error" ? outcome.error : new McpError(ErrorCode.InternalError, `${req.method} was not served`);
-  return { kind: "reply", message: errorResponse(req.id, LEGACY.encodeError(error)) };
+  // Else a step refused it, or answered in its place.
+  return (
+    answer ?? {
+      kind: "reply",
+      message:
+        outcome.kind === "error"
+          ? errorResponse(req.id, LEGACY.encodeError(outcome.error))
+          : resultResponse(req.id, (outcome as { result: object }).result),
+    }
+  );
 }

@@ -73,7 +73,36 @@ export async function onRequest(
     case "resources/subscribe":
     case "resources/unsubscribe":
       // Through the one path: its scope check (subscribing needs what reading needs) and the app's steps.
-      return servedInChain(host, req, caller, () => subscription(host, req, reply), quirks);
+      return servedInChain(
+        host,
+        req,
+        caller,
+        async () => {
+          if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
+          if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
+          // Subscriptions are stored in the session and in the hub: their number and size are capped.
+          if (params.uri.length > MAX_SUBSCRIPTION_URI_LENGTH)
+            return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
+          if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
+          const add = req.method === "resources/subscribe";
+          // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
+          if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
+          const subs = new Set(host.session.subscriptions);
+          // Nothing to change, nothing to store: a session that holds no state keeps holding none.
+          if (subs.has(params.uri) === add) return ok();
+          if (add && subs.size >= host.config.maxSubscriptionsPerSession)
+            return fail(
+              invalidParams(
+                `This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`,
+              ),
+            );
+          if (add) subs.add(params.uri);
+          else subs.delete(params.uri);
+          await saveSubscriptions(host, [...subs]);
+          return ok();
+        },
+        quirks,
+      );
   }
   if (host.tasks) {
     // tasks/* and a tools/call the task rules decide are the task runtime's; nothing to await for any other.
@@ -184,33 +213,4 @@ export async function onResponse(host: SessionHost, msg: JsonRpcResponse, caller
     void track(host, call, stored.answers, stored.state as Json | undefined);
   }
   return ACCEPTED;
-}
-
-/** resources/subscribe and unsubscribe, once the chain let them pass: the session's set, and the hub's. */
-async function subscription(host: SessionHost, req: JsonRpcRequest, reply: (message: object) => SessionAnswer): Promise<SessionAnswer> {
-  const params = req.params ?? {};
-  const ok = (result: object = {}) => reply(resultResponse(req.id, result));
-  const fail = (err: McpError) => reply(errorResponse(req.id, LEGACY.encodeError(err)));
-  if (!host.reg.capabilities.resources?.subscribe) return fail(methodNotFound(req.method));
-  if (typeof params.uri !== "string") return fail(invalidParams(`${req.method} needs params.uri`));
-  // Subscriptions are stored in the session and in the hub: their number and size are capped.
-  if (params.uri.length > MAX_SUBSCRIPTION_URI_LENGTH)
-    return fail(invalidParams(`${req.method}: the uri is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`));
-  if (!resourceExists(host.reg, params.uri)) return fail(new ResourceNotFound(params.uri));
-  const add = req.method === "resources/subscribe";
-  // Before the set is read: with no await between reading and storing it, concurrent subscribes never overwrite each other.
-  if (add && !(await host.seat.admit())) return tooManySessions(req.id, host.seat.cap);
-  const subs = new Set(host.session.subscriptions);
-  // Nothing to change, nothing to store: a session that holds no state keeps holding none.
-  if (subs.has(params.uri) === add) return ok();
-  if (add && subs.size >= host.config.maxSubscriptionsPerSession)
-    return fail(
-      invalidParams(
-        `This session already has ${subs.size} resource subscriptions (MAX_SUBSCRIPTIONS_PER_SESSION); unsubscribe from one first`,
-      ),
-    );
-  if (add) subs.add(params.uri);
-  else subs.delete(params.uri);
-  await saveSubscriptions(host, [...subs]);
-  return ok();
 }

@@ -10,15 +10,14 @@
 import { authView, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, invalidParams, methodNotFound } from "../mcp/errors";
 import { execute } from "../mcp/execute";
-import { reportingFor } from "../reporting";
 import { isObject } from "../mcp/guards";
 import { checkProgressToken, errorResponse, notification, resultResponse, type JsonRpcRequest, type RequestId } from "../mcp/jsonrpc";
 import { LEGACY, LEGACY_TASKS } from "../mcp/revisions";
 import { RELATED_TASK, isTaskId, isTerminal, type TaskView } from "../mcp/tasks";
 import { readTrace } from "../mcp/telemetry";
-import { createNotifier, taskIndexKey, taskIndexStub, taskStub } from "./addresses";
+import { taskIndexKey, taskIndexStub, taskStub } from "./addresses";
 import type { SessionAnswer, TaskOwner } from "./contracts";
-import { endCall, servedInChain, type CallHost } from "./session-calls";
+import { endCall, servedInChain, sessionOptions, type CallHost } from "./session-calls";
 import { tooManySessions, tooManyStreams } from "./session-refusals";
 import { createTask, type TaskCall } from "./task-create";
 
@@ -54,19 +53,7 @@ async function taskToolCall(host: CallHost, req: JsonRpcRequest, reply: Reply, c
   const { session } = host;
   // The policy runs around the create with the caller's auth, as around a plain call (execute reports it).
   const outcome = await execute("tools/call", params, {
-    revision: LEGACY,
-    reg: host.reg,
-    protocolVersion: session.protocolVersion,
-    clientCapabilities: session.clientCapabilities,
-    clientInfo: session.clientInfo,
-    answers: {},
-    state: undefined,
-    signal: new AbortController().signal,
-    emit: () => {},
-    notify: createNotifier(host.bindings),
-    env: host.bindings,
-    caller,
-    reporting: reportingFor(host.config, host.bindings, host.reg, trace, session.id, req.id),
+    ...sessionOptions(host, req, caller, trace),
     serve: async () => {
       const made = await createTask(
         {

@@ -131,7 +131,6 @@ for (const [revision, open] of REVISIONS) {
 describe("middleware without defineAuthorization (2026-07-28, no authentication)", () => {
   const calls: string[] = [];
   const logged: string[] = [];
-  const lines = () => logged;
   beforeEach(() => {
     logged.length = 0;
     vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
