@@ -49,6 +49,10 @@ export const BUDGETS = {
    * Durable Object per task, with the owner's count), at most this multiple of the floor's ratio.
    */
   taskFloor: 1.5,
+  /** A million 2026-07-28 tools/call at the template's defaults, at most this multiple of the cheaper peer's (same run). */
+  peerPrice: 1,
+  /** A million tasks (create, tasks/get every 25 ms, completed) at the template's defaults, at most this many USD. */
+  taskMillionUsd: 12,
   /** The whole `npm run bench`, at most this many minutes (`--quick`: quickMinutes). */
   fullMinutes: 12,
   quickMinutes: 3,
@@ -199,6 +203,27 @@ export function checkTargets(data) {
           text: `${spansCpu}: ${x(sp.on, sp.off)} (${Math.round(sp.on)} µs against ${Math.round(sp.off)} µs)`,
         }
       : notRun(spansCpu),
+  );
+  // What a million cost at the template's defaults (bench/lib/cost.mjs), beside the peers measured in the same run.
+  const ops = data.cost?.ops;
+  const peerPrice = `a million 2026-07-28 tools/call ≤ the cheaper peer's price, at the template's defaults (same run)`;
+  const cheaper = ops?.official && ops.agents && Math.min(ops.official.bill.total, ops.agents.bill.total);
+  out.push(
+    ops?.modernCall && cheaper
+      ? {
+          met: ops.modernCall.bill.total <= BUDGETS.peerPrice * cheaper,
+          text: `${peerPrice}: $${ops.modernCall.bill.total.toFixed(2)} against $${cheaper.toFixed(2)}`,
+        }
+      : notRun(peerPrice),
+  );
+  const taskPrice = `a million tasks ≤ $${BUDGETS.taskMillionUsd}, at the template's defaults`;
+  out.push(
+    ops?.task
+      ? {
+          met: ops.task.bill.total <= BUDGETS.taskMillionUsd,
+          text: `${taskPrice}: $${ops.task.bill.total.toFixed(2)} (${ops.task.counts.rowsWritten.toFixed(1)} rows written, $${ops.task.bill.rowsWritten.toFixed(2)})`,
+        }
+      : notRun(taskPrice),
   );
   // The measured floor of that row: the bare Worker writing the one request log line a default app
   // writes (LOG_REQUESTS=all), the same fields and length (bench/floor-log).

@@ -65,14 +65,11 @@ export class TaskStore {
   }
 
   private createTables(): void {
-    // WITHOUT ROWID: a text key is the table itself, not a row plus an index entry, so each write
-    // (the record's every change, a part, a step) bills one row written instead of two or more.
-    // A task made by an earlier version keeps its tables as they are; the statements are the same.
     this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS steps (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS waiters (session TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS steps (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS waiters (session TEXT PRIMARY KEY);
     `);
   }
 
@@ -150,12 +147,7 @@ export class TaskStore {
     const { result, error, ...view } = record.view;
     const { params: _params, ...start } = record.start;
     const { answers: _answers, state, ...rest } = record;
-    // An upsert changes the row in place: one row written, where REPLACE deletes it and inserts it again.
-    this.sql.exec(
-      "INSERT INTO task (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
-      view.taskId,
-      JSON.stringify({ ...rest, start, view }),
-    );
+    this.sql.exec("INSERT OR REPLACE INTO task (id, record) VALUES (?, ?)", view.taskId, JSON.stringify({ ...rest, start, view }));
     if (isTerminal(view.status)) {
       // Nothing runs a finished task again: what a run needs goes, what the task ended with stays.
       this.sql.exec("DELETE FROM parts WHERE name <> 'outcome'");
@@ -167,11 +159,7 @@ export class TaskStore {
   }
 
   private putPart(name: string, value: unknown): void {
-    this.sql.exec(
-      "INSERT INTO parts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-      name,
-      JSON.stringify(value),
-    );
+    this.sql.exec("INSERT OR REPLACE INTO parts (name, value) VALUES (?, ?)", name, JSON.stringify(value));
   }
 
   /** UTF-8 bytes the task's rows hold: what it costs its owner (MAX_TASK_BYTES_RETAINED). */

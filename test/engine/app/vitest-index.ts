@@ -18,62 +18,48 @@ export { default } from "./index";
 /** The OAuth entry's single-use marks (bound as OAUTH_ONCE), for the ID-JAG tests. */
 export { OAuthOnce } from "../../../src/engine/oauth/once";
 
-const scoped = createMcpWorker(scopedApp);
-/** The scoped app's objects make and reach their tasks in its own task namespace, not the engine app's. */
-const withScopedTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_SCOPED: Env["MCP_TASK"] }).MCP_TASK_SCOPED });
+/**
+ * An app's 2025 session and task classes that make and reach its tasks in a task namespace of its own
+ * (bound as `taskBinding`), not the engine app's.
+ */
+function withOwnTasks(worker: ReturnType<typeof createMcpWorker>, taskBinding: string) {
+  const envOf = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as Record<string, Env["MCP_TASK"]>)[taskBinding] });
+  return {
+    Session: class extends worker.McpSession {
+      constructor(ctx: DurableObjectState, env: Env) {
+        super(ctx, envOf(env));
+      }
+    },
+    Task: class extends worker.McpTask {
+      constructor(ctx: DurableObjectState, env: Env) {
+        super(ctx, envOf(env));
+      }
+    },
+  };
+}
 
-/** The 2025 session class of the scoped engine app (bound as MCP_SESSION_SCOPED). */
-export class ScopedSession extends scoped.McpSession {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, withScopedTasks(env));
-  }
-}
-/** Its task class (bound as MCP_TASK_SCOPED): the runs of the scoped app's task tools, and their owners' indexes. */
-export class ScopedTask extends scoped.McpTask {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, withScopedTasks(env));
-  }
-}
+/**
+ * The scoped engine app's session class (bound as MCP_SESSION_SCOPED) and task class (MCP_TASK_SCOPED:
+ * the runs of its task tools, and their owners' indexes).
+ */
+export const { Session: ScopedSession, Task: ScopedTask } = withOwnTasks(createMcpWorker(scopedApp), "MCP_TASK_SCOPED");
 
 /** The events test app's object class (bound as MCP_EVENTS): test/engine/integration/events-*.test.ts. */
 export { McpEvents as EventsObject } from "./events-worker";
 const userStateWorker = createMcpWorker(userStateApp);
-/** The user-state app's objects make and reach their tasks in its own task namespace. */
-const withUserStateTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_USER: Env["MCP_TASK"] }).MCP_TASK_USER });
-
-/** The 2025 session class of the user-state fixture app (bound as MCP_SESSION_USER). */
-export class UserStateSession extends userStateWorker.McpSession {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, withUserStateTasks(env));
-  }
-}
-/** Its task class (bound as MCP_TASK_USER). */
-export class UserStateTask extends userStateWorker.McpTask {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, withUserStateTasks(env));
-  }
-}
+/** The user-state fixture app's session class (bound as MCP_SESSION_USER) and task class (MCP_TASK_USER). */
+export const { Session: UserStateSession, Task: UserStateTask } = withOwnTasks(userStateWorker, "MCP_TASK_USER");
 /** Each principal's state for the user-state app (bound as MCP_USER). */
 export const McpUser = userStateWorker.McpUser;
 
 /** The 2025 session class of the mount fixture app (bound as MCP_SESSION_MOUNT; see mount-app.ts). */
 export const MountSession = createMcpWorker(mountApp).McpSession;
 
-const resultsWorker = createMcpWorker(resultsApp);
-/** The results app's objects make and reach their tasks (and kept results) in its own task namespace. */
-const withResultsTasks = (env: Env) => ({ ...env, MCP_TASK: (env as unknown as { MCP_TASK_RESULTS: Env["MCP_TASK"] }).MCP_TASK_RESULTS });
-/** The 2025 session class of the result-budget fixture app (bound as MCP_SESSION_RESULTS; see results-app.ts). */
-export class ResultsSession extends resultsWorker.McpSession {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, withResultsTasks(env));
-  }
-}
-/** Its task class (bound as MCP_TASK_RESULTS): its tasks, and its cut results kept whole. */
-export class ResultsTask extends resultsWorker.McpTask {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, withResultsTasks(env));
-  }
-}
+/**
+ * The result-budget fixture app's session class (bound as MCP_SESSION_RESULTS; see results-app.ts) and
+ * task class (MCP_TASK_RESULTS: its tasks, and its cut results kept whole).
+ */
+export const { Session: ResultsSession, Task: ResultsTask } = withOwnTasks(createMcpWorker(resultsApp), "MCP_TASK_RESULTS");
 /** The 2025 session class of the tool-search fixture app (bound as MCP_SESSION_SURFACE), its rate limiter bound in. */
 export class SurfaceSession extends surfaceWorker.McpSession {
   constructor(ctx: DurableObjectState, env: Env) {
