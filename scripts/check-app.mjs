@@ -112,7 +112,9 @@ export function printDirectoryWarnings(warnings, log = console.warn) {
 /** Prints what OpenAPI imports decided for their documents (never a reason to stop). */
 export function printImportNotes(notes, log = console.log) {
   if (!notes?.length) return;
-  log(`app check: ${notes.length} ${notes.length === 1 ? "note" : "notes"} on imported OpenAPI documents (the app works; each was resolved as it says):`);
+  log(
+    `app check: ${notes.length} ${notes.length === 1 ? "note" : "notes"} on imported OpenAPI documents (the app works; each was resolved as it says):`,
+  );
   for (const n of notes) log(`  · ${n}`);
 }
 
