@@ -19,7 +19,7 @@ export interface Upstream {
   fetcher?: (env: any) => { fetch: typeof fetch };
   timeoutMs: number;
   maxResponseBytes: number;
-  /** Names the upstream in errors: the document's title. */
+  /** Names the upstream in errors: options.name, or the document's title. */
   label: string;
 }
 
@@ -33,30 +33,31 @@ export async function callOperation(op: CompactOperation, args: Record<string, u
   // The app's headers last: no argument can replace the upstream's credentials.
   for (const [k, v] of Object.entries((await up.headers?.(ctx.env, ctx)) ?? {})) headers.set(k, v);
   const binding = up.fetcher?.(ctx.env);
-  let res: Response;
+  // The time limit holds until the answer is read whole, not only until its headers.
   try {
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(up.timeoutMs)]);
     const init: RequestInit = {
       method: op.method,
       headers,
       body,
       // A redirect is answered as it is: a followed one could carry the credentials to another host.
       redirect: "manual",
-      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(up.timeoutMs)]),
+      signal,
     };
     // The global fetch called as itself: workerd refuses it called on another object.
-    res = await (binding ? binding.fetch(url, init) : fetch(url, init));
+    const res = await (binding ? binding.fetch(url, init) : fetch(url, init));
+    return await answerOf(op, res, up, signal);
   } catch (err) {
-    if (ctx.signal.aborted) throw err;
+    if (err instanceof ToolError || ctx.signal.aborted) throw err;
     const timedOut = err instanceof Error && err.name === "TimeoutError";
     // The error's own words (a refused connection, a bad address) say what to fix; they hold no header.
     const why = err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
     throw new ToolError(
       timedOut
         ? `${up.label} did not answer ${op.name} within ${up.timeoutMs} ms`
-        : `${up.label} could not be reached for ${op.name}: ${why}`,
+        : `${up.label} could not be reached for ${op.name}, or broke off its answer: ${why}`,
     );
   }
-  return answerOf(op, res, up);
 }
 
 /** The URL, headers and body of a call; path values are encoded whole, so none can step out of its segment. */
@@ -100,17 +101,25 @@ function requestOf(op: CompactOperation, args: Record<string, unknown>, base: st
   return { url, headers, body };
 }
 
+/** Rejects with the signal's reason when it aborts. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<never>((_resolve, reject) => {
+    signal.throwIfAborted();
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+
 /** Query and header values: objects as JSON, the rest as their text. */
 const scalar = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
 
-async function answerOf(op: CompactOperation, res: Response, up: Upstream): Promise<CallToolResult> {
+async function answerOf(op: CompactOperation, res: Response, up: Upstream, signal: AbortSignal): Promise<CallToolResult> {
   if (res.status >= 300 && res.status < 400) {
     await res.body?.cancel();
     const location = res.headers.get("Location") ?? undefined;
     const structured = { status: res.status, ...(location ? { location } : {}) };
     return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
   }
-  const bytes = res.body ? await readCapped(res.body, up.maxResponseBytes) : new Uint8Array();
+  // Whatever the body is (a fetch's, which the signal ends, or a binding's stream, which it may not), the read stops at the limit.
+  const bytes = res.body ? await Promise.race([readCapped(res.body, up.maxResponseBytes), aborted(signal)]) : new Uint8Array();
   if (bytes === null)
     throw new ToolError(
       `${up.label} answered ${op.name} with more than ${up.maxResponseBytes} bytes; ask for less (a smaller page, a filter)`,

@@ -178,6 +178,10 @@ describe("fromOpenApi: calls", () => {
     const slow = await call("slow", {});
     expect(slow.isError).toBe(true);
     expect(slow.content[0].text).toBe("Notes API did not answer slow within 300 ms");
+    // The limit holds until the answer is read whole, not only until its headers arrive.
+    const stalled = await call("stall", {});
+    expect(stalled.isError).toBe(true);
+    expect(stalled.content[0].text).toBe("Notes API did not answer stall within 300 ms");
     const big = await call("big", {});
     expect(big.isError).toBe(true);
     expect(big.content[0].text).toMatch(/answered big with more than 16384 bytes/);

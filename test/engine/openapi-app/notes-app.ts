@@ -72,6 +72,7 @@ export const notesDocument = {
     },
     "/slow": { get: { operationId: "slow", summary: "Never answers in time" } },
     "/big": { get: { operationId: "big", summary: "Answers too much" } },
+    "/stall": { get: { operationId: "stall", summary: "Starts its answer and never ends it" } },
     "/fail": { get: { operationId: "fail", summary: "Answers 503" } },
     "/list": { get: { operationId: "list", summary: "Answers a list" } },
     "/admin/purge": { post: { operationId: "admin/purge", summary: "Left out by the exclude filter" } },
@@ -89,7 +90,7 @@ export interface Sent {
 /** Every request the upstream was sent, in order (tests empty it). */
 export const sent: Sent[] = [];
 
-/** Answers like a small notes API; `/slow` waits for the caller to give up, `/big` streams 64 KiB. */
+/** Answers like a small notes API; `/slow` waits for the caller to give up, `/stall` starts an answer it never ends, `/big` streams 64 KiB. */
 const upstream = {
   async fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init);
@@ -98,6 +99,10 @@ const upstream = {
     const pathname = new URL(request.url).pathname.replace(/^\/api/, "");
     if (pathname === "/slow")
       return new Promise((_resolve, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason)));
+    if (pathname === "/stall") {
+      const start = new TextEncoder().encode('{"partial":');
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(start), pull: () => new Promise(() => {}) }));
+    }
     if (pathname === "/big") {
       const chunk = new TextEncoder().encode(`"${"x".repeat(1022)}",`);
       let n = 0;
