@@ -20,6 +20,8 @@
 //                                   # only that section of bench/RESULTS.md
 //   npm run bench -- --cost         # what a million calls cost (and the spans' CPU) alone; with
 //                                   # --write it replaces only that section of bench/RESULTS.md
+//   npm run bench -- --tool-search  # toolSearch() on GitHub's API alone (tokens, recall@5, call_tool
+//                                   # CPU; bench/lib/tool-search.mjs); --write replaces its section
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +32,7 @@ import { benchReport, churnSection } from "../bench/lib/report.mjs";
 import { churnPhase } from "../bench/lib/churn.mjs";
 import { costPhase } from "../bench/lib/cost.mjs";
 import { costSection } from "../bench/lib/cost-report.mjs";
+import { toolSearchPhase } from "../bench/lib/tool-search.mjs";
 import { installPeers } from "../bench/lib/servers.mjs";
 import { tempDir } from "../bench/lib/startup.mjs";
 import { tasksPhase } from "../bench/lib/tasks.mjs";
@@ -46,6 +49,7 @@ const { values: opt } = parseArgs({
     quick: { type: "boolean", default: false },
     churn: { type: "boolean", default: false },
     cost: { type: "boolean", default: false },
+    "tool-search": { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -132,6 +136,15 @@ if (opt.cost) {
   progress(`cost: ${cost.errors.length} errors${opt.write ? "; wrote its section of bench/RESULTS.md" : ""}`);
   if (cost.errors.length) console.error(cost.errors.join("\n"));
   process.exit(cost.errors.length ? 1 : 0);
+}
+
+if (opt["tool-search"]) {
+  const { section, misses } = await toolSearchPhase({ calls: quick ? 300 : 1000, rounds: quick ? 3 : 5 }, progress);
+  const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const text = `${section}\n\nMeasured by \`npm run bench -- --tool-search\` on ${date} UTC (load average ${loadAtStart} at the start, ${loadavg()} at the end). Missed: ${misses.join("; ") || "none"}.`;
+  console.log(text);
+  if (opt.write) writeSection("## Tool search on GitHub's REST API", text);
+  process.exit(0);
 }
 
 const versions = await clock.time("peers installed", () => installPeers(progress));

@@ -74,6 +74,37 @@ if (existsSync(results)) {
   }
 }
 
+// Tool search on GitHub's API, from the bench's committed results (`npm run bench -- --tool-search --write`).
+if (existsSync(results)) {
+  const text = readFileSync(results, "utf8");
+  const at = text.indexOf("## Tool search on GitHub's REST API");
+  if (at !== -1) {
+    const section = text.slice(at, text.indexOf("\n## ", at + 1) === -1 ? undefined : text.indexOf("\n## ", at + 1));
+    const when = /Measured by `npm run bench -- --tool-search` on (\d{4}-\d{2}-\d{2})/.exec(section)?.[1] ?? today;
+    const cell = (row, column) =>
+      section
+        .split("\n")
+        .find((l) => l.startsWith(`| ${row} |`))
+        ?.split("|")
+        [column]?.trim();
+    const found = {
+      "search.flat.tokens": [
+        cell("every operation listed flat, with input schemas", 2),
+        "o200k tokens: GitHub's API listed flat, with input schemas",
+      ],
+      "search.summaries.tokens": [cell("names and summaries alone", 2), "o200k tokens: its names and summaries alone"],
+      "search.list.tokens": [cell("toolSearch(): search_tools and call_tool", 2), "o200k tokens: its tools/list with toolSearch()"],
+      "search.recall.keyword": [cell("keyword-style", 3), "search_tools recall@5, keyword-style queries"],
+      "search.recall.natural": [cell("natural language", 3), "search_tools recall@5, natural-language queries"],
+      "search.recall.heldout": [cell("natural language, held out", 3), "the same, queries held out from tuning"],
+      "search.baseline.natural": [cell("natural language", 4), "plain BM25 over names and summaries, natural-language queries"],
+      "search.call-tool.cpu": [/: ([0-9.]+×)\.\n/.exec(section)?.[1], "call_tool Worker CPU against the same direct tools/call"],
+    };
+    for (const [key, [value, what]] of Object.entries(found))
+      if (value) rows.set(key, { value, what: `${what} (bench/RESULTS.md)`, measured: when });
+  }
+}
+
 /** A timings file's steps, or undefined when that run has not been made here. */
 const timings = (name) => {
   const file = path.join(ROOT, "test/.tmp", name);

@@ -2,6 +2,18 @@
 // prints each goal as met or not; change a budget here and the report follows.
 import { fmt } from "./format.mjs";
 
+/** Tool search on a large API (bench/tool-search.mjs, issue 49). */
+export const TOOL_SEARCH = {
+  /** toolSearch()'s tools/list, at most this many o200k tokens for a 1,000-operation document. */
+  listTokens: 1500,
+  /** search_tools recall@5 on keyword-style queries, at least. */
+  recallKeyword: 0.9,
+  /** search_tools recall@5 on natural-language queries, at least. */
+  recallNatural: 0.6,
+  /** call_tool's Worker CPU, at most this multiple of the same tool's direct tools/call. */
+  callToolCpu: 1.15,
+};
+
 export const BUDGETS = {
   /** 2026-07-28 tools/call requests/s under `wrangler dev`, at least this share of the floor's. */
   floorRps: 0.8,

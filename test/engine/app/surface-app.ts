@@ -3,7 +3,8 @@
  * `toolSearch()`, with scopes (`notes:write` to delete, `admin` for the audit log), a middleware step
  * that records each tool operation it sees and asks the user to confirm a destructive one, a per-tool
  * rate limit on `echo_limited` (the limiter is in `surfaceLimiter`, one call per caller), and a tool
- * that asks the user a question. Its session class is bound only in the engine tests (vitest-index.ts).
+ * that asks the user a question, and the engine test app mounted as `ex` (its `roll_dice` needs
+ * `dice:roll`). Its session class is bound only in the engine tests (vitest-index.ts).
  */
 import * as v from "valibot";
 import {
@@ -13,6 +14,7 @@ import {
   defineMiddleware,
   defineTool,
   elicit,
+  mountServer,
   toolRateLimit,
   toolSearch,
 } from "../../../src/mcp";
@@ -106,5 +108,13 @@ export default defineApp({
   tools,
   authorization: defineAuthorization(),
   use: [confirmDestructive, toolRateLimit((env: { SURFACE_LIMIT?: RateLimit }) => env.SURFACE_LIMIT, { tools: ["echo_limited"] })],
+  // The engine test app, mounted over the engine tests' service binding: its tools are searched and called too.
+  mounts: [
+    mountServer({
+      prefix: "ex",
+      url: (env) => (env as unknown as { MOUNT_UPSTREAM: Fetcher }).MOUNT_UPSTREAM,
+      toolScopes: { roll_dice: ["dice:roll"] },
+    }),
+  ],
   surface: toolSearch(),
 });

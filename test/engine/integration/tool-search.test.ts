@@ -14,8 +14,8 @@ import surfaceApp, { seenByMiddleware, surfaceLimiter } from "../app/surface-app
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
 import { cancelAllReaders, sse } from "../helpers/legacy";
 
-/** `s-<principal>`: `s-writer` holds notes:write, `s-root` admin too, the others nothing. */
-const SCOPES: Record<string, string[]> = { writer: ["notes:write"], root: ["admin", "notes:write"] };
+/** `s-<principal>`: `s-writer` holds notes:write, `s-root` admin and dice:roll too, the others nothing. */
+const SCOPES: Record<string, string[]> = { writer: ["notes:write"], root: ["admin", "notes:write", "dice:roll"] };
 const verifyToken: TokenVerifier = async (token) => {
   if (!token.startsWith("s-")) throw new AuthFailure("invalid_token", "unknown");
   const id = token.slice(2);
@@ -141,6 +141,17 @@ describe.each(REVISIONS)("%s: toolSearch", (_revision, open) => {
     expect(await found(reader, "search tools call tool")).not.toContain("search_tools");
     const admin = await open("s-root");
     expect((await found(admin, "audit log"))[0]).toBe("audit_log");
+  });
+
+  it("searches and calls a mounted server's tools, filtered by their scopes too", async () => {
+    const root = await open("s-root");
+    expect(await found(root, "roll dice")).toContain("ex_roll_dice");
+    expect(await found(await open("s-reader"), "roll dice")).not.toContain("ex_roll_dice");
+    const args = { value: 100, from: "celsius" };
+    const direct = await root("tools/call", { name: "ex_convert_temperature", arguments: args });
+    const inner = await root("tools/call", { name: "call_tool", arguments: { name: "ex_convert_temperature", arguments: args } });
+    expect(inner.body.result!.structuredContent).toEqual({ celsius: 100, fahrenheit: 212, kelvin: 373.15 });
+    expect(inner.body.result).toEqual(direct.body.result);
   });
 
   it("call_tool answers exactly what a direct tools/call answers, results and tool errors alike", async () => {

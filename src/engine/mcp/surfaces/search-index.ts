@@ -27,52 +27,96 @@ const KIN = 0.5;
 const DESCRIPTION_CHARS = 600;
 
 /** Words that say nothing about which tool is meant. */
-const STOP = new Set(
-  "a an the of to in on for by with from at and or is are be been do does did can could would should will i me we us you it its this that these those what which who whom how when where why there here some any please want need like just also into about as all my our your their".split(
-    " ",
-  ),
-);
+const STOP_WORDS =
+  "a an the of to in on for by with from at and or is are be been do does did can could would should will i me we us you it its this that these those what which who whom how when where why there here some any please want need like just also into about as all my our your their";
 
-/** One act, many verbs: each folds to the first, in tools and queries alike. */
+/** One act, many verbs, one thing, many names: each folds to the first, in tools and queries alike. */
 const SAME: readonly string[][] = [
   ["get", "fetch", "retrieve", "read", "lookup", "obtain", "describe", "detail", "details"],
   ["create", "add", "new", "make", "insert", "register"],
   ["delete", "remove", "del", "erase", "destroy", "drop", "unset", "rm"],
   ["update", "edit", "modify", "change", "patch", "set", "rename", "alter"],
   ["list", "enumerate", "ls"],
-  ["search", "query", "find", "lookup"],
+  ["search", "query", "find"],
   ["repo", "repository", "repositories", "repos"],
-  ["org", "organization", "organisation", "orgs"],
-  ["pull", "pr", "prs"],
-  ["star", "stargazer", "stargazers", "starred"],
+  ["org", "organization", "organisation", "orgs", "organizations"],
+  ["pull", "pulls", "pr", "prs"],
   ["follow", "follower", "followers", "following"],
+  ["contributor", "contributors", "contribute", "contributed", "contribution", "contributions"],
   ["user", "users", "account", "person", "people"],
   ["issue", "ticket", "bug"],
   ["comment", "reply"],
   ["workflow", "ci", "pipeline", "action", "actions"],
+  ["authenticated", "logged", "login"],
 ];
 
-/** A query word's looser kin, found at KIN weight. */
+/** Several words that name one thing, read as its one word (`pull request` → pull). */
+const PHRASES: readonly [RegExp, string][] = [
+  [/\bpull[\s_-]+requests?\b/gi, "pull"],
+  [/\brate[\s_-]+limits?\b/gi, "ratelimit"],
+  [/\bweb[\s_-]?hooks?\b/gi, "webhook"],
+];
+
+/** A query word's looser kin, found at KIN weight: plain-language words for what APIs name otherwise. */
 const KIN_OF: Readonly<Record<string, readonly string[]>> = {
   show: ["get", "list"],
   view: ["get", "list"],
   see: ["get", "list"],
   display: ["get", "list"],
   check: ["get", "list"],
+  look: ["get", "search"],
+  which: ["list"],
+  have: ["list"],
+  history: ["list"],
   all: ["list"],
   every: ["list"],
-  my: ["authent"],
-  mine: ["authent"],
-  me: ["authent"],
-  i: ["authent"],
+  everyone: ["list", "member"],
+  who: ["user", "list"],
+  my: ["authenticated"],
+  mine: ["authenticated"],
+  me: ["authenticated"],
+  i: ["authenticated"],
+  am: ["authenticated"],
+  profile: ["user"],
   open: ["create"],
   start: ["create"],
+  leave: ["create"],
+  post: ["create"],
+  write: ["create"],
+  give: ["add"],
+  put: ["add", "update"],
   close: ["update"],
-  merge: ["merg"],
+  stop: ["cancel"],
+  abort: ["cancel"],
+  retry: ["rerun"],
+  rerun: ["run"],
+  build: ["workflow", "run"],
+  file: ["content"],
+  copy: ["fork"],
+  notify: ["webhook"],
+  ask: ["request"],
+  approve: ["review"],
+  review: ["reviewer"],
+  prevent: ["lock", "block"],
+  left: ["ratelimit"],
+  remaining: ["ratelimit"],
+  quota: ["ratelimit"],
+  starred: ["stargazer"],
+  project: ["repo"],
+  version: ["release"],
 };
 
-const canonical = new Map<string, string>();
-for (const group of SAME) for (const word of group) if (!canonical.has(word)) canonical.set(word, group[0]!);
+/**
+ * The word tables as lookups, made on the first search: built at the module's top level they would be
+ * code that runs on import, which keeps this module in the bundle of an app that never searches.
+ */
+let lookups: { canonical: Map<string, string>; stop: Set<string> } | undefined;
+function tables() {
+  if (lookups) return lookups;
+  const canonical = new Map<string, string>();
+  for (const group of SAME) for (const word of group) if (!canonical.has(word)) canonical.set(word, group[0]!);
+  return (lookups = { canonical, stop: new Set(STOP_WORDS.split(" ")) });
+}
 
 /** A word with its ending taken off: plurals, -ed, -ing, a doubled last consonant, a final e. */
 function stem(word: string): string {
@@ -89,22 +133,45 @@ function stem(word: string): string {
 
 /** The text's words, split on anything not a letter or digit and at camelCase humps, lower case. */
 function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+  let phrased = text;
+  // Most texts hold no phrase: one test spares them the replacements.
+  if (PHRASE_START.test(text)) for (const [phrase, word] of PHRASES) phrased = phrased.replace(phrase, word);
+  return phrased
+    .replace(CAMEL_HUMP, "$1 $2")
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(NOT_WORD)
     .filter((w) => w !== "");
 }
 
+const PHRASE_START = /pull|rate|web/i;
+const CAMEL_HUMP = /([a-z0-9])([A-Z])/g;
+const NOT_WORD = /[^a-z0-9]+/;
+
+/** Each word's term, once ("" for a stop word): an API's descriptions say the same few thousand words over and over. */
+let folded: Map<string, string> | undefined;
+
 /** A word as the index counts it: folded to its act, then stemmed; stop words are none. */
 function term(word: string): string | undefined {
-  const same = canonical.get(word);
-  if (same) return stem(same);
-  if (STOP.has(word)) return undefined;
-  return stem(word);
+  folded ??= new Map();
+  let t = folded.get(word);
+  if (t === undefined) {
+    const { canonical, stop } = tables();
+    const same = canonical.get(word);
+    t = same ? stem(same) : stop.has(word) ? "" : stem(word);
+    // Bounded: a client's queries must not grow it without end.
+    if (folded.size < 50_000) folded.set(word, t);
+  }
+  return t === "" ? undefined : t;
 }
 
-const terms = (text: string): string[] => words(text).flatMap((w) => term(w) ?? []);
+function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const t = term(w);
+    if (t !== undefined) out.push(t);
+  }
+  return out;
+}
 
 /** What the index reads of a tool. */
 interface Indexed {
@@ -112,12 +179,6 @@ interface Indexed {
   title?: string;
   description?: string;
   args?: readonly string[];
-}
-
-interface Posting {
-  doc: number;
-  /** Weighted, length-normalised term frequency summed over the fields. */
-  tf: number;
 }
 
 export interface SearchIndex {
@@ -134,7 +195,8 @@ export function buildIndex(docs: readonly Indexed[]): SearchIndex {
   const average = {} as Record<Field, number>;
   for (const [field] of FIELDS)
     average[field] = Math.max(1, fieldTerms.reduce((n, f) => n + f[field].length, 0) / Math.max(1, docs.length));
-  const postings = new Map<string, Posting[]>();
+  // Per term, pairs of numbers: a document, and its weighted, length-normalised frequency summed over the fields.
+  const postings = new Map<string, number[]>();
   fieldTerms.forEach((fields, doc) => {
     const tf = new Map<string, number>();
     for (const [field, weight] of FIELDS) {
@@ -145,11 +207,11 @@ export function buildIndex(docs: readonly Indexed[]): SearchIndex {
     for (const [t, f] of tf) {
       let list = postings.get(t);
       if (!list) postings.set(t, (list = []));
-      list.push({ doc, tf: f });
+      list.push(doc, f);
     }
   });
   const idf = (t: string) => {
-    const n = postings.get(t)?.length ?? 0;
+    const n = (postings.get(t)?.length ?? 0) / 2;
     return Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
   };
   return {
@@ -166,7 +228,11 @@ export function buildIndex(docs: readonly Indexed[]): SearchIndex {
       const scores = new Map<number, number>();
       for (const [t, weight] of wanted) {
         const w = weight * idf(t);
-        for (const { doc, tf } of postings.get(t) ?? []) scores.set(doc, (scores.get(doc) ?? 0) + (w * tf * (K1 + 1)) / (tf + K1));
+        const list = postings.get(t) ?? [];
+        for (let i = 0; i < list.length; i += 2) {
+          const [doc, tf] = [list[i]!, list[i + 1]!];
+          scores.set(doc, (scores.get(doc) ?? 0) + (w * tf * (K1 + 1)) / (tf + K1));
+        }
       }
       return [...scores]
         .filter(([doc]) => accept(doc))
