@@ -5,7 +5,9 @@
 // (test/engine/code-mode/: a 2026-07-28 `tools/call` of `execute` over /mcp) and a bare Worker
 // running that executor (bench/code-mode/peer.ts), the same code with two inner calls on each, in
 // interleaved rounds of the same run. Prints CPU (the serving workerd's, per execute) and wall time
-// (p50, p99) of each, and their ratio.
+// (p50, p99) of each, and their ratio. A third row, on the engine's server, makes the same three
+// governed operations as direct tools/calls (the outer call and the two inner ones), so that the
+// sandbox's own share (execute less those) can be set beside the executor's.
 // Run: npx node bench/code-mode.mjs [executes per round, default 200] [rounds, default 5]
 import path from "node:path";
 import { Client } from "./lib/http.mjs";
@@ -27,32 +29,44 @@ return { added, read };`;
 const rows = {
   engine: {
     config: "test/engine/code-mode/wrangler.toml",
-    request: () => {
-      const { headers, body } = modernRequest("tools/call", { name: "execute", arguments: { code: BODY } });
-      return { path: "/mcp", headers, body };
-    },
+    request: () => modernRequest("tools/call", { name: "execute", arguments: { code: BODY } }),
     ok: (text) => text.includes('"structuredContent"') && !text.includes('"isError":true') && text.includes("bench"),
   },
   codemode: {
     config: "bench/code-mode/peer.toml",
     request: () => ({
-      path: "/",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ code: `async () => {\n${BODY.replaceAll("tools.", "codemode.")}\n}` }),
     }),
     ok: (text) => text.includes('"result"') && text.includes("bench") && !text.includes('"error"'),
   },
 };
+const KEYS = ["engine", "governed", "codemode"];
 const servers = {};
 const clients = {};
-const cpu = { engine: 0, codemode: 0 };
-const done = { engine: 0, codemode: 0 };
-const p50s = { engine: [], codemode: [] };
-const p99s = { engine: [], codemode: [] };
+const cpu = { engine: 0, governed: 0, codemode: 0 };
+const done = { engine: 0, governed: 0, codemode: 0 };
+const p50s = { engine: [], governed: [], codemode: [] };
+const p99s = { engine: [], governed: [], codemode: [] };
+
+/** The three direct calls of the "governed" row: what execute's outer call and its two inner ones are. */
+const DIRECT = [
+  { name: "users_get-by-username", arguments: { username: "ada" } },
+  { name: "notes_add", arguments: { title: "t", text: "bench" } },
+  { name: "notes_get", arguments: { id: 1 } },
+];
 
 const call = (key) => async () => {
-  const { path: at, headers, body } = rows[key].request();
-  const r = await clients[key].request("POST", headers, body, at);
+  if (key === "governed") {
+    for (const params of DIRECT) {
+      const { headers, body } = modernRequest("tools/call", params);
+      const r = await clients.governed.request("POST", headers, body);
+      if (r.status !== 200 || !r.text.includes('"result"')) throw new Error(`governed: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+    }
+    return;
+  }
+  const { headers, body } = rows[key].request();
+  const r = await clients[key].request("POST", headers, body);
   if (r.status !== 200 || !rows[key].ok(r.text)) throw new Error(`${key}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
 };
 
@@ -60,12 +74,16 @@ try {
   for (const [key, row] of Object.entries(rows)) {
     servers[key] = await startDirect(row.config, path.join(tmp.dir, key), { ratelimits: {} });
     clients[key] = new Client(key === "engine" ? servers[key].url : servers[key].origin, { connections: concurrency });
+    if (key === "engine") {
+      servers.governed = servers.engine;
+      clients.governed = clients.engine;
+    }
     const warm = await runLoad({ name: "warm-up", total: 50, concurrency, maxMs: 120_000, op: call(key) });
     if (warm.errors > 0) throw new Error(`${key} warm-up: ${JSON.stringify(warm.errorSamples).slice(0, 400)}`);
   }
   for (let round = 0; round < rounds; round++) {
     // Alternate which goes first, so a load change on the machine falls on both.
-    for (const key of round % 2 ? ["codemode", "engine"] : ["engine", "codemode"]) {
+    for (const key of round % 2 ? [...KEYS].reverse() : KEYS) {
       const before = pidsCpuMs(servers[key].pids);
       const r = await runLoad({ name: key, total: perRound, concurrency, maxMs: 300_000, op: call(key) });
       if (r.errors > 0) throw new Error(`${key}: ${r.errors} of ${perRound} failed: ${JSON.stringify(r.errorSamples ?? []).slice(0, 400)}`);
@@ -76,22 +94,24 @@ try {
     }
   }
   const per = (key) => (cpu[key] / done[key]) * 1000;
+  const µs = (n) => Math.round(n).toLocaleString("en-US");
+  const labels = {
+    engine: "**this** `execute` over /mcp, two governed inner calls",
+    governed: "**this**, the same three governed operations as direct `tools/call`s",
+    codemode: "`@cloudflare/codemode` 0.5.6 executor in a bare Worker, two plain function calls",
+  };
   console.log(
-    `execute with two inner calls, ${rounds} interleaved rounds of ${perRound} each, concurrency ${concurrency}, workerd direct:`,
+    `execute with two inner calls, ${rounds} interleaved rounds of ${perRound} each, concurrency ${concurrency}, workerd direct:\n`,
   );
-  console.log("| row | workerd CPU µs/execute | p50 ms | p99 ms |");
+  console.log("| row | workerd CPU µs per execute | p50 ms | p99 ms |");
   console.log("|---|---:|---:|---:|");
-  for (const key of ["engine", "codemode"]) {
-    const label =
-      key === "engine" ? "**this** `execute` over /mcp (governed inner calls)" : "`@cloudflare/codemode` 0.5.6 executor, bare Worker";
-    console.log(
-      `| ${label} | ${Math.round(per(key)).toLocaleString("en-US")} | ${median(p50s[key]).toFixed(1)} | ${median(p99s[key]).toFixed(1)} |`,
-    );
-  }
+  for (const key of KEYS)
+    console.log(`| ${labels[key]} | ${µs(per(key))} | ${median(p50s[key]).toFixed(1)} | ${median(p99s[key]).toFixed(1)} |`);
+  const sandbox = per("engine") - per("governed");
   console.log(
-    `CPU ratio this / codemode: ${(per("engine") / per("codemode")).toFixed(2)}×; p50 ratio ${(median(p50s.engine) / median(p50s.codemode)).toFixed(2)}×`,
+    `\nCPU this / codemode: ${(per("engine") / per("codemode")).toFixed(2)}×; the sandbox's own share (execute less the three governed calls, ${µs(sandbox)} µs) / codemode: ${(sandbox / per("codemode")).toFixed(2)}×; p50 this / codemode: ${(median(p50s.engine) / median(p50s.codemode)).toFixed(2)}×`,
   );
 } finally {
-  for (const s of Object.values(servers)) await s.stop();
+  for (const s of new Set(Object.values(servers))) await s.stop();
   tmp.remove?.();
 }

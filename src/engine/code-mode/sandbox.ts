@@ -128,7 +128,7 @@ export async function runSandboxed(
     mainModule: "main.js",
     modules: { "main.js": sandboxModule(fn, fnNames, limits.steps) },
     globalOutbound: null,
-    env: {},
+    // No env: the sandbox gets no bindings.
     limits: { cpuMs: limits.cpuMs },
   });
   let timer: number | undefined;

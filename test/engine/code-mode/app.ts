@@ -2,7 +2,7 @@
  * The Code Mode fixture app (test/engine/integration/code-mode.test.ts, bench/code-mode.mjs): a few
  * note tools behind `codeMode()`, with a scoped one (`admin_purge` needs `admin`), one that fails as a
  * tool (`always_fails`), one only text answers (`users_get-by-username`, a name that is no
- * identifier), and a middleware step that records every tool operation it sees and refuses
+ * identifier), one that asks the user (`notes_rename`), and a middleware step that records every tool operation it sees and refuses
  * `middleware_refused` with a JSON-RPC error. Its own Worker entry and wrangler.toml bind the Worker
  * Loader (LOADER) that the sandbox runs in; the engine tests bind one in vitest.engine.config.ts.
  */
@@ -12,6 +12,7 @@ import {
   McpError,
   ToolError,
   codeMode,
+  elicit,
   defineApp,
   defineAuthorization,
   defineMiddleware,
@@ -69,6 +70,15 @@ export const codeModeTools = [
     annotations: { destructiveHint: true },
     scopes: ["admin"],
     handler: () => "purged",
+  }),
+  defineTool({
+    name: "notes_rename",
+    description: "Rename a note; asks the user for the new title.",
+    input: v.object({ title: v.string() }),
+    handler: ({ title }, ctx) => {
+      const { name } = ctx.input.ask({ name: elicit(`New title for ${title}?`, { title: { type: "string" } }, ["title"]) });
+      return name.action === "accept" ? `Renamed ${title} to ${String(name.content?.title)}` : "Kept the old title";
+    },
   }),
   defineTool({
     name: "middleware_refused",

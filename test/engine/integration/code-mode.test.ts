@@ -52,7 +52,7 @@ type Rpc = (method: string, params: Record<string, unknown>) => Promise<{ status
 const modern =
   (token = USER, w = worker, e: unknown = codeEnv): Rpc =>
   async (method, params) => {
-    const { message, headers } = buildModernRequest(method, params);
+    const { message, headers } = buildModernRequest(method, params, { capabilities: { elicitation: { form: {} } } });
     const res = await post(w, token, message, headers, e);
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as RpcMessage, res };
@@ -168,7 +168,7 @@ return { env: Object.keys(env), keys: Object.keys(tools), proto: typeof tools.__
     expect(user).toEqual({
       env: [],
       // Not admin_purge (the caller lacks its scope), nor the surface's own tools.
-      keys: ["notes_add", "notes_get", "users_get-by-username", "always_fails", "middleware_refused"],
+      keys: ["notes_add", "notes_get", "users_get-by-username", "always_fails", "notes_rename", "middleware_refused"],
       proto: "undefined",
       ctor: "undefined",
       str: "undefined",
@@ -238,6 +238,21 @@ return { env: Object.keys(env), keys: Object.keys(tools), proto: typeof tools.__
     const body = await execute("try { await tools.middleware_refused({}) } catch { return 'swallowed' }");
     expect(body.result).toBeUndefined();
     expect(body.error).toMatchObject({ message: "middleware_refused is refused by policy" });
+  });
+
+  it("an inner tool's question is the outer call's input round, even when the code catches it, and the retry completes", async () => {
+    const rpc = modern();
+    const code = "try { return await tools.notes_rename({ title: 'draft' }) } catch { return 'swallowed' }";
+    const first = (await rpc("tools/call", { name: "execute", arguments: { code } })).body.result as Record<string, any>;
+    expect(first.resultType).toBe("input_required");
+    expect(Object.keys(first.inputRequests)).toEqual(["notes_rename#0/name"]);
+    const done = await rpc("tools/call", {
+      name: "execute",
+      arguments: { code },
+      requestState: first.requestState,
+      inputResponses: { "notes_rename#0/name": { action: "accept", content: { title: "final" } } },
+    });
+    expect(done.body.result.structuredContent.result).toBe("Renamed draft to final");
   });
 
   it("names a syntax error", async () => {
