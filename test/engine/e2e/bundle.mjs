@@ -1,9 +1,10 @@
 // Why: Workers have a size budget and this template promises a small one. This builds the engine
 // (its own test app, so a fork's app does not move the figure) exactly as `wrangler deploy` would
 // (--dry-run, no upload), gzips the emitted JS with node:zlib and fails above the budget: the engine
-// app's size when the budget was set (47.1 KiB, with the operation model, the one Caller, middleware,
-// hosted clients' quirks served in every app, and the hooks of events, per-user state and mounts) and
-// about 0.4 KiB to grow. The one-tool app has a budget of its own (test/engine/e2e/ext-cost.mjs).
+// app's size when the budget was set (48.1 KiB, with the operation model, the one Caller, middleware as
+// plain functions on one path for every operation, hosted clients' quirks served in every app, the
+// hub-stream bridge, and the hooks of events, per-user state, mounts, surfaces, result budgets and
+// discovery) and about 0.4 KiB to grow. The one-tool app has a budget of its own (test/engine/e2e/ext-cost.mjs).
 // docs/performance.md says where the bytes go; `node scripts/bundle-map.mjs` measures it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -12,7 +13,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { atExit, run } from "../../../scripts/lib/procs.mjs";
 
-export const GZIP_BUDGET_BYTES = 47.5 * 1024;
+export const GZIP_BUDGET_BYTES = 48.5 * 1024;
 
 /** @returns {Promise<{ok: boolean, raw: number, gzip: number, files: string[], message: string}>} */
 export async function bundleCheck({ config = "test/engine/app/wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {

@@ -51,9 +51,10 @@ export const OPENAPI_MODULES = /^src\/engine\/openapi\//;
 
 /**
  * The one-tool app without extensions, at most this many bytes gzip (level 9): its size when this
- * budget was set (35.4 KiB) and about 0.3 KiB to grow.
+ * budget was set (36.4 KiB: the seams every app carries grew by about 1 KiB, measured per file by
+ * `node scripts/bundle-map.mjs test/engine/ext-cost/none.ts --files`) and about 0.35 KiB to grow.
  */
-export const ONE_TOOL_GZIP_BUDGET = 35.75 * 1024;
+export const ONE_TOOL_GZIP_BUDGET = 36.75 * 1024;
 
 /** esbuild's options for bundling a Worker as `wrangler deploy` does (ESM, minified, the workerd conditions, no keep_names). */
 /** @type {import("esbuild").BuildOptions} */
