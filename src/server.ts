@@ -32,6 +32,7 @@ import {
   discovery,
   durableTask,
   elicit,
+  resultBudget,
   text,
 } from "./mcp";
 
@@ -165,6 +166,9 @@ export default defineApp({
   // Its Server Card, the AI Catalog and a page for browsers (docs/discovery.md). The card's name is
   // derived from the host unless you set one you can prove: discovery({ name: "io.github.you/weather" }).
   discovery: discovery(),
+  // A result over 50,000 characters (more than hosts take) is cut, and linked whole for the same caller
+  // for an hour (docs/results.md); a tool's own `maxResultChars` overrides it.
+  results: resultBudget(),
   instructions: "Temperature conversion, dice and a greeting. Units are celsius, fahrenheit and kelvin.",
   tools: [convertTemperature, rollDice, greet, countdown, temperatureReport],
   resources: [
