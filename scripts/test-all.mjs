@@ -191,7 +191,7 @@ const STEPS = [
   {
     id: "openapi-github",
     e2e: true,
-    name: "e2e: fromOpenApi on GitHub's REST API (1,223 operations) against a local mock, both revisions (wrangler dev)",
+    name: "e2e: fromOpenApi on GitHub's REST API (1,223 operations) against a local mock, listed flat, behind tool search and behind Code Mode, both revisions (wrangler dev)",
     run: runOpenApiGitHub,
   },
   // test/engine/e2e/conformance.mjs serves the fixture app (also `npm run dev:conformance`) and runs the

@@ -4,7 +4,8 @@
 // (a Node server on 127.0.0.1 that answers a few endpoints and records what it was sent), and drives
 // it with the official clients on both revisions: the whole list, a GET with path and query
 // arguments, a POST with a flat body, a bad argument refused with nothing sent, and the credential
-// the app's headers add reaching the mock but never a result.
+// the app's headers add reaching the mock but never a result. Then the same operations behind tool
+// search and behind Code Mode (a Dynamic Worker from wrangler dev's worker_loaders), on both revisions.
 //
 //   node test/engine/e2e/openapi-github.mjs
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -166,6 +167,108 @@ async function drive(prefix, client, call, mock, { check }) {
   });
 }
 
+/** Tool search over the same operations: a few tools listed, the right one found, a call made through it as a direct one. */
+async function driveToolSearch(prefix, client, call, mock, { check }) {
+  await check(`${prefix}: tool search lists search_tools and call_tool in place of GitHub's 1,223 operations`, async () => {
+    const { tools } = await client.listTools(undefined, REQ);
+    assertEqual(
+      tools.map((t) => t.name),
+      ["search_tools", "call_tool"],
+      "listed tools",
+    );
+  });
+  await check(`${prefix}: search_tools finds issues_create for "open a new issue in a repository", with its input schema`, async () => {
+    const r = await call({ name: "search_tools", arguments: { query: "open a new issue in a repository", limit: 5 } });
+    const found = r.structuredContent?.tools ?? [];
+    const create = found.find((t) => t.name === "issues_create");
+    assert(create, `not in the top 5: ${found.map((t) => t.name).join(", ")}`);
+    assertEqual(create.inputSchema.required, ["owner", "repo", "title"], "its input schema");
+  });
+  await check(`${prefix}: call_tool makes the POST GitHub expects, answering what a direct call answers`, async () => {
+    const before = mock.received.length;
+    const args = { owner: "octo-org", repo: "hello", title: "Through search", labels: ["bug"] };
+    const r = await call({ name: "call_tool", arguments: { name: "issues_create", arguments: args } });
+    assert(!r.isError, `isError: ${textOf(r)}`);
+    const [sent] = mock.received.slice(before);
+    assertEqual([sent.method, sent.url], ["POST", "/repos/octo-org/hello/issues"], "request line");
+    assertEqual(JSON.parse(sent.body), { title: "Through search", labels: ["bug"] }, "body");
+    assertEqual(r.structuredContent.number, 42, "the API's answer as structured content");
+    const direct = await call({ name: "issues_create", arguments: args });
+    assertEqual(r.structuredContent, direct.structuredContent, "the same as a direct tools/call");
+  });
+}
+
+/** Code Mode over the same operations: the model's code calls two of them, each a governed inner call. */
+async function driveCodeMode(prefix, client, call, mock, { check }) {
+  await check(`${prefix}: Code Mode lists search_tools and execute`, async () => {
+    const { tools } = await client.listTools(undefined, REQ);
+    assertEqual(
+      tools.map((t) => t.name),
+      ["search_tools", "execute"],
+      "listed tools",
+    );
+  });
+  await check(`${prefix}: execute runs code whose tools.x() reach the API with the app's credential, never the sandbox's`, async () => {
+    const before = mock.received.length;
+    const code = [
+      'const issue = await tools.issues_create({ owner: "octo-org", repo: "hello", title: "From code" });',
+      'const user = await tools["users_get-by-username"]({ username: "octocat" });',
+      'console.log("made", issue.number);',
+      "return { number: issue.number, login: user.login };",
+    ].join("\n");
+    const r = await call({ name: "execute", arguments: { code } });
+    assert(!r.isError, `isError: ${textOf(r)}`);
+    assertEqual(r.structuredContent.result, { number: 42, login: "octocat" }, "the code's return value");
+    const sent = mock.received.slice(before);
+    assertEqual(
+      sent.map((q) => `${q.method} ${q.url}`),
+      ["POST /repos/octo-org/hello/issues", "GET /users/octocat"],
+      "requests",
+    );
+    assert(
+      sent.every((q) => q.headers.authorization === `Bearer ${TOKEN}`),
+      "each inner call carries the app's credential",
+    );
+    assert(!JSON.stringify(r).includes(TOKEN), "the credential is in the result");
+  });
+  await check(`${prefix}: code that calls fetch gets no network, and the server keeps serving`, async () => {
+    const r = await call({ name: "execute", arguments: { code: 'return await fetch("http://127.0.0.1:1/")' } });
+    assert(r.isError === true, `fetch was allowed: ${textOf(r)}`);
+    const again = await call({ name: "execute", arguments: { code: "return 1 + 1" } });
+    assertEqual(again.structuredContent?.result, 2, "the next execute");
+  });
+}
+
+/**
+ * Serves `config` under wrangler dev against `mock` and drives it with client 2.4.0 (2026-07-28) and
+ * SDK 1.32.2 (a 2025-11-25 session), each through `driver`.
+ */
+async function serveAndDrive(config, driver, mock, checks) {
+  const server = await startWrangler({ config, vars: { GITHUB_API_URL: mock.url, GITHUB_TOKEN: TOKEN } });
+  try {
+    /** @type {Client | undefined} */
+    let modern;
+    const connected = await checks.check(`${config}: client 2.4.0 connects, pinned to 2026-07-28`, async () => {
+      modern = new Client({ name: "openapi-e2e", version: "0.0.1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      await modern.connect(new StreamableHTTPClientTransport(new URL(server.url)), REQ);
+    });
+    if (connected) await driver("2026-07-28", modern, (params) => /** @type {Client} */ (modern).callTool(params, REQ), mock, checks);
+    await modern?.close().catch(() => {});
+    /** @type {ClientV1 | undefined} */
+    let legacy;
+    const opened = await checks.check(`${config}: sdk 1.32.2 opens a 2025-11-25 session`, async () => {
+      legacy = new ClientV1({ name: "openapi-e2e", version: "0.0.1" }, { capabilities: {} });
+      await legacy.connect(new TransportV1(new URL(server.url)), REQ);
+    });
+    if (opened)
+      await driver("2025-11-25", legacy, (params) => /** @type {ClientV1} */ (legacy).callTool(params, undefined, REQ), mock, checks);
+    await legacy?.close().catch(() => {});
+    if (checks.counts().failed && process.env.E2E_VERBOSE) console.log(server.log().slice(-4000));
+  } finally {
+    await server.stop();
+  }
+}
+
 /**
  * Writes the compact form the fixture (test/engine/openapi-app/github-document.js) imports; a step
  * that serves the fixture with another surface calls it first, then `startGitHubMock`.
@@ -213,6 +316,14 @@ export async function runOpenApiGitHub() {
     await checks.check("the fixture starts", () => Promise.reject(err));
   } finally {
     await server?.stop();
+  }
+  // The same operations behind each small surface, each inner call governed as a direct one.
+  try {
+    await serveAndDrive("test/engine/openapi-app/wrangler.search.toml", driveToolSearch, mock, checks);
+    await serveAndDrive("test/engine/openapi-app/wrangler.code.toml", driveCodeMode, mock, checks);
+  } catch (err) {
+    await checks.check("the surface fixtures start", () => Promise.reject(err));
+  } finally {
     await mock.close();
   }
   return checks.counts();
