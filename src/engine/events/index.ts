@@ -147,11 +147,13 @@ export function events(defs: readonly EventDefinition<any, any, any>[], options:
     topLevelCapability: "events",
     methods: {
       "events/list": {
-        run: (params, _ctx, core) =>
+        run: (params, ctx, core) =>
           // Only the types this caller may use, as the one authorization says (scopes, `implies`).
           paginate(
             "events",
-            [...types().values()].filter((t) => core.allows("events/subscribe", { name: t.def.name })).map((t) => t.wire),
+            [...types().values()]
+              .filter((t) => core.allows?.("events/subscribe", { name: t.def.name }, ctx.auth) ?? true)
+              .map((t) => t.wire),
             params.cursor,
             limits.pageSize,
           ),

@@ -77,35 +77,21 @@ export async function serveModernRequest(request: Request, msg: JsonRpcRequest, 
     const e = toMcpError(err);
     return rpcError(msg.id, MODERN.encodeError(e), refusedStatus(e.code));
   }
-  return serveHeldStream(request, msg, envelope, deps) ?? serveThroughCore(request, msg, envelope, deps);
+  return serveThroughCore(request, msg, envelope, deps);
 }
 
-/**
- * What the lane holds open itself: subscriptions/listen, and an extension's stream (events/stream).
- * Admitted through the core's one path (the middleware chain and the report run around opening it).
- */
-function serveHeldStream(request: Request, msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> | undefined {
+/** What the lane holds open itself (subscriptions/listen, an extension's stream: events/stream), or undefined. */
+function heldStream(msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): (() => Promise<Response>) | undefined {
+  if (msg.method === "subscriptions/listen") return () => deps.listen(msg, envelope);
   const own = deps.reg.ext?.methods.get(msg.method)?.respond;
-  if (msg.method === "subscriptions/listen") return admitStream(request, msg, envelope, deps, () => deps.listen(msg, envelope));
-  if (own)
-    return admitStream(request, msg, envelope, deps, () =>
-      own(msg, { env: deps.env, auth: authView(deps.caller), clientKey: deps.caller.rateLimitKey }),
-    );
+  if (own) return () => own(msg, { env: deps.env, auth: authView(deps.caller), clientKey: deps.caller.rateLimitKey });
 }
 
-/** Opens a held stream inside the chain: a step that refuses it gets its error, and no stream opens. */
-async function admitStream(
-  request: Request,
-  msg: JsonRpcRequest,
-  envelope: Envelope,
-  deps: LaneDeps,
-  open: () => Promise<Response>,
-): Promise<Response> {
+/** A held stream, opened inside the chain: a step that refuses it gets its error, and no stream stays open. */
+async function serveHeld(run: Run, open: () => Promise<Response>): Promise<Reply> {
   let stream: Response | undefined;
-  const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
-  const core = coreOptionsOf(msg, envelope, { ...deps, trace }, request.signal, () => {});
-  const outcome = await execute(msg.method, msg.params ?? {}, {
-    ...core,
+  const outcome = await execute(run.msg.method, run.params, {
+    ...run.core,
     answers: {},
     state: undefined,
     serve: async () => {
@@ -113,12 +99,9 @@ async function admitStream(
       return {};
     },
   });
-  if (outcome.kind !== "error") return stream!;
-  // A step refused what it let open (after next()): the stream closes unread.
+  if (outcome.kind !== "error") return { body: {}, status: 200, stream };
   void stream?.body?.cancel();
-  const e = outcome.error;
-  const scopes = refusedScopes(e);
-  return scopes ? deps.scopeChallenge(msg.id, scopes) : rpcError(msg.id, MODERN.encodeError(e), failedStatus(e.code));
+  throw outcome.error;
 }
 
 /** Every other method: answered as JSON, or as SSE once the handler emits a notification first. */
@@ -139,6 +122,7 @@ async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope:
   // A client that accepts only JSON is sent no notifications: its answer stays JSON (http/quirks.ts).
   const work = respond(msg, envelope, { ...deps, trace }, abort.signal, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
   const first = await out.settle(work);
+  if (first?.stream) return first.stream;
   if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
   if (first) return json(first.body, first.status);
   const sse = out.stream!;
@@ -156,6 +140,8 @@ interface Reply {
   status: number;
   /** A step-up refusal: the scopes its 403 challenge names. */
   scopes?: string[];
+  /** A stream the lane holds (heldStream), answered as it is. */
+  stream?: Response;
 }
 
 /** One request as the core is told of it, and how a result goes back. */
@@ -206,6 +192,8 @@ async function respond(
 ): Promise<Reply> {
   try {
     const run: Run = { msg, params: msg.params ?? {}, envelope, deps, core: coreOptionsOf(msg, envelope, deps, signal, emit) };
+    const held = heldStream(msg, envelope, deps);
+    if (held) return await serveHeld(run, held);
     if (MODERN.taskMethods.has(msg.method)) return await serveTaskMethod(run);
     const asTask = msg.method === "tools/call" ? MODERN.asTask(deps.reg, run.params, envelope.clientCapabilities) : "plain";
     if (asTask === "task") return await createTask(run);

@@ -309,8 +309,8 @@ export interface ExtensionMethod {
 
 /** What the core lends an extension's method. */
 interface ExtensionCore {
-  /** Whether this caller may use the operation `method` with `params` names (the one authorization: scopes, `implies`). */
-  allows(method: string, params: Record<string, unknown>): boolean;
+  /** Whether `auth` may use the operation `method` with `params` names (the one authorization: scopes, `implies`); absent: anyone may. */
+  allows?(method: string, params: Record<string, unknown>, auth: Auth | undefined): boolean;
 }
 
 /**

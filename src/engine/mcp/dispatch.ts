@@ -33,10 +33,6 @@ export async function dispatch(
   if (!hasMethod(table, reg, method)) throw methodNotFound(method);
   // The methods of opt-in extensions (skills/list…) come after the revision's own and the app's.
   const entry = entryOf(table, reg, method);
-  const run = entry
-    ? entry.run(reg, params, ctx)
-    : reg.ext!.methods.get(method)!.run(params, ctx, {
-        allows: (m, p) => !reg.allows || reg.allows(m, p, ctx.auth),
-      });
+  const run = entry ? entry.run(reg, params, ctx) : reg.ext!.methods.get(method)!.run(params, ctx, reg);
   return (await run) as Record<string, unknown>;
 }
