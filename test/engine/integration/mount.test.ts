@@ -42,7 +42,8 @@ describe("mounting", () => {
   it("fetch answers 404 off the endpoint, naming where it is", async () => {
     const res = await send(createMcpWorker(app), "http://localhost/elsewhere");
     expect(res.status).toBe(404);
-    expect(((await res.json()) as RpcMessage).error?.message).toMatch(/\/mcp/);
+    // A plain 404 (no JSON-RPC exchange was begun there), naming the endpoint.
+    expect(await res.text()).toMatch(/\/mcp/);
   });
 
   it("the endpoint answers with trailing slashes too, and no other spelling of its path", async () => {
