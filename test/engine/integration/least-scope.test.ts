@@ -57,23 +57,31 @@ describe("least scope first in JWT mode: AUTH_SCOPES and the app's default in on
   const ISSUER = "https://auth.example.test";
   const worker = createMcpWorker(scopedApp, { jwt: jwtAuth });
 
-  it("the 401 and the 403 of a token without AUTH_SCOPES both name the whole baseline, so one consent covers it", async () => {
+  /** A fresh key, the JWT mode's settings that trust it (AUTH_SCOPES mcp:use), and alice's tokens signed with it. */
+  async function issuer(kid: string) {
     const pair = await generateKeyPair("ES256", { extractable: true });
-    const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" };
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid, alg: "ES256" };
     const jwtEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: ISSUER, AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_SCOPES: "mcp:use" };
+    const sign = (scope: string) =>
+      new SignJWT(scope ? { scope } : {})
+        .setProtectedHeader({ alg: "ES256", kid })
+        .setIssuer(ISSUER)
+        .setAudience(MCP)
+        .setSubject("alice")
+        .setIssuedAt()
+        .setExpirationTime(Math.floor(Date.now() / 1000) + 300)
+        .sign(pair.privateKey);
+    return { jwtEnv, sign };
+  }
+
+  it("the 401 and the 403 of a token without AUTH_SCOPES both name the whole baseline, so one consent covers it", async () => {
+    const { jwtEnv, sign } = await issuer("k1");
     const unauthenticated = await send(worker, MCP, modern("tools/list", {}), jwtEnv);
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get("WWW-Authenticate")).toBe(`Bearer resource_metadata="${PRM}", scope="mcp:use notes:read"`);
     const meta = (await (await send(worker, PRM, {}, jwtEnv)).json()) as { scopes_supported?: string[] };
     expect(meta.scopes_supported).toEqual(["mcp:use", "notes:read"]);
-    const token = await new SignJWT({ scope: "notes:read" })
-      .setProtectedHeader({ alg: "ES256", kid: "k1" })
-      .setIssuer(ISSUER)
-      .setAudience(MCP)
-      .setSubject("alice")
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + 300)
-      .sign(pair.privateKey);
+    const token = await sign("notes:read");
     const narrow = await send(worker, MCP, modern("tools/list", {}, token), jwtEnv);
     expect(narrow.status).toBe(403);
     expect(narrow.headers.get("WWW-Authenticate")).toBe(
@@ -82,18 +90,7 @@ describe("least scope first in JWT mode: AUTH_SCOPES and the app's default in on
   });
 
   it("a token short of the baseline calling a scoped tool is challenged once for every scope it needs, baseline and the tool's", async () => {
-    const pair = await generateKeyPair("ES256", { extractable: true });
-    const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k2", alg: "ES256" };
-    const jwtEnv = { AUTH_MODE: "jwt", AUTH_ISSUER: ISSUER, AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_SCOPES: "mcp:use" };
-    const sign = (scope: string) =>
-      new SignJWT(scope ? { scope } : {})
-        .setProtectedHeader({ alg: "ES256", kid: "k2" })
-        .setIssuer(ISSUER)
-        .setAudience(MCP)
-        .setSubject("alice")
-        .setIssuedAt()
-        .setExpirationTime(Math.floor(Date.now() / 1000) + 300)
-        .sign(pair.privateKey);
+    const { jwtEnv, sign } = await issuer("k2");
     const call = modern("tools/call", { name: "delete_note", arguments: { id: "n1" } }, await sign(""));
     const first = await send(worker, MCP, call, jwtEnv);
     expect(first.status).toBe(403);
