@@ -69,7 +69,12 @@ async function rpc(url, method, params, token) {
 /** One drill: `n` subscriptions of `principals` principals on one topic, one emit, every delivery awaited. */
 async function drill(n, principals, receiver, secret, vars) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-events-"));
-  const server = await startWrangler({ config: "test/engine/conformance/wrangler.toml", vars: { MCP_DEV: "on", ...vars }, logLevel: "warn", persistTo });
+  const server = await startWrangler({
+    config: "test/engine/conformance/wrangler.toml",
+    vars: { MCP_DEV: "on", ...vars },
+    logLevel: "warn",
+    persistTo,
+  });
   try {
     const topic = `bench-${n}-${principals}`;
     for (let i = 0; i < n; i += 20)
@@ -185,4 +190,3 @@ export function eventsSection({ runs }) {
   );
   return [...head, ...rows].join("\n");
 }
-

@@ -405,11 +405,13 @@ export function checkEventsTargets({ events }) {
       met: run.emitSpanMs <= b.waitMs && aboveFloor <= b.waitMs,
       text: `${texts.wait}: the emit's span ${fmt.ms(run.emitSpanMs)} ms, the tool's ${fmt.ms(run.toolSpanMs)} ms; waited ${fmt.ms(run.returnedMs)} ms against a plain call's ${fmt.ms(run.plainCallMs)} ms`,
     },
-    { met: run.p99 <= b.p99Ms && run.delivered === run.n, text: `${texts.p99}: ${fmt.ms(run.p99)} ms, ${run.delivered}/${run.n} delivered` },
+    {
+      met: run.p99 <= b.p99Ms && run.delivered === run.n,
+      text: `${texts.p99}: ${fmt.ms(run.p99)} ms, ${run.delivered}/${run.n} delivered`,
+    },
     {
       met: run.bill.total <= b.millionUsd,
       text: `${texts.cost}: $${run.bill.total.toFixed(2)} (${run.counts.rowsWritten.toFixed(2)} rows written, ${run.counts.doRequests.toFixed(3)} object requests, ${(run.counts.consoleLines + run.counts.invocations).toFixed(2)} log events a delivery)`,
     },
   ];
 }
-

@@ -105,7 +105,9 @@ function extensionTraces(bundle) {
 const taskTraces = (apps) =>
   apps.flatMap((a) =>
     a.inputs
-      .filter((f) => [TASK_RUNTIME_MODULES, USER_STATE_MODULES, MOUNT_MODULES, RESULT_BUDGET_MODULES, OPENAPI_MODULES].some((m) => m.test(f)))
+      .filter((f) =>
+        [TASK_RUNTIME_MODULES, USER_STATE_MODULES, MOUNT_MODULES, RESULT_BUDGET_MODULES, OPENAPI_MODULES].some((m) => m.test(f)),
+      )
       .map((m) => `${a.name}: module ${m}`),
   );
 
