@@ -88,7 +88,9 @@ export function writePoint(metrics: Metrics | undefined, p: MetricsPoint): void 
 export function writeLog(level: "log" | "warn" | "error", kind: string, fields: object): void {
   // The fields behind `"mcp":kind` (each kind the engine's own word): the same text as serializing the
   // merged object, without building it on every request.
-  console[level](`{"mcp":"${kind}",${logLine(fields).slice(1)}`);
+  const rest = logLine(fields);
+  // Fields that are all undefined serialize to "{}": the line is then the kind alone, still JSON.
+  console[level](rest === "{}" ? `{"mcp":"${kind}"}` : `{"mcp":"${kind}",${rest.slice(1)}`);
 }
 
 /** How much the engine logs: nothing, failed requests only, or one line per request. */
