@@ -132,3 +132,13 @@ export class SseReader {
 export async function readSse(response: Response, timeoutMs = 5000): Promise<RpcMessage[]> {
   return new SseReader(response).all(timeoutMs);
 }
+
+/** The JSON-RPC response in an answer's body (`text`): plain JSON, or the last message with an id of an SSE stream. */
+export function responseIn(res: Response, text: string): RpcMessage {
+  if (!res.headers.get("Content-Type")?.includes("text/event-stream")) return JSON.parse(text) as RpcMessage;
+  const data = text
+    .split("\n")
+    .filter((l) => l.startsWith("data: ") && l.includes('"id"'))
+    .pop()!;
+  return JSON.parse(data.slice(6)) as RpcMessage;
+}

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
 import { checkApp } from "../../../src/engine/mcp/check-app";
 import app, { codeModeApp, seenByMiddleware } from "../code-mode/app";
-import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, responseIn, type RpcMessage } from "../helpers/mcp";
 
 /** `cm-admin` holds the admin scope; any other `cm-…` token holds none. */
 const verifyToken: TokenVerifier = async (token) => {
@@ -80,14 +80,7 @@ async function legacy(token = USER): Promise<Rpc> {
   return async (method, params) => {
     const res = await post(worker, token, { jsonrpc: "2.0", id: ++id, method, params }, headers(sessionId));
     const text = await res.text();
-    const data = res.headers.get("Content-Type")?.includes("text/event-stream")
-      ? text
-          .split("\n")
-          .filter((l) => l.startsWith("data: ") && l.includes('"id"'))
-          .pop()!
-          .slice(6)
-      : text;
-    return { status: res.status, body: (data ? JSON.parse(data) : {}) as RpcMessage, res };
+    return { status: res.status, body: text ? responseIn(res, text) : ({} as RpcMessage), res };
   };
 }
 

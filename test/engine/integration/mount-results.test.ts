@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import mountApp from "../app/mount-app";
 import shapesApp from "../app/mount-shapes-app";
-import { SseReader, buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { SseReader, buildModernRequest, responseIn, type RpcMessage } from "../helpers/mcp";
 
 const shapes = createMcpWorker(shapesApp);
 const bound = env as unknown as Record<string, DurableObjectNamespace>;
@@ -178,15 +178,8 @@ describe("a mounted result on the 2025-11-25 lane", () => {
       sessionId,
     );
     const text = await res.text();
-    const json = text.includes("data: ")
-      ? text
-          .split("\n")
-          .filter((l) => l.startsWith("data: ") && l.includes('"id"'))
-          .pop()!
-          .slice(6)
-      : text;
-    const result = (JSON.parse(json) as RpcMessage).result!;
-    expect(result, json).toBeDefined();
+    const result = responseIn(res, text).result!;
+    expect(result, text).toBeDefined();
     expect(result.structuredContent).toEqual({ celsius: 0, fahrenheit: 32, kelvin: 273.15 });
     expect(result).not.toHaveProperty("resultType");
     expect(JSON.stringify(result._meta ?? {})).not.toContain("serverInfo");

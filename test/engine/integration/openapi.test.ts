@@ -10,7 +10,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { beforeEach, describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
 import app, { LONG_ID, sent } from "../openapi-app/notes-app";
-import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, responseIn, type RpcMessage } from "../helpers/mcp";
 
 const TOKENS: Record<string, string[]> = { reader: ["notes:read"], writer: ["notes:read", "notes:write"] };
 const verifyToken: TokenVerifier = async (token) => {
@@ -33,15 +33,7 @@ async function modern(method: string, params: Record<string, unknown>, token = "
     ctx,
   );
   await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  const json = res.headers.get("Content-Type")?.includes("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data: ") && l.includes('"id"'))
-        .pop()!
-        .slice(6)
-    : text;
-  return { res, body: JSON.parse(json) as RpcMessage };
+  return { res, body: responseIn(res, await res.text()) };
 }
 
 const call = async (name: string, args: Record<string, unknown>, token?: string) =>

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthFailure, createMcpWorker, defineApp, defineTool, toolSearch, type TokenVerifier } from "../../../src/mcp";
 import { checkApp } from "../../../src/engine/mcp/check-app";
 import surfaceApp, { seenByMiddleware, surfaceLimiter } from "../app/surface-app";
-import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, responseIn, type RpcMessage } from "../helpers/mcp";
 import { cancelAllReaders, sse } from "../helpers/legacy";
 
 /** `s-<principal>`: `s-writer` holds notes:write, `s-root` admin and dice:roll too, the others nothing. */
@@ -50,16 +50,6 @@ async function post(token: string, body: object, headers: Record<string, string>
   const res = await worker.fetch(request, surfaceEnv, ctx);
   if (wait) await waitOnExecutionContext(ctx);
   return res;
-}
-
-/** The JSON-RPC response in a body: plain JSON, or the last message of an SSE stream. */
-function responseIn(res: Response, text: string): RpcMessage {
-  if (!res.headers.get("Content-Type")?.includes("text/event-stream")) return JSON.parse(text) as RpcMessage;
-  const data = text
-    .split("\n")
-    .filter((l) => l.startsWith("data: ") && l.includes('"id"'))
-    .pop()!;
-  return JSON.parse(data.slice(6)) as RpcMessage;
 }
 
 type Rpc = (method: string, params: Record<string, unknown>) => Promise<{ status: number; body: RpcMessage; res: Response }>;
