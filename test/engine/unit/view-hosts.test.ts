@@ -8,8 +8,7 @@ import { describe, expect, it } from "vitest";
 import { checkAppWarnings } from "../../../src/engine/mcp/check-app";
 import { defineApp, defineTool } from "../../../src/engine/mcp/app";
 import { defineView, type ViewOptions } from "../../../src/engine/mcp/ext/apps";
-// @ts-expect-error: a plain .mjs script without type declarations
-import { claudeViewDomain } from "../../../scripts/server-json.mjs";
+import { claudeViewDomain } from "../../../src/engine/mcp/view-hosts";
 
 const CLAUDE = "c3d80a4ed901ee05b21755a88273b4a4.claudemcpcontent.com";
 const appWith = (view: Partial<ViewOptions>) =>
@@ -54,8 +53,8 @@ describe("views in every host", () => {
     expect(warnings[4]).toMatch(/chatgptDomain "views\.example\.com" is not an https origin: ChatGPT/);
   });
 
-  it("Claude's domain is the SHA-256 of the server's URL, as its docs compute it", () => {
-    expect(claudeViewDomain("https://example.com/mcp")).toBe(CLAUDE);
+  it("Claude's domain is the SHA-256 of the server's URL, as its docs compute it", async () => {
+    expect(await claudeViewDomain("https://example.com/mcp")).toBe(CLAUDE);
   });
 
   it("chatgptDomain gives the view ChatGPT's own keys, the CSP under its names", () => {
