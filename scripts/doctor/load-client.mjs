@@ -22,7 +22,8 @@ export async function loadClient() {
         `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`,
         `export { directoryWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/directory.ts"))};`,
         `export { registryProblems } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/discovery.ts"))};`,
-        `export { HOST_RESULT_CHARS, mostJsonChars, outputCannotFit } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/output-fit.ts"))};`,
+        `export { mostJsonChars, outputCannotFit } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/output-fit.ts"))};`,
+        `export { DEFAULT_MAX_RESULT_CHARS } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/result-budget.ts"))};`,
         `export { claudeViewDomain, isClaudeDomain, viewMetaWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/view-hosts.ts"))};`,
       ].join("\n"),
     );

@@ -11,8 +11,9 @@ const NAMED = 5;
 export async function resultChecks(ctx, report) {
   const tools = ctx.state.tools;
   if (!tools) return;
-  const { HOST_RESULT_CHARS, mostJsonChars, outputCannotFit } = ctx.lib;
-  const limit = ctx.maxResultChars ?? HOST_RESULT_CHARS;
+  // The strictest common host's limit: Claude Code's 25,000 tokens as 50,000 characters, resultBudget()'s default.
+  const { DEFAULT_MAX_RESULT_CHARS, mostJsonChars, outputCannotFit } = ctx.lib;
+  const limit = ctx.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const what = ctx.maxResultChars
     ? "the limit given with --max-result-chars"
     : "the strictest common host's limit (Claude Code's 25,000 tokens)";

@@ -1,17 +1,10 @@
 /**
  * Whether a tool's declared output (its `outputSchema`) can fit a result budget (docs/results.md): one
  * rule that the app check (check-app.ts, against the app's `resultBudget`) and the doctor
- * (scripts/doctor/checks/output-fit.mjs, against the hosts' limits, from a live tools/list) both apply,
+ * (scripts/doctor/checks/results.mjs, against the strictest common host's limit, which is
+ * `DEFAULT_MAX_RESULT_CHARS`, from a live tools/list) both apply,
  * so they never disagree. The Worker does not import it.
  */
-import { DEFAULT_MAX_RESULT_CHARS } from "./result-budget";
-
-/**
- * The strictest common host's limit on a tool result, in characters: Claude Code's 25,000 tokens
- * (MAX_MCP_OUTPUT_TOKENS) at 2 characters a token, the same figure as `resultBudget()`'s default.
- */
-export const HOST_RESULT_CHARS = DEFAULT_MAX_RESULT_CHARS;
-
 /** Past this depth a schema is taken as bounding nothing (a lower bound of 0, an upper bound of none). */
 const MAX_DEPTH = 32;
 /** The longest JSON a number takes (`-1.2345678901234567e-308`). */
