@@ -31,7 +31,7 @@ export async function extensionChecks(ctx, report) {
         if (judged?.fault) faults.push(judged.fault);
         else if (judged?.note) notes.push(judged.note);
         // The app check's other rules (CSP origins, permissions, ChatGPT's domain): what hosts drop, said.
-        notes.push(...ctx.lib.viewMetaWarnings(meta, `view ${uri}`).filter((w) => !w.includes(": domain ")));
+        notes.push(...ctx.lib.viewMetaWarnings({ ...meta, ui: { ...meta.ui, domain: undefined } }, `view ${uri}`));
       } catch (err) {
         faults.push(fault("view-unreadable", FAULTS.viewUnreadable(uri, `cannot be read: ${err?.message ?? err}`)));
       }

@@ -1,10 +1,10 @@
 /**
  * Whether a tool's declared output (its `outputSchema`) can fit a result budget (docs/results.md): one
  * rule that the app check (check-app.ts, against the app's `resultBudget`) and the doctor
- * (scripts/doctor/checks/results.mjs, against the strictest common host's limit, which is
- * `DEFAULT_MAX_RESULT_CHARS`, from a live tools/list) both apply,
- * so they never disagree. The Worker does not import it.
+ * (scripts/doctor/checks/results.mjs, against a live tools/list and the strictest common host's limit,
+ * `DEFAULT_MAX_RESULT_CHARS`) both apply, so they never disagree. The Worker does not import it.
  */
+
 /** Past this depth a schema is taken as bounding nothing (a lower bound of 0, an upper bound of none). */
 const MAX_DEPTH = 32;
 /** The longest JSON a number takes (`-1.2345678901234567e-308`). */

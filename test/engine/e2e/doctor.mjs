@@ -506,6 +506,10 @@ export async function runDoctor() {
         views.detail.includes(`${ELSEWHERE_DOMAIN} is for another URL than this local one`),
         `the other URL's domain is said: ${views.detail}`,
       );
+      assert(
+        /csp\.connectDomains "api\.example\.com" is not an origin/.test(views.detail),
+        `the app check's CSP rule is said: ${views.detail}`,
+      );
       // The limit a fork's users meet (Codex's is lower, a fork's budget higher) replaces Claude Code's.
       const roomy = await doctor(`${origin}/mcp`, ["--max-result-chars", "100000"]);
       assertEqual(idsOf(roomy.report).join(","), "view-domain-wrong", "with --max-result-chars 100000 the output fits");

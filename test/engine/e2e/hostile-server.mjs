@@ -107,7 +107,8 @@ export const ELSEWHERE_DOMAIN = "e9c3973fd8f0554d05a78511abc1ee8f.claudemcpconte
 const MODES = {
   /**
    * Declarations a host cannot honour: a tool whose output cannot fit the hosts' limit, a view whose
-   * domain is not Claude's form, and one whose domain Claude derives from another URL.
+   * domain is not Claude's form (and whose CSP names a host, not an origin), and one whose domain Claude
+   * derives from another URL.
    */
   misdeclared: statelessMcp(() => undefined, {
     tools: [
@@ -118,7 +119,7 @@ const MODES = {
       viewTool("map", "ui://misdeclared/map.html"),
     ],
     views: {
-      "ui://misdeclared/chart.html": { ui: { domain: "https://chart.example.com" } },
+      "ui://misdeclared/chart.html": { ui: { domain: "https://chart.example.com", csp: { connectDomains: ["api.example.com"] } } },
       "ui://misdeclared/map.html": { ui: { domain: ELSEWHERE_DOMAIN } },
     },
   }),
