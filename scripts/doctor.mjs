@@ -5,7 +5,7 @@
 // the fix for each fault. It changes nothing: no tool is called unless asked (--call), the session it
 // opens it deletes, and the one client it may register is named "mcp-worker-template doctor".
 //
-//   npm run doctor -- https://my-worker.example.workers.dev/mcp [--json] [--token …] [--call tool '{…}'] [--directory]
+//   npm run doctor -- https://my-worker.example.workers.dev/mcp [--json] [--token …] [--call tool '{…}'] [--directory] [--max-result-chars n]
 import { HOSTED_AGENTS, NEUTRAL_AGENT } from "./doctor/agents.mjs";
 import { USAGE, readArgs } from "./doctor/args.mjs";
 import { agentChecks } from "./doctor/checks/agents.mjs";
@@ -16,6 +16,7 @@ import { discoveryChecks } from "./doctor/checks/discovery.mjs";
 import { extensionChecks } from "./doctor/checks/extensions.mjs";
 import { quirkChecks } from "./doctor/checks/quirks.mjs";
 import { reachChecks } from "./doctor/checks/reach.mjs";
+import { resultChecks } from "./doctor/checks/results.mjs";
 import { deleteCheck, revisionChecks } from "./doctor/checks/revisions.mjs";
 import { request } from "./doctor/http.mjs";
 import { loadClient } from "./doctor/load-client.mjs";
@@ -43,6 +44,7 @@ const ctx = {
   browserOrigin: args.origin ?? INSPECTOR_ORIGIN,
   originNamed: args.origin !== undefined,
   directory: args.directory,
+  maxResultChars: args.maxResultChars,
   budgetMs: args.budgetMs,
   timeoutMs,
   state: {},
@@ -68,6 +70,7 @@ await agentChecks(ctx, report);
 await revisionChecks(ctx, report);
 await quirkChecks(ctx, report);
 await directoryChecks(ctx, report);
+await resultChecks(ctx, report);
 await authChecks(ctx, report);
 await corsChecks(ctx, report);
 await extensionChecks(ctx, report);

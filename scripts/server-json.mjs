@@ -8,7 +8,6 @@
 //
 // --auth: how a client gets in; unset, read from the wrangler config (AUTH_MODE=token: a header
 // the user supplies; AUTH_MODE=jwt or the OAuth entry: OAuth, no header; else none).
-import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -29,7 +28,7 @@ export function signInOf(config) {
 /**
  * The `server.json` of the app under `root` served at `url`, and what the registry would refuse in it.
  * @param {{ root?: string, url: string, signIn: "none" | "token" | "oauth" }} o
- * @returns {Promise<{ doc: any, problems: string[], discovery: boolean, views: boolean }>}
+ * @returns {Promise<{ doc: any, problems: string[], discovery: boolean, claudeDomain?: string }>}
  */
 export async function serverJsonFor({ root = ROOT, url, signIn }) {
   const dir = path.join(root, "test", ".tmp", "server-json");
@@ -41,9 +40,12 @@ export async function serverJsonFor({ root = ROOT, url, signIn }) {
     root,
     `import app from "${posix(path.join(root, "src/server.ts"))}";
 import { registryProblems, serverJson } from "${posix(path.join(root, "src/engine/mcp/discovery.ts"))}";
-export default (url, signIn) => {
+import { claudeViewDomain } from "${posix(path.join(root, "src/engine/mcp/view-hosts.ts"))}";
+export default async (url, signIn) => {
   const doc = serverJson(app.info, url, signIn, app.discovery?.name);
-  return { doc, problems: registryProblems(doc), discovery: !!app.discovery, views: (app.tools ?? []).some((t) => t?.view) };
+  const views = (app.tools ?? []).some((t) => t?.view);
+  const claudeDomain = views ? await claudeViewDomain(String(doc.remotes[0].url)) : undefined;
+  return { doc, problems: registryProblems(doc), discovery: !!app.discovery, claudeDomain };
 };
 `,
     outfile,
@@ -51,9 +53,6 @@ export default (url, signIn) => {
   const { default: build } = await import(`${pathToFileURL(outfile).href}?t=${Date.now()}`);
   return build(url, signIn);
 }
-
-/** Claude's sandbox origin for a view of the server at `url`: its SHA-256, 32 hex digits, then .claudemcpcontent.com. */
-export const claudeViewDomain = (url) => `${createHash("sha256").update(url).digest("hex").slice(0, 32)}.claudemcpcontent.com`;
 
 /** The /mcp URL as given, checked: an absolute http(s) URL whose path is the endpoint. */
 export function mcpUrl(given) {
@@ -82,14 +81,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       signIn = signInOf(await readWranglerConfig(ROOT, wranglerTarget(ROOT, argv)));
     }
     if (!["none", "token", "oauth"].includes(signIn)) throw new Error(`--auth is none, token or oauth, not "${signIn}"`);
-    const { doc, problems, discovery, views } = await serverJsonFor({ url: mcpUrl(values.url), signIn: /** @type {any} */ (signIn) });
+    const { doc, problems, discovery, claudeDomain } = await serverJsonFor({
+      url: mcpUrl(values.url),
+      signIn: /** @type {any} */ (signIn),
+    });
     const text = `${JSON.stringify(doc, null, 2)}\n`;
     if (values.out) writeFileSync(values.out, text);
     else process.stdout.write(text);
     if (!discovery)
       console.error("server-json: the app has no `discovery` (docs/discovery.md): it serves no Server Card to match this entry.");
-    if (views)
-      console.error(`server-json: Claude's ui.domain for views served at this URL: ${claudeViewDomain(String(doc.remotes[0].url))}`);
+    if (claudeDomain) console.error(`server-json: Claude's ui.domain for views served at this URL: ${claudeDomain}`);
     for (const p of problems) console.error(`server-json: the registry would refuse this: ${p}`);
     process.exit(problems.length ? 1 : 0);
   } catch (err) {

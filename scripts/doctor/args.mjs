@@ -12,6 +12,8 @@ export const USAGE = `Usage: npm run doctor -- <url> [options]
                           Inspector's origin is checked, and no CORS is not a fault
   --directory             check the tools against Claude's and ChatGPT's directory rules (faults)
   --budget-ms <ms>        the hosted clients' time budget per request (default 10000)
+  --max-result-chars <n>  the tool result a host takes, in characters (default 50000: Claude Code's
+                          25,000 tokens); a tool whose declared output cannot fit it is a fault
   --help`;
 
 export function readArgs(argv) {
@@ -25,6 +27,7 @@ export function readArgs(argv) {
       origin: { type: "string" },
       directory: { type: "boolean", default: false },
       "budget-ms": { type: "string", default: "10000" },
+      "max-result-chars": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -46,5 +49,9 @@ export function readArgs(argv) {
   if (rest.length) throw new Error(`unexpected argument: ${rest[0]}`);
   const budgetMs = Number(values["budget-ms"]);
   if (!Number.isFinite(budgetMs) || budgetMs <= 0) throw new Error("--budget-ms must be a positive number");
-  return { url: url.href, json: values.json, token: values.token, call, origin: values.origin, directory: values.directory, budgetMs };
+  const maxResultChars = values["max-result-chars"] === undefined ? undefined : Number(values["max-result-chars"]);
+  if (maxResultChars !== undefined && !(Number.isSafeInteger(maxResultChars) && maxResultChars > 0))
+    throw new Error("--max-result-chars must be a positive whole number");
+  const { json, token, origin, directory } = values;
+  return { url: url.href, json, token, call, origin, directory, budgetMs, maxResultChars };
 }

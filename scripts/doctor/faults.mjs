@@ -152,6 +152,17 @@ export const FAULTS = {
     why: `the view ${uri} declared by a tool ${answer}`,
     fix: "check the view's file is in the Static Assets directory (wrangler.toml [assets] directory) and deployed (`npm run deploy`); its resource must be text/html;profile=mcp-app",
   }),
+  outputCannotFit: (why) => ({
+    shows:
+      'Claude Code refuses the tool\'s result ("exceeds maximum allowed tokens"); claude.ai and other hosts cut it, and the model reads half a JSON document',
+    why,
+    fix: "lower the output schema's least (fewer required fields, smaller minItems and minLength), or return less and let the model ask for more; with resultBudget() the server cuts each result and links the whole, though its structured content never reaches the model whole (docs/results.md). `npm run check:app` names the same tools against the app's own budget",
+  }),
+  viewDomainWrong: (uri, why, fix) => ({
+    shows: `Claude refuses the view ${uri} ("Invalid ui.domain format", or a domain for another server): the tool's text but no view`,
+    why,
+    fix,
+  }),
   skillUnreadable: (uri, answer) => ({
     shows: "hosts that load skills cannot use this server's skill",
     why: `the skill ${uri} ${answer}`,

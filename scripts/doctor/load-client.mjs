@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** The client's public API: src/engine/client/index.ts and the skills module (imported on its own by apps), and the directory rules. */
+/** The client's public API: src/engine/client/index.ts and the skills module (imported on its own by apps), the directory rules, the output-fit and view-host rules the app check applies too. */
 export async function loadClient() {
   const { build } = await import("esbuild");
   const dir = mkdtempSync(path.join(os.tmpdir(), "mcp-doctor-"));
@@ -22,6 +22,9 @@ export async function loadClient() {
         `export * from ${JSON.stringify(path.join(ROOT, "src/engine/client/skills.ts"))};`,
         `export { directoryWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/directory.ts"))};`,
         `export { registryProblems } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/discovery.ts"))};`,
+        `export { mostJsonChars, outputCannotFit } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/output-fit.ts"))};`,
+        `export { DEFAULT_MAX_RESULT_CHARS } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/result-budget.ts"))};`,
+        `export { claudeViewDomain, isClaudeDomain, viewMetaWarnings } from ${JSON.stringify(path.join(ROOT, "src/engine/mcp/view-hosts.ts"))};`,
       ].join("\n"),
     );
     await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node22", outfile, logLevel: "error" });

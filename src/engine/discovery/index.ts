@@ -3,12 +3,15 @@
  * connectable (docs/discovery.md): its Server Card at `<mcp>/server-card`, the AI Catalog that lists it
  * at /.well-known/ai-catalog.json, the registry's HTTP proof at /.well-known/mcp-registry-auth
  * (MCP_REGISTRY_AUTH), and a page for a person whose browser opens the MCP URL. All public (no token),
- * built per request from the app's `info` and the request's origin. The Worker hands every request
- * here first; anything else gets undefined and goes on to /mcp as before.
+ * built per request from the app's `info` and the request's origin, and rate limited per client address
+ * (the discovery notes' SHOULD). The Worker hands every request here first; anything else gets undefined
+ * and goes on to /mcp as before.
  */
 import { readConfig, type Config, type Vars } from "../config";
+import type { RateLimitBindings } from "../env";
 import { authorizationServers } from "../http/auth";
 import { checkHost } from "../http/gate";
+import { overLimit, rateLimitKey } from "../http/rate-limit";
 import { reject } from "../http/responses";
 import {
   SERVER_CARD_TYPE,
@@ -35,6 +38,12 @@ export interface DiscoveryOptions {
   catalog?: boolean;
   /** Answer a browser that opens the MCP URL with a page saying how to add the server (default true). */
   page?: boolean;
+  /**
+   * Count the card's, the catalog's and the registry proof's requests per client address and answer 429
+   * with Retry-After past the limit (default true): MCP_DISCOVERY_RATE_LIMIT's limit when that binding
+   * exists, else MCP_RATE_LIMIT's, counted apart from MCP traffic. false: no limit of their own.
+   */
+  rateLimit?: boolean;
 }
 
 const CATALOG_PATH = "/.well-known/ai-catalog.json";
@@ -50,7 +59,7 @@ const CORS = {
 };
 
 export function discovery(options: DiscoveryOptions = {}): Discovery {
-  const { name, card = true, catalog = true } = options;
+  const { name, card = true, catalog = true, rateLimit = true } = options;
   return {
     name,
     async serve(request, env, { info, path, auth }) {
@@ -75,9 +84,25 @@ export function discovery(options: DiscoveryOptions = {}): Discovery {
         return checkHost(request, config) ?? page(site, mcpUrl, card ? `${mcpUrl}/server-card` : undefined, name);
       }
       if (!body) return undefined;
-      return checkHost(request, config) ?? document(request, body, type);
+      return checkHost(request, config) ?? (rateLimit ? await limited(request, env) : null) ?? document(request, body, type);
     },
   };
+}
+
+/**
+ * The 429 for a client address past its budget for discovery documents, or null. Keyed apart from its
+ * MCP requests, so a client that reads the card spends none of its MCP budget, and the reverse. A
+ * preflight is not counted: browsers keep it a day (Access-Control-Max-Age).
+ */
+async function limited(request: Request, env: object): Promise<Response | null> {
+  if (request.method === "OPTIONS") return null;
+  const { MCP_DISCOVERY_RATE_LIMIT: own, MCP_RATE_LIMIT: shared } = env as RateLimitBindings;
+  const binding = own ? "MCP_DISCOVERY_RATE_LIMIT" : "MCP_RATE_LIMIT";
+  const refused = await overLimit(own ?? shared, `discovery:${rateLimitKey(request, "")}`, "discovery documents", binding);
+  if (!refused) return null;
+  // Readable by the browser clients the card's CORS serves, so they see the Retry-After.
+  for (const [key, value] of Object.entries(CORS)) refused.headers.set(key, value);
+  return refused;
 }
 
 /** How a client gets in: the OAuth entry's or a router's hook, metadata naming an authorization server, a token check, or nothing. */

@@ -11,6 +11,7 @@ import { directoryWarnings } from "./directory";
 import { discoveryWarnings } from "./discovery";
 import { viewHostWarnings } from "./view-hosts";
 import { messageOf } from "./errors";
+import { outputCannotFit } from "./output-fit";
 import { compileApp, isServed } from "./registry";
 import { taskOptionsOf } from "./tasks";
 
@@ -116,28 +117,11 @@ function budgetProblems(app: AppDefinition<any>, reg: ReturnType<typeof compileA
       continue;
     }
     const budget = own ?? app.results?.maxChars;
-    const least = tool.wire.outputSchema ? leastJsonChars(tool.wire.outputSchema) : 0;
-    if (typeof budget === "number" && least > budget)
-      problems.push(
-        `Tool "${name}": its declared output takes at least ${least} characters as JSON, over its result budget of ${budget}, so every result would be cut (raise maxResultChars, docs/results.md)`,
-      );
+    const over =
+      typeof budget === "number" ? outputCannotFit({ name, outputSchema: tool.wire.outputSchema }, budget, "its result budget") : undefined;
+    if (over) problems.push(`${over} (raise maxResultChars, docs/results.md)`);
   }
   return problems;
-}
-
-/** A lower bound on the characters of any JSON value `schema` accepts: what it requires, at its least. */
-function leastJsonChars(schema: unknown, depth = 0): number {
-  if (!schema || typeof schema !== "object" || depth > 32) return 0;
-  const s = schema as Record<string, any>;
-  if (s.type === "string") return 2 + (Number(s.minLength) || 0);
-  if (s.type === "array") return 2 + (Number(s.minItems) || 0) * (leastJsonChars(s.items, depth + 1) + 1);
-  if (s.type === "object") {
-    let n = 2;
-    for (const key of Array.isArray(s.required) ? s.required : [])
-      n += JSON.stringify(String(key)).length + 2 + leastJsonChars(s.properties?.[key], depth + 1);
-    return n;
-  }
-  return 1;
 }
 
 /**

@@ -16,28 +16,47 @@ const LOCAL_ORIGIN = /^(http|ws):\/\/(localhost|127\.0\.0\.1)(:\d+)?$/i;
 
 /** One warning per thing in a tool's view that a host would not render as written. */
 export function viewHostWarnings(tools: readonly ToolDefinition<any, any, any, string>[]): string[] {
-  const warnings: string[] = [];
-  for (const tool of tools) {
+  return tools.flatMap((tool) => {
     const meta = tool?.view?.resource?._meta as Record<string, any> | undefined;
-    if (!meta) continue;
-    const at = `View ${tool.view!.uri} (tool "${tool.name}")`;
-    const ui = meta.ui ?? {};
-    for (const [list, entries] of Object.entries((ui.csp ?? {}) as Record<string, unknown>))
-      for (const entry of Array.isArray(entries) ? entries : [entries])
-        if (typeof entry !== "string" || !(ORIGIN.test(entry) || LOCAL_ORIGIN.test(entry)))
-          warnings.push(
-            `${at}: csp.${list} "${String(entry)}" is not an origin (https://host[:port], *.host allowed, no path): hosts drop it and block what the view loads from it`,
-          );
-    for (const [name, value] of Object.entries((ui.permissions ?? {}) as Record<string, unknown>))
-      if (!value || typeof value !== "object" || Object.keys(value).length > 0)
-        warnings.push(`${at}: permissions.${name} must be {} (the extension's form); hosts grant nothing for ${JSON.stringify(value)}`);
-    if (ui.domain !== undefined && !CLAUDE_DOMAIN.test(String(ui.domain)))
-      warnings.push(
-        `${at}: domain "${ui.domain}" is not Claude's form (sha256 of the server's URL, 32 hex digits, then .claudemcpcontent.com, no https://): Claude refuses the view ("Invalid ui.domain format"); leave it unset, or use the value \`npm run server-json -- --url <your /mcp URL>\` prints, and chatgptDomain for ChatGPT`,
-      );
-    const openai = meta["openai/widgetDomain"];
-    if (openai !== undefined && !ORIGIN.test(String(openai)))
-      warnings.push(`${at}: chatgptDomain "${openai}" is not an https origin: ChatGPT renders the view on its default sandbox origin`);
-  }
+    return meta ? viewMetaWarnings(meta, `View ${tool.view!.uri} (tool "${tool.name}")`) : [];
+  });
+}
+
+/**
+ * What a host would not render as written in one view's `_meta` (`at` names the view): the rules the
+ * app check applies to the definitions and the doctor to what a deployed server serves.
+ */
+export function viewMetaWarnings(meta: Record<string, any>, at: string): string[] {
+  const warnings: string[] = [];
+  const ui = meta.ui ?? {};
+  for (const [list, entries] of Object.entries((ui.csp ?? {}) as Record<string, unknown>))
+    for (const entry of Array.isArray(entries) ? entries : [entries])
+      if (typeof entry !== "string" || !(ORIGIN.test(entry) || LOCAL_ORIGIN.test(entry)))
+        warnings.push(
+          `${at}: csp.${list} "${String(entry)}" is not an origin (https://host[:port], *.host allowed, no path): hosts drop it and block what the view loads from it`,
+        );
+  for (const [name, value] of Object.entries((ui.permissions ?? {}) as Record<string, unknown>))
+    if (!value || typeof value !== "object" || Object.keys(value).length > 0)
+      warnings.push(`${at}: permissions.${name} must be {} (the extension's form); hosts grant nothing for ${JSON.stringify(value)}`);
+  if (ui.domain !== undefined && !isClaudeDomain(ui.domain))
+    warnings.push(
+      `${at}: domain "${ui.domain}" is not Claude's form (sha256 of the server's URL, 32 hex digits, then .claudemcpcontent.com, no https://): Claude refuses the view ("Invalid ui.domain format"); leave it unset, or use the value \`npm run server-json -- --url <your /mcp URL>\` prints, and chatgptDomain for ChatGPT`,
+    );
+  const openai = meta["openai/widgetDomain"];
+  if (openai !== undefined && !ORIGIN.test(String(openai)))
+    warnings.push(`${at}: chatgptDomain "${openai}" is not an https origin: ChatGPT renders the view on its default sandbox origin`);
   return warnings;
+}
+
+/** Whether `domain` has Claude's form; whether it is the one for the server's URL is `claudeViewDomain`'s to say. */
+export const isClaudeDomain = (domain: unknown) => CLAUDE_DOMAIN.test(String(domain));
+
+/**
+ * Claude's sandbox origin for the views of the server at `mcpUrl` (the exact URL a user adds): the first
+ * 32 hex digits of its SHA-256, then `.claudemcpcontent.com`. `npm run server-json` prints it and the
+ * doctor compares a served view's domain with it.
+ */
+export async function claudeViewDomain(mcpUrl: string): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(mcpUrl)));
+  return `${Array.from(hash.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")}.claudemcpcontent.com`;
 }

@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { startFaultProxy } from "./fault-proxy.mjs";
-import { HOSTILE_TEXT, startHostileServer } from "./hostile-server.mjs";
+import { ELSEWHERE_DOMAIN, HOSTILE_TEXT, startHostileServer } from "./hostile-server.mjs";
 import { SDK1_VERSION, startSdk1Stateful, startSdk1Stateless } from "./peers/sdk1.mjs";
 import { MCP_HANDLER_VERSION, SDK2_VERSION, TMCP_VERSION, startMcpHandler, startSdk2, startTmcp } from "./peers/sdk2.mjs";
 import { QUIRKS } from "../../../scripts/doctor/quirks.mjs";
@@ -460,6 +460,59 @@ export async function runDoctor() {
         /"notes:write"/.test(f.why) && /asks the user to sign in again/.test(f.shows),
         `the scope and the new consent are named: ${f.shows} / ${f.why}`,
       );
+    },
+  );
+
+  // Declarations a host cannot honour, named with the host and the fix: an output that cannot fit Claude
+  // Code's limit (the app check's rule), a view domain not in Claude's form; a domain derived from another
+  // URL is said (a loopback URL cannot be judged), and an output with no bound is information.
+  await hostileCase(
+    check,
+    "a declared output that cannot fit the hosts' limit and a view domain Claude refuses are faults, with the fix",
+    "misdeclared",
+    async ({ origin }) => {
+      const { code, report } = await doctor(`${origin}/mcp`);
+      const faults = faultsOf(report);
+      assertEqual(
+        idsOf(report).join(","),
+        "output-cannot-fit,view-domain-wrong",
+        `fault ids (${faults.map((f) => `${f.step}: ${f.why}`).join(" | ")})`,
+      );
+      assertEqual(code, 1, "exit status");
+      const output = faults.find((f) => f.id === "output-cannot-fit");
+      assert(
+        /^Tool "export_rows": its declared output takes at least 86012 characters as JSON, over .*Claude Code's 25,000 tokens\) of 50000/.test(
+          output.why,
+        ) &&
+          /Claude Code refuses/.test(output.shows) &&
+          /check:app/.test(output.fix),
+        `the tool, its least size, the host and the app check are named: ${output.why} / ${output.fix}`,
+      );
+      const outputs = report.steps.find((s) => s.name.startsWith("declared outputs fit"));
+      assert(/1 may return more \(search\)/.test(outputs.detail), `an output with no bound is information: ${outputs.detail}`);
+      const domain = faults.filter((f) => f.id === "view-domain-wrong");
+      assertEqual(domain.length, 1, "one view's domain is refused");
+      assert(
+        /ui:\/\/misdeclared\/chart\.html/.test(domain[0].shows) &&
+          /"https:\/\/chart\.example\.com" is not Claude's form/.test(domain[0].why),
+        `the view and its domain are named: ${domain[0].shows} / ${domain[0].why}`,
+      );
+      assert(
+        /server-json -- --url <your deployed \/mcp URL>/.test(domain[0].fix),
+        `the fix names the deployed URL's value: ${domain[0].fix}`,
+      );
+      const views = report.steps.find((s) => s.name === "MCP Apps views the tools declare");
+      assert(
+        views.detail.includes(`${ELSEWHERE_DOMAIN} is for another URL than this local one`),
+        `the other URL's domain is said: ${views.detail}`,
+      );
+      assert(
+        /csp\.connectDomains "api\.example\.com" is not an origin/.test(views.detail),
+        `the app check's CSP rule is said: ${views.detail}`,
+      );
+      // The limit a fork's users meet (Codex's is lower, a fork's budget higher) replaces Claude Code's.
+      const roomy = await doctor(`${origin}/mcp`, ["--max-result-chars", "100000"]);
+      assertEqual(idsOf(roomy.report).join(","), "view-domain-wrong", "with --max-result-chars 100000 the output fits");
     },
   );
 

@@ -25,8 +25,15 @@ async function readJson(req) {
   }
 }
 
-/** A 2025-11-25 server without sessions: initialize, tools/list with one tool, tools/call as `call` answers. */
-function statelessMcp(call) {
+const NOTE_TOOL = { name: "write_note", title: "Write a note", inputSchema: { type: "object" } };
+
+/**
+ * A 2025-11-25 server without sessions: initialize, tools/list with `tools` (one by default), resources/read
+ * from `views` (uri → its `_meta`, read as an MCP Apps view), tools/call as `call` answers.
+ * @param {(req: any, res: any, msg: any) => unknown} call
+ * @param {{ tools?: Record<string, unknown>[], views?: Record<string, unknown> }} [options]
+ */
+function statelessMcp(call, { tools = [NOTE_TOOL], views = {} } = {}) {
   return async (req, res) => {
     if (req.method !== "POST") return json(res, 405, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed" } });
     const msg = await readJson(req);
@@ -39,20 +46,83 @@ function statelessMcp(call) {
       return json(res, 200, {
         jsonrpc: "2.0",
         id: msg.id,
-        result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1.0.0" } },
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {}, ...(Object.keys(views).length ? { resources: {} } : {}) },
+          serverInfo: { name: "hostile", version: "1.0.0" },
+        },
       });
     if (msg.method === "tools/list")
       return json(res, 200, {
         jsonrpc: "2.0",
         id: msg.id,
-        result: { tools: [{ name: "write_note", title: "Write a note", inputSchema: { type: "object" } }] },
+        result: { tools },
+      });
+    const view = msg.method === "resources/read" ? views[msg.params?.uri] : undefined;
+    if (view)
+      return json(res, 200, {
+        jsonrpc: "2.0",
+        id: msg.id,
+        result: {
+          contents: [{ uri: msg.params.uri, mimeType: "text/html;profile=mcp-app", text: "<!doctype html><p>view</p>", _meta: view }],
+        },
       });
     if (msg.method === "tools/call") return call(req, res, msg);
     return json(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
   };
 }
 
+/** A tool whose declared output needs 2,000 rows of at least 32 characters: about 80,000 characters at its least. */
+const EXPORT_TOOL = {
+  name: "export_rows",
+  title: "Export every row",
+  inputSchema: { type: "object" },
+  outputSchema: {
+    type: "object",
+    required: ["rows"],
+    properties: {
+      rows: {
+        type: "array",
+        minItems: 2000,
+        items: { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 32 } } },
+      },
+    },
+  },
+};
+/** A tool whose output has no bound (information, not a fault), and one bounded well within the hosts' limit. */
+const OPEN_TOOL = {
+  name: "search",
+  inputSchema: { type: "object" },
+  outputSchema: { type: "object", properties: { hits: { type: "array" } } },
+};
+const SMALL_TOOL = {
+  name: "ping",
+  inputSchema: { type: "object" },
+  outputSchema: { type: "object", additionalProperties: false, properties: { ok: { type: "boolean" } } },
+};
+const viewTool = (name, uri) => ({ name, inputSchema: { type: "object" }, _meta: { ui: { resourceUri: uri }, "ui/resourceUri": uri } });
+/** Claude's domain for https://elsewhere.example/mcp (a view made for another server's URL). */
+export const ELSEWHERE_DOMAIN = "e9c3973fd8f0554d05a78511abc1ee8f.claudemcpcontent.com";
+
 const MODES = {
+  /**
+   * Declarations a host cannot honour: a tool whose output cannot fit the hosts' limit, a view whose
+   * domain is not Claude's form (and whose CSP names a host, not an origin), and one whose domain Claude
+   * derives from another URL.
+   */
+  misdeclared: statelessMcp(() => undefined, {
+    tools: [
+      EXPORT_TOOL,
+      OPEN_TOOL,
+      SMALL_TOOL,
+      viewTool("chart", "ui://misdeclared/chart.html"),
+      viewTool("map", "ui://misdeclared/map.html"),
+    ],
+    views: {
+      "ui://misdeclared/chart.html": { ui: { domain: "https://chart.example.com", csp: { connectDomains: ["api.example.com"] } } },
+      "ui://misdeclared/map.html": { ui: { domain: ELSEWHERE_DOMAIN } },
+    },
+  }),
   /** Every request is refused with a JSON-RPC error whose message is control sequences. */
   escapes: (req, res) => json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32600, message: HOSTILE_TEXT } }),
   /** Every request gets a 200 JSON answer of 256 MiB, made as it is sent; the largest part sent is recorded. */

@@ -12,6 +12,7 @@ import { createOAuthWorker } from "../../../src/engine/oauth/worker";
 import { serverCard } from "../../../src/engine/mcp/discovery";
 import { createMcpWorker, discovery } from "../../../src/mcp";
 import discoveryApp, { DISCOVERY_INFO, namedApp, pageOnlyApp } from "../app/discovery-app";
+import { inOneLimiterWindow } from "../helpers/limiter-window";
 import { buildModernRequest } from "../helpers/mcp";
 import { legacyHeaders, openLegacySession, type Send } from "../wire/index.ts";
 
@@ -165,6 +166,65 @@ describe("the AI Catalog", () => {
       specVersion: "1.0",
       entries: [{ identifier: "urn:air:localhost:mcp:engine-test-app", type: "application/mcp-server-card+json", url: CARD }],
     });
+  });
+});
+
+describe("the rate limit of the card and the catalog", () => {
+  // The engine test app's tight limiter: 3 requests a minute for one key.
+  const tight = baseEnv.TEST_TIGHT_RATE_LIMIT;
+  /** Addresses no other test spends: the limiter's counts live as long as the test run. */
+  const block = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+  let last = 0;
+  const address = () => `${block}.${++last}`;
+  const from = (ip: string, url = CARD, e = baseEnv, worker = withDiscovery) =>
+    fetchWith(worker, url, { headers: { "CF-Connecting-IP": ip } }, e);
+  const mcpFrom = (ip: string, e: Record<string, unknown>) => {
+    const { message, headers } = buildModernRequest("server/discover", {}, { id: 1 });
+    return fetchWith(
+      withDiscovery,
+      `${ORIGIN}/mcp`,
+      {
+        method: "POST",
+        headers: { ...headers, "CF-Connecting-IP": ip },
+        body: JSON.stringify(message),
+      },
+      e,
+    );
+  };
+
+  it("answers the request past MCP_DISCOVERY_RATE_LIMIT with 429 and Retry-After, per client address", async () => {
+    await inOneLimiterWindow();
+    const e = { ...baseEnv, MCP_DISCOVERY_RATE_LIMIT: tight };
+    const [ip, other] = [address(), address()];
+    // The card and the catalog spend one budget.
+    expect((await from(ip, CARD, e)).status).toBe(200);
+    expect((await from(ip, `${ORIGIN}/.well-known/ai-catalog.json`, e)).status).toBe(200);
+    expect((await from(ip, CARD, e)).status).toBe(200);
+    const refused = await from(ip, CARD, e);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("Retry-After")).toBe("60");
+    // Browser clients read the card across origins: they see the refusal and its Retry-After too.
+    expect(refused.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(((await refused.json()) as any).error.message).toMatch(/MCP_DISCOVERY_RATE_LIMIT/);
+    expect((await from(ip, `${ORIGIN}/.well-known/ai-catalog.json`, e)).status).toBe(429);
+    // Another address has its own budget; a preflight is not counted.
+    expect((await from(other, CARD, e)).status).toBe(200);
+    expect((await fetchWith(withDiscovery, CARD, { method: "OPTIONS", headers: { "CF-Connecting-IP": ip } }, e)).status).toBe(204);
+  });
+
+  it("counts apart from MCP traffic when it shares MCP_RATE_LIMIT, and is off with rateLimit: false", async () => {
+    await inOneLimiterWindow();
+    const e = { ...baseEnv, MCP_RATE_LIMIT: tight };
+    const ip = address();
+    for (let i = 0; i < 3; i++) expect((await from(ip, CARD, e)).status).toBe(200);
+    const refused = await from(ip, CARD, e);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as any).error.message).toMatch(/MCP_RATE_LIMIT/);
+    // The same address's MCP requests have their own budget, untouched by its card requests.
+    for (let i = 0; i < 3; i++) expect((await mcpFrom(ip, e)).status).toBe(200);
+    // An app that turns the limit off serves the card past it.
+    const unlimited = createMcpWorker({ ...discoveryApp, discovery: discovery({ rateLimit: false }) });
+    for (let i = 0; i < 4; i++) expect((await from(ip, CARD, e, unlimited)).status).toBe(200);
   });
 });
 

@@ -8,8 +8,7 @@ import { describe, expect, it } from "vitest";
 import { checkAppWarnings } from "../../../src/engine/mcp/check-app";
 import { defineApp, defineTool } from "../../../src/engine/mcp/app";
 import { defineView, type ViewOptions } from "../../../src/engine/mcp/ext/apps";
-// @ts-expect-error: a plain .mjs script without type declarations
-import { claudeViewDomain } from "../../../scripts/server-json.mjs";
+import { claudeViewDomain, viewMetaWarnings } from "../../../src/engine/mcp/view-hosts";
 
 const CLAUDE = "c3d80a4ed901ee05b21755a88273b4a4.claudemcpcontent.com";
 const appWith = (view: Partial<ViewOptions>) =>
@@ -54,8 +53,20 @@ describe("views in every host", () => {
     expect(warnings[4]).toMatch(/chatgptDomain "views\.example\.com" is not an https origin: ChatGPT/);
   });
 
-  it("Claude's domain is the SHA-256 of the server's URL, as its docs compute it", () => {
-    expect(claudeViewDomain("https://example.com/mcp")).toBe(CLAUDE);
+  it("a served view's _meta is judged by the same rules (what the doctor reads from a deployed server)", () => {
+    const served = {
+      ui: { csp: { connectDomains: ["api.example.com"] }, domain: "views.example.com" },
+      "openai/widgetDomain": "https://v.example.com",
+    };
+    const warnings = viewMetaWarnings(served, "view ui://v/show.html");
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^view ui:\/\/v\/show\.html: csp\.connectDomains "api\.example\.com" is not an origin/);
+    expect(warnings[1]).toMatch(/domain "views\.example\.com" is not Claude's form/);
+    expect(viewMetaWarnings({ ui: { csp: { connectDomains: ["https://api.example.com"] } } }, "view")).toEqual([]);
+  });
+
+  it("Claude's domain is the SHA-256 of the server's URL, as its docs compute it", async () => {
+    expect(await claudeViewDomain("https://example.com/mcp")).toBe(CLAUDE);
   });
 
   it("chatgptDomain gives the view ChatGPT's own keys, the CSP under its names", () => {
