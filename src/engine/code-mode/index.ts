@@ -17,7 +17,8 @@ import { allTools, mayCall } from "../mcp/surfaces/catalog";
 import { toolSearch, type ToolSearchOptions } from "../mcp/surfaces/tool-search";
 import type { CallToolResult } from "../mcp/types";
 import { declarationOf } from "./declarations";
-import { prepare } from "./instrument";
+import { render } from "./instrument";
+import { instrumented } from "./prepared-cache";
 import { CallBudgetSpent, ToolPort, runSandboxed, type RunOutcome, type SandboxLimits } from "./sandbox";
 
 const EXECUTE = "execute";
@@ -146,11 +147,11 @@ function executeTool(reg: Registry, limits: SandboxLimits, maxCodeChars: number)
     async handler({ code }: { code: string }, ctx: HandlerContext<any>) {
       const loader = ctx.env?.LOADER as WorkerLoader | undefined;
       if (!loader) return toolError(`${EXECUTE} needs the LOADER binding (docs/code-mode.md); use ${CALL_TOOL}`);
+      const parsed = instrumented(code);
+      if (!parsed.ok) return toolError(parsed.message);
       // Names the code cannot know beforehand, so it cannot shadow or reset the step budget (instrument.ts).
       const id = crypto.randomUUID().replaceAll("-", "");
       const fnNames = { fn: `__code_${id}`, step: `__step_${id}` };
-      const prepared = prepare(code, fnNames.fn, fnNames.step);
-      if (!prepared.ok) return toolError(prepared.message);
       const names = (await allTools(reg, ctx)).map((t) => t.name).filter((name) => mayCall(reg, ctx, name));
       // Any tool of the app the code names goes to the inner call, whose scope check may refuse it (403 step-up).
       const known = (name: string) =>
@@ -159,7 +160,7 @@ function executeTool(reg: Registry, limits: SandboxLimits, maxCodeChars: number)
         !reg.ext?.hidden?.(ctx, name);
       const port = new ToolPort(ctx.callTool!, known, limits.maxCalls);
       try {
-        return answer(await runSandboxed(loader, prepared.fn, fnNames, port, names, limits));
+        return answer(await runSandboxed(loader, render(parsed, fnNames.fn, fnNames.step), fnNames, port, names, limits));
       } catch (stop) {
         if (stop instanceof CallBudgetSpent) return toolError(stop.message);
         // A refusal (insufficient scope, a middleware's McpError, an input round): the outer call's, as thrown.

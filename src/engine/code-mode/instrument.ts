@@ -18,7 +18,14 @@ declare const require: (id: "acorn") => { parse: typeof Parse };
  */
 const parse: typeof Parse = (input, options) => require("acorn").parse(input, options);
 
-/** What a parse gives: the model's function, or what is wrong with the code. */
+/**
+ * What a parse gives: the model's code with every place a step goes (to render under a run's own
+ * names, `render`), or what is wrong with the code. It names nothing of a run, so one parse serves
+ * every run of the same code (prepared-cache.ts).
+ */
+export type Instrumented = { ok: true; source: string; inserts: readonly Insert[] } | { ok: false; message: string };
+
+/** What `prepare` gives: the model's function under a run's names, or what is wrong with the code. */
 type Prepared = { ok: true; fn: string } | { ok: false; message: string };
 
 /** The wrapper's first line, as parsed (one function, the module's only statement); the model's line 1 is line 2. */
@@ -29,7 +36,8 @@ const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFu
 
 interface Insert {
   at: number;
-  text: string;
+  /** Plain text, or the text before and after a call of the run's step function. */
+  text: string | readonly [string, string];
   /** Opening text (before what it guards) or closing text (after it). */
   open: boolean;
   depth: number;
@@ -40,6 +48,12 @@ interface Insert {
  * body and function body first calling `stepName()` (sandbox-modules.ts defines both beside it).
  */
 export function prepare(code: string, fnName: string, stepName: string): Prepared {
+  const parsed = instrument(code);
+  return parsed.ok ? { ok: true, fn: render(parsed, fnName, stepName) } : parsed;
+}
+
+/** Parses the code as a function body and notes where each step goes (the costly half of `prepare`). */
+export function instrument(code: string): Instrumented {
   const source = `${HEAD}${code}\n}\n`;
   let program: Node & { body: (Node & { declaration?: Node })[] };
   try {
@@ -53,54 +67,55 @@ export function prepare(code: string, fnName: string, stepName: string): Prepare
     return { ok: false, message: "SyntaxError: the code must be the body of one function (a `}` closes it early)" };
   const inserts: Insert[] = [];
   try {
-    collect(fn, 0, `${stepName}();`, inserts);
+    collect(fn, 0, inserts);
   } catch {
     // The walk recurses as deep as the code nests; a stack overflow means code nested past reason.
     return { ok: false, message: "SyntaxError: the code nests too deeply" };
   }
-  // The instrumented text from the body's `{` on, under the function's own name.
-  return { ok: true, fn: `async function ${fnName}(tools) ${applyInserts(source, inserts).slice(HEAD.length - 2)}` };
+  // At one position: closings first (inner first), then openings (outer first).
+  inserts.sort((a, b) => a.at - b.at || Number(a.open) - Number(b.open) || (a.open ? a.depth - b.depth : b.depth - a.depth));
+  return { ok: true, source, inserts };
+}
+
+/** The instrumented function under a run's names: from the body's `{` on, named `fnName`, stepping `stepName`. */
+export function render(parsed: Extract<Instrumented, { ok: true }>, fnName: string, stepName: string): string {
+  const { source, inserts } = parsed;
+  const call = `${stepName}()`;
+  let out = `async function ${fnName}(tools) `;
+  let from = HEAD.length - 2;
+  for (const insert of inserts) {
+    out += source.slice(from, insert.at) + (typeof insert.text === "string" ? insert.text : insert.text[0] + call + insert.text[1]);
+    from = insert.at;
+  }
+  return out + source.slice(from);
 }
 
 /** Walks the tree, noting where each loop body and function body gets its step. */
-function collect(node: Node, depth: number, step: string, out: Insert[]): void {
+function collect(node: Node, depth: number, out: Insert[]): void {
   const n = node as Node & { body?: Node | Node[]; expression?: boolean };
-  if ((LOOPS.has(n.type) || FUNCTIONS.has(n.type)) && n.body && !Array.isArray(n.body))
-    guard(n.body, FUNCTIONS.has(n.type), depth, step, out);
+  if ((LOOPS.has(n.type) || FUNCTIONS.has(n.type)) && n.body && !Array.isArray(n.body)) guard(n.body, FUNCTIONS.has(n.type), depth, out);
   for (const key of Object.keys(n)) {
     const value = (n as unknown as Record<string, unknown>)[key];
     if (Array.isArray(value)) {
-      for (const item of value) if (isNode(item)) collect(item, depth + 1, step, out);
-    } else if (isNode(value)) collect(value, depth + 1, step, out);
+      for (const item of value) if (isNode(item)) collect(item, depth + 1, out);
+    } else if (isNode(value)) collect(value, depth + 1, out);
   }
 }
 
-function guard(body: Node, ofFunction: boolean, depth: number, step: string, out: Insert[]): void {
-  if (body.type === "BlockStatement") out.push({ at: body.start + 1, text: step, open: true, depth });
+function guard(body: Node, ofFunction: boolean, depth: number, out: Insert[]): void {
+  if (body.type === "BlockStatement") out.push({ at: body.start + 1, text: ["", ";"], open: true, depth });
   else if (ofFunction) {
     // An arrow function's expression body: `x => x` → `x => (step(), (x))`.
-    out.push({ at: body.start, text: `(${step.slice(0, -1)}, (`, open: true, depth });
+    out.push({ at: body.start, text: ["(", ", ("], open: true, depth });
     out.push({ at: body.end, text: "))", open: false, depth });
   } else {
     // A loop whose body is one statement: `while (x) y;` → `while (x) {step(); y;}`.
-    out.push({ at: body.start, text: `{${step}`, open: true, depth });
+    out.push({ at: body.start, text: ["{", ";"], open: true, depth });
     out.push({ at: body.end, text: "}", open: false, depth });
   }
 }
 
 const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && typeof (v as Node).type === "string";
-
-/** The source with every insert in place: at one position, closings first (inner first), then openings (outer first). */
-function applyInserts(source: string, inserts: Insert[]): string {
-  inserts.sort((a, b) => a.at - b.at || Number(a.open) - Number(b.open) || (a.open ? a.depth - b.depth : b.depth - a.depth));
-  let out = "";
-  let from = 0;
-  for (const insert of inserts) {
-    out += source.slice(from, insert.at) + insert.text;
-    from = insert.at;
-  }
-  return out + source.slice(from);
-}
 
 /** Acorn's message, with the position in the model's code (its line 1 is the parsed source's line 2). */
 function syntaxMessage(err: unknown): string {

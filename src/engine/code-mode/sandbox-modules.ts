@@ -8,15 +8,21 @@
 
 /**
  * The module for `fn` (the model's function, named `names.fn`, calling `names.step`) and `steps`:
- * runs the code with `tools` (the host's port behind a frozen object whose only keys are
+ * runs the code with `tools` (the host's port behind a frozen object whose only keys are `tools`,
  * the tools this caller may call; another name goes to the host, which answers whether it exists),
- * captures the console, and answers the result as capped JSON.
+ * captures the console, and answers the result as JSON, cut at `caps`. The tool names and caps are
+ * written into the module rather than passed with the call: the call's arguments cost the run a
+ * serialization each, the module's text nothing more.
  */
 export const sandboxModule = (
   fn: string,
   names: { fn: string; step: string },
   steps: number,
+  tools: readonly string[],
+  caps: { resultBytes: number; logBytes: number },
 ) => `import { WorkerEntrypoint } from "cloudflare:workers";
+const TOOLS = ${JSON.stringify(tools)};
+const CAPS = ${JSON.stringify(caps)};
 let ${names.step}_left = ${steps};
 function ${names.step}() {
   if (--${names.step}_left < 0) throw new RangeError("the code ran past its budget of ${steps} steps (loop iterations and function calls)");
@@ -51,7 +57,8 @@ function toolsFor(port, names) {
 }
 
 export default class extends WorkerEntrypoint {
-  async run(port, names, caps) {
+  async run(port) {
+    const caps = CAPS;
     const logs = [];
     let logBytes = 0;
     let logsCut = 0;
@@ -64,7 +71,7 @@ export default class extends WorkerEntrypoint {
       };
     }
     try {
-      const value = await ${names.fn}(toolsFor(port, names));
+      const value = await ${names.fn}(toolsFor(port, TOOLS));
       if (spent()) throw new RangeError("the code ran past its step budget");
       let json = value === undefined ? undefined : JSON.stringify(value);
       return { json: json !== undefined && json.length > caps.resultBytes ? json.slice(0, caps.resultBytes) : json, length: json?.length ?? 0, logs, logsCut };

@@ -126,7 +126,7 @@ export async function runSandboxed(
     // would get cost every run's isolate about 3 ms of start-up CPU on workerd (bench/code-mode.mjs).
     compatibilityDate: "2025-06-01",
     mainModule: "main.js",
-    modules: { "main.js": sandboxModule(fn, fnNames, limits.steps) },
+    modules: { "main.js": sandboxModule(fn, fnNames, limits.steps, names, { resultBytes: limits.resultBytes, logBytes: limits.logBytes }) },
     globalOutbound: null,
     // No env: the sandbox gets no bindings.
     limits: { cpuMs: limits.cpuMs },
@@ -134,11 +134,11 @@ export async function runSandboxed(
   let timer: number | undefined;
   const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), limits.timeoutMs)));
   type Call = ToolPort["call"];
-  const entry = worker.getEntrypoint() as unknown as { run(call: Call, names: string[], caps: object): Promise<SandboxAnswer> };
+  const entry = worker.getEntrypoint() as unknown as { run(call: Call): Promise<SandboxAnswer> };
   try {
     const answer = await Promise.race([
       // A function crosses Workers RPC as a stub: the sandbox calls back into this one, nothing more.
-      entry.run((name, args) => port.call(name, args), names, { resultBytes: limits.resultBytes, logBytes: limits.logBytes }),
+      entry.run((name, args) => port.call(name, args)),
       timedOut,
       port.whenStopped().then(() => "stopped" as const),
     ]);
@@ -154,7 +154,9 @@ export async function runSandboxed(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     port.close();
+    // The stubs of the entrypoint and of the worker both hold the isolate: let both go at once.
     dispose(entry);
+    dispose(worker);
   }
 }
 

@@ -10,6 +10,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
+import { preparedStats } from "../../../src/engine/code-mode/prepared-cache";
 import { checkApp } from "../../../src/engine/mcp/check-app";
 import app, { codeModeApp, seenByMiddleware } from "../code-mode/app";
 import { buildModernRequest, responseIn, type RpcMessage } from "../helpers/mcp";
@@ -254,6 +255,43 @@ return { env: Object.keys(env), keys: Object.keys(tools), proto: typeof tools.__
       isError: true,
       content: [{ text: expect.stringMatching(/^SyntaxError: Unexpected token \(line 2, column \d+\)$/) }],
     });
+  });
+});
+
+describe("codeMode's kept parses (the same code run again)", () => {
+  /** Code no other test runs, so its first run parses it. */
+  const fresh = (code: string) => `// ${crypto.randomUUID()}\n${code}`;
+
+  it("a second run of the same code is not parsed again, yet runs under names of its own and within its step budget", async () => {
+    const named = fresh("try { null.x } catch (e) { return String(e.stack) }");
+    const parsed = preparedStats.parsed;
+    const stacks = [(await execute(named)).result.structuredContent.result, (await execute(named)).result.structuredContent.result];
+    expect(preparedStats.parsed).toBe(parsed + 1);
+    const names = stacks.map((stack: string) => /__code_[0-9a-f]+/.exec(stack)?.[0]);
+    expect(names[0]).toBeDefined();
+    expect(names[1]).toBeDefined();
+    expect(names[1]).not.toBe(names[0]);
+
+    const endless = fresh("for (;;) { try { while (true) {} } catch {} }");
+    const reused = preparedStats.reused;
+    for (let run = 0; run < 2; run++) {
+      const result = (await execute(endless)).result;
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toMatch(/step budget/);
+    }
+    expect(preparedStats.reused).toBe(reused + 1);
+  });
+
+  it("the same code run by another caller is checked against that caller's scopes", async () => {
+    const code = fresh("return await tools.admin_purge({})");
+    const admin = await modern("cm-admin")("tools/call", { name: "execute", arguments: { code } });
+    expect(admin.body.result.structuredContent.result).toBe("purged");
+    const reused = preparedStats.reused;
+    const user = await modern(USER)("tools/call", { name: "execute", arguments: { code } });
+    expect(preparedStats.reused).toBe(reused + 1);
+    expect(user.body.result).toBeUndefined();
+    expect(user.status).toBe(403);
+    expect(user.res.headers.get("WWW-Authenticate")).toContain('scope="admin"');
   });
 });
 

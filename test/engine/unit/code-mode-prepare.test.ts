@@ -1,11 +1,13 @@
 /**
  * Code Mode's preparation of the model's code (src/engine/code-mode/instrument.ts) and the
- * declarations it shows the model (declarations.ts): pure rules, checked in Node. What the sandbox
+ * declarations it shows the model (declarations.ts), and the bounded store of recent parses
+ * (prepared-cache.ts): pure rules, checked in Node. What the sandbox
  * does with the result is tested through /mcp (test/engine/integration/code-mode.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { typeOf, declarationOf } from "../../../src/engine/code-mode/declarations";
-import { prepare } from "../../../src/engine/code-mode/instrument";
+import { prepare, render } from "../../../src/engine/code-mode/instrument";
+import { MAX_CHARS, MAX_ENTRIES, instrumented, keptNow, preparedStats } from "../../../src/engine/code-mode/prepared-cache";
 
 /** The function's body lines (between its first and last line). */
 const bodyOf = (fn: string) => fn.split("\n").slice(1, -2).join("\n");
@@ -72,5 +74,46 @@ describe("declarations", () => {
       },
     };
     expect(typeOf(deep)).toBe("{ a?: { b?: { c?: { d?: { e?: unknown } } } } }");
+  });
+});
+
+describe("the kept parses (prepared-cache.ts)", () => {
+  it("answers the same code from what it kept, and a render names each run apart", () => {
+    const code = `return 1 // ${Math.random()}`;
+    const before = { ...preparedStats };
+    const first = instrumented(code);
+    const second = instrumented(code);
+    expect(second).toBe(first);
+    expect(preparedStats).toEqual({ parsed: before.parsed + 1, reused: before.reused + 1 });
+    if (!first.ok) throw new Error(first.message);
+    expect(render(first, "F1", "S1")).toBe("async function F1(tools) {S1();\nreturn 1 // " + code.slice(12) + "\n}\n");
+    expect(render(first, "F2", "S2")).toContain("async function F2(tools) {S2();");
+  });
+
+  it("keeps at most MAX_ENTRIES codes and MAX_CHARS characters, the least recently used going first", () => {
+    const tag = Math.random();
+    const kept = `return "kept" // ${tag}`;
+    instrumented(kept);
+    for (let i = 0; i < MAX_ENTRIES + 20; i++) {
+      instrumented(kept); // used again each time: never the least recently used
+      instrumented(`return ${i} // ${tag}`);
+    }
+    expect(keptNow().entries).toBe(MAX_ENTRIES);
+    const reused = preparedStats.reused;
+    instrumented(kept);
+    expect(preparedStats.reused).toBe(reused + 1);
+    instrumented(`return 0 // ${tag}`); // the first of the loop's codes went long ago
+    expect(preparedStats.reused).toBe(reused + 1);
+    // Large codes: the characters bound holds however few entries there are.
+    const big = "x".repeat(MAX_CHARS / 20);
+    for (let i = 0; i < 40; i++) instrumented(`return "${big}${i}"`);
+    expect(keptNow().chars).toBeLessThanOrEqual(MAX_CHARS);
+    expect(keptNow().entries).toBeLessThan(20);
+    // A code too large for a fair share is parsed and not kept.
+    const huge = `return "${"y".repeat(MAX_CHARS / 8)}"`;
+    const parsed = preparedStats.parsed;
+    instrumented(huge);
+    instrumented(huge);
+    expect(preparedStats.parsed).toBe(parsed + 2);
   });
 });
