@@ -108,6 +108,8 @@ export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-
 /** What a session answers; the edge turns it into HTTP. */
 export type SessionAnswer =
   | { kind: "reply"; message: object }
+  /** A call's JSON-RPC response, serialised once by the session: the Worker sends the text as it is. */
+  | { kind: "json"; text: string }
   | { kind: "accepted" }
   | { kind: "stream"; stream: string; after: number; hub?: HubSeat }
   | { kind: "refused"; refusal: Refusal; id: string | number | null; error: JsonRpcErrorObject };
