@@ -78,7 +78,7 @@ async function askSession(
   const quirks = protocolVersion === sent ? deps.quirks : noted(deps.quirks, "version-repeated");
   const answered = await ask(stub, {
     principal: deps.caller.principal,
-    caller: deps.caller,
+    ...(deps.caller.authenticated ? { caller: deps.caller } : { clientKey: deps.caller.rateLimitKey }),
     protocolVersion,
     seal,
     strictHeaders: strict,

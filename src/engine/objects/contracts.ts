@@ -129,8 +129,14 @@ export interface SessionStart {
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
 export interface SessionRequester {
   principal: string;
-  /** Who sends this request, as the edge authenticated it: its handlers' ctx.caller (the session is bound to `principal`). */
-  caller: Caller;
+  /**
+   * Who sends this request, as the edge authenticated it: its handlers' ctx.caller (the session is
+   * bound to `principal`). Absent for a caller nobody authenticated, who is its `clientKey` alone:
+   * the object rebuilds that caller rather than have it cloned across on every request.
+   */
+  caller?: Caller;
+  /** An anonymous caller's key (its address, as the rate limits key it), when `caller` is absent. */
+  clientKey?: string;
   /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */
