@@ -197,7 +197,7 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
       // An app with `discovery()` answers its public documents (and a browser's page) first; nothing else changes.
       const found = app.discovery && (await app.discovery.serve(request, env, { info: app.info, path: mcpPath, auth: options }));
       if (found) return found;
-      const { pathname } = new URL(request.url);
+      const pathname = pathOf(request.url);
       if (matches(pathname, mcpPath)) return await serveMcp(edge, request, env, ctx);
       if (request.method === "GET" && metadataPaths.some((p) => matches(pathname, p))) return handleMetadata(request, env);
       return undefined;
@@ -215,5 +215,24 @@ function createEdge(app: AppDefinition<any>, options: WorkerOptions, path: strin
 /** A configured path as requests are matched against it: repeated slashes, and a trailing one, dropped. */
 const normalPath = (p: string) => p.replace(/\/+(\/|$)/g, "$1");
 
+/**
+ * The path of a request's URL. The runtime hands the Worker the URL already parsed and serialised, so
+ * its path is the text between the authority and any query or fragment: read off the string, without
+ * parsing the URL again on every request (a URL object per request was a few µs of each one's CPU).
+ */
+function pathOf(url: string): string {
+  const from = url.indexOf("//") + 2;
+  const start = url.indexOf("/", from);
+  let end = url.length;
+  const query = url.indexOf("?", from);
+  if (query !== -1) end = query;
+  const fragment = url.indexOf("#", from);
+  if (fragment !== -1 && fragment < end) end = fragment;
+  // Not the shape the runtime serialises (no authority, or a query before any path): parse it.
+  if (from === 1 || start === -1 || start > end) return new URL(url).pathname;
+  return url.slice(start, end);
+}
+
 /** Whether a request's path is `route`, give or take trailing slashes ("/mcp/" is "/mcp"; "/mcp/x" is not). */
-const matches = (pathname: string, route: string) => pathname.startsWith(route) && /^\/*$/.test(pathname.slice(route.length));
+const matches = (pathname: string, route: string) =>
+  pathname === route || (pathname.startsWith(route) && /^\/*$/.test(pathname.slice(route.length)));

@@ -14,7 +14,7 @@ import { oneVersion } from "./quirks";
 import { noted } from "../mcp/quirks";
 import type { Admitted } from "./admitted";
 import { openSessionId, sealSessionId } from "./session-id";
-import { accepted, json, methodNotAllowed, refuse, rpcError } from "./responses";
+import { accepted, json, jsonText, methodNotAllowed, refuse, rpcError } from "./responses";
 import { SESSION_REFUSAL_STATUS } from "./status";
 // Imported last, so the bundle places the stream pipe (and sse.ts) after session-id.ts and seal.ts:
 // gzip then finds more of its repeats within its 32 KiB window (about 80 B, by scripts/bundle-map.mjs).
@@ -78,7 +78,7 @@ async function askSession(
   const quirks = protocolVersion === sent ? deps.quirks : noted(deps.quirks, "version-repeated");
   const answered = await ask(stub, {
     principal: deps.caller.principal,
-    caller: deps.caller,
+    ...(deps.caller.authenticated ? { caller: deps.caller } : { clientKey: deps.caller.rateLimitKey }),
     protocolVersion,
     seal,
     strictHeaders: strict,
@@ -94,6 +94,8 @@ async function answer(result: SessionAnswer, stub: Stub, deps: Admitted, id: Req
       return pipeSessionStream(stub, result.stream, result.after, result.hub && { stub: hubStub(env, result.hub.shard), seat: result.hub });
     case "accepted":
       return accepted();
+    case "json":
+      return jsonText(result.text);
     case "reply": {
       // A handler's InsufficientScope: the step-up challenge, as the edge answers a declared scope's.
       const { id: replyId, error } = result.message as { id: RequestId; error?: { code: number } };

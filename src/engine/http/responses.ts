@@ -2,11 +2,14 @@
 import { ErrorCode, type JsonRpcErrorObject } from "../mcp/errors";
 import { errorResponse, type RequestId } from "../mcp/jsonrpc";
 
-export const json = (body: unknown, status = 200, headers?: HeadersInit): Response =>
-  new Response(JSON.stringify(body), {
+/** A JSON answer whose text is already made (a 2025 session's call, serialised in its object). */
+export const jsonText = (text: string, status = 200, headers?: HeadersInit): Response =>
+  new Response(text, {
     status,
     headers: { "Content-Type": "application/json", ...headers },
   });
+
+export const json = (body: unknown, status = 200, headers?: HeadersInit): Response => jsonText(JSON.stringify(body), status, headers);
 
 export const rpcError = (id: RequestId | null, error: JsonRpcErrorObject, status: number, headers?: HeadersInit) =>
   json(errorResponse(id, error), status, headers);

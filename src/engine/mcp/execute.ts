@@ -162,6 +162,7 @@ function outcomeOf(outcome: Outcome): Pick<RequestRecord, "outcome" | "errorCode
 function handlerContext(o: ExecuteOptions): HandlerContext {
   let lastProgress = -Infinity;
   let user: UserStore | undefined;
+  let input: Input | undefined;
   // Without the logging capability nothing is logged to the client, whatever level it asked for.
   const threshold = o.reg.capabilities.logging && o.logLevel ? LOG_LEVELS.indexOf(o.logLevel) : Infinity;
   return {
@@ -180,7 +181,10 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
       if (LOG_LEVELS.indexOf(level) < threshold) return;
       o.emit(notification("notifications/message", logger ? { level, logger, data } : { level, data }));
     },
-    input: new Input(o.answers, o.state, o.clientCapabilities),
+    // Made when a handler first reads it: most calls never ask the client for anything.
+    get input() {
+      return (input ??= new Input(o.answers, o.state, o.clientCapabilities));
+    },
     notify: o.notify,
     closeStream: o.closeStream ?? (() => {}),
     completeElicitation: o.completeElicitation ?? (() => {}),

@@ -143,16 +143,27 @@ export function readTrace(meta: unknown, header?: string | null): TraceContext {
   return trace;
 }
 
-const hashes = new Map<string, string>();
+/**
+ * Hashes made in this isolate, by salt, then by the value. Keyed by the value itself rather than by
+ * salt and value joined: a 2025 session's sealed id is over a kilobyte, and the same string comes
+ * with every request of the session, so its hash is computed once rather than a joined copy hashed
+ * on each request. Bounded: a map that fills starts again.
+ */
+const hashes = new Map<string, Map<string, string>>();
 /** A short salted SHA-256 of an identifier, cached per isolate (bounded): enough to group by, not to name. */
 export async function pseudonym(value: string, salt = ""): Promise<string> {
-  const key = `${salt}\u0000${value}`;
-  let h = hashes.get(key);
+  let bySalt = hashes.get(salt);
+  if (!bySalt) {
+    // Salts are the server's secrets, one or two; more means settings changed under a live isolate.
+    if (hashes.size >= 4) hashes.clear();
+    hashes.set(salt, (bySalt = new Map()));
+  }
+  let h = bySalt.get(value);
   if (h === undefined) {
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${salt}\u0000${value}`)));
     h = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
-    if (hashes.size >= 1000) hashes.clear();
-    hashes.set(key, h);
+    if (bySalt.size >= 1000) bySalt.clear();
+    bySalt.set(value, h);
   }
   return h;
 }

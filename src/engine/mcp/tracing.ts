@@ -31,7 +31,11 @@ export function inSpan<T>(tracer: Tracer | undefined, name: string, work: (span?
   return tracer?.getActiveSpan()?.isTraced ? tracer.enterSpan(name, work) : work();
 }
 
-/** The attributes of the OTel MCP conventions an operation's span starts with. */
+/**
+ * The attributes of the OTel MCP conventions an operation's span starts with. Only those with a value:
+ * the platform (and, locally, the trace collector) handles each key it is given, so a span pays for
+ * the attributes it has, not for the ones that are empty on most calls.
+ */
 export function operationAttributes(
   method: string,
   attribute: string | undefined,
@@ -40,16 +44,13 @@ export function operationAttributes(
   traceparent: string | undefined,
   requestId?: string | number,
 ): Attributes {
-  const attributes: Attributes = {
-    "mcp.method.name": method,
-    "mcp.protocol.version": protocolVersion,
-    "jsonrpc.request.id": bounded(requestId?.toString()),
-    // The caller's span cannot become this one's parent (the platform starts the trace), so it is
-    // kept beside it; its trace id is the request's log line's traceId.
-    "mcp.caller.traceparent": traceparent,
-  };
+  const attributes: Attributes = { "mcp.method.name": method, "mcp.protocol.version": protocolVersion };
+  if (requestId !== undefined) attributes["jsonrpc.request.id"] = bounded(requestId.toString());
+  // The caller's span cannot become this one's parent (the platform starts the trace), so it is
+  // kept beside it; its trace id is the request's log line's traceId.
+  if (traceparent !== undefined) attributes["mcp.caller.traceparent"] = traceparent;
   // The tool, prompt, resource or task the operation names (operations.ts says which attribute).
-  if (attribute) attributes[attribute] = name;
+  if (attribute && name !== undefined) attributes[attribute] = name;
   return attributes;
 }
 
@@ -67,12 +68,11 @@ export function endAttributes(
   cutShort?: number,
 ): void {
   const failed = outcome.outcome === "error" ? String(outcome.errorCode) : outcome.outcome === "tool_error" ? outcome.outcome : undefined;
-  span.setAttributes({
-    ...start,
-    "mcp.session.id": outcome.session,
-    "error.type": failed,
-    "mcp.task.id": typeof taskId === "string" ? bounded(taskId) : undefined,
-    "mcp.task.cut_short": cutShort,
-  });
+  // Added to `start` (made for this span alone) rather than spread into another object.
+  if (outcome.session !== undefined) start["mcp.session.id"] = outcome.session;
+  if (failed !== undefined) start["error.type"] = failed;
+  if (typeof taskId === "string") start["mcp.task.id"] = bounded(taskId);
+  if (cutShort !== undefined) start["mcp.task.cut_short"] = cutShort;
+  span.setAttributes(start);
   if (failed) span.setStatus({ code: "error", message: failed });
 }

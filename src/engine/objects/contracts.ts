@@ -108,6 +108,8 @@ export type Refusal = "unknown-session" | "invalid" | "too-many-streams" | "too-
 /** What a session answers; the edge turns it into HTTP. */
 export type SessionAnswer =
   | { kind: "reply"; message: object }
+  /** A call's JSON-RPC response, serialised once by the session: the Worker sends the text as it is. */
+  | { kind: "json"; text: string }
   | { kind: "accepted" }
   | { kind: "stream"; stream: string; after: number; hub?: HubSeat }
   | { kind: "refused"; refusal: Refusal; id: string | number | null; error: JsonRpcErrorObject };
@@ -127,8 +129,14 @@ export interface SessionStart {
 /** Who sends session traffic: the principal, and the MCP-Protocol-Version header when there was one. */
 export interface SessionRequester {
   principal: string;
-  /** Who sends this request, as the edge authenticated it: its handlers' ctx.caller (the session is bound to `principal`). */
-  caller: Caller;
+  /**
+   * Who sends this request, as the edge authenticated it: its handlers' ctx.caller (the session is
+   * bound to `principal`). Absent for a caller nobody authenticated, who is its `clientKey` alone:
+   * the object rebuilds that caller rather than have it cloned across on every request.
+   */
+  caller?: Caller;
+  /** An anonymous caller's key (its address, as the rate limits key it), when `caller` is absent. */
+  clientKey?: string;
   /** Absent means the negotiated revision; present, it must be the negotiated one (or, unless STRICT_HEADERS=on, a newer one). */
   protocolVersion?: string;
   /** The hosted-client quirks the Worker served in this request (http/quirks.ts), for its log line. */

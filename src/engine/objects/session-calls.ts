@@ -99,13 +99,12 @@ export async function runCall(
   const { session } = host;
   const params = request.params ?? {};
   const outcome = await execute(request.method, params, {
-    ...sessionOptions(host, request, call.caller, call.trace, call.quirks),
+    ...sessionOptions(host, request, call.caller, call.trace, call.quirks, call.abort.signal),
     logLevel: LEGACY.logLevel(session.logLevel),
     // The edge refused (400) a request whose token breaks the rule, so reading it again cannot throw.
     progressToken: checkProgressToken(params._meta),
     answers,
     state,
-    signal: call.abort.signal,
     emit: call.emit,
     closeStream: (retryMs = 1000) => call.closeStream(retryMs),
     // A session-level message: on the GET stream when the client holds one, else on this call's stream.
@@ -161,8 +160,19 @@ function askClient(host: CallHost, call: Call, signal: InputRequired, answers: R
   }
 }
 
-/** What every request a session runs through the one path is run with: its session, its caller, its report. */
-export const sessionOptions = (host: CallHost, req: JsonRpcRequest, caller: Caller, trace: TraceContext, quirks?: Quirks) => ({
+/**
+ * What every request a session runs through the one path is run with: its session, its caller, its
+ * report. `signal`: a call's own (what cancels it); a request the session serves itself gets one
+ * nothing aborts, made only then.
+ */
+export const sessionOptions = (
+  host: CallHost,
+  req: JsonRpcRequest,
+  caller: Caller,
+  trace: TraceContext,
+  quirks?: Quirks,
+  signal: AbortSignal = new AbortController().signal,
+) => ({
   revision: LEGACY,
   reg: host.reg,
   protocolVersion: host.session.protocolVersion,
@@ -170,7 +180,7 @@ export const sessionOptions = (host: CallHost, req: JsonRpcRequest, caller: Call
   clientInfo: host.session.clientInfo,
   answers: {},
   state: undefined,
-  signal: new AbortController().signal,
+  signal,
   emit: () => {},
   notify: createNotifier(host.bindings),
   env: host.bindings,

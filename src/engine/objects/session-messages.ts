@@ -5,7 +5,7 @@
  * requests, which complete a call waiting for input.
  */
 import type { Quirks } from "../mcp/quirks";
-import { type Caller } from "../mcp/auth";
+import { refusedScopes, type Caller } from "../mcp/auth";
 import { ErrorCode, McpError, ResourceNotFound, invalidParams, methodNotFound } from "../mcp/errors";
 import { checkInputResponse } from "../mcp/input";
 import { resourceExists } from "../mcp/methods/resources";
@@ -122,20 +122,26 @@ export async function onRequest(
   // no JSON-RPC response, and clients accept it on any POST (the client already gave up on the id); an
   // SSE stream instead would invite a Last-Event-ID resume for an answer that never comes.
   if (first && call.abort.signal.aborted) return ACCEPTED;
-  if (first) return reply(jsonSafe(first, req.id));
+  if (first) return serialized(first, req.id);
   return { kind: "stream", stream: call.out.stream!, after: -1 };
 }
 
 /**
- * The answer crosses an RPC boundary as a structured clone, which throws on what JSON would not carry
- * (a function a handler left in a result): the client gets -32603, never a 500.
+ * A call's answer as the Worker sends it: its JSON text, made once here, so neither side serialises it
+ * again nor clones it as an object across the RPC boundary. A result JSON cannot carry (a BigInt, a
+ * cycle) gets -32603, never a 500. A step-up refusal stays an object: the Worker makes its 403
+ * challenge of the scopes it names.
  */
-function jsonSafe(response: object, id: RequestId): object {
+function serialized(response: object, id: RequestId): SessionAnswer {
+  if (refusedScopes((response as { error?: { code: number; data?: unknown } }).error)) return { kind: "reply", message: response };
   try {
-    return JSON.parse(JSON.stringify(response)) as object;
+    return { kind: "json", text: JSON.stringify(response) };
   } catch (err) {
     console.error("A handler's result is not JSON:", err);
-    return errorResponse(id, { code: ErrorCode.InternalError, message: "The server's handler returned a result that is not JSON" });
+    return {
+      kind: "reply",
+      message: errorResponse(id, { code: ErrorCode.InternalError, message: "The server's handler returned a result that is not JSON" }),
+    };
   }
 }
 

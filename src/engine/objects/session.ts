@@ -13,6 +13,7 @@
  * handler, the count of its client's live sessions.
  */
 import { noted } from "../mcp/quirks";
+import { restoredCaller } from "../mcp/auth";
 import { DurableObject } from "./durable-object";
 import { readConfig, type Config } from "../config";
 import type { Env } from "../env";
@@ -248,11 +249,12 @@ abstract class SessionObject extends DurableObject<Env> implements SessionHost, 
     if (refused) return refused;
     const { message } = args;
     if (message.kind === "notification") return onNotification(this, message.message.method, message.message.params ?? {});
-    if (message.kind === "response") return onResponse(this, message.message, args.caller);
+    const caller = args.caller ?? restoredCaller(args.principal, undefined, args.clientKey ?? "");
+    if (message.kind === "response") return onResponse(this, message.message, caller);
     // A newer revision's header, served at the negotiated one, is counted with the Worker's quirks.
     const newer = args.protocolVersion !== undefined && args.protocolVersion !== this.session!.protocolVersion;
     const quirks = newer ? noted(args.quirks, "version-newer") : args.quirks;
-    return onRequest(this, message.message, args.caller, args.traceparent, quirks);
+    return onRequest(this, message.message, caller, args.traceparent, quirks);
   }
 
   openGet(args: SessionRequester & { lastEventId?: string }): Promise<SessionAnswer> {

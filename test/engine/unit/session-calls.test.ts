@@ -31,7 +31,11 @@ describe("a call that needs the client's input", () => {
   it("is answered with JSON when it needs nothing, and stores nothing", async () => {
     const h = sessionHarness();
     const answer = await onRequest(h.host, call(1, "echo", { text: "hi" }), ANONYMOUS);
-    expect(answer).toEqual({ kind: "reply", message: { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } } });
+    // Serialised once, in the session: the Worker sends the text as it is.
+    expect(answer).toEqual({
+      kind: "json",
+      text: JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } }),
+    });
     expect(h.store.ready).toBe(false);
     expect(h.alarm()).toBeNull();
   });
@@ -108,9 +112,10 @@ describe("a call that needs the client's input", () => {
     await startAsking(h);
     // Refused before it asks anything, so before it needs a stream: the answer is plain JSON.
     const second = await onRequest(h.host, call(2, "ask_name"), ANONYMOUS);
-    expect(second).toMatchObject({
-      kind: "reply",
-      message: { id: 2, error: { code: -32603, message: expect.stringContaining("MAX_PENDING_PER_SESSION") } },
+    expect(second.kind).toBe("json");
+    expect(JSON.parse((second as { text: string }).text)).toMatchObject({
+      id: 2,
+      error: { code: -32603, message: expect.stringContaining("MAX_PENDING_PER_SESSION") },
     });
     expect(h.store.pendingCount()).toBe(1);
   });
