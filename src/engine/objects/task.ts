@@ -49,6 +49,11 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
+  /**
+   * That run's latest progress, as the task's status message: kept here, not stored, as a row written
+   * for each report would cost more than the task (a run cut short reports again from its restart).
+   */
+  private progress?: Pick<TaskView, "statusMessage" | "lastUpdatedAt">;
   /** Settles when that run has stored and announced its outcome and set the next alarm. */
   private runEnd?: Promise<void>;
   /** Callers waiting for the task to finish (the immediate-result shortcut). */
@@ -226,6 +231,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
    * writes nothing to start: should this instance die, the lease's end tells (see alarm()).
    */
   private startRun(record: TaskRecord): Promise<void> {
+    this.progress = undefined;
     const abort = new AbortController();
     this.running = abort;
     // No other run starts before this one's end is cleared (an alarm waits for it instead).
@@ -247,7 +253,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       this.running = undefined;
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
-    const latest = this.store.getTask();
+    const latest = this.withProgress(this.store.getTask());
+    this.progress = undefined;
     // Gone, or past its ttl while it ran (the expiry cut it off): nothing to announce. An expiry
     // not yet handled is the alarm set before the run, already due.
     if (!latest || Date.now() >= this.expiryOf(latest)) return;
@@ -278,11 +285,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       config: this.config,
       journal: { get: (name: string) => this.store.getStep(name), put: (name: string, value: unknown) => this.store.putStep(name, value) },
       onProgress: (message: string) => {
-        const latest = this.store.getTask();
-        if (!latest || latest.view.status !== "working") return;
-        latest.view.statusMessage = statusText(message);
-        latest.view.lastUpdatedAt = Date.now();
-        this.store.putTask(latest);
+        this.progress = { statusMessage: statusText(message), lastUpdatedAt: Date.now() };
       },
       toSession: (message: { method: string; params?: Record<string, unknown> }) => {
         const sessionId = record.start.owner.sessionId;
@@ -347,13 +350,19 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     });
   }
 
+  /** The stored record with the running handler's latest progress, while the task works. */
+  private withProgress(record: TaskRecord | undefined): TaskRecord | undefined {
+    if (record?.view.status === "working" && this.progress) Object.assign(record.view, this.progress);
+    return record;
+  }
+
   private expiryOf(record: TaskRecord): number {
     return record.view.createdAt + record.view.ttlMs;
   }
 
   /** The task, when it exists, has not expired, and belongs to `owner`. */
   private async owned(owner: TaskOwner): Promise<TaskRecord | undefined> {
-    const record = this.store.getTask();
+    const record = this.withProgress(this.store.getTask());
     if (!record || !sameTaskOwner(record.start.owner, owner)) return undefined;
     if (Date.now() >= this.expiryOf(record)) {
       await this.expire(record);
