@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { expectRpcError, modernPost, modernResult } from "../helpers/mcp";
 
 const from = (address: string) => ({
-  capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  capabilities: { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
   headers: { "CF-Connecting-IP": address },
 });
 const taskObject = (taskId: string) => env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
@@ -110,5 +110,47 @@ describe("the rows a task writes", () => {
       finish: 2,
       expire: 1,
     });
+  });
+
+  it("2026-07-28: a run writes nothing to start or to report progress; tasks/get shows the progress while the task works", async () => {
+    const address = "192.0.2.54";
+    // Each step pauses 1.5 s: the second (write) is under way, after its progress, when tasks/get asks.
+    const created = await modernResult(
+      "tools/call",
+      { name: "prepare_report", arguments: { topic: "rows", pauseMs: 1500 } },
+      from(address),
+    );
+    await vi.waitFor(
+      async () => {
+        const t = await modernResult("tasks/get", { taskId: created.taskId }, from(address));
+        expect(t.status, JSON.stringify(t)).toBe("input_required");
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    await countRows();
+    // Counted from the answer on: the run starts at once, and reports twice before its second step.
+    counting = true;
+    await modernResult(
+      "tasks/update",
+      { taskId: created.taskId, inputResponses: { length: { action: "accept", content: { words: 4 } } } },
+      from(address),
+    );
+    await vi.waitFor(
+      async () => {
+        const task = await modernResult("tasks/get", { taskId: created.taskId }, from(address));
+        expect(task).toMatchObject({ status: "working", statusMessage: "writing" });
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    // The task's record is written once, by the answers (which make the run due); its start and its
+    // reports ("outlined", "writing") write nothing.
+    const { by } = take();
+    const record = Object.entries(by).filter(([statement]) => /INTO task\b/.test(statement));
+    expect(record, JSON.stringify(by)).toEqual([[expect.stringMatching(/^INSERT OR REPLACE INTO task /), 1]]);
+    counting = false;
+    await vi.waitFor(
+      async () => expect((await modernResult("tasks/get", { taskId: created.taskId }, from(address))).status).toBe("completed"),
+      { timeout: 10_000, interval: 50 },
+    );
   });
 });
