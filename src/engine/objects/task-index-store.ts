@@ -33,8 +33,6 @@ export type OverLimit = keyof TaskLimits;
 
 export class TaskIndexStore {
   private ready = false;
-  /** Whether the table is an earlier version's, with an AUTOINCREMENT sequence. */
-  private sequenced?: boolean;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -49,7 +47,8 @@ export class TaskIndexStore {
    * page) keeps its place when tasks before it expire, and one past the highest position is known bad.
    * Only a page with tasks after it gives a cursor, so a cursor goes bad only once those are all gone.
    * The owner's rows are few (MAX_TASKS_RETAINED), so a page is read in order without an index on seq.
-   * (An index of an earlier version keeps its table: seq INTEGER PRIMARY KEY AUTOINCREMENT, id UNIQUE.)
+   * (An index of an earlier version keeps its table, seq INTEGER PRIMARY KEY AUTOINCREMENT, id UNIQUE,
+   * and takes positions the same way from here on.)
    */
   private schema(): void {
     if (this.exists) return;
@@ -125,11 +124,6 @@ export class TaskIndexStore {
 
   private highestPosition(): number {
     if (!this.exists) return 0;
-    const held = this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM listed").one().seq ?? 0;
-    // An index of an earlier version gave positions from its AUTOINCREMENT sequence (the only one here).
-    this.sequenced ??= this.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").toArray().length > 0;
-    if (!this.sequenced) return held;
-    const given = this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'listed'").toArray()[0]?.seq ?? 0;
-    return Math.max(held, given);
+    return this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM listed").one().seq ?? 0;
   }
 }

@@ -54,19 +54,22 @@ class TaskClosed extends McpError {
 const ANSWER = "answer:";
 
 /**
- * Arguments or an outcome up to this many bytes of JSON stay in the record's row; larger, each is a
- * row of its own. The record without them holds the start (a request's envelope, the caller's kept
- * claims), so with one of these the row stays well inside the 2 MB a row may hold.
+ * Arguments or an outcome whose JSON is up to this many characters (192 KiB of UTF-8 at most) stay in
+ * the record's row; larger, each is a row of its own. The record without them holds the start (a
+ * request's envelope, the caller's kept claims), so with one of these the row stays well inside the
+ * 2 MB a row may hold.
  */
-const INLINE_BYTES = 262_144; // 256 KiB, as a literal, like every size here
+const INLINE_CHARS = 65_536;
 
-/** The record's table, the only one a plain task makes; WITHOUT ROWID, so a write is one row, not two. */
-const RECORD_TABLE = "CREATE TABLE IF NOT EXISTS task (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID";
-/** The tables made when first needed, by name. */
+/**
+ * The columns of each table, by name: the record's, the only one a plain task makes, and those made
+ * when first needed. WITHOUT ROWID, a write is one row, not two (the row and its key's index).
+ */
 const TABLES = {
-  parts: "CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-  steps: "CREATE TABLE IF NOT EXISTS steps (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-  waiters: "CREATE TABLE IF NOT EXISTS waiters (session TEXT PRIMARY KEY) WITHOUT ROWID",
+  task: "id TEXT PRIMARY KEY, record TEXT NOT NULL",
+  parts: "name TEXT PRIMARY KEY, value TEXT NOT NULL",
+  steps: "name TEXT PRIMARY KEY, value TEXT NOT NULL",
+  waiters: "session TEXT PRIMARY KEY",
 };
 type Table = keyof typeof TABLES;
 
@@ -102,7 +105,7 @@ export class TaskStore {
 
   private make(table: Table): void {
     if (this.tables!.has(table)) return;
-    this.sql.exec(TABLES[table]);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS ${table} (${TABLES[table]}) WITHOUT ROWID`);
     this.tables!.add(table);
   }
 
@@ -118,8 +121,8 @@ export class TaskStore {
   private writable({ creating = false } = {}): void {
     if (this.gone || (!creating && !this.exists)) throw new TaskClosed("The task is gone (its ttl ended); nothing more is stored for it");
     if (creating && !this.exists) {
-      this.sql.exec(RECORD_TABLE);
-      this.tables = new Set(["task"]);
+      this.tables = new Set();
+      this.make("task");
     }
   }
 
@@ -136,8 +139,8 @@ export class TaskStore {
     record.start.params ??= {};
     record.answers ??= {};
     if (!this.has("parts")) {
-      // An earlier version kept the answers in the row: they move to rows of their own, where the next write keeps them.
-      if (Object.keys(record.answers).length > 0) this.upgrade(record);
+      // An earlier version kept the answers and arguments in the row: they move where the next write keeps them.
+      if (Object.keys(record.answers).length > 0 || !inline(record.start.params)) this.upgrade(record);
       return record;
     }
     for (const part of this.sql.exec<{ name: string; value: string }>("SELECT name, value FROM parts")) {
@@ -150,14 +153,15 @@ export class TaskStore {
     return record;
   }
 
-  private upgrade(record: TaskRecord): void {
-    for (const [key, answer] of Object.entries(record.answers)) this.putPart(ANSWER + key, answer);
-    this.writeRecord(record);
-  }
-
   /** The task's first write, before its id is returned: the record, the arguments and the answers so far. */
   createTask(record: TaskRecord): void {
     this.writable({ creating: true });
+    this.upgrade(record);
+  }
+
+  /** The record, with its arguments (unless small: then they are in its row) and its answers in rows of their own. */
+  private upgrade(record: TaskRecord): void {
+    if (!inline(record.start.params)) this.putPart("params", record.start.params);
     for (const [key, answer] of Object.entries(record.answers)) this.putPart(ANSWER + key, answer);
     this.writeRecord(record);
   }
@@ -175,7 +179,8 @@ export class TaskStore {
 
   /**
    * One row for the record, with the arguments while the task can still run and the outcome once it
-   * has ended, each when small; a large one is its own row, written once (neither ever changes).
+   * has ended, each when small; a large one is its own row, written once (neither ever changes: the
+   * arguments' row is written with the task, the outcome's only if missing).
    */
   private writeRecord(record: TaskRecord): void {
     const { result, error, ...view } = record.view;
@@ -189,23 +194,18 @@ export class TaskStore {
       if (this.has("steps")) this.sql.exec("DELETE FROM steps");
       const outcome = result ? { result } : error ? { error } : undefined;
       if (outcome && inline(outcome)) Object.assign(view, outcome);
-      else if (outcome && !this.hasPart("outcome")) this.putPart("outcome", outcome);
+      else if (outcome) this.putPart("outcome", outcome, "IGNORE");
     } else {
       if (inline(params)) start.params = params;
-      else if (!this.hasPart("params")) this.putPart("params", params);
       if (state !== undefined) this.putPart("state", state);
       else if (this.has("parts")) this.sql.exec("DELETE FROM parts WHERE name = 'state'");
     }
     this.sql.exec("INSERT OR REPLACE INTO task (id, record) VALUES (?, ?)", view.taskId, JSON.stringify(stored));
   }
 
-  private hasPart(name: string): boolean {
-    return this.has("parts") && this.sql.exec("SELECT 1 FROM parts WHERE name = ?", name).toArray().length > 0;
-  }
-
-  private putPart(name: string, value: unknown): void {
+  private putPart(name: string, value: unknown, existing: "REPLACE" | "IGNORE" = "REPLACE"): void {
     this.make("parts");
-    this.sql.exec("INSERT OR REPLACE INTO parts (name, value) VALUES (?, ?)", name, JSON.stringify(value));
+    this.sql.exec(`INSERT OR ${existing} INTO parts (name, value) VALUES (?, ?)`, name, JSON.stringify(value));
   }
 
   /** UTF-8 bytes the task's rows hold: what it costs its owner (MAX_TASK_BYTES_RETAINED). */
@@ -256,9 +256,7 @@ export class TaskStore {
   }
 }
 
-/** Whether a value is small enough to be kept in the record's row (its JSON's UTF-8 bytes, counted only when in doubt). */
+/** Whether a value is small enough to be kept in the record's row. */
 function inline(value: unknown): boolean {
-  const json = JSON.stringify(value);
-  if (json.length > INLINE_BYTES) return false;
-  return json.length * 3 <= INLINE_BYTES || new TextEncoder().encode(json).length <= INLINE_BYTES;
+  return JSON.stringify(value).length <= INLINE_CHARS;
 }
