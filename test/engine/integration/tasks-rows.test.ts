@@ -4,10 +4,13 @@
  * schema rows a new table writes) and which were most of a task's price. A
  * plain 2026-07-28 task, created, run and finished, then expired at its ttl,
  * is counted across every object it touches (its own and its owner's index)
- * from the cursors of the statements it runs, as Cloudflare counts them.
+ * from the cursors of the statements it runs, as Cloudflare counts them. The
+ * owner's index keeps its rows in a table of fewer indexes than before; an
+ * index of the previous version goes on with the table it has.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { taskIndexStub } from "../../../src/engine/objects/addresses";
 import { expectRpcError, modernPost, modernResult } from "../helpers/mcp";
 
 const from = (address: string) => ({
@@ -152,5 +155,38 @@ describe("the rows a task writes", () => {
       async () => expect((await modernResult("tasks/get", { taskId: created.taskId }, from(address))).status).toBe("completed"),
       { timeout: 10_000, interval: 50 },
     );
+  });
+
+  it("an owner's index of the previous version (AUTOINCREMENT positions, a UNIQUE id) takes new tasks after its own, and pages them in order", async () => {
+    const key = "modern:index-of-the-previous-version";
+    const now = Date.now();
+    const view = (taskId: string) => ({
+      taskId,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: 3_600_000,
+      pollIntervalMs: 1000,
+    });
+    await runInDurableObject(env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`owner:${key}`)), (_i, state) => {
+      state.storage.sql.exec(`CREATE TABLE listed (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, task TEXT NOT NULL,
+        terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL, bytes INTEGER NOT NULL)`);
+      for (const id of ["old-1", "old-2"])
+        state.storage.sql.exec(
+          "INSERT INTO listed (id, task, terminal, expires_at, bytes) VALUES (?, ?, 0, ?, 10)",
+          id,
+          JSON.stringify(view(id)),
+          now + 3_600_000,
+        );
+    });
+    const index = taskIndexStub(env, key);
+    const limits = { inFlight: 16, retained: 100, retainedBytes: 1_000_000 };
+    for (const id of ["new-1", "new-2"]) expect(await index.admit(id, view(id) as never, 10, limits)).toBeUndefined();
+    const first = await index.list(undefined, 3);
+    expect(first?.tasks.map((t) => t.taskId)).toEqual(["old-1", "old-2", "new-1"]);
+    const rest = await index.list(first!.nextCursor, 3);
+    expect(rest).toEqual({ tasks: [expect.objectContaining({ taskId: "new-2" })] });
+    // In flight: all four, so the cap counts them.
+    expect(await index.admit("new-3", view("new-3") as never, 10, { ...limits, inFlight: 4 })).toBe("inFlight");
   });
 });
