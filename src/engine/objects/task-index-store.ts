@@ -4,7 +4,10 @@
  * with the task's metadata for tasks/list (never its result, arguments or
  * input requests), whether it has finished, and how many bytes its own object
  * stores. The rows are what MAX_TASKS_IN_FLIGHT, MAX_TASKS_RETAINED and
- * MAX_TASK_BYTES_RETAINED count.
+ * MAX_TASK_BYTES_RETAINED count. A task writes its row three times in its life
+ * (admitted, finished, gone), one row written each: the table is keyed by the
+ * task id WITHOUT ROWID and has no other index, as each index and the
+ * AUTOINCREMENT sequence would be one more row on every write.
  */
 import type { TaskView } from "../mcp/tasks";
 
@@ -40,13 +43,17 @@ export class TaskIndexStore {
   }
 
   /**
-   * AUTOINCREMENT: positions are never reused, so a cursor (the position of the last task of a page)
-   * keeps its place when tasks before it expire, and one past the highest position given is known bad.
+   * A task's position (seq) is one past the highest held: a cursor (the position of the last task of a
+   * page) keeps its place when tasks before it expire, and one past the highest position is known bad.
+   * Only a page with tasks after it gives a cursor, so a cursor goes bad only once those are all gone.
+   * The owner's rows are few (MAX_TASKS_RETAINED), so a page is read in order without an index on seq.
+   * (An index of an earlier version keeps its table, seq INTEGER PRIMARY KEY AUTOINCREMENT, id UNIQUE,
+   * and takes positions the same way from here on.)
    */
   private schema(): void {
     if (this.exists) return;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS listed (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, task TEXT NOT NULL,
-      terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL, bytes INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS listed (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, task TEXT NOT NULL,
+      terminal INTEGER NOT NULL, expires_at INTEGER NOT NULL, bytes INTEGER NOT NULL) WITHOUT ROWID`);
     this.ready = true;
   }
 
@@ -68,8 +75,9 @@ export class TaskIndexStore {
     if (held.kept >= limits.retained) return "retained";
     if (held.bytes + bytes > limits.retainedBytes) return "retainedBytes";
     this.sql.exec(
-      "INSERT OR REPLACE INTO listed (id, task, terminal, expires_at, bytes) VALUES (?, ?, 0, ?, ?)",
+      "INSERT OR REPLACE INTO listed (id, seq, task, terminal, expires_at, bytes) VALUES (?, ?, ?, 0, ?, ?)",
       task.taskId,
+      this.highestPosition() + 1,
       JSON.stringify(task),
       task.createdAt + task.ttlMs,
       bytes,
@@ -116,6 +124,6 @@ export class TaskIndexStore {
 
   private highestPosition(): number {
     if (!this.exists) return 0;
-    return this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'listed'").toArray()[0]?.seq ?? 0;
+    return this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM listed").one().seq ?? 0;
   }
 }

@@ -49,6 +49,11 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   private readonly config: Config;
   /** The run going on in this instance, if any. */
   private running?: AbortController;
+  /**
+   * That run's latest progress, as the task's status message: kept here, not stored, as a row written
+   * for each report would cost more than the task (a run cut short reports again from its restart).
+   */
+  private progress?: Pick<TaskView, "statusMessage" | "lastUpdatedAt">;
   /** Settles when that run has stored and announced its outcome and set the next alarm. */
   private runEnd?: Promise<void>;
   /** Callers waiting for the task to finish (the immediate-result shortcut). */
@@ -78,8 +83,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     const bytes = utf8Length(JSON.stringify(start.params)) + utf8Length(JSON.stringify(start.answers));
     const over = await taskIndexStub(this.env, start.indexKey).admit(start.taskId, view, bytes, start.limits);
     if (over) return { kind: "refused", error: { code: ErrorCode.InternalError, message: refusal(over, start.limits) } };
-    // Stored before the id is returned: a tasks/get right after the create finds it.
-    this.store.createTask({ start, view, answers: { ...start.answers } });
+    // Stored before the id is returned: a tasks/get right after the create finds it. The first run is due now.
+    this.store.createTask({ start, view, answers: { ...start.answers }, runFrom: now });
     // The run starts from the alarm set here, due at once: an invocation of its own, so the run has
     // its span (docs/tracing.md), which work left going after this call answers would not (the
     // platform ends the call's trace with it). Measured under wrangler dev, the alarm starts the run
@@ -149,7 +154,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       view.status = "working";
       delete view.inputRequests;
       delete view.statusMessage;
-      await this.ctx.storage.setAlarm(Date.now());
+      record.runFrom = Date.now();
+      await this.ctx.storage.setAlarm(record.runFrom);
     }
     // Some answers of several: the task still waits, and a 2025 session has nothing new to hear.
     await this.save(record, { statusChanged: allAnswered });
@@ -192,10 +198,16 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       await this.ctx.storage.setAlarm(this.expiryOf(record));
       return;
     }
-    // A run marked as going on that this instance is not running died with its isolate.
-    if (record.inRun) record.cutShort = (record.cutShort ?? 0) + 1;
+    // A run due a lease or more ago that this instance is not running died with its isolate: this
+    // alarm is its lease's end. (An earlier version marked a run going on instead.) Only then is
+    // anything written here: the restart is due from now, and counted.
+    const now = Date.now();
+    if (record.inRun || now >= (record.runFrom ?? record.view.lastUpdatedAt) + this.config.taskLeaseMs) {
+      record.cutShort = (record.cutShort ?? 0) + 1;
+      record.runFrom = now;
+      if (record.cutShort < MAX_CUT_SHORT) this.store.putTask(record);
+    }
     if ((record.cutShort ?? 0) >= MAX_CUT_SHORT) {
-      record.inRun = false;
       this.fail(record.view, {
         code: ErrorCode.InternalError,
         message: `The task's run was cut short ${MAX_CUT_SHORT} times (its isolate died each time); it is not started again`,
@@ -215,12 +227,11 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   /**
-   * Marks the run as going on (in storage, for the next instance should this one die, and here, so
-   * that no second run starts beside it) and runs the handler to its end.
+   * Runs the handler to its end, marked as going on here so that no second run starts beside it. It
+   * writes nothing to start: should this instance die, the lease's end tells (see alarm()).
    */
   private startRun(record: TaskRecord): Promise<void> {
-    record.inRun = true;
-    this.store.putTask(record);
+    this.progress = undefined;
     const abort = new AbortController();
     this.running = abort;
     // No other run starts before this one's end is cleared (an alarm waits for it instead).
@@ -242,15 +253,16 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       this.running = undefined;
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
-    const latest = this.store.getTask();
+    const latest = this.withProgress(this.store.getTask());
+    this.progress = undefined;
     // Gone, or past its ttl while it ran (the expiry cut it off): nothing to announce. An expiry
     // not yet handled is the alarm set before the run, already due.
     if (!latest || Date.now() >= this.expiryOf(latest)) return;
-    latest.inRun = false;
+    // Otherwise it ended meanwhile (a cancel), and was stored then.
     if (latest.view.status === "working") {
       this.applyOutcome(latest, outcome);
       await this.save(latest);
-    } else this.store.putTask(latest);
+    }
     await this.rearm();
     for (const finished of this.finishers) finished();
   }
@@ -273,11 +285,7 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       config: this.config,
       journal: { get: (name: string) => this.store.getStep(name), put: (name: string, value: unknown) => this.store.putStep(name, value) },
       onProgress: (message: string) => {
-        const latest = this.store.getTask();
-        if (!latest || latest.view.status !== "working") return;
-        latest.view.statusMessage = statusText(message);
-        latest.view.lastUpdatedAt = Date.now();
-        this.store.putTask(latest);
+        this.progress = { statusMessage: statusText(message), lastUpdatedAt: Date.now() };
       },
       toSession: (message: { method: string; params?: Record<string, unknown> }) => {
         const sessionId = record.start.owner.sessionId;
@@ -342,13 +350,19 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
     });
   }
 
+  /** The stored record with the running handler's latest progress, while the task works. */
+  private withProgress(record: TaskRecord | undefined): TaskRecord | undefined {
+    if (record?.view.status === "working" && this.progress) Object.assign(record.view, this.progress);
+    return record;
+  }
+
   private expiryOf(record: TaskRecord): number {
     return record.view.createdAt + record.view.ttlMs;
   }
 
   /** The task, when it exists, has not expired, and belongs to `owner`. */
   private async owned(owner: TaskOwner): Promise<TaskRecord | undefined> {
-    const record = this.store.getTask();
+    const record = this.withProgress(this.store.getTask());
     if (!record || !sameTaskOwner(record.start.owner, owner)) return undefined;
     if (Date.now() >= this.expiryOf(record)) {
       await this.expire(record);

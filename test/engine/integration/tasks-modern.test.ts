@@ -209,17 +209,18 @@ describe("what a task survives", () => {
 
   /**
    * Leaves the task's storage as an isolate that died mid-run leaves it: status working, a run marked
-   * as going on, and the lease alarm due. (evictDurableObject lets a running alarm finish first, so a
-   * death mid-run is set up in storage rather than by evicting.)
+   * due an hour ago (a lease and more: its lease has ended), and the lease alarm due. With `dueAgoMs` 0
+   * the run is due now instead, as a create or the answers leave it. (evictDurableObject lets a
+   * running alarm finish first, so a death mid-run is set up in storage rather than by evicting.)
    */
-  async function dieMidRun(taskId: string, cutShortBefore = 0) {
+  async function dieMidRun(taskId: string, cutShortBefore = 0, dueAgoMs = 3_600_000) {
     const stub = taskObject(taskId);
     await evictDurableObject(stub);
     await runInDurableObject(stub, async (_instance, state) => {
       const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
       record.view.status = "working";
       delete record.view.inputRequests;
-      record.inRun = true;
+      record.runFrom = Date.now() - dueAgoMs;
       record.cutShort = cutShortBefore;
       state.storage.sql.exec("UPDATE task SET record = ?", JSON.stringify(record));
       await state.storage.setAlarm(Date.now() + 60_000);
@@ -275,6 +276,9 @@ describe("what a task survives", () => {
   it("2026-07-28: a task whose runs keep dying (MAX_CUT_SHORT = 5 in a row) fails instead of running forever", async () => {
     const { taskId } = await startReport("203.0.113.14");
     await until(taskId, "input_required", "203.0.113.14");
+    // A run due now that the alarm starts is no death, even after four: it runs to the question again.
+    await runDurableObjectAlarm(await dieMidRun(taskId, 4, 0));
+    expect((await until(taskId, "input_required", "203.0.113.14")).status).toBe("input_required");
     const stub = await dieMidRun(taskId, 4);
     await runDurableObjectAlarm(stub);
     const task = await getTask(taskId, "203.0.113.14");
