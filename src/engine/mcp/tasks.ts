@@ -69,8 +69,7 @@ export function taskOptionsOf({ name, task }: { name: string; task?: unknown }):
 /** The task runtime the app's tools bring, if any; throws for a tool whose task it could not run. */
 export function taskRuntimeOf(tools: readonly { name: string; task?: unknown }[] = []): object | undefined {
   let runtime: object | undefined;
-  // A tool without `task` is the common case: skipped here, start-up never compiles taskOptionsOf.
-  for (const tool of tools) if (tool.task !== undefined && taskOptionsOf(tool)) runtime ??= (tool.task as DurableTask).runtime;
+  for (const tool of tools) if (taskOptionsOf(tool)) runtime ??= (tool.task as DurableTask).runtime;
   return runtime;
 }
 
