@@ -3,10 +3,11 @@
 // loads the same bundle into many isolates of one workerd (one Worker each, imported by its first
 // request through a harness module, as the profiler does), reads the process's CPU time around
 // those first requests, and divides: CPU ms per start-up, less the same for an empty module.
-// Linux only (/proc); with the kernel's 10 ms ticks the error is 10 ms / isolates.
+// Linux only (/proc): its threads' run times, to the nanosecond (procstat.mjs threadsCpuMs), where the
+// process's 10 ms clock ticks made the error 10 ms / isolates.
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { pidsCpuMs, workerdChildren } from "./procstat.mjs";
+import { threadsCpuMs, workerdChildren } from "./procstat.mjs";
 import { loadMiniflare } from "./startup.mjs";
 
 async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags = [], isolates }) {
@@ -23,7 +24,7 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
   try {
     await mf.ready;
     const pids = workerdChildren().filter((p) => !before.has(p));
-    const cpu = () => pidsCpuMs(pids);
+    const cpu = () => threadsCpuMs(pids);
     const stubs = await Promise.all(workers.map((w) => mf.getWorker(w.name)));
     const spent = [0, 0];
     for (const [i, stub] of stubs.entries()) {

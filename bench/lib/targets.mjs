@@ -30,7 +30,7 @@ export const BUDGETS = {
   // The targets below compare with servers measured in the same rounds, as ratios.
   /** Start-up (`wrangler check startup` Active), at most this share of the official SDK's. */
   startupShare: 1 / 5,
-  /** Start-up (`wrangler check startup` Active), at most this multiple of the bare Worker's (same rounds). */
+  /** Start-up of the one-tool app (CPU of an isolate's first request), at most this multiple of the bare Worker's (same rounds). */
   startupFloor: 1.25,
   /** Start-up, the Worker's own JavaScript in the 50 µs profile, at most this share of the official SDK's. */
   startupJsShare: 1 / 5,
@@ -83,22 +83,24 @@ export function checkTargets(data) {
       : notRun(bundleShare),
   );
   // Start-up.
-  const startShare = `start-up ≤ ${share(BUDGETS.startupShare)} of the official SDK's (check startup Active)`;
+  const startShare = `start-up of the engine test app ≤ ${share(BUDGETS.startupShare)} of the official SDK's (check startup Active)`;
   // CPU time of an isolate's first request, import included (bench/lib/startup-cpu.mjs): the sampled
   // figures (`check startup` at about 1 ms, even the 50 µs profile) read a bare Worker's start-up,
   // far under their resolution, as 0.0 ms, and no ratio can be taken; CPU time always has a figure.
-  const startFloor = `start-up ≤ ${BUDGETS.startupFloor}× the bare Worker's (CPU of an isolate's first request, import included; interleaved rounds)`;
-  const startJs = `start-up JS ≤ ${share(BUDGETS.startupJsShare)} of the official SDK's (50 µs profile, median)`;
+  // The row measures the one-tool app (bench/same-tool: what any app pays for the engine, the app the
+  // one-tool bundle budget holds); the engine test app carries every feature and its fixtures, beside it.
+  const startFloor = `start-up of the one-tool app (bench/same-tool) ≤ ${BUDGETS.startupFloor}× the bare Worker's (CPU of an isolate's first request, import included; interleaved rounds)`;
+  const startJs = `start-up JS of the engine test app ≤ ${share(BUDGETS.startupJsShare)} of the official SDK's (50 µs profile, median)`;
   if (e && official) {
     out.push(
       {
         met: e.checkActive <= BUDGETS.startupShare * official.checkActive,
         text: `${startShare}: ${x(e.checkActive, official.checkActive)} (50 µs JS profile: ${x(e.profJs, official.profJs)})`,
       },
-      stat.floor?.startCpu > 0 && e.startCpu !== undefined
+      stat.floor?.startCpu > 0 && sameTool?.startCpu !== undefined && e.startCpu !== undefined
         ? {
-            met: e.startCpu <= BUDGETS.startupFloor * stat.floor.startCpu,
-            text: `${startFloor}: ${x(e.startCpu, stat.floor.startCpu)} (${e.startCpu.toFixed(2)} ms against ${stat.floor.startCpu.toFixed(2)} ms; \`check startup\` ${e.checkActive.toFixed(1)} ms against ${stat.floor.checkActive.toFixed(1)} ms)`,
+            met: sameTool.startCpu <= BUDGETS.startupFloor * stat.floor.startCpu,
+            text: `${startFloor}: ${x(sameTool.startCpu, stat.floor.startCpu)} (${sameTool.startCpu.toFixed(2)} ms against ${stat.floor.startCpu.toFixed(2)} ms; the engine test app ${x(e.startCpu, stat.floor.startCpu)}, ${e.startCpu.toFixed(2)} ms)`,
           }
         : notRun(startFloor, stat.floor ? "the bare Worker's start-up CPU was not measured" : "not run"),
       {

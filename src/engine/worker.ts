@@ -81,17 +81,21 @@ export interface McpWorker {
  */
 class NoTasks extends DurableObject<Env> {}
 
-/** MCP_TASK's class: `Base`, which also keeps cut results when the app has `resultBudget()` (src/engine/results.ts). */
-function keeping<T>(app: AppDefinition<any>, Base: T): T {
-  const results = app.results as { objectFor?: (base: T) => T } | undefined;
-  return results?.objectFor ? results.objectFor(Base) : Base;
-}
-
 export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions = {}): McpWorker {
   const path = options.path ?? MCP_PATH;
   // The task runtime comes with the tools that declare a task (`durableTask`); a task declared
-  // without it fails here, at start-up, with what to write instead.
-  const tasks = taskRuntimeOf(app.tools) as TaskRuntime | undefined;
+  // without it fails here, at start-up, with what to write instead. Start-up calls as few functions
+  // as it can (V8 compiles each on its first call, and that is most of an import's CPU): an app
+  // without a task tool never calls taskRuntimeOf, and the task class is picked inline.
+  let tasks: TaskRuntime | undefined;
+  for (const tool of app.tools ?? [])
+    if (tool.task !== undefined) {
+      tasks = taskRuntimeOf(app.tools) as TaskRuntime | undefined;
+      break;
+    }
+  const taskBase = tasks ? tasks.taskObjectFor(app) : NoTasks;
+  // With `resultBudget()` (docs/results.md, src/engine/results.ts) the same class keeps cut results whole too.
+  const results = app.results as { objectFor?: <T>(base: T) => T } | undefined;
   // Start-up only defines the Durable Object classes; the request handlers are built (and V8
   // compiles them) on the first request.
   let edge: McpWorker["handle"] | undefined;
@@ -99,8 +103,7 @@ export function createMcpWorker(app: AppDefinition<any>, options: WorkerOptions 
   return {
     McpHub,
     McpSession: sessionObjectFor(app, tasks?.session),
-    // With `resultBudget()` (docs/results.md) the same class keeps cut results whole too.
-    McpTask: keeping(app, tasks ? tasks.taskObjectFor(app) : NoTasks),
+    McpTask: results?.objectFor ? results.objectFor(taskBase) : taskBase,
     // The events extension brings its object class (src/engine/events/); an app without it has none.
     McpEvents: (app.extensions?.find((e) => "McpEvents" in e) as EventsExtension | undefined)?.McpEvents ?? NoTasks,
     McpUser: (app.userState?.objectClass as typeof NoTasks | undefined) ?? NoTasks,

@@ -39,7 +39,7 @@ export const chainOf =
     // The rest of the chain and the operation run once: a step that calls its next() again gets an error.
     const step = (i: number): Promise<Record<string, unknown>> => {
       let passed = 0;
-      return i < steps.length ? steps[i]!(op, () => (passed++ ? Promise.reject(TWICE) : step(i + 1))) : next();
+      return i < steps.length ? steps[i]!(op, () => (passed++ ? Promise.reject(twice()) : step(i + 1))) : next();
     };
     try {
       return await step(0);
@@ -50,7 +50,8 @@ export const chainOf =
     }
   };
 
-const TWICE = new McpError(ErrorCode.InternalError, "A middleware step called next() twice (docs/middleware.md)");
+// A function, not a constant: an Error made at start-up costs every isolate its stack trace.
+const twice = () => new McpError(ErrorCode.InternalError, "A middleware step called next() twice (docs/middleware.md)");
 
 /**
  * A step of `defineApp({ use: [...] })`, as written: kept for apps written before a plain function

@@ -12,14 +12,15 @@ import { traceIdOf, writeLog } from "../telemetry";
 import { toolNamed, type Registry } from "../registry";
 import type { CallToolResult, Content } from "../types";
 
-/** tools/list over the list a revision picks from the registry. */
-export function listToolsFrom(list: (reg: Registry) => Record<string, unknown>[]) {
-  return async (reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) => {
-    // An extension may give this client other tools (MCP Apps: text-only ones for a host without it).
-    // Mounted servers' tools follow the app's own; a surface lists its own tools only.
-    const all = reg.mounts && !reg.surface ? [...list(reg), ...(await Promise.all(reg.mounts.map((m) => m.tools(ctx)))).flat()] : list(reg);
-    return paginate("tools", reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
-  };
+/**
+ * tools/list over `list`, the registry's list a revision serves. A function each revision's table
+ * calls, rather than one it makes at start-up: start-up then runs (and V8 compiles) none of it.
+ */
+export async function listTools(list: Record<string, unknown>[], reg: Registry, params: Record<string, unknown>, ctx: HandlerContext<any>) {
+  // An extension may give this client other tools (MCP Apps: text-only ones for a host without it).
+  // Mounted servers' tools follow the app's own; a surface lists its own tools only.
+  const all = reg.mounts && !reg.surface ? [...list, ...(await Promise.all(reg.mounts.map((m) => m.tools(ctx)))).flat()] : list;
+  return paginate("tools", reg.ext?.tools?.(ctx, all) ?? all, params.cursor, reg.pageSize);
 }
 
 /**

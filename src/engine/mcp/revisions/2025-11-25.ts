@@ -7,8 +7,8 @@ import { SHARED_METHODS } from "../dispatch";
 import { ErrorCode, McpError, ResourceNotFound, methodNotFound, type JsonRpcErrorObject } from "../errors";
 import { EVENT_METHODS } from "../event-names";
 import { isObject } from "../guards";
-import { listToolsFrom } from "../methods/tools";
-import { toolNamed } from "../registry";
+import { listTools } from "../methods/tools";
+import { toolNamed, type MethodEntry } from "../registry";
 import { RELATED_TASK, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
 import { withUrlParams } from "../url-elicitation";
 import { LEGACY_VERSIONS, isKnownVersion, isLegacyVersion } from "../versions";
@@ -17,16 +17,19 @@ import type { Revision, TaskRules } from "./revision";
 /** A task as 2025-11-25 shows it: inside CreateTaskResult, and as the tasks/get, list and cancel results. */
 const wireTask = (t: TaskView): Record<string, unknown> => ({ ...taskFields(t), ttl: t.ttlMs, pollInterval: t.pollIntervalMs });
 
+// The session object adds initialize, ping, logging/setLevel and the subscriptions.
+const methods: Record<string, MethodEntry> = {
+  ...SHARED_METHODS,
+  // Only 2025-11-25 tools carry `execution.taskSupport`.
+  "tools/list": { run: (reg, params, ctx) => listTools(reg.legacyToolList, reg, params, ctx), needs: "tools" },
+};
+// The Events extension is defined for 2026-07-28 on: a session does not have its methods. A loop
+// rather than a spread of Object.fromEntries in the table: that took a tenth of a millisecond of start-up.
+for (const m of EVENT_METHODS) methods[m] = { run: () => Promise.reject(methodNotFound(m)) };
+
 export const LEGACY: Revision = {
   era: "legacy",
-  // The session object adds initialize, ping, logging/setLevel and the subscriptions.
-  methods: {
-    ...SHARED_METHODS,
-    // Only 2025-11-25 tools carry `execution.taskSupport`.
-    "tools/list": { run: listToolsFrom((reg) => reg.legacyToolList), needs: "tools" },
-    // The Events extension is defined for 2026-07-28 on: a session does not have its methods.
-    ...Object.fromEntries(EVENT_METHODS.map((m) => [m, { run: () => Promise.reject(methodNotFound(m)) }])),
-  },
+  methods,
   taskMethods: new Set(["tasks/get", "tasks/list", "tasks/cancel", "tasks/result"]),
 
   // Until the client picks a level with logging/setLevel, every level may be sent.

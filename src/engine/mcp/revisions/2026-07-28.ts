@@ -8,7 +8,7 @@ import { SHARED_METHODS } from "../dispatch";
 import { missingClientCapability } from "../errors";
 import { isObject } from "../guards";
 import { Input, InputRequired } from "../input";
-import { listToolsFrom } from "../methods/tools";
+import { listTools } from "../methods/tools";
 import { takesInput } from "../operations";
 import { toolNamed } from "../registry";
 import { TASKS_EXTENSION, taskFields, TASK_STATUS_ONLY, taskTtl, type TaskView } from "../tasks";
@@ -40,7 +40,7 @@ export const MODERN: Revision = {
   // subscriptions/listen is a stream, served by the lane.
   methods: {
     ...SHARED_METHODS,
-    "tools/list": { run: listToolsFrom((reg) => reg.toolList), needs: "tools" },
+    "tools/list": { run: (reg, params, ctx) => listTools(reg.toolList, reg, params, ctx), needs: "tools" },
     "server/discover": {
       run: (reg) => ({
         supportedVersions: PER_REQUEST_VERSIONS,
