@@ -16,7 +16,9 @@ const FOLDERS = ["test/engine/integration", "test/engine/helpers"];
 const WAIT = /\b(?:sleep|setTimeout)\(/;
 
 const POLL = "a bounded poll for a positive state (a task's end), not a wait before an absence";
-/** File (from the root) → the fixed waits it may hold, and why. */
+/** @typedef {Record<string, { count: number, why: string }>} AllowList File (from the root) → the fixed waits it may hold, and why. */
+
+/** @type {AllowList} */
 export const ALLOWED = {
   "test/engine/integration/client-hostile.test.ts": {
     count: 1,
@@ -58,7 +60,11 @@ function waitsIn(root) {
   return found;
 }
 
-/** @returns {{ ok: boolean, message: string }} */
+/**
+ * @param {string} [root]
+ * @param {AllowList} [allowed]
+ * @returns {{ ok: boolean, message: string }}
+ */
 export function checkTestWaits(root = ROOT, allowed = ALLOWED) {
   const found = waitsIn(root);
   const over = [...found].filter(([file, at]) => at.length > (allowed[file]?.count ?? 0));
