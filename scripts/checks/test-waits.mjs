@@ -15,7 +15,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const FOLDERS = ["test/engine/integration", "test/engine/helpers"];
 const WAIT = /\b(?:sleep|setTimeout)\(/;
 
-const POLL = "a bounded poll for a positive state (a task's end), not a wait before an absence";
 /** @typedef {Record<string, { count: number, why: string }>} AllowList File (from the root) → the fixed waits it may hold, and why. */
 
 /** @type {AllowList} */
@@ -31,12 +30,6 @@ export const ALLOWED = {
     count: 1,
     why: "staggers racing requests by a tick: the interleaving is under test",
   },
-  "test/engine/integration/result-budget.test.ts": { count: 1, why: POLL },
-  "test/engine/integration/tasks-auth.test.ts": { count: 1, why: POLL },
-  "test/engine/integration/tasks-legacy.test.ts": { count: 1, why: POLL },
-  "test/engine/integration/tasks-modern.test.ts": { count: 1, why: POLL },
-  "test/engine/integration/tasks-storage.test.ts": { count: 2, why: POLL },
-  "test/engine/integration/user-state.test.ts": { count: 1, why: POLL },
   "test/engine/helpers/limiter-window.ts": {
     count: 1,
     why: "the Rate Limiting binding's window is the runtime's wall clock, which no test drives",

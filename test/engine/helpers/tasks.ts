@@ -20,3 +20,16 @@ export const untilStepStarted = (taskId: string, step: "outline" | "write") =>
   until(() => {
     if (!stepRuns.get(`${taskId}:${step}`)) throw new Error(`the ${step} step of ${taskId} has not started`);
   });
+
+const ENDED = ["completed", "failed", "cancelled"];
+
+/** Reads a task (tasks/get on either revision) until it has `status` or has ended; answers the last read. */
+export const untilTask = (read: () => Promise<Record<string, any>>, status = "completed", timeoutMs = 5000) =>
+  until(
+    async () => {
+      const task = await read();
+      if (task.status === status || ENDED.includes(task.status)) return task;
+      throw new Error(`task ${task.taskId ?? ""} is still ${task.status}, not ${status}`);
+    },
+    { timeoutMs },
+  );

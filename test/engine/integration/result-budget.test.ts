@@ -11,7 +11,8 @@ import { describe, expect, it, vi } from "vitest";
 import { checkApp } from "../../../src/engine/mcp/check-app";
 import { AuthFailure, createMcpWorker, defineApp, defineTool, resultBudget, type TokenVerifier } from "../../../src/mcp";
 import resultsApp, { RESULTS_MAX_CHARS, lines, resultsTools } from "../app/results-app";
-import { buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { untilTask } from "../helpers/tasks";
 
 const TOKEN_PREFIX = "results-";
 const verifyToken: TokenVerifier = async (token) => {
@@ -205,13 +206,7 @@ describe("results that fit the host: cut, linked, kept for the same caller", () 
     const alice = fresh("alice");
     const created = (await modern(alice, "tools/call", { name: "long_task", arguments: { lines: 600 } })).result!;
     expect(created.resultType, JSON.stringify(created)).toBe("task");
-    const deadline = Date.now() + 5_000;
-    let task: Record<string, any> = {};
-    while (Date.now() < deadline) {
-      task = (await modern(alice, "tasks/get", { taskId: created.taskId })).result!;
-      if (task.status !== "working") break;
-      await sleep(20);
-    }
+    const task = await untilTask(async () => (await modern(alice, "tasks/get", { taskId: created.taskId })).result!);
     expect(task.status, JSON.stringify(task)).toBe("completed");
     const uri = expectCut({ jsonrpc: "2.0", result: task.result } as RpcMessage, lines(600));
     expect((await readWhole(modernRead(alice), uri)).content[0].text).toBe(lines(600));

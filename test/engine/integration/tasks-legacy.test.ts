@@ -28,11 +28,10 @@ import {
   respond,
   result,
   sessionStub,
-  sleep,
   sse,
 } from "../helpers/legacy";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
-import { runEnded, taskObject } from "../helpers/tasks";
+import { runEnded, taskObject, untilTask } from "../helpers/tasks";
 
 afterEach(cancelAllReaders);
 
@@ -46,16 +45,8 @@ async function startReport(sessionId: string, args: Record<string, unknown> = {}
   return created.task as { taskId: string; status: string; ttl: number; [k: string]: unknown };
 }
 
-async function until(sessionId: string, taskId: string, status: string, ms = 5000) {
-  const deadline = Date.now() + ms;
-  let task: any;
-  while (Date.now() < deadline) {
-    task = await result(sessionId, "tasks/get", { taskId });
-    if (task.status === status || ["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
-}
+const until = (sessionId: string, taskId: string, status: string, ms = 5000): Promise<any> =>
+  untilTask(() => result(sessionId, "tasks/get", { taskId }), status, ms);
 
 /** What a task's object holds, read directly: a positive barrier for what a message must have done there. */
 const stored = <T>(taskId: string, read: (sql: SqlStorage) => T) =>

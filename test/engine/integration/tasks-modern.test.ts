@@ -17,8 +17,8 @@ import { describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import { taskStub } from "../../../src/engine/objects/addresses";
 import app from "../app/app";
-import { SseReader, buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
-import { runEnded, taskObject, untilStepStarted } from "../helpers/tasks";
+import { SseReader, buildModernRequest, expectRpcError, modernPost, modernResult, type RpcMessage } from "../helpers/mcp";
+import { runEnded, taskObject, untilStepStarted, untilTask } from "../helpers/tasks";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const CAPS = { elicitation: {}, extensions: { [EXTENSION]: {} } };
@@ -36,16 +36,8 @@ async function startReport(address: string, args: Record<string, unknown> = {}) 
 const getTask = (taskId: string, address = "203.0.113.1") => modernResult("tasks/get", { taskId }, from(address));
 
 /** Polls tasks/get until the task has `status` (or has ended), within a bound. */
-async function until(taskId: string, status: string, address?: string, ms = 5000) {
-  const deadline = Date.now() + ms;
-  let task: any;
-  while (Date.now() < deadline) {
-    task = await getTask(taskId, address);
-    if (task.status === status || ["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
-}
+const until = (taskId: string, status: string, address?: string, ms = 5000): Promise<any> =>
+  untilTask(() => getTask(taskId, address), status, ms);
 
 const answer = (words: number) => ({ length: { action: "accept", content: { words } } });
 
