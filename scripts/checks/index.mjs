@@ -19,6 +19,8 @@ import { checkRevisionBranches } from "./revision-branches.mjs";
 import { selfTestRevisionBranches } from "./revision-branches.self-test.mjs";
 import { checkSourceMap } from "./source-map.mjs";
 import { selfTestSourceMap } from "./source-map.self-test.mjs";
+import { checkTestWaits } from "./test-waits.mjs";
+import { selfTestTestWaits } from "./test-waits.self-test.mjs";
 import { checkTypesFresh } from "./types-fresh.mjs";
 import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
 import { checkUnusedExports } from "./unused-exports.mjs";
@@ -61,6 +63,12 @@ export const CHECKS = [
     name: "docs/architecture.md's source map names every folder and root file of src/engine/",
     selfTest: selfTestSourceMap,
     check: checkSourceMap,
+  },
+  {
+    id: "test-waits",
+    name: "no fixed wait in the engine's workerd tests beyond the allow-list (wait for a state instead)",
+    selfTest: selfTestTestWaits,
+    check: checkTestWaits,
   },
   { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
   {

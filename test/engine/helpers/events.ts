@@ -5,7 +5,8 @@
  * objects (the type's log, and the shard of a principal's subscriptions), to run their alarms and move their clocks.
  */
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
+import { until } from "./until";
 import { shardOf } from "../../../src/engine/events/placement";
 import { anonymousEventsWorker, eventsWorker } from "../app/events-worker";
 import { buildModernRequest, type RpcMessage } from "../wire";
@@ -111,5 +112,24 @@ export async function retryNow(name: string, principal: string): Promise<void> {
 export const sqlIn = (name: string, principal: string, query: string, ...bindings: unknown[]) =>
   runInDurableObject(shardObject(name, principal), (_o, state) => state.storage.sql.exec(query, ...bindings).toArray());
 
-/** Waits until `check` holds (deliveries are sent by the object's alarm, after the emit returned). */
-export const until = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
+/** Deliveries are sent by the object's alarm, after the emit returned: the events tests wait for them with this. */
+export { until };
+
+/**
+ * Waits for the delivery pass a principal's shard is running to end: whatever that pass was to send
+ * has then been sent, so a receiver that has nothing at this point got nothing from it.
+ */
+export const passEnded = (name: string, principal: string) =>
+  runInDurableObject(shardObject(name, principal), async (instance) => {
+    await (instance as unknown as { passing: Promise<void> }).passing;
+  });
+
+/**
+ * The barrier before a "nothing was delivered" assertion: `witness` (a live subscription of the same
+ * principal to the same type, so on the same shard, matching the same occurrence) has had its delivery,
+ * and the pass that sent it has ended. Any other subscription that pass could have reached was reached.
+ */
+export async function witnessed(witness: Receiver, name: string, principal: string, deliveries = 1): Promise<void> {
+  await until(() => expect(witness.deliveries).toHaveLength(deliveries));
+  await passEnded(name, principal);
+}

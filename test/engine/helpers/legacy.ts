@@ -29,6 +29,7 @@ import {
   type Send,
 } from "../wire/index.ts";
 import { MCP_URL } from "./mcp";
+import { until } from "./until";
 import { sessionStub as objectStub } from "../../../src/engine/objects/addresses";
 
 export { LEGACY_VERSION, splitId, type SseEvent } from "../wire/index.ts";
@@ -151,6 +152,26 @@ export async function markInstance(stub: ReturnType<typeof sessionStub>): Promis
 export function instanceMarked(stub: ReturnType<typeof sessionStub>): Promise<boolean> {
   return runInDurableObject(stub, (instance) => (instance as unknown as { testMarker?: boolean }).testMarker === true);
 }
+
+/** Waits until the session's running instance holds request `id` as a running call (notifications/cancelled then finds it). */
+export const untilRunning = (sessionId: string, id: string | number) =>
+  until(async () =>
+    expect(
+      await runInDurableObject(sessionStub(sessionId), (instance) =>
+        (instance as unknown as { running: Map<string, unknown> }).running.has(JSON.stringify(id)),
+      ),
+    ).toBe(true),
+  );
+
+/** Waits until a stream of the session is closed: its call finished, and every event it had is in the log. */
+export const untilClosed = (sessionId: string, stream: string) =>
+  until(async () =>
+    expect(
+      await runInDurableObject(sessionStub(sessionId), (_i, state) =>
+        state.storage.sql.exec("SELECT 1 FROM streams WHERE id = ? AND closed_at IS NOT NULL", stream).toArray(),
+      ),
+    ).toHaveLength(1),
+  );
 
 /** Publishes a notification through every hub shard, as `notify` does from a tool or a cron trigger. */
 export { publish } from "./hub";

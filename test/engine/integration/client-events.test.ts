@@ -28,7 +28,7 @@ import {
 import { createMcpWorker, defineApp, defineTool } from "../../../src/mcp";
 import { eventsWorker } from "../app/events-worker";
 import { scripted } from "../helpers/client";
-import { receiver, stubReceivers, until, type Received } from "../helpers/events";
+import { receiver, stubReceivers, until, witnessed, type Received } from "../helpers/events";
 
 beforeAll(stubReceivers);
 afterAll(() => vi.restoreAllMocks());
@@ -104,8 +104,11 @@ describe("client: events/list, subscribe, refresh, unsubscribe", () => {
     expect(refreshed.deliveryStatus).toMatchObject({ active: true });
 
     await unsubscribeEvents(client, sub);
+    // A subscription of the same principal and topic at another URL hears the emit, and the pass that told it ends.
+    const witness = receiver();
+    await subscribeEvents(client, { ...sub, url: witness.url, secret: webhookSecret() });
     await client.callTool("emit_test_event", { topic: "client", text: "unheard" });
-    await new Promise((r) => setTimeout(r, 200));
+    await witnessed(witness, "test_event", "olga");
     expect(seen.filter((r) => r.json.data?.text === "unheard")).toHaveLength(0);
   });
 
@@ -269,11 +272,13 @@ describe("client: the webhook receiver", () => {
     const secret = webhookSecret();
     const body = JSON.stringify({ type: "verification", challenge: "nonce-123" });
     const id = "msg_verification_abc";
-    const signature = new Webhook(secret).sign(id, new Date(), body);
+    // One instant for the signature and the header: read twice, the clock could cross a second between.
+    const at = new Date();
+    const signature = new Webhook(secret).sign(id, at, body);
     const headers = {
       "content-type": "application/json",
       "webhook-id": id,
-      "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
       "webhook-signature": signature,
     };
     const handle = webhookHandler({ secret, onEvent: () => {} });

@@ -3,7 +3,7 @@
  * make it buffer without end, follow pages for ever, spin on a schema, ask the app thousands of
  * questions, lose an answer's key, or reconnect in a tight loop. Each server is played by the test.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { McpClient, McpClientError, type Fetch } from "../../../src/engine/client";
 import { json, recording, scripted, type Sent } from "../helpers/client";
 
@@ -217,27 +217,33 @@ describe("client against a hostile server: 2025-11-25 reconnections", () => {
   }
 
   it("a GET stream that closes at once with retry: 0 is reopened no sooner than limits.minRetryMs, backing off", async () => {
+    // The client and its scripted server run in this isolate: its timers and clock are the test's to drive.
+    vi.useFakeTimers();
     const { fetch, gets } = closingStream();
     const client = await McpClient.connect(URL_, { fetch, protocol: LEGACY });
     try {
-      await new Promise((r) => setTimeout(r, 2000));
+      await vi.advanceTimersByTimeAsync(2000);
       // 500 ms floor doubling on each empty reconnection: 0, 1 s, 2 s in the first two seconds (was 490–820).
       expect(gets()).toBeGreaterThanOrEqual(2);
       expect(gets()).toBeLessThanOrEqual(3);
     } finally {
       await client.close();
+      vi.useRealTimers();
     }
   });
 
   it("gives the GET stream up after limits.maxReconnects empty reconnections in a row", async () => {
+    vi.useFakeTimers();
     const { fetch, gets } = closingStream();
     const client = await McpClient.connect(URL_, { fetch, protocol: LEGACY, limits: { minRetryMs: 1, maxReconnects: 3 } });
     try {
       await expect(client.listen({})).resolves.toBeDefined();
-      await new Promise((r) => setTimeout(r, 300));
+      // A minute on the client's clock, every backoff timer fired: no fifth GET.
+      await vi.advanceTimersByTimeAsync(60_000);
       expect(gets()).toBe(4);
     } finally {
       await client.close();
+      vi.useRealTimers();
     }
   });
 

@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { McpClient, type Fetch } from "../../../src/engine/client";
 import { MCP_URL, engineFetch, recording, scripted } from "../helpers/client";
+import { until } from "../helpers/until";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const LEGACY = "2025-11-25";
@@ -102,7 +103,10 @@ describe("client, 2025-11-25 session", () => {
     const result = await client.callTool("ask", {});
     expect(result.content).toEqual([{ type: "text", text: "fine without it" }]);
     expect(String(reason)).toMatch(/server cancelled its request: no longer needed/);
-    await new Promise((r) => setTimeout(r, 20));
+    // The client's own record of the questions it is answering: once q1 has left it, its answer (if it
+    // were sent) has been posted, since the post follows in the same turn.
+    const answering = (client as unknown as { lane: { answering: Map<unknown, unknown> } }).lane.answering;
+    await until(() => expect(answering.has("q1")).toBe(false));
     expect(sent.filter((m) => m.id === "q1")).toEqual([]);
   });
 

@@ -20,10 +20,11 @@ import {
   request,
   respond,
   sessionStub,
+  untilRunning,
   sse,
   type EventReader,
 } from "../helpers/legacy";
-import { MCP_URL, META, buildModernRequest, modernCall, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { MCP_URL, META, buildModernRequest, modernCall, modernResult, type RpcMessage } from "../helpers/mcp";
 import { inOneLimiterWindow } from "../helpers/limiter-window";
 import { initializeHeaders, initializeMessage, legacyHeaders, openLegacySession, requestMessage, type Send } from "../wire/index.ts";
 
@@ -168,7 +169,7 @@ describe("cancellation", () => {
     // Nothing is logged at emergency, so countdown emits nothing and would answer as plain JSON.
     await call(s.id, "logging/setLevel", { level: "emergency" });
     const pending = request(s.id, "tools/call", { name: "countdown", arguments: { from: 10 } }, { id: "to-cancel" });
-    await sleep(150);
+    await untilRunning(s.id, "to-cancel");
     expect((await notify(s.id, "notifications/cancelled", { requestId: "to-cancel", reason: "user gave up" })).status).toBe(202);
     const res = await pending;
     expect(res.status).toBe(202);

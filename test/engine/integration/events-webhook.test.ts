@@ -19,6 +19,7 @@ import {
   stubReceivers,
   typeObject,
   until,
+  witnessed,
   type Received,
 } from "../helpers/events";
 
@@ -179,14 +180,19 @@ describe("events/subscribe (webhook)", () => {
   it("answers CallbackEndpointError when the handshake fails, and stores nothing", async () => {
     const wrong = receiver();
     wrong.handshake = "wrong";
-    const a = await subscribe(wrong.url, freshSecret());
+    const a = await subscribe(wrong.url, freshSecret(), "heidi");
     expect(a.body.error).toMatchObject({ code: -32015, data: { reason: "challenge_failed" } });
     const down = receiver();
     down.handshake = 503;
-    const b = await subscribe(down.url, freshSecret());
+    const b = await subscribe(down.url, freshSecret(), "heidi");
     expect(b.body.error).toMatchObject({ code: -32015, data: { reason: "http_5xx" } });
+    // Nothing stored: the shard holds no subscription to either URL.
+    expect(await sqlIn("test_event", "heidi", "SELECT id FROM sub WHERE url IN (?, ?)", wrong.url, down.url)).toEqual([]);
+    // A live subscription of the same principal and topic hears the emit, and the pass that told it ends.
+    const witness = receiver();
+    await subscribe(witness.url, freshSecret(), "heidi");
     await emitTest("billing", "nobody hears this");
-    await new Promise((r) => setTimeout(r, 200));
+    await witnessed(witness, "test_event", "heidi");
     expect(wrong.deliveries).toHaveLength(0);
     expect(down.deliveries).toHaveLength(0);
   });
@@ -236,17 +242,23 @@ describe("webhook delivery", () => {
     await until(() => expect(hook.deliveries).toHaveLength(1));
     await retryNow("test_event", "dave");
     await until(() => expect(hook.deliveries).toHaveLength(2));
-    // A second later, so the third attempt's timestamp (whole seconds) differs from the first's.
-    await new Promise((r) => setTimeout(r, 1100));
-    await retryNow("test_event", "dave");
+    // Two seconds later on the clock the shard reads (it runs in this isolate), so the third attempt's
+    // timestamp (whole seconds) differs from the first's: a new signature without a real-clock wait.
+    const realNow = Date.now.bind(Date);
+    const later = vi.spyOn(Date, "now").mockImplementation(() => realNow() + 2000);
+    try {
+      await retryNow("test_event", "dave");
+    } finally {
+      later.mockRestore();
+    }
     await until(() => expect(hook.deliveries).toHaveLength(3));
     const [a, b, c] = hook.deliveries;
     expect(new Set([a, b, c].map((d) => d!.headers["webhook-id"])).size).toBe(1);
     expect(Number(c!.headers["webhook-timestamp"])).toBeGreaterThan(Number(a!.headers["webhook-timestamp"]));
     expect(c!.headers["webhook-signature"]).not.toBe(a!.headers["webhook-signature"]);
     for (const d of [a, b, c]) expect(() => verifies(d!, secret)).not.toThrow();
+    // retryNow runs the shard's alarm to its end: what that pass would send has been sent.
     await retryNow("test_event", "dave");
-    await new Promise((r) => setTimeout(r, 100));
     expect(hook.deliveries).toHaveLength(3);
     expect(await sqlIn("test_event", "dave", "SELECT id FROM sub WHERE attempts > 0")).toHaveLength(0);
     // The refresh reports the failures it had, and that it is delivering again.
@@ -302,8 +314,8 @@ describe("webhook delivery", () => {
       await retryNow("test_event", "erin");
       await until(() => expect(hook.deliveries).toHaveLength(i));
     }
+    // The pass retryNow runs has ended when it returns: a sixth attempt would have been made in it.
     await retryNow("test_event", "erin");
-    await new Promise((r) => setTimeout(r, 100));
     expect(hook.deliveries).toHaveLength(5);
     const status = (await subscribe(hook.url, freshSecret(), "erin", { arguments: { topic: "down" } })).body.result.deliveryStatus;
     expect(status).toMatchObject({ lastError: "http_5xx" });
@@ -316,8 +328,8 @@ describe("webhook delivery", () => {
       hook.script = [gone];
       await emitTest(`gone${gone}`, "refused");
       await until(() => expect(hook.deliveries).toHaveLength(1));
+      // The pass retryNow runs has ended when it returns: a retry would have been sent in it.
       await retryNow("test_event", "frank");
-      await new Promise((r) => setTimeout(r, 100));
       expect(hook.deliveries).toHaveLength(1);
       await emitTest(`gone${gone}`, "next one");
       await until(() => expect(hook.deliveries).toHaveLength(2));
@@ -330,9 +342,13 @@ describe("webhook delivery", () => {
     const { body } = await subscribe(hook.url, freshSecret(), "gina", { arguments: { topic: "ttl" }, ttlMs: 1 });
     // Clamped up to the server's minimum of a minute.
     expect(Date.parse(body.result.refreshBefore) - Date.now()).toBeGreaterThan(50_000);
+    // A live subscription of the same principal and topic (subscribed first: a subscribe sweeps lapsed ones itself).
+    const witness = receiver();
+    await subscribe(witness.url, freshSecret(), "gina", { arguments: { topic: "ttl" } });
     await sqlIn("test_event", "gina", "UPDATE sub SET expires_at = ? WHERE id = ?", Date.now() - 1, body.result.id);
+    // The witness hears the emit, and the pass that told it ends: the lapsed one was in reach of that pass.
     await emitTest("ttl", "too late");
-    await new Promise((r) => setTimeout(r, 200));
+    await witnessed(witness, "test_event", "gina");
     expect(hook.deliveries).toHaveLength(0);
     expect(await sqlIn("test_event", "gina", "SELECT id FROM sub WHERE id = ?", body.result.id)).toHaveLength(0);
   });
@@ -413,8 +429,11 @@ describe("webhook delivery", () => {
       (await call("events/unsubscribe", { ...params, delivery: { mode: "webhook", url: hook.url } }, "kim")).body.result,
     ).toMatchObject({ resultType: "complete" });
     expect((await call("events/unsubscribe", params)).body.error!.code).toBe(-32012);
+    // A subscription of the same principal and topic at another URL stays, hears the emit, and the pass that told it ends.
+    const witness = receiver();
+    await subscribe(witness.url, freshSecret(), "kim", { arguments: { topic: "bye" } });
     await emitTest("bye", "unheard");
-    await new Promise((r) => setTimeout(r, 200));
+    await witnessed(witness, "test_event", "kim");
     expect(hook.deliveries).toHaveLength(0);
   });
 });

@@ -23,6 +23,7 @@ import {
   type RpcMessage,
 } from "../helpers/mcp";
 import { hubShards } from "../helpers/hub";
+import { until } from "../helpers/until";
 import { listenerPlace } from "../../../src/engine/objects/addresses";
 import {
   type EventReader,
@@ -449,14 +450,18 @@ describe("2026-07-28 lane: forged requestState and malformed inputResponses", ()
   }
 
   /** A retry with this state is rejected in-band (HTTP 200, as handler errors are) with -32602, echoing the id. */
-  async function expectRejected(params: Record<string, unknown>, method = "tools/call"): Promise<void> {
+  async function expectRejected(
+    params: Record<string, unknown>,
+    method = "tools/call",
+    why = /requestState|inputResponses/,
+  ): Promise<void> {
     const res = await modernPost(method, params, { capabilities: ELICIT, id: "forged" });
     expect(res.status).toBe(200);
     const body = (await res.json()) as RpcMessage;
     expect(body.id).toBe("forged");
     expect(body.result).toBeUndefined();
     expect(body.error?.code, JSON.stringify(body)).toBe(InvalidParams);
-    expect(body.error?.message).toMatch(/requestState|inputResponses/);
+    expect(body.error?.message).toMatch(why);
   }
 
   /** The honest retry still completes: nothing about the forgery stuck. */
@@ -493,9 +498,16 @@ describe("2026-07-28 lane: forged requestState and malformed inputResponses", ()
   });
 
   it("2026-07-28: an expired requestState is rejected with -32602", async () => {
-    const state = await round1With({ INPUT_STATE_TTL_SECONDS: "1" });
-    await sleep(2100);
-    await expectRejected({ ...greet, requestState: state, inputResponses: answer });
+    // Issued ten seconds ago by the clock the Worker reads (it runs in this isolate), with a one-second TTL.
+    const realNow = Date.now.bind(Date);
+    const earlier = vi.spyOn(Date, "now").mockImplementation(() => realNow() - 10_000);
+    let state: string;
+    try {
+      state = await round1With({ INPUT_STATE_TTL_SECONDS: "1" });
+    } finally {
+      earlier.mockRestore();
+    }
+    await expectRejected({ ...greet, requestState: state, inputResponses: answer }, "tools/call", /expired/);
     await expectHonestRetryWorks();
   });
 
@@ -762,34 +774,38 @@ describe("2025-11-25 lane: per-session limits", () => {
     }
     // Two new calls can wait on the user again.
     for (const id of ["new-1", "new-2"]) {
-      let got: Awaited<ReturnType<typeof startGreet>> | undefined;
-      for (let attempt = 0; attempt < 20; attempt++) {
-        got = await startGreet(s.id, id);
-        if (!(got instanceof Response) || got.status !== 429) break;
-        await got.body?.cancel();
-        await sleep(25); // a just-closed pipe socket may take a moment to go
-      }
-      started(got!);
+      const got = await until(async () => {
+        const attempt = await startGreet(s.id, id);
+        if (attempt instanceof Response && attempt.status === 429) {
+          await attempt.body?.cancel();
+          throw new Error("a just-closed pipe socket is still going");
+        }
+        return attempt;
+      });
+      started(got);
     }
   });
 
   it(`2025-11-25: over MAX_PENDING_PER_SESSION (${limits.maxPendingPerSession}) waiting server requests a new call fails with -32603, and every waiting call still completes`, async () => {
     const s = await openSession({ capabilities: ELICIT });
     const calls: Started[] = [];
-    for (let i = 0; calls.length < limits.maxPendingPerSession; i++) {
-      const got = await startGreet(s.id, `pend-${calls.length}`);
-      if (got instanceof Response) {
+    while (calls.length < limits.maxPendingPerSession) {
+      const got = await until(async () => {
+        const attempt = await startGreet(s.id, `pend-${calls.length}`);
         // The stream limit: the pipes of dropped streams are still closing.
-        expect(got.status, await got.text()).toBe(429);
-        expect(i).toBeLessThan(limits.maxPendingPerSession * 20);
-        await sleep(25);
-        continue;
-      }
+        if (attempt instanceof Response) expect.fail(`${attempt.status} ${await attempt.text()}`);
+        return attempt;
+      });
       await got.reader.cancel(); // drop the stream; the call keeps waiting (2025: disconnect is not cancel)
       calls.push(got);
     }
-    await sleep(100);
-    const over = await call(s.id, "tools/call", { name: "greet", arguments: {} }, { id: "over" });
+    // The dropped streams' pipes close a moment later: until then the call may meet the stream limit (429) first.
+    const over = await until(async () => {
+      const res = await request(s.id, "tools/call", { name: "greet", arguments: {} }, { id: "over" });
+      expect(res.status, "a dropped stream's pipe is still closing").not.toBe(429);
+      expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+      return (await res.json()) as RpcMessage;
+    });
     expect(over).toMatchObject({ id: "over", error: { code: InternalError } });
     expect(over.error!.message).toMatch(/MAX_PENDING_PER_SESSION/);
 
@@ -955,11 +971,10 @@ describe("2026-07-28 lane: listen streams per client", () => {
   afterEach(async () => {
     await Promise.all(open.splice(0).map((r) => r.cancel()));
     // Until the hub has seen the closes, so that no test (nor the teardown) meets a stream still going away.
-    for (let i = 0; i < 100; i++) {
+    await until(async () => {
       const held = await Promise.all(hubShards().map((shard) => runInDurableObject(shard, (_i, state) => state.getWebSockets().length)));
-      if (held.every((n) => n === 0)) break;
-      await sleep(20);
-    }
+      expect(held.every((n) => n === 0)).toBe(true);
+    }).catch(() => {});
   });
 
   /** A listen request from `address`; its stream is kept open (and closed after the test) when it is served. */

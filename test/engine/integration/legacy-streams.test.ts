@@ -19,6 +19,7 @@ import {
   result,
   sse,
   splitId,
+  untilClosed,
 } from "../helpers/legacy";
 
 afterEach(cancelAllReaders);
@@ -263,8 +264,8 @@ describe("resumption with Last-Event-ID", () => {
   it("2025-11-25: Last-Event-ID replay works after every Durable Object was evicted", async () => {
     const s = await openSession();
     const { stream, lastId } = await startAndDrop(s.id);
-    // Let the countdown finish (its events are stored), then lose every in-memory instance.
-    await new Promise((r) => setTimeout(r, 600));
+    // The countdown finishes (its stream closes with every event stored), then every in-memory instance goes.
+    await untilClosed(s.id, stream);
     await evictAllDurableObjects();
     const replay = await sse(await getStream(s.id, lastId)).rest(5000);
     for (const e of replay) expect(splitId(e.id).stream).toBe(stream);

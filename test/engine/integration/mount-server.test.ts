@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
 import mountApp, { changingUpstream, recordedAuthorization } from "../app/mount-app";
 import { SseReader, buildModernRequest, type RpcMessage } from "../helpers/mcp";
-import { cancelAllReaders, sse } from "../helpers/legacy";
+import { cancelAllReaders, publish, sse } from "../helpers/legacy";
 
 /** `mount-<principal>`: alice holds dice:roll, the others nothing. */
 const verifyToken: TokenVerifier = async (token) => {
@@ -337,9 +337,13 @@ describe("mountServer: another server's tools served as this server's own", () =
       expect(listed).not.toContain("chg_greet");
       const heard = await reader.next(3000);
       expect(heard?.method).toBe("notifications/tools/list_changed");
-      // The same list again is no change.
+      // The same list again is no change: the next thing the listener hears is a marked notification
+      // published after that list was served (a relay is sent before the list is answered, and the hub
+      // keeps one publisher's order), not a second list_changed.
       await modern("tools/list", {});
-      expect(await reader.next(500)).toBeUndefined();
+      await publish({ method: "notifications/tools/list_changed", params: { _meta: { "test/barrier": "after the same list" } } });
+      const next = await reader.next(3000);
+      expect(next?.params?._meta?.["test/barrier"], JSON.stringify(next)).toBe("after the same list");
     } finally {
       changingUpstream.renamed = false;
       await reader.cancel();

@@ -7,11 +7,12 @@
  */
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import * as v from "valibot";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkApp } from "../../../src/engine/mcp/check-app";
 import { AuthFailure, createMcpWorker, defineApp, defineTool, resultBudget, type TokenVerifier } from "../../../src/mcp";
 import resultsApp, { RESULTS_MAX_CHARS, lines, resultsTools } from "../app/results-app";
-import { buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { untilTask } from "../helpers/tasks";
 
 const TOKEN_PREFIX = "results-";
 const verifyToken: TokenVerifier = async (token) => {
@@ -174,15 +175,17 @@ describe("results that fit the host: cut, linked, kept for the same caller", () 
     const alice = fresh("alice");
     const uri = expectCut(await modern(alice, "tools/call", { name: "long_text", arguments: { lines: 200 } }, briefWorker), lines(200));
     expect((await readWhole(modernRead(alice, briefWorker), uri)).content[0].text).toBe(lines(200));
-    const deadline = Date.now() + 5_000;
-    let msg = await modernRead(alice, briefWorker)(uri);
-    while (msg.result && Date.now() < deadline) {
-      await sleep(100);
-      msg = await modernRead(alice, briefWorker)(uri);
-    }
-    expect(msg.error?.message).toContain("Resource not found");
+    // Two seconds on, by the clock the Worker and the object read (both run in this isolate): past the
+    // one second it is kept, without waiting for it. The alarm runs now (it may have run by itself).
+    const realNow = Date.now.bind(Date);
+    const later = vi.spyOn(Date, "now").mockImplementation(() => realNow() + 2000);
     const stub = bound.MCP_TASK_RESULTS!.get(bound.MCP_TASK_RESULTS!.idFromName(`result:${uri.slice("mcp-result://".length)}`));
-    await runDurableObjectAlarm(stub);
+    try {
+      expect((await modernRead(alice, briefWorker)(uri)).error?.message).toContain("Resource not found");
+      await runDurableObjectAlarm(stub);
+    } finally {
+      later.mockRestore();
+    }
     const tables = await runInDurableObject(stub, (_o, state: DurableObjectState) =>
       state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
     );
@@ -203,13 +206,7 @@ describe("results that fit the host: cut, linked, kept for the same caller", () 
     const alice = fresh("alice");
     const created = (await modern(alice, "tools/call", { name: "long_task", arguments: { lines: 600 } })).result!;
     expect(created.resultType, JSON.stringify(created)).toBe("task");
-    const deadline = Date.now() + 5_000;
-    let task: Record<string, any> = {};
-    while (Date.now() < deadline) {
-      task = (await modern(alice, "tasks/get", { taskId: created.taskId })).result!;
-      if (task.status !== "working") break;
-      await sleep(20);
-    }
+    const task = await untilTask(async () => (await modern(alice, "tasks/get", { taskId: created.taskId })).result!);
     expect(task.status, JSON.stringify(task)).toBe("completed");
     const uri = expectCut({ jsonrpc: "2.0", result: task.result } as RpcMessage, lines(600));
     expect((await readWhole(modernRead(alice), uri)).content[0].text).toBe(lines(600));

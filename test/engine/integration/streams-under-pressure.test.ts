@@ -4,9 +4,10 @@
  * counts UTF-8 bytes, an oversized listen filter is refused, and a busy session stays under its
  * storage caps.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
-import { META, SseReader, expectRpcError, modernPost, sleep } from "../helpers/mcp";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { META, SseReader, expectRpcError, modernPost } from "../helpers/mcp";
+import { until } from "../helpers/until";
 import { type SseEvent, cancelAllReaders, getStream, openSession, publish, request, sessionStub, sse, splitId } from "../helpers/legacy";
 import * as sseModule from "../../../src/engine/http/sse";
 import * as listenModule from "../../../src/engine/http/listen";
@@ -59,13 +60,8 @@ function stored(sessionId: string, stream?: string) {
 }
 
 /** Waits until no POST stream of the session is still running (its tool finished). */
-async function untilFinished(sessionId: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await stored(sessionId)).openPost > 0) {
-    if (Date.now() > deadline) throw new Error("the call did not finish");
-    await sleep(50);
-  }
-}
+const untilFinished = (sessionId: string) =>
+  until(async () => expect((await stored(sessionId)).openPost, "the call did not finish").toBe(0), { timeoutMs: 20_000 });
 
 /**
  * Reads a 2025 POST stream to its answer the way a client does: when the server closes the
@@ -96,9 +92,9 @@ describe("replaced GET streams", () => {
     const first = sse(await getStream(s.id));
     const priming = await first.next();
     expect(priming?.data).toBe("");
-    // A notification goes into the first stream's log; its client may not have read it yet.
+    // A notification goes into the first stream's log (publish answers once every hub shard has
+    // stored it); its client may not have read it yet.
     await publish({ method: "notifications/tools/list_changed" });
-    await sleep(100);
 
     const second = sse(await getStream(s.id));
     expect((await second.next())?.data).toBe("");
@@ -150,9 +146,12 @@ describe("backpressure", () => {
   it("a 2026 client that never reads gets its stream closed (the request cancelled) once its buffer is full", async () => {
     const { SSE_BUFFER_BYTES = SSE_BUFFER_DEFAULT } = sseModule as unknown as { SSE_BUFFER_BYTES?: number };
     const emitted = 300 * 65_536;
+    // The stream's writer runs in this isolate: the test waits for its buffer to fill, not for a time.
+    const overflowed = vi.spyOn(sseModule.SseStream.prototype as unknown as { overflow: () => void }, "overflow");
     const res = await modernPost("tools/call", chatter(300, 65_536), { id: "never-reads", meta: { [META.logLevel]: "info" } });
     expect(res.status).toBe(200);
-    await sleep(1500);
+    await until(() => expect(overflowed).toHaveBeenCalled());
+    overflowed.mockRestore();
     const reader = new SseReader(res);
     const messages = await reader.all(20_000);
     const received = utf8(reader.raw);
@@ -169,7 +168,8 @@ describe("backpressure", () => {
   it("a 2025 client that never reads gets its stream closed with retry:, and resumes from the log without losing an event", async () => {
     const s = await openSession();
     const res = await request(s.id, "tools/call", chatter(40, 65_536), { id: "slow-2025" });
-    await sleep(1500);
+    // Its tool wrote all 40 events (2.6 MB) while nobody read: the 256 KiB buffer overflowed on the way.
+    await untilFinished(s.id);
     const { events, resumes, retries } = await readToAnswer(s.id, res);
     console.log(`defect 11 (2025): ${resumes} resumes, ${retries} retry: fields before the answer`);
     expect(retries).toBeGreaterThan(0);
@@ -197,8 +197,16 @@ describe("replay window and closed-log cap", () => {
     expect(within.status).toBe(200);
     expect((await sse(within).rest()).some(isAnswer)).toBe(true);
 
-    // After it, the alarm has dropped it by itself, and a resume gets the clear 400.
-    await sleep(2500);
+    // The session's alarm is set for the window's end at the latest; the test moves the stream's close
+    // a window into the past (as the clock would) and runs that alarm instead of waiting for it.
+    const stub = sessionStub(s.id);
+    await runInDurableObject(stub, async (_i, state) => {
+      const closedAt = state.storage.sql.exec<{ at: number }>("SELECT max(closed_at) AS at FROM streams").one().at;
+      expect(await state.storage.getAlarm()).toBeLessThanOrEqual(closedAt + 1000);
+      state.storage.sql.exec("UPDATE streams SET closed_at = closed_at - 1000");
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // The alarm has dropped it, and a resume gets the clear 400.
     expect(await stored(s.id)).toMatchObject({ events: 0, streams: 0 });
     const err = await expectRpcError(await getStream(s.id, priming), 400, InvalidRequest);
     expect(err.message).toMatch(/Last-Event-ID/);

@@ -8,7 +8,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, type TokenVerifier } from "../../../src/mcp";
 import scopedApp from "../app/scoped-engine-app";
-import { buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { untilTask } from "../helpers/tasks";
 
 const TOKEN_PREFIX = "taskauth-";
 /** The principal a token names: not the token itself, so the token showing anywhere is a leak. */
@@ -46,16 +47,7 @@ async function post(token: string, body: object, headers: Record<string, string>
 }
 
 /** Polls until `read` gives a task that has ended, within a bound. */
-async function ended(read: () => Promise<Record<string, any>>, ms = 5000): Promise<Record<string, any>> {
-  const deadline = Date.now() + ms;
-  let task: Record<string, any> = {};
-  while (Date.now() < deadline) {
-    task = await read();
-    if (["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task is still ${task.status}`);
-}
+const ended = (read: () => Promise<Record<string, any>>, ms = 5000) => untilTask(read, "completed", ms);
 
 const expected = (token: string) => ({
   principal: userOf(token),

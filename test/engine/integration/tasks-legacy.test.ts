@@ -28,10 +28,10 @@ import {
   respond,
   result,
   sessionStub,
-  sleep,
   sse,
 } from "../helpers/legacy";
 import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { runEnded, taskObject, untilTask } from "../helpers/tasks";
 
 afterEach(cancelAllReaders);
 
@@ -45,19 +45,10 @@ async function startReport(sessionId: string, args: Record<string, unknown> = {}
   return created.task as { taskId: string; status: string; ttl: number; [k: string]: unknown };
 }
 
-async function until(sessionId: string, taskId: string, status: string, ms = 5000) {
-  const deadline = Date.now() + ms;
-  let task: any;
-  while (Date.now() < deadline) {
-    task = await result(sessionId, "tasks/get", { taskId });
-    if (task.status === status || ["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
-}
+const until = (sessionId: string, taskId: string, status: string, ms = 5000): Promise<any> =>
+  untilTask(() => result(sessionId, "tasks/get", { taskId }), status, ms);
 
 /** What a task's object holds, read directly: a positive barrier for what a message must have done there. */
-const taskObject = (taskId: string) => env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
 const stored = <T>(taskId: string, read: (sql: SqlStorage) => T) =>
   runInDurableObject(taskObject(taskId), (_instance, state) => read(state.storage.sql));
 const storedView = (taskId: string) =>
@@ -65,7 +56,7 @@ const storedView = (taskId: string) =>
 
 /** Moves a task's creation back past its ttl (as if that much time had gone by), its alarm due with `due`; returns its object. */
 async function pastTtl(taskId: string, { due = false } = {}) {
-  const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
+  const stub = taskObject(taskId);
   await runInDurableObject(stub, async (_instance, state) => {
     const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
     record.view.createdAt -= record.view.ttlMs + 1000;
@@ -172,7 +163,8 @@ describe("2025-11-25 tasks", () => {
     const reader = sse(await request(s.id, "tasks/result", { taskId: task.taskId }, { id: "outlived" }));
     // The ttl passes while the outline step runs; the run then reaches its question.
     await pastTtl(task.taskId);
-    await sleep(1500);
+    // The step ends and the run reaches its question: once the run has ended, it had its chance to ask.
+    await runEnded(task.taskId);
     // Reading the task finds it expired, which ends the wait.
     expect((await call(s.id, "tasks/get", { taskId: task.taskId })).error?.code).toBe(-32602);
     const end = await reader.nextMessage();
@@ -262,7 +254,7 @@ describe("2025-11-25 tasks of an anonymous client", () => {
     const s = await openFrom("192.0.2.73");
     const { taskId } = (await slowTask(s)).result.task;
     expect((await deleteSession(s)).status).toBe(200);
-    const stub = env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
+    const stub = taskObject(taskId);
     const tables = await runInDurableObject(stub, (_i, state) =>
       state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
     );

@@ -17,7 +17,8 @@ import { describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import { taskStub } from "../../../src/engine/objects/addresses";
 import app from "../app/app";
-import { SseReader, buildModernRequest, expectRpcError, modernPost, modernResult, sleep, type RpcMessage } from "../helpers/mcp";
+import { SseReader, buildModernRequest, expectRpcError, modernPost, modernResult, type RpcMessage } from "../helpers/mcp";
+import { runEnded, taskObject, untilStepStarted, untilTask } from "../helpers/tasks";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const CAPS = { elicitation: {}, extensions: { [EXTENSION]: {} } };
@@ -35,18 +36,9 @@ async function startReport(address: string, args: Record<string, unknown> = {}) 
 const getTask = (taskId: string, address = "203.0.113.1") => modernResult("tasks/get", { taskId }, from(address));
 
 /** Polls tasks/get until the task has `status` (or has ended), within a bound. */
-async function until(taskId: string, status: string, address?: string, ms = 5000) {
-  const deadline = Date.now() + ms;
-  let task: any;
-  while (Date.now() < deadline) {
-    task = await getTask(taskId, address);
-    if (task.status === status || ["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task ${taskId} is still ${task?.status}, not ${status}`);
-}
+const until = (taskId: string, status: string, address?: string, ms = 5000): Promise<any> =>
+  untilTask(() => getTask(taskId, address), status, ms);
 
-const taskObject = (taskId: string) => env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
 const answer = (words: number) => ({ length: { action: "accept", content: { words } } });
 
 describe("a task's life", () => {
@@ -88,9 +80,11 @@ describe("a task's life", () => {
     const address = "203.0.113.15";
     // Each step pauses 1.5 s, so the object is prepared before the run reaches its question.
     const { taskId } = await startReport(address, { pauseMs: 1500 });
-    // The announcement (index, hub) is made slow: the question is stored and readable for 1.5 s
-    // before the run goes on, which is when a client polling tasks/get answers it.
+    // The announcement (index, hub) is held: the question is stored and readable, and the run goes on
+    // only once a client polling tasks/get has answered it.
     type Announcer = { save(record: { view: { status: string } }): Promise<void>; heldAnnouncement?: boolean };
+    let release!: () => void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
     await runInDurableObject(taskObject(taskId), (instance) => {
       const task = instance as unknown as Announcer;
       const save = task.save.bind(task);
@@ -98,12 +92,13 @@ describe("a task's life", () => {
         await save(record);
         if (record.view.status === "input_required") {
           task.heldAnnouncement = true;
-          await sleep(1500);
+          await answered;
         }
       };
     });
     await until(taskId, "input_required", address, 15_000);
     await modernResult("tasks/update", { taskId, inputResponses: answer(40) }, from(address));
+    release();
     const done = await until(taskId, "completed", address, 15_000);
     expect(await runInDurableObject(taskObject(taskId), (instance) => (instance as unknown as Announcer).heldAnnouncement)).toBe(true);
     expect(done.result.content[0].text).toBe("Report: an outline of tides, then 40 words on tides (outline ran 1×, write 1×)");
@@ -310,7 +305,7 @@ describe("what a task survives", () => {
     // The outline step takes 1 s and ignores ctx.signal, as a step awaiting fetch(url) would.
     const { taskId } = await startReport(address, { pauseMs: 1000, deaf: true });
     const stub = taskObject(taskId);
-    await sleep(200);
+    await untilStepStarted(taskId, "outline");
     await runInDurableObject(stub, async (_instance, state) => {
       const record = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
       record.view.createdAt -= record.view.ttlMs + 1000;
@@ -318,8 +313,8 @@ describe("what a task survives", () => {
     });
     // Reading it finds the ttl passed: the task is forgotten while its step is still running.
     await expectRpcError(await modernPost("tasks/get", { taskId }, from(address)), 200, -32602);
-    // The step ends and the run goes on to its question.
-    await sleep(1500);
+    // The step ends and the run goes on to its question; once the run has ended, nothing it did is left.
+    await runEnded(taskId);
     const left = await runInDurableObject(stub, async (_i, state) => ({
       tables: state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
       alarm: await state.storage.getAlarm(),

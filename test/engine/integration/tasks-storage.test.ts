@@ -8,7 +8,8 @@ import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext
 import { describe, expect, it } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import app from "../app/app";
-import { MCP_URL, buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
+import { MCP_URL, buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { untilTask } from "../helpers/tasks";
 
 const CAPS = { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } };
 const taskObject = (taskId: string) => env.MCP_TASK!.get(env.MCP_TASK!.idFromName(`task:${taskId}`));
@@ -32,15 +33,8 @@ async function modern(
 }
 
 /** Polls tasks/get until the task has ended or has `status`. */
-async function until(address: string, taskId: string, status = "completed") {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const task = (await modern(address, "tasks/get", { taskId })).result;
-    if (task.status === status || ["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task ${taskId} did not reach ${status}`);
-}
+const until = (address: string, taskId: string, status = "completed"): Promise<any> =>
+  untilTask(async () => (await modern(address, "tasks/get", { taskId })).result, status, 10_000);
 
 /** The UTF-8 bytes of the largest row the task's object holds, over all its tables. */
 function largestRow(taskId: string): Promise<number> {
@@ -165,13 +159,8 @@ describe("an owner's index", () => {
       });
       ids.push(created.body.result.task.taskId);
     }
-    for (const taskId of ids) {
-      for (let i = 0; i < 200; i++) {
-        const got = await post(sid, { jsonrpc: "2.0", id: 99, method: "tasks/get", params: { taskId } });
-        if (got.body.result.status === "completed") break;
-        await sleep(20);
-      }
-    }
+    for (const taskId of ids)
+      await untilTask(async () => (await post(sid, { jsonrpc: "2.0", id: 99, method: "tasks/get", params: { taskId } })).body.result);
     const listed = await post(sid, { jsonrpc: "2.0", id: 100, method: "tasks/list", params: {} });
     expect(listed.status).toBe(200);
     expect(listed.body.result.tasks.map((t: { taskId: string }) => t.taskId)).toEqual(ids);

@@ -8,7 +8,8 @@ import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext
 import { describe, expect, it } from "vitest";
 import { AuthFailure, createMcpWorker, forgetUser, testClient, userStore, UserStateError, type TokenVerifier } from "../../../src/mcp";
 import userStateApp, { USER_STATE_MAX_BYTES } from "../app/user-state-app";
-import { buildModernRequest, sleep, type RpcMessage } from "../helpers/mcp";
+import { buildModernRequest, type RpcMessage } from "../helpers/mcp";
+import { untilTask } from "../helpers/tasks";
 
 const TOKEN_PREFIX = "state-";
 const verifyToken: TokenVerifier = async (token) => {
@@ -107,16 +108,7 @@ const schemaOf = (principal: string) =>
     bytes: state.storage.sql.databaseSize,
   }));
 
-async function ended(read: () => Promise<Record<string, any>>, ms = 5000): Promise<Record<string, any>> {
-  const deadline = Date.now() + ms;
-  let task: Record<string, any> = {};
-  while (Date.now() < deadline) {
-    task = await read();
-    if (["completed", "failed", "cancelled"].includes(task.status)) return task;
-    await sleep(20);
-  }
-  throw new Error(`task is still ${task.status}`);
-}
+const ended = (read: () => Promise<Record<string, any>>, ms = 5000) => untilTask(read, "completed", ms);
 
 describe("ctx.user: each caller's own durable storage", () => {
   it("2026-07-28: keeps, reads, lists and deletes a principal's JSON values", async () => {
