@@ -65,8 +65,10 @@ export async function typecheckProjects({ root = ROOT, timeoutMs = 180_000, para
   }
   for (const p of projects) if (existsSync(p.buildInfo)) utimesSync(p.buildInfo, started, started);
   const how = [
-    covered.length ? `${covered.map((p) => p.config).join(", ")}: tsc -b (no file they read outside their own changed)` : "",
-    stale.length ? `${stale.map((p) => p.config).join(", ")}: tsc -p (${cold ? "no state yet" : "a file they read changed"})` : "",
+    covered.length ? `${covered.map((p) => p.config).join(", ")}: tsc -b (no file the last check read has changed)` : "",
+    stale.length
+      ? `${stale.map((p) => p.config).join(", ")}: tsc -p (${cold ? "no state yet" : "a file the last check read has changed"})`
+      : "",
   ]
     .filter(Boolean)
     .join("; ");
