@@ -26,12 +26,25 @@ import { selfTestTypesFresh } from "./types-fresh.self-test.mjs";
 import { checkUnusedExports } from "./unused-exports.mjs";
 import { selfTestUnusedExports } from "./unused-exports.self-test.mjs";
 
+/**
+ * Each check: `id`, `name`, its self-test and the check; `inputs`, where given, are every file and
+ * folder (relative to the project) the check and its self-test read, so `npm test` may skip a check
+ * that passed on exactly these contents (scripts/test-steps.mjs); `npm run checks` and
+ * `npm run test:all` always run every check.
+ */
 export const CHECKS = [
   {
     id: "layering",
     name: "layering of src/ (no import cycles, no forbidden directions)",
     selfTest: selfTestLayering,
     check: checkLayering,
+    inputs: [
+      "src",
+      "scripts/checks/layering.mjs",
+      "scripts/checks/layering.self-test.mjs",
+      "scripts/checks/imports.mjs",
+      "node_modules/typescript/package.json",
+    ],
   },
   {
     id: "revisions",
@@ -70,7 +83,24 @@ export const CHECKS = [
     selfTest: selfTestTestWaits,
     check: checkTestWaits,
   },
-  { id: "types", name: "generated Env types are fresh (worker-configuration.d.ts)", selfTest: selfTestTypesFresh, check: checkTypesFresh },
+  {
+    id: "types",
+    name: "generated Env types are fresh (worker-configuration.d.ts)",
+    selfTest: selfTestTypesFresh,
+    check: checkTypesFresh,
+    // What `wrangler types` reads (the "types" script names the env file) and what the check is made of.
+    inputs: [
+      "package.json",
+      "wrangler.toml",
+      "wrangler.json",
+      "wrangler.jsonc",
+      "worker-configuration.d.ts",
+      "scripts/checks/no-secrets.env",
+      "scripts/checks/types-fresh.mjs",
+      "scripts/checks/types-fresh.self-test.mjs",
+      "node_modules/wrangler/package.json",
+    ],
+  },
   {
     id: "exports",
     name: "no export under src/ that no other file uses, apart from the public ones",
