@@ -90,26 +90,32 @@ async function settledCounts(origin, t0, delivered) {
  * The floor: `n` POSTs from one Durable Object to the same receiver, 25 in flight, nothing else
  * (bench/floor-webhook), under its own `wrangler dev` with the trace collector on as the fixture has
  * it. What the machine costs a delivery, whatever the engine does: workerd CPU per POST, and the
- * time from the call to the last arrival.
+ * time from the call to the last arrival; then the same with one row written after each answer (a
+ * storage commit each, as a delivery that is never repeated once acknowledged needs).
  */
 async function floorDrill(n, receiver) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-floor-webhook-"));
   const server = await startWrangler({ config: "bench/floor-webhook/wrangler.toml", logLevel: "warn", persistTo });
   try {
-    const send = async (count) => {
-      const res = await fetch(`${server.origin}/?n=${count}&c=25&url=${encodeURIComponent(`http://127.0.0.1:${receiver.port}/floor`)}`);
-      const out = await res.json();
+    const send = async (count, row) => {
+      const url = encodeURIComponent(`http://127.0.0.1:${receiver.port}/floor`);
+      const out = await (await fetch(`${server.origin}/?n=${count}&c=25&row=${row ? 1 : 0}&url=${url}`)).json();
       if (out.failed) throw new Error(`floor: ${out.failed} POSTs failed`);
     };
-    await send(50); // warm: the object, its isolate, the connections
-    receiver.state.arrivals = [];
+    await send(50, true); // warm: the object, its isolate, the connections
     const procs = wranglerProcesses(new URL(server.origin).port);
-    const before = cpuMs(procs);
-    const t0 = Date.now();
-    await send(n);
-    const cpu = cpuDelta(before, cpuMs(procs));
-    const lat = receiver.state.arrivals.map((a) => a - t0).sort((a, b) => a - b);
-    return { n, cpuMsPerPost: cpu ? cpu.worker / n : undefined, p50: pct(lat, 50), p99: pct(lat, 99), lastMs: lat.at(-1) };
+    const measure = async (row) => {
+      receiver.state.arrivals = [];
+      const before = cpuMs(procs);
+      const t0 = Date.now();
+      await send(n, row);
+      const cpu = cpuDelta(before, cpuMs(procs));
+      const lat = receiver.state.arrivals.map((a) => a - t0).sort((a, b) => a - b);
+      return { cpuMsPerPost: cpu ? cpu.worker / n : undefined, p50: pct(lat, 50), p99: pct(lat, 99), lastMs: lat.at(-1) };
+    };
+    const plain = await measure(false);
+    const withRow = await measure(true);
+    return { n, ...plain, withRow };
   } finally {
     await server.stop();
     rmSync(persistTo, { recursive: true, force: true });
@@ -210,7 +216,7 @@ export async function eventsPhase({ counts = [100, 1000], layouts = [1, 100], va
   try {
     floor = await floorDrill(Math.max(...counts), receiver);
     onProgress(
-      `  floor: ${floor.n} plain POSTs from one object, 25 in flight: ${floor.cpuMsPerPost?.toFixed(2)} ms CPU a POST, p50 ${floor.p50} ms, p99 ${floor.p99} ms`,
+      `  floor: ${floor.n} plain POSTs from one object, 25 in flight: ${floor.cpuMsPerPost?.toFixed(2)} ms CPU a POST, p50 ${floor.p50} ms, p99 ${floor.p99} ms; with a row written after each answer: ${floor.withRow.cpuMsPerPost?.toFixed(2)} ms CPU, p99 ${floor.withRow.p99} ms`,
     );
     for (const n of counts)
       for (const principals of layouts) {
@@ -244,11 +250,19 @@ export function eventsSection({ runs, floor }) {
     (r) =>
       `| ${r.n.toLocaleString("en-US")} | ${r.principals} | ${r.returnedMs} ms (${r.plainCallMs} ms) | ${r.emitSpanMs ?? "–"} ms | ${r.p50} / ${r.p99} ms | ${r.cpuMsPerDelivery?.toFixed(2)} ms | ${r.counts.rowsWritten.toFixed(2)} | $${r.bill.total.toFixed(2)} |`,
   );
+  const last = runs.at(-1);
+  const b = last?.bill;
+  const bill = b
+    ? [
+        "",
+        `A million deliveries at ${last.n.toLocaleString("en-US")} subscriptions and ${last.principals} principal(s), by item: $${b.rowsWritten.toFixed(2)} of SQLite rows written (${last.counts.rowsWritten.toFixed(2)} a delivery), $${b.logs.toFixed(2)} of Workers Logs events (${(last.counts.consoleLines + last.counts.invocations).toFixed(3)} a delivery: the passes' lines and the alarms' own records), $${b.analytics.toFixed(2)} of Analytics Engine points (one an attempt, with \`MCP_METRICS\` bound), $${(b.doRequests + b.doDuration).toFixed(2)} of Durable Object requests and duration (${last.counts.doRequests.toFixed(3)} requests a delivery), $${(b.workerRequests + b.workerCpu).toFixed(2)} of Worker requests: $${b.total.toFixed(2)} in all.`,
+      ]
+    : [];
   const f = floor
     ? [
         "",
-        `The floor beside them (bench/floor-webhook, its own \`wrangler dev\` with the trace collector on): ${floor.n.toLocaleString("en-US")} plain POSTs of a small body from one Durable Object to the same receiver, 25 in flight, with no signature, row, log line or span: ${floor.cpuMsPerPost?.toFixed(2)} ms of workerd CPU a POST, the last arriving after ${floor.lastMs} ms (p50 ${floor.p50} / p99 ${floor.p99} ms). That much of each row is this machine's \`wrangler dev\`, whatever the engine does.`,
+        `The floor beside them (bench/floor-webhook, its own \`wrangler dev\` with the trace collector on): ${floor.n.toLocaleString("en-US")} plain POSTs of a small body from one Durable Object to the same receiver, 25 in flight, with no signature, log line or span: ${floor.cpuMsPerPost?.toFixed(2)} ms of workerd CPU a POST, the last arriving after ${floor.lastMs} ms (p50 ${floor.p50} / p99 ${floor.p99} ms); the same with one SQLite row written after each answer (its own storage commit, as a delivery that is never sent again once acknowledged needs): ${floor.withRow.cpuMsPerPost?.toFixed(2)} ms a POST, p99 ${floor.withRow.p99} ms. That much of each row is this machine's \`wrangler dev\`, whatever the engine does.`,
       ]
     : [];
-  return [...head, ...rows, ...f].join("\n");
+  return [...head, ...rows, ...bill, ...f].join("\n");
 }

@@ -199,9 +199,9 @@ describe("a type's subscriptions over shards", () => {
     expect(loaded.reduce((a, b) => a + b, 0)).toBe(0);
     // An occurrence for the quiet topic loads each subscription of the shard once (the 12, and what
     // earlier tests left here, to learn it does not match), never the one waiting for its retry.
-    const [{ n: notWaiting }] = (await sqlIn("test_event", principals[0]!, "SELECT COUNT(*) AS n FROM sub WHERE next_at = 0")) as {
-      n: number;
-    }[];
+    const notWaiting = (
+      (await sqlIn("test_event", principals[0]!, "SELECT COUNT(*) AS n FROM sub WHERE next_at = 0")) as { n: number }[]
+    )[0]!.n;
     expect(notWaiting).toBeGreaterThanOrEqual(12);
     await emitTest("loads-quiet", "to the quiet ones");
     await until(() => expect(quiet.every((h) => h.deliveries.length === 1)).toBe(true));
