@@ -66,6 +66,62 @@ async function rpc(url, method, params, token) {
   return json.result;
 }
 
+/**
+ * The trace store's counts since `t0` per delivery, once it holds them all. The collector stores the
+ * spans of running invocations in batches, behind them (on a busy machine by seconds): a count read
+ * too early misses the shards' rows. So it waits until every delivery's outbound fetch is stored and
+ * the counts read the same twice a second apart (60 s at most: `stored` then says how far it got).
+ */
+async function settledCounts(origin, t0, delivered) {
+  const deadline = Date.now() + 60_000;
+  let last;
+  await sleep(1000);
+  for (;;) {
+    const [[stored]] = await traceStore(origin, "SELECT COUNT(*) FROM spans WHERE start_ms >= ?1 AND name = 'fetch'", [t0]);
+    const counts = await countsSince(origin, t0, delivered || 1);
+    const settled = stored >= delivered && last !== undefined && JSON.stringify(counts) === JSON.stringify(last);
+    if (settled || Date.now() > deadline) return { counts, stored };
+    last = counts;
+    await sleep(1000);
+  }
+}
+
+/**
+ * The floor: `n` POSTs from one Durable Object to the same receiver, 25 in flight, nothing else
+ * (bench/floor-webhook), under its own `wrangler dev` with the trace collector on as the fixture has
+ * it. What the machine costs a delivery, whatever the engine does: workerd CPU per POST, and the
+ * time from the call to the last arrival; then the same with one row written after each answer (a
+ * storage commit each, as a delivery that is never repeated once acknowledged needs).
+ */
+async function floorDrill(n, receiver) {
+  const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-floor-webhook-"));
+  const server = await startWrangler({ config: "bench/floor-webhook/wrangler.toml", logLevel: "warn", persistTo });
+  try {
+    const send = async (count, row) => {
+      const url = encodeURIComponent(`http://127.0.0.1:${receiver.port}/floor`);
+      const out = await (await fetch(`${server.origin}/?n=${count}&c=25&row=${row ? 1 : 0}&url=${url}`)).json();
+      if (out.failed) throw new Error(`floor: ${out.failed} POSTs failed`);
+    };
+    await send(50, true); // warm: the object, its isolate, the connections
+    const procs = wranglerProcesses(new URL(server.origin).port);
+    const measure = async (row) => {
+      receiver.state.arrivals = [];
+      const before = cpuMs(procs);
+      const t0 = Date.now();
+      await send(n, row);
+      const cpu = cpuDelta(before, cpuMs(procs));
+      const lat = receiver.state.arrivals.map((a) => a - t0).sort((a, b) => a - b);
+      return { cpuMsPerPost: cpu ? cpu.worker / n : undefined, p50: pct(lat, 50), p99: pct(lat, 99), lastMs: lat.at(-1) };
+    };
+    const plain = await measure(false);
+    const withRow = await measure(true);
+    return { n, ...plain, withRow };
+  } finally {
+    await server.stop();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}
+
 /** One drill: `n` subscriptions of `principals` principals on one topic, one emit, every delivery awaited. */
 async function drill(n, principals, receiver, secret, vars) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-events-"));
@@ -112,8 +168,7 @@ async function drill(n, principals, receiver, secret, vars) {
     while (receiver.state.arrivals.length < n && Date.now() < deadline) await sleep(20);
     const cpu = cpuDelta(before, cpuMs(procs));
     const lat = receiver.state.arrivals.map((a) => a - t0).sort((a, b) => a - b);
-    await sleep(2500); // the trace collector stores an invocation when it ends
-    const counts = await countsSince(server.origin, t0, lat.length || 1);
+    const { counts, stored } = await settledCounts(server.origin, t0, lat.length);
     // The emit as the Worker saw it (the tool's span: the RPC to the type's object included) and as the object did.
     const spans = await traceStore(
       server.origin,
@@ -134,6 +189,8 @@ async function drill(n, principals, receiver, secret, vars) {
       lastMs: lat.at(-1),
       cpuMsPerDelivery: cpu ? cpu.worker / Math.max(lat.length, 1) : undefined,
       counts,
+      /** Outbound fetches the trace store held when it was counted (every delivery's, unless the collector fell behind). */
+      stored,
       // An object's CPU is billed as its duration (in the counts), not as Worker CPU; each attempt
       // also writes an MCP_METRICS point where the binding is set (the fixture sets none).
       bill: billOf({ ...counts, requestLines: counts.requestLines + 1 }, 0),
@@ -148,34 +205,39 @@ async function drill(n, principals, receiver, secret, vars) {
  * The events phase: each count of subscriptions in each layout.
  * @param {{counts?: number[], layouts?: number[], vars?: Record<string, string>}} options layouts: how many principals hold the subscriptions; vars: the server's (an A/B of a setting)
  * @param {(line: string) => void} [onProgress]
- * @returns {Promise<{runs: any[], errors: string[]}>}
+ * @returns {Promise<{runs: any[], floor: any, errors: string[]}>}
  */
 export async function eventsPhase({ counts = [100, 1000], layouts = [1, 100], vars = {} } = {}, onProgress = () => {}) {
   const receiver = await startReceiver();
   const secret = `whsec_${randomBytes(32).toString("base64")}`;
   const runs = [];
   const errors = [];
+  let floor;
   try {
+    floor = await floorDrill(Math.max(...counts), receiver);
+    onProgress(
+      `  floor: ${floor.n} plain POSTs from one object, 25 in flight: ${floor.cpuMsPerPost?.toFixed(2)} ms CPU a POST, p50 ${floor.p50} ms, p99 ${floor.p99} ms; with a row written after each answer: ${floor.withRow.cpuMsPerPost?.toFixed(2)} ms CPU, p99 ${floor.withRow.p99} ms`,
+    );
     for (const n of counts)
       for (const principals of layouts) {
         const run = await drill(n, Math.min(principals, n), receiver, secret, vars);
         runs.push(run);
         if (run.delivered < n) errors.push(`events: ${run.delivered}/${n} delivered (${principals} principals)`);
         onProgress(
-          `  ${n} subscriptions, ${run.principals} principal(s): publisher waited ${run.returnedMs} ms (a plain call ${run.plainCallMs} ms; the tool's span ${run.toolSpanMs} ms, the emit's ${run.emitSpanMs} ms); delivered ${run.delivered}/${n}, p50 ${run.p50} ms, p99 ${run.p99} ms; ${run.cpuMsPerDelivery?.toFixed(2)} ms CPU, ${run.counts.rowsWritten.toFixed(2)} rows written, $${run.bill.total.toFixed(2)} a million (a delivery)`,
+          `  ${n} subscriptions, ${run.principals} principal(s): publisher waited ${run.returnedMs} ms (a plain call ${run.plainCallMs} ms; the tool's span ${run.toolSpanMs} ms, the emit's ${run.emitSpanMs} ms); delivered ${run.delivered}/${n}, p50 ${run.p50} ms, p99 ${run.p99} ms; ${run.cpuMsPerDelivery?.toFixed(2)} ms CPU, ${run.counts.rowsWritten.toFixed(2)} rows written (${run.stored}/${run.delivered} fetches in the trace store), $${run.bill.total.toFixed(2)} a million (a delivery)`,
         );
       }
   } finally {
     receiver.close();
   }
-  return { runs, errors };
+  return { runs, floor, errors };
 }
 
 /**
  * The phase's section of bench/RESULTS.md.
- * @param {{runs: any[]}} events
+ * @param {{runs: any[], floor?: any}} events
  */
-export function eventsSection({ runs }) {
+export function eventsSection({ runs, floor }) {
   const head = [
     "## MCP Events webhooks (bench/lib/events.mjs)",
     "",
@@ -188,5 +250,19 @@ export function eventsSection({ runs }) {
     (r) =>
       `| ${r.n.toLocaleString("en-US")} | ${r.principals} | ${r.returnedMs} ms (${r.plainCallMs} ms) | ${r.emitSpanMs ?? "–"} ms | ${r.p50} / ${r.p99} ms | ${r.cpuMsPerDelivery?.toFixed(2)} ms | ${r.counts.rowsWritten.toFixed(2)} | $${r.bill.total.toFixed(2)} |`,
   );
-  return [...head, ...rows].join("\n");
+  const last = runs.at(-1);
+  const b = last?.bill;
+  const bill = b
+    ? [
+        "",
+        `A million deliveries at ${last.n.toLocaleString("en-US")} subscriptions and ${last.principals} principal(s), by item: $${b.rowsWritten.toFixed(2)} of SQLite rows written (${last.counts.rowsWritten.toFixed(2)} a delivery), $${b.logs.toFixed(2)} of Workers Logs events (${(last.counts.consoleLines + last.counts.invocations).toFixed(3)} a delivery: the passes' lines and the alarms' own records), $${b.analytics.toFixed(2)} of Analytics Engine points (one an attempt, with \`MCP_METRICS\` bound), $${(b.doRequests + b.doDuration).toFixed(2)} of Durable Object requests and duration (${last.counts.doRequests.toFixed(3)} requests a delivery), $${(b.workerRequests + b.workerCpu).toFixed(2)} of Worker requests: $${b.total.toFixed(2)} in all.`,
+      ]
+    : [];
+  const f = floor
+    ? [
+        "",
+        `The floor beside them (bench/floor-webhook, its own \`wrangler dev\` with the trace collector on): ${floor.n.toLocaleString("en-US")} plain POSTs of a small body from one Durable Object to the same receiver, 25 in flight, with no signature, log line or span: ${floor.cpuMsPerPost?.toFixed(2)} ms of workerd CPU a POST, the last arriving after ${floor.lastMs} ms (p50 ${floor.p50} / p99 ${floor.p99} ms); the same with one SQLite row written after each answer (its own storage commit, as a delivery that is never sent again once acknowledged needs): ${floor.withRow.cpuMsPerPost?.toFixed(2)} ms a POST, p99 ${floor.withRow.p99} ms. That much of each row is this machine's \`wrangler dev\`, whatever the engine does.`,
+      ]
+    : [];
+  return [...head, ...rows, ...bill, ...f].join("\n");
 }

@@ -409,7 +409,7 @@ export function checkEventsTargets({ events }) {
     },
     {
       met: run.p99 <= b.p99Ms && run.delivered === run.n,
-      text: `${texts.p99}: ${fmt.ms(run.p99)} ms, ${run.delivered}/${run.n} delivered`,
+      text: `${texts.p99}: ${fmt.ms(run.p99)} ms, ${run.delivered}/${run.n} delivered${events.floor ? `; the floor, ${events.floor.n} plain POSTs from one object: p99 ${fmt.ms(events.floor.p99)} ms, ${events.floor.cpuMsPerPost.toFixed(2)} ms CPU each (${events.floor.withRow.cpuMsPerPost.toFixed(2)} ms with a row written after each)` : ""}`,
     },
     {
       met: run.bill.total <= b.millionUsd,

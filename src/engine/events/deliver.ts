@@ -1,6 +1,7 @@
 /**
  * One webhook attempt from a shard, and what it reports: the signed POST of one occurrence, its
- * outcome (delivered, retry, abandoned, refused), one log line and one MCP_METRICS point per attempt;
+ * outcome (delivered, retry, abandoned, refused), one MCP_METRICS point per attempt and a log line per
+ * failed one, and one line per pass with the outcomes counted;
  * the signed `terminated` envelope that ends a subscription; and the verification handshake.
  */
 import type { Env } from "../env";
@@ -11,27 +12,25 @@ import { controlId, postSigned, sameText } from "./webhook";
 import { writeLog, writePoint } from "../mcp/telemetry";
 import type { SpanLike } from "../mcp/tracing";
 
-type Outcome = "delivered" | "retry" | "abandoned" | "refused";
+export type Outcome = "delivered" | "retry" | "abandoned" | "refused";
 
 const secretsOf = (sub: Pick<SubRow, "secret" | "prev_secret" | "prev_until">, now = Date.now()): string[] =>
   sub.prev_secret && (sub.prev_until ?? 0) > now ? [sub.secret, sub.prev_secret] : [sub.secret];
 
 /**
- * POSTs one occurrence to a subscription. `cursor` rides in the body (everything before this
- * occurrence was dealt with); the answer's outcome, reported, is the caller's to record.
+ * POSTs one occurrence to a subscription: `body` is the occurrence with its cursor (everything before
+ * it was dealt with), built once per pass. The answer's outcome, reported, is the caller's to record.
  */
 export async function deliverOnce(
   env: Env,
   name: string,
   sub: SubRow,
   row: LogRow,
-  cursor: string | null,
+  body: string,
   attempt: number,
   maxAttempts: number,
   span?: SpanLike,
 ): Promise<{ outcome: Outcome; reason?: CallbackFailure }> {
-  // The stored occurrence is a JSON object: the cursor is put in before its closing brace.
-  const body = `${row.occurrence.slice(0, -1)},"cursor":${JSON.stringify(cursor)}}`;
   const started = Date.now();
   const sent = await postSigned(sub.url, body, { id: row.event_id, subscriptionId: sub.id, secrets: secretsOf(sub, started) });
   const now = Date.now();
@@ -64,17 +63,24 @@ export async function deliverOnce(
     attempt,
     index: name,
   });
-  writeLog("log", "event_delivery", {
-    event: name,
-    subscription: sub.id,
-    eventId: row.event_id,
-    attempt,
-    outcome,
-    status,
-    reason: sent.ok ? undefined : sent.reason,
-    durationMs: now - started,
-  });
+  // A failed attempt is a line of its own; those that landed are counted in their pass's line (reportPass).
+  if (!sent.ok)
+    writeLog("log", "event_delivery", {
+      event: name,
+      subscription: sub.id,
+      eventId: row.event_id,
+      attempt,
+      outcome,
+      status,
+      reason: sent.reason,
+      durationMs: now - started,
+    });
   return sent.ok ? { outcome } : { outcome, reason: sent.reason };
+}
+
+/** One line per alarm pass that sent anything: how many attempts had each outcome. */
+export function reportPass(name: string, tally: Record<Outcome, number>): void {
+  if (tally.delivered + tally.retry + tally.abandoned + tally.refused > 0) writeLog("log", "event_deliveries", { event: name, ...tally });
 }
 
 /** Ends a subscription for its receiver: a signed `terminated` envelope with `error` (best effort), and a log line. */

@@ -78,6 +78,9 @@ export const LOG_PAGE = 200;
  */
 export const DELIVERY_CONCURRENCY = 25;
 
+/** Due subscriptions a pass loads at a time (at most `deliveriesPerPass`): its memory stays bounded whatever the shard holds. */
+export const MAX_DUE_BATCH = 500;
+
 /** How often a poller should come back when nothing is left (the client's floor is about 1 s). */
 export const NEXT_POLL_MS = 5_000;
 

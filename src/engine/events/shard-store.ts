@@ -30,6 +30,9 @@ export interface SubRow {
 /** A subscription as it is kept, less its place (set by `place`). */
 type NewSub = Omit<SubRow, "cursor" | "pinned" | "attempts" | "next_at">;
 
+/** A subscription's place in SQL, as `ShardStore.position` reads it, with the floor bound as ?1. */
+const PLACE = "CASE WHEN pinned = 1 THEN cursor ELSE MAX(cursor, ?1) END";
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sub (id TEXT PRIMARY KEY, principal TEXT NOT NULL, url TEXT NOT NULL, args TEXT NOT NULL, secret TEXT NOT NULL,
   prev_secret TEXT, prev_until INTEGER, scopes TEXT NOT NULL, expires_at INTEGER NOT NULL, cursor INTEGER NOT NULL, pinned INTEGER NOT NULL,
@@ -54,6 +57,59 @@ export class ShardStore {
 
   live(now: number): SubRow[] {
     return this.sql.exec("SELECT * FROM sub WHERE expires_at > ?", now).toArray() as unknown as SubRow[];
+  }
+
+  /** The earliest place of a subscription that is due (not waiting for a retry): a pass reads the log from there. */
+  dueFrom(now: number, floor: number): number | undefined {
+    return (
+      this.one<{ p: number | null }>(`SELECT MIN(${PLACE}) AS p FROM sub WHERE next_at <= ?2 AND expires_at > ?2`, floor, now)?.p ??
+      undefined
+    );
+  }
+
+  /**
+   * Up to `limit` due subscriptions with something before `hi` to deal with, in id order after
+   * `afterId`: a pass loads its work a batch at a time, never the shard's caught-up or waiting ones.
+   */
+  due(now: number, floor: number, hi: number, afterId: string, limit: number): SubRow[] {
+    return this.sql
+      .exec(
+        `SELECT * FROM sub WHERE id > ?4 AND next_at <= ?2 AND expires_at > ?2 AND ${PLACE} < ?3 ORDER BY id LIMIT ?5`,
+        floor,
+        now,
+        hi,
+        afterId,
+        limit,
+      )
+      .toArray() as unknown as SubRow[];
+  }
+
+  /**
+   * The least cursor of the subscriptions that read the floor and that a pass did not load (after
+   * `lastId` when it stopped early, or put after `lastRowid` while it ran): the new floor is at most
+   * this, or the old one. (One waiting for a retry is pinned; `since` counts any not yet.)
+   */
+  leastUnloaded(now: number, floor: number, lastId: string | null, since: number, lastRowid: number): number | undefined {
+    return (
+      this.one<{ p: number | null }>(
+        `SELECT MIN(cursor) AS p FROM sub WHERE pinned = 0 AND expires_at > ?2 AND ((?3 IS NOT NULL AND id > ?3) OR next_at > ?4 OR rowid > ?5)`,
+        floor,
+        now,
+        lastId,
+        since,
+        lastRowid,
+      )?.p ?? undefined
+    );
+  }
+
+  /** The newest subscription's rowid: one put after this reads as newer (a refresh keeps its rowid). */
+  lastRowid(): number {
+    return this.one<{ r: number | null }>("SELECT MAX(rowid) AS r FROM sub")?.r ?? 0;
+  }
+
+  /** Whether a live subscription's place is the floor rather than its own cursor, below `floor`: then the floor must be stored. */
+  readsFloor(floor: number, now: number): boolean {
+    return this.one("SELECT 1 AS x FROM sub WHERE pinned = 0 AND cursor < ? AND expires_at > ? LIMIT 1", floor, now) !== undefined;
   }
 
   hasLive(now: number): boolean {
@@ -141,10 +197,14 @@ export class ShardStore {
     this.sql.exec("UPDATE sub SET cursor = MAX(cursor, ?), pinned = 0 WHERE id = ? AND pinned = 1", cursor, id);
   }
 
-  /** One row written: the occurrence at the subscription's place failed; the next attempt is at `at`. */
-  retryAt(id: string, attempts: number, at: number, error: string, now: number): void {
+  /**
+   * One row written: the occurrence after `place` failed; the next attempt is at `at`. Until then the
+   * subscription is pinned at `place` (its own cursor), so the floor moves on for the others.
+   */
+  retryAt(id: string, place: number, attempts: number, at: number, error: string, now: number): void {
     this.sql.exec(
-      "UPDATE sub SET attempts = ?, next_at = ?, last_error = ?, failed_since = COALESCE(failed_since, ?) WHERE id = ?",
+      "UPDATE sub SET cursor = ?, pinned = 1, attempts = ?, next_at = ?, last_error = ?, failed_since = COALESCE(failed_since, ?) WHERE id = ?",
+      place,
       attempts,
       at,
       error,

@@ -12,13 +12,13 @@ import * as v from "valibot";
 import { readConfig } from "../config";
 import type { Env } from "../env";
 import { McpError, messageOf } from "../mcp/errors";
-import { inSpan } from "../mcp/tracing";
+import { inSpan, type Tracer } from "../mcp/tracing";
 import { tracerFor } from "../reporting";
 import { matches } from "./canonical";
 import { encodeCursor } from "./cursor";
-import { deliverOnce, sendTerminated, verifyCallback } from "./deliver";
+import { deliverOnce, type Outcome, reportPass, sendTerminated, verifyCallback } from "./deliver";
 import { eventError } from "./errors";
-import { backoffMs, DELIVERY_CONCURRENCY, LOG_PAGE, SECRET_GRACE_MS, VERIFIED_FOR_MS } from "./limits";
+import { backoffMs, DELIVERY_CONCURRENCY, LOG_PAGE, MAX_DUE_BATCH, SECRET_GRACE_MS, VERIFIED_FOR_MS } from "./limits";
 import type { LogRow } from "./log-store";
 import { typeStub } from "./placement";
 import type { ServedType } from "./registry";
@@ -38,6 +38,44 @@ async function pool<T>(items: readonly T[], n: number, work: (item: T) => Promis
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+/** What one pass shares among its subscriptions' sends. */
+interface PassRun {
+  type: ServedType;
+  floor: number;
+  /** The last position of the log page read: every loaded subscription is dealt with up to here. */
+  hi: number;
+  rows: LogRow[];
+  /** Deliveries left in this alarm run. */
+  budget: number;
+  more: boolean;
+  /** The place after the pass of each loaded subscription that reads the floor (not pinned, revoked or waiting for a retry). */
+  after: Map<string, number>;
+  /** Pinned subscriptions that caught up, with their own cursor. */
+  pinnedDone: { id: string; cursor: number }[];
+  /** Parsed per occurrence, once a pass: its match, and the body every subscription is sent. */
+  matchOf: Map<number, Record<string, unknown>>;
+  bodyOf: Map<number, string>;
+  tally: Record<Outcome, number>;
+  tracer: Tracer | undefined;
+}
+
+function matchesRow(run: PassRun, args: Record<string, unknown>, row: LogRow): boolean {
+  let m = run.matchOf.get(row.seq);
+  if (!m) run.matchOf.set(row.seq, (m = JSON.parse(row.match) as Record<string, unknown>));
+  return matches(args, m);
+}
+
+/** The occurrence with its cursor (everything before it dealt with), the same bytes for every subscription. */
+function bodyOf(run: PassRun, row: LogRow): string {
+  let body = run.bodyOf.get(row.seq);
+  if (body === undefined) {
+    const cursor = run.type.replay ? encodeCursor(row.seq - 1) : null;
+    // The stored occurrence is a JSON object: the cursor is put in before its closing brace.
+    run.bodyOf.set(row.seq, (body = `${row.occurrence.slice(0, -1)},"cursor":${JSON.stringify(cursor)}}`));
+  }
+  return body;
 }
 
 export class Shard {
@@ -127,75 +165,98 @@ export class Shard {
   }
 
   /**
-   * The alarm: one pass over the due subscriptions (module comment). Returns when the next pass is
-   * due: at once when more is waiting, at the earliest retry, or never (undefined) when all is sent.
+   * The alarm: one pass over the due subscriptions (module comment), loaded a batch at a time in id
+   * order, so a pass never reads the shard's caught-up subscriptions or those waiting for a retry.
+   * Returns when the next pass is due: at once when more is waiting, at the earliest retry, or never
+   * (undefined) when all is sent.
    */
   async pass(type: ServedType): Promise<number | undefined> {
     const now = Date.now();
     this.store.sweep(now);
     const floor = this.store.floor();
-    const subs = this.store.live(now);
-    const due = subs.filter((s) => s.next_at <= now);
-    if (due.length === 0) return this.store.nextRetry(now);
-    let from = Number.POSITIVE_INFINITY;
-    for (const s of due) from = Math.min(from, ShardStore.position(s, floor));
+    const from = this.store.dueFrom(now, floor);
+    if (from === undefined) return this.store.nextRetry(now);
+    // What was stored before the pass began; a subscription put while it runs is counted as not loaded.
+    const lastRowid = this.store.lastRowid();
     const page: LogPage = unwrap(await this.typeLog().read(this.name, from, LOG_PAGE));
     const hi = page.rows.length === LOG_PAGE ? page.rows.at(-1)!.seq : page.head;
-    const matchOf = new Map<number, Record<string, unknown>>();
-    const matchesRow = (args: Record<string, unknown>, row: LogRow) => {
-      let m = matchOf.get(row.seq);
-      if (!m) matchOf.set(row.seq, (m = JSON.parse(row.match) as Record<string, unknown>));
-      return matches(args, m);
+    const run: PassRun = {
+      type,
+      floor,
+      hi,
+      rows: page.rows,
+      budget: type.limits.deliveriesPerPass,
+      more: hi < page.head,
+      after: new Map(),
+      pinnedDone: [],
+      matchOf: new Map(),
+      bodyOf: new Map(),
+      tally: { delivered: 0, retry: 0, abandoned: 0, refused: 0 },
+      tracer: tracerFor(readConfig(this.env)),
     };
-    // Each subscription's place after this pass; the new floor is the least of them.
-    const after = new Map(subs.map((s) => [s.id, ShardStore.position(s, floor)]));
-    // What each subscription has stored after the pass: the floor is written only when one reads it.
-    const stored = new Map(subs.map((s) => [s.id, { id: s.id, cursor: s.cursor, pinned: s.pinned, caughtUp: false }]));
-    let budget = type.limits.deliveriesPerPass;
-    let more = hi < page.head;
-    const tracer = tracerFor(readConfig(this.env));
-    const work = due.filter((s) => after.get(s.id)! < hi);
-    await pool(work, DELIVERY_CONCURRENCY, async (sub) => {
-      const args = JSON.parse(sub.args) as Record<string, unknown>;
-      let place = after.get(sub.id)!;
-      let attempts = sub.attempts;
-      let checked = false;
-      const mine = stored.get(sub.id)!;
-      for (const row of page.rows) {
-        if (row.seq <= place || !matchesRow(args, row)) continue;
-        if (budget-- <= 0) return void (more = true);
-        if (!checked && !(checked = await this.stillAllowed(sub, type))) {
-          after.delete(sub.id);
-          return this.revoke(sub);
-        }
-        const attempt = attempts + 1;
-        const cursor = type.replay ? encodeCursor(row.seq - 1) : null;
-        const { outcome, reason } = await inSpan(tracer, `events/deliver ${this.name}`, (span) =>
-          deliverOnce(this.env, this.name, sub, row, cursor, attempt, type.limits.maxAttempts, span),
-        );
-        const at = Date.now();
-        if (outcome === "retry") return this.store.retryAt(sub.id, attempt, at + backoffMs(attempt), reason!, at);
-        this.store.moveTo(sub.id, row.seq, floor, { delivered: outcome === "delivered" ? at : undefined, error: reason, now: at });
-        [mine.cursor, mine.pinned] = [row.seq, row.seq < floor ? 1 : 0];
-        after.set(sub.id, (place = row.seq));
-        attempts = 0;
+    const limit = Math.min(type.limits.deliveriesPerPass, MAX_DUE_BATCH);
+    let lastId: string | null = "";
+    for (;;) {
+      const batch = this.store.due(now, floor, hi, lastId!, limit);
+      if (batch.length > 0) lastId = batch.at(-1)!.id;
+      await pool(batch, DELIVERY_CONCURRENCY, (sub) => this.sendTo(sub, run));
+      if (batch.length < limit) {
+        lastId = null; // every due subscription was loaded
+        break;
       }
-      after.set(sub.id, hi);
-      mine.caughtUp = true;
-    });
-    let newFloor = hi;
-    for (const place of after.values()) newFloor = Math.min(newFloor, place);
-    newFloor = Math.max(floor, newFloor);
-    let readsFloor = false;
-    for (const s of stored.values()) {
-      if (!after.has(s.id)) continue;
-      // A pinned subscription (its own cursor) that caught up behind the new floor reads it from now on: one write, once.
-      if (s.pinned && s.caughtUp && s.cursor < newFloor) this.store.moveOn(s.id, hi);
-      else if (!s.pinned && s.cursor < newFloor) readsFloor = true;
+      if (run.budget <= 0) {
+        run.more = true;
+        break;
+      }
     }
+    // The new floor: the least place of every subscription that reads it, those this pass loaded as they are now.
+    let newFloor = Math.min(hi, this.store.leastUnloaded(now, floor, lastId, now, lastRowid) ?? hi);
+    for (const place of run.after.values()) newFloor = Math.min(newFloor, place);
+    newFloor = Math.max(floor, newFloor);
+    // A pinned subscription (its own cursor) that caught up behind the new floor reads it from now on: one write, once.
+    for (const s of run.pinnedDone) if (s.cursor < newFloor) this.store.moveOn(s.id, hi);
     // When every subscription's own cursor is at the new floor or past it (each had what was sent), nothing reads it.
-    if (newFloor > floor && readsFloor) this.store.setFloor(newFloor);
-    return more ? Date.now() : this.store.nextRetry(Date.now());
+    if (newFloor > floor && this.store.readsFloor(newFloor, now)) this.store.setFloor(newFloor);
+    reportPass(this.name, run.tally);
+    return run.more ? Date.now() : this.store.nextRetry(Date.now());
+  }
+
+  /** One subscription's part of a pass: the occurrences after its place that match it, one after another. */
+  private async sendTo(sub: SubRow, run: PassRun): Promise<void> {
+    const args = JSON.parse(sub.args) as Record<string, unknown>;
+    let place = ShardStore.position(sub, run.floor);
+    let [cursor, pinned] = [sub.cursor, sub.pinned];
+    // Only a subscription that reads the floor holds it back; a pinned one keeps its own cursor.
+    const track = () => (pinned ? run.after.delete(sub.id) : run.after.set(sub.id, place));
+    track();
+    let attempts = sub.attempts;
+    let checked = false;
+    for (const row of run.rows) {
+      if (row.seq <= place || !matchesRow(run, args, row)) continue;
+      if (run.budget-- <= 0) return void (run.more = true);
+      if (!checked && !(checked = await this.stillAllowed(sub, run.type))) {
+        run.after.delete(sub.id);
+        return this.revoke(sub);
+      }
+      const attempt = attempts + 1;
+      const { outcome, reason } = await inSpan(run.tracer, `events/deliver ${this.name}`, (span) =>
+        deliverOnce(this.env, this.name, sub, row, bodyOf(run, row), attempt, run.type.limits.maxAttempts, span),
+      );
+      run.tally[outcome]++;
+      const at = Date.now();
+      if (outcome === "retry") {
+        // Waiting for its retry, it is pinned where it is, so the floor moves on for everyone else.
+        run.after.delete(sub.id);
+        return this.store.retryAt(sub.id, place, attempt, at + backoffMs(attempt), reason!, at);
+      }
+      this.store.moveTo(sub.id, row.seq, run.floor, { delivered: outcome === "delivered" ? at : undefined, error: reason, now: at });
+      [cursor, pinned, place] = [row.seq, row.seq < run.floor ? 1 : 0, row.seq];
+      track();
+      attempts = 0;
+    }
+    place = run.hi;
+    track();
+    if (pinned) run.pinnedDone.push({ id: sub.id, cursor });
   }
 
   /** Scopes the type needs now (a deploy may have added one) and the app's own check, for the subscription's principal. */

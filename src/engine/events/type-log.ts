@@ -58,8 +58,10 @@ export class TypeLog {
     const seq = this.store.nextSeq();
     this.store.append(seq, eventId, now, canonicalJson(req.match), occurrence, type.replay ?? DELIVERY_LOG);
     const shards = this.store.shards().length;
-    // The shards are woken by this object's alarm, stored with the row: a restart after this answer still wakes them.
-    if (shards > 0) await this.wakeAt(now);
+    // The shards are woken by this object's alarm, stored with the row: a restart after this answer
+    // still wakes them. Not awaited: the output gate holds the answer until both are stored, and the
+    // emit does not wait on the storage's round trip for it.
+    if (shards > 0) this.wakeNow(now);
     if (type.modes.has("push")) this.push(type, seq, occurrence, req.match);
     return { eventId, shards };
   }
@@ -81,9 +83,15 @@ export class TypeLog {
   /** When this instance last set the alarm for, until the alarm runs: an emit then needs no storage call for it. */
   private alarmAt?: number;
 
+  /** An emit's wake: at once, the earliest any alarm can be, so it needs no look at the one set. */
+  private wakeNow(at: number): void {
+    if (this.alarmAt !== undefined && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
   private async wakeAt(at: number): Promise<void> {
     if (this.alarmAt !== undefined && this.alarmAt <= at) return;
-    // An emit wakes at once, the earliest any alarm can be, so it needs no look at the one set.
     const current = at <= Date.now() ? null : await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
     this.alarmAt = Math.min(at, current ?? at);

@@ -154,4 +154,63 @@ describe("a type's subscriptions over shards", () => {
     // The shard's floor, at most once a pass, so that the unmatched subscription needs no write.
     expect(rowsWritten("state")).toBeLessThanOrEqual(10 * 0.5);
   });
+
+  it("loads only the subscriptions with something to send: none caught up, none waiting for a retry", async () => {
+    // Principals whose subscriptions share one shard: 12 on a quiet topic, one on a busy one.
+    const shard = shardOf("loads-0", SHARDS);
+    const principals = Array.from({ length: 200 }, (_, i) => `loads-${i}`)
+      .filter((p) => shardOf(p, SHARDS) === shard)
+      .slice(0, 5);
+    expect(principals).toHaveLength(5);
+    const quiet = Array.from({ length: 12 }, () => receiver());
+    for (const [i, hook] of quiet.entries()) await subscribe(hook, principals[i % 4]!, "loads-quiet");
+    const busy = receiver();
+    await subscribe(busy, principals[4]!, "loads-busy");
+    const stub = shardObject("test_event", principals[0]!);
+    // The busy one's delivery fails: it waits for its retry, and the quiet ones have nothing for them.
+    busy.script = [503];
+    await emitTest("loads-busy", "fails once");
+    await until(() => expect(busy.deliveries).toHaveLength(1));
+    await until(async () =>
+      expect(await sqlIn("test_event", principals[4]!, "SELECT attempts FROM sub WHERE principal = ?", principals[4]!)).toEqual([
+        { attempts: 1 },
+      ]),
+    );
+    // Every batch of subscriptions a pass loads, by its size.
+    const loaded: number[] = [];
+    await runInDurableObject(stub, (_o, state) => {
+      const sql = state.storage.sql;
+      const exec = sql.exec.bind(sql);
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        const cursor = exec(query, ...bindings);
+        if (!query.startsWith("SELECT * FROM sub")) return cursor;
+        const toArray = cursor.toArray.bind(cursor);
+        cursor.toArray = () => {
+          const rows = toArray();
+          loaded.push(rows.length);
+          return rows;
+        };
+        return cursor;
+      }) as typeof sql.exec;
+    });
+    // A pass with nothing due loads none of the 13.
+    await runInDurableObject(stub, (_o, state) => state.storage.setAlarm(Date.now() + 60_000));
+    await runDurableObjectAlarm(stub);
+    expect(loaded.reduce((a, b) => a + b, 0)).toBe(0);
+    // An occurrence for the quiet topic loads each subscription of the shard once (the 12, and what
+    // earlier tests left here, to learn it does not match), never the one waiting for its retry.
+    const notWaiting = (
+      (await sqlIn("test_event", principals[0]!, "SELECT COUNT(*) AS n FROM sub WHERE next_at = 0")) as { n: number }[]
+    )[0]!.n;
+    expect(notWaiting).toBeGreaterThanOrEqual(12);
+    await emitTest("loads-quiet", "to the quiet ones");
+    await until(() => expect(quiet.every((h) => h.deliveries.length === 1)).toBe(true));
+    await runDurableObjectAlarm(stub);
+    expect(loaded.reduce((a, b) => a + b, 0)).toBe(notWaiting);
+    expect(busy.deliveries).toHaveLength(1);
+    // Its retry, when due, still sends the occurrence it failed, and nothing it was not subscribed to.
+    await retryNow("test_event", principals[4]!);
+    await until(() => expect(busy.deliveries).toHaveLength(2));
+    expect(busy.deliveries.map((d) => d.json.data.text)).toEqual(["fails once", "fails once"]);
+  });
 });

@@ -268,7 +268,7 @@ describe("webhook delivery", () => {
     expect(status.lastError).toBeUndefined();
   });
 
-  it("reports each attempt: a log line and an MCP_METRICS data point naming the type and its outcome", async () => {
+  it("reports each attempt: an MCP_METRICS data point naming the type and its outcome, a log line per failed one, and a line per pass", async () => {
     const metrics = (env as { MCP_METRICS: AnalyticsEngineDataset }).MCP_METRICS;
     const points = vi.spyOn(Object.getPrototypeOf(metrics) as AnalyticsEngineDataset, "writeDataPoint");
     const lines = vi.spyOn(console, "log");
@@ -281,15 +281,21 @@ describe("webhook delivery", () => {
       await retryNow("test_event", "fran");
       await until(() => expect(hook.deliveries).toHaveLength(2));
       const eventId = hook.deliveries[0]!.json.eventId;
-      const logged = () =>
+      const logged = (kind: string) =>
         lines.mock.calls
-          .map(([l]) => (typeof l === "string" && l.startsWith('{"mcp":"event_delivery"') ? JSON.parse(l) : undefined))
-          .filter((l) => l?.eventId === eventId);
-      await until(() => expect(logged()).toHaveLength(2));
-      expect(logged()).toMatchObject([
+          .map(([l]) => (typeof l === "string" && l.startsWith(`{"mcp":"${kind}"`) ? JSON.parse(l) : undefined))
+          .filter((l) => l !== undefined);
+      // The failed attempt is a line of its own; the one that landed is counted in its pass's line.
+      await until(() => expect(logged("event_deliveries").filter((l) => l.delivered === 1)).not.toHaveLength(0));
+      expect(logged("event_delivery").filter((l) => l.eventId === eventId)).toMatchObject([
         { event: "test_event", subscription: sub.body.result.id, attempt: 1, outcome: "retry", status: 500, reason: "http_5xx" },
-        { event: "test_event", attempt: 2, outcome: "delivered", status: 200 },
       ]);
+      expect(logged("event_deliveries")).toEqual(
+        expect.arrayContaining([
+          { mcp: "event_deliveries", event: "test_event", delivered: 0, retry: 1, abandoned: 0, refused: 0 },
+          { mcp: "event_deliveries", event: "test_event", delivered: 1, retry: 0, abandoned: 0, refused: 0 },
+        ]),
+      );
       const delivered = points.mock.calls.map(([p]) => p).filter((p) => p?.blobs?.[1] === "events/deliver" && p.blobs[2] === "test_event");
       expect(delivered.map((p) => [p!.blobs![3], p!.blobs![5], p!.doubles![1]])).toEqual(
         expect.arrayContaining([
