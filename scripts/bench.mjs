@@ -24,6 +24,10 @@
 //                                   # harness loads, its configs exist, the earlier commits build
 //   npm run bench -- --tool-search  # toolSearch() on GitHub's API alone (tokens, recall@5, call_tool
 //                                   # CPU; bench/lib/tool-search.mjs); --write replaces its section
+//   npm run bench -- --ab <ref>     # the engine test app at commit <ref> beside the working tree,
+//                                   # served by workerd directly: the 2025 and 2026 tools/call and
+//                                   # their floors in interleaved rounds, CPU per round, a Markdown
+//                                   # table of µs and per-round ratios (bench/lib/ab.mjs; 3–5 minutes)
 //   npm run bench -- --events       # MCP Events webhooks alone (bench/lib/events.mjs); the same
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -48,6 +52,7 @@ import { phaseClock } from "../bench/lib/clock.mjs";
 import { startDevServers } from "../bench/lib/dev-servers.mjs";
 import { ROOT } from "./lib/procs.mjs";
 import { checkBenchSetup } from "../bench/lib/setup-check.mjs";
+import { abPhase, abSection } from "../bench/lib/ab.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -57,6 +62,7 @@ const { values: opt } = parseArgs({
     cost: { type: "boolean", default: false },
     "tool-search": { type: "boolean", default: false },
     events: { type: "boolean", default: false },
+    ab: { type: "string" },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -124,6 +130,16 @@ if (opt.setup) {
   for (const p of r.problems) console.error(`  ✗ ${p}`);
   progress(r.ok ? "the bench's set-up runs" : `the bench's set-up fails: ${r.problems.length} problems`);
   process.exit(r.ok ? 0 : 1);
+}
+
+if (opt.ab) {
+  const tmp = tempDir("mcp-bench-ab-");
+  const abSettings = { rounds: quick ? 3 : 7, perRound: quick ? 200 : 400, concurrency: 32, warmup: quick ? 50 : 200, sessions: 32 };
+  const ab = await abPhase({ tmpDir: tmp.dir, ref: opt.ab, ...abSettings }, progress).finally(tmp.remove);
+  const meta = { date: new Date().toISOString().slice(0, 16).replace("T", " "), loadAtStart, loadAtEnd: loadavg(), ...abSettings };
+  console.log(abSection(ab, meta));
+  for (const e of ab.errors) console.error(`  ✗ ${e}`);
+  process.exit(ab.errors.length ? 1 : 0);
 }
 
 if (opt.churn) {

@@ -19,6 +19,7 @@ import type { Admitted } from "./admitted";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
+import { Cancellation } from "./cancellation";
 import { missingSecret } from "./seal";
 import { failedStatus, refusedStatus } from "./status";
 import type { serveModernTaskMethod, startModernTask } from "./tasks";
@@ -106,9 +107,8 @@ async function serveHeld(run: Run, open: () => Promise<Response>): Promise<Reply
 
 /** Every other method: answered as JSON, or as SSE once the handler emits a notification first. */
 async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> {
-  const abort = new AbortController();
   // A client that goes away cancels its request (2026-07-28), whether it was waiting for JSON or reading SSE.
-  request.signal?.addEventListener("abort", () => abort.abort());
+  const abort = new Cancellation(request);
   const out = new LazyStream(
     () => {
       const sse = new SseStream(() => abort.abort());
@@ -116,11 +116,11 @@ async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope:
       return sse;
     },
     (sse, message) => sse.send(message),
-    abort.signal,
+    abort,
   );
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
   // A client that accepts only JSON is sent no notifications: its answer stays JSON (http/quirks.ts).
-  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
+  const work = respond(msg, envelope, { ...deps, trace }, abort, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
   const first = await out.settle(work);
   if (first?.stream) return first.stream;
   if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
@@ -128,7 +128,7 @@ async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope:
   const sse = out.stream!;
   deps.waitUntil(
     work.then((reply) => {
-      if (!abort.signal.aborted) sse.send(reply.body);
+      if (!abort.aborted) sse.send(reply.body);
       sse.close();
     }),
   );
@@ -158,7 +158,7 @@ function coreOptionsOf(
   msg: JsonRpcRequest,
   envelope: Envelope,
   deps: LaneDeps & { trace: TraceContext },
-  signal: AbortSignal,
+  abort: Cancellation,
   emit: (m: object) => void,
 ) {
   const { reg, config, env, caller, trace } = deps;
@@ -167,7 +167,8 @@ function coreOptionsOf(
     logLevel: MODERN.logLevel(envelope.logLevel),
     revision: MODERN,
     reg,
-    signal,
+    // Made when a handler first reads ctx.signal (cancellation.ts).
+    signal: () => abort.signal,
     emit,
     notify: deps.notify,
     env,
@@ -187,11 +188,11 @@ async function respond(
   msg: JsonRpcRequest,
   envelope: Envelope,
   deps: LaneDeps & { trace: TraceContext },
-  signal: AbortSignal,
+  abort: Cancellation,
   emit: (m: object) => void,
 ): Promise<Reply> {
   try {
-    const run: Run = { msg, params: msg.params ?? {}, envelope, deps, core: coreOptionsOf(msg, envelope, deps, signal, emit) };
+    const run: Run = { msg, params: msg.params ?? {}, envelope, deps, core: coreOptionsOf(msg, envelope, deps, abort, emit) };
     const held = heldStream(msg, envelope, deps);
     if (held) return await serveHeld(run, held);
     if (MODERN.taskMethods.has(msg.method)) return await serveTaskMethod(run);
