@@ -4,7 +4,10 @@
 //   - what each operation makes the platform do, counted from `wrangler dev`'s local trace store
 //     (the spans the runtime records for every invocation and every SQL statement): Worker
 //     requests, Durable Object requests and their wall time, WebSocket messages into objects,
-//     SQLite rows written, console log lines (the engine's request lines among them, each also an
+//     SQLite rows written (each SQL statement's, plus one for each setAlarm() call: Cloudflare's
+//     Durable Objects pricing page bills an alarm set as a row written, in a footnote to its SQLite
+//     storage table; the statements' spans do not show it, the storage call's own span does),
+//     console log lines (the engine's request lines among them, each also an
 //     Analytics Engine data point when MCP_METRICS is bound) and invocations (each a Workers Logs
 //     event of its own);
 //   - the CPU of the workerd process per operation, served straight from workerd (direct.mjs) in
@@ -101,7 +104,9 @@ const COUNTS = `
     (SELECT COUNT(*) FROM inv WHERE ${ATTR("faas.trigger")} = 'websocket'),
     (SELECT COALESCE(SUM(MAX(duration_ms, 1)), 0) FROM inv WHERE NOT (parent_id IS NULL AND ${ATTR("faas.trigger")} = 'http')),
     (SELECT COALESCE(SUM(${ATTR("cloudflare.durable_object.response.rows_written")}), 0) FROM spans
-       WHERE start_ms >= ?1 AND name = 'durable_object_storage_exec' AND ${ATTR("db.query.text")} NOT LIKE '%__miniflare%'),
+       WHERE start_ms >= ?1 AND name = 'durable_object_storage_exec' AND ${ATTR("db.query.text")} NOT LIKE '%__miniflare%')
+      + (SELECT COUNT(*) FROM spans WHERE start_ms >= ?1 AND name = 'durable_object_storage_setAlarm'),
+    (SELECT COUNT(*) FROM spans WHERE start_ms >= ?1 AND name = 'durable_object_storage_setAlarm'),
     (SELECT COUNT(*) FROM logs WHERE ts_ms >= ?1 AND message LIKE '[%'),
     (SELECT COUNT(*) FROM logs WHERE ts_ms >= ?1 AND message LIKE '%mcp\\":\\"request%'),
     (SELECT COUNT(*) FROM inv),
@@ -112,6 +117,7 @@ const FIELDS = [
   "wsMessages",
   "doWallMs",
   "rowsWritten",
+  "alarmsSet",
   "consoleLines",
   "requestLines",
   "invocations",

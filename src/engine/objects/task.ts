@@ -1,9 +1,10 @@
 /**
  * One task: a Durable Object with SQLite storage (task-store.ts), named by the
  * task id. Its handler outlives the client, the isolate and a restart: the
- * alarm is set before each run to a lease, and a run cut short (eviction, a
- * crash, a deploy) is started again when the lease ends (at least once; the
- * step journal keeps finished work). Runs start from the alarm, the first one
+ * alarm is set to a lease once a run has gone on for a moment (LEASE_AFTER_MS),
+ * and a run cut short (eviction, a crash, a deploy) is started again when the
+ * lease ends, or before it by the platform's retry of the alarm that started it
+ * (at least once; the step journal keeps finished work). Runs start from the alarm, the first one
  * from an alarm the create sets due at once (see create()); only a create that
  * waits for the result starts it in the call, the alarm holding the object.
  * Input moves the task to input_required; the answers set the alarm again.
@@ -40,6 +41,16 @@ const MAX_WAITING_SESSIONS = 16;
 
 /** A notification inlines a task's result only up to this size; a larger one is read with tasks/get. */
 const NOTIFY_INLINE_BYTES = 65_536; // 64 KiB, as a literal: esbuild keeps a product in a bundle that leaves this module out
+
+/**
+ * How long a run goes on before its lease alarm is set (at most half the lease). Each setAlarm() is
+ * billed as a row written, and most runs end sooner: they set only the alarm of the task's expiry, so
+ * a plain task sets two alarms in its life (its run due, its expiry) rather than three. A run that
+ * dies before this is not lost: the alarm that started it did not end, and the platform runs an alarm
+ * that did not end again (at least once), which counts as a run cut short (see alarm()). A run the
+ * create started is held by that alarm too, as it waits for the run.
+ */
+const LEASE_AFTER_MS = 1000;
 
 abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   protected abstract readonly app: AppDefinition<any>;
@@ -183,15 +194,14 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
   }
 
   // ── the alarm: runs, leases, expiry ──────────────────────────────────────
-  async alarm(): Promise<void> {
+  async alarm(info?: AlarmInvocationInfo): Promise<void> {
     const record = this.store.getTask();
     if (!record) return;
     if (Date.now() >= this.expiryOf(record)) return this.expire(record);
     if (this.runEnd) {
-      // A run this instance started outside an alarm (create): the alarm sets the lease and waits
-      // for it, as for a run of its own, so that the object is held until it ends. Alarms do not
-      // overlap, so the lease fires only if the instance dies.
-      await this.ctx.storage.setAlarm(this.leaseEnd(record));
+      // A run this instance started outside an alarm (create): the alarm waits for it, as for a run
+      // of its own, so that the object is held until it ends; the run sets its lease (startRun()).
+      // Alarms do not overlap, so the lease fires only if the instance dies.
       return this.runEnd;
     }
     if (record.view.status !== "working") {
@@ -199,10 +209,11 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       return;
     }
     // A run due a lease or more ago that this instance is not running died with its isolate: this
-    // alarm is its lease's end. (An earlier version marked a run going on instead.) Only then is
-    // anything written here: the restart is due from now, and counted.
+    // alarm is its lease's end. So did one whose alarm the platform runs again (a retry: the run
+    // died before it set its lease). (An earlier version marked a run going on instead.) Only then
+    // is anything written here: the restart is due from now, and counted.
     const now = Date.now();
-    if (record.inRun || now >= (record.runFrom ?? record.view.lastUpdatedAt) + this.config.taskLeaseMs) {
+    if (record.inRun || info?.isRetry || now >= (record.runFrom ?? record.view.lastUpdatedAt) + this.config.taskLeaseMs) {
       record.cutShort = (record.cutShort ?? 0) + 1;
       record.runFrom = now;
       if (record.cutShort < MAX_CUT_SHORT) this.store.putTask(record);
@@ -216,9 +227,9 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       await this.ctx.storage.setAlarm(this.expiryOf(record));
       return;
     }
-    // The lease (TASK_LEASE_SECONDS): a live run is never doubled, as one alarm runs at a time; the
-    // lease only fires when the run died with its isolate, and starts it again.
-    await this.ctx.storage.setAlarm(this.leaseEnd(record));
+    // The lease (TASK_LEASE_SECONDS), set by the run once it has gone on for a moment: a live run is
+    // never doubled, as one alarm runs at a time; the lease only fires when the run died with its
+    // isolate, and starts it again.
     return this.startRun(record);
   }
 
@@ -228,7 +239,8 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
 
   /**
    * Runs the handler to its end, marked as going on here so that no second run starts beside it. It
-   * writes nothing to start: should this instance die, the lease's end tells (see alarm()).
+   * writes nothing to start: should this instance die, the lease's end tells (see alarm()), or for a
+   * run shorter than LEASE_AFTER_MS, the platform's retry of the alarm that holds it.
    */
   private startRun(record: TaskRecord): Promise<void> {
     this.progress = undefined;
@@ -245,19 +257,28 @@ abstract class TaskObject extends DurableObject<Env> implements TaskRpc {
       () => this.expireIfDue().catch((err) => console.error("task: could not expire at its ttl", err)),
       this.expiryOf(record) - Date.now(),
     );
+    const lease = setTimeout(
+      // Only for a task still stored: one forgotten meanwhile (its ttl passed) leaves nothing behind.
+      () =>
+        this.store.getTask() &&
+        this.ctx.storage.setAlarm(this.leaseEnd(record)).catch((err) => console.error("task: could not set its lease", err)),
+      Math.min(LEASE_AFTER_MS, this.config.taskLeaseMs / 2),
+    );
     let outcome: Outcome;
     try {
       outcome = await runTask(this.runHost(record), record, abort.signal);
     } finally {
       clearTimeout(ttl);
+      clearTimeout(lease);
       this.running = undefined;
     }
     // What happened meanwhile (a cancel) is in storage, not in the record this run started with.
     const latest = this.withProgress(this.store.getTask());
     this.progress = undefined;
-    // Gone, or past its ttl while it ran (the expiry cut it off): nothing to announce. An expiry
-    // not yet handled is the alarm set before the run, already due.
-    if (!latest || Date.now() >= this.expiryOf(latest)) return;
+    // Gone, or past its ttl while it ran (the expiry cut it off): nothing to announce. An expiry not
+    // yet handled is handled here, as a run that ended before its lease has no alarm left to do it.
+    if (!latest) return;
+    if (Date.now() >= this.expiryOf(latest)) return this.expire(latest);
     // Otherwise it ended meanwhile (a cancel), and was stored then.
     if (latest.view.status === "working") {
       this.applyOutcome(latest, outcome);

@@ -224,10 +224,21 @@ describe("what a task survives", () => {
   }
 
   it("2026-07-28: a run that died with its isolate is started again by the lease; the step it had finished is not run again", async () => {
-    const { taskId } = await startReport("203.0.113.11", { pauseMs: 300 });
-    // While it runs, the alarm is the lease: were the isolate to die now, it would start the run again.
-    await vi.waitFor(async () =>
-      expect(await runInDurableObject(taskObject(taskId), (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + 30_000),
+    const { taskId } = await startReport("203.0.113.11", { pauseMs: 1500 });
+    // A run that goes on past LEASE_AFTER_MS (1 s) sets its lease: were the isolate to die now, the
+    // lease's end would start the run again. Before that, the alarm that started it still holds it.
+    await vi.waitFor(
+      async () => {
+        const record = await runInDurableObject(taskObject(taskId), (_i, state) => {
+          const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one();
+          return JSON.parse(row.record);
+        });
+        expect(record.view.status).toBe("working");
+        const alarm = await runInDurableObject(taskObject(taskId), (_i, state) => state.storage.getAlarm());
+        expect(alarm).toBeGreaterThan(Date.now() + 30_000);
+        expect(alarm).toBeLessThan(Date.now() + 61_000);
+      },
+      { timeout: 1400, interval: 50 },
     );
     await until(taskId, "input_required", "203.0.113.11");
     // The outline step is done; the run now dies after the question was asked, before the answer.
@@ -266,6 +277,25 @@ describe("what a task survives", () => {
     await modernResult("tasks/update", { taskId, inputResponses: answer(20) }, from(address));
     const done = await until(taskId, "completed", address);
     expect(done.result.content[0].text).toBe("Report: an outline of tides, then 20 words on tides (outline ran 1×, write 1×)");
+  });
+
+  it("2026-07-28: a run that died before it set its lease is started again by the platform's retry of its alarm, and counted as cut short", async () => {
+    const address = "203.0.113.18";
+    const { taskId } = await startReport(address);
+    await until(taskId, "input_required", address);
+    // Storage as a run due now leaves it, its isolate dead within LEASE_AFTER_MS: no lease was set.
+    const stub = await dieMidRun(taskId, 0, 0);
+    // The alarm that started that run did not end, so the platform runs it again, marked as a retry.
+    await runInDurableObject(stub, (instance) =>
+      (instance as unknown as DurableObject).alarm?.({ isRetry: true, retryCount: 1, scheduledTime: Date.now() }),
+    );
+    const task = await until(taskId, "input_required", address);
+    expect(task.status).toBe("input_required");
+    const cutShort = await runInDurableObject(stub, (_i, state) => {
+      const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one();
+      return JSON.parse(row.record).cutShort;
+    });
+    expect(cutShort).toBe(1);
   });
 
   it("2026-07-28: a task whose runs keep dying (MAX_CUT_SHORT = 5 in a row) fails instead of running forever", async () => {
