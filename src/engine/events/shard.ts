@@ -44,6 +44,8 @@ async function pool<T>(items: readonly T[], n: number, work: (item: T) => Promis
 interface PassRun {
   type: ServedType;
   floor: number;
+  /** Where the log page read starts: a subscription whose place is before it is left for the next pass. */
+  from: number;
   /** The last position of the log page read: every loaded subscription is dealt with up to here. */
   hi: number;
   rows: LogRow[];
@@ -183,6 +185,7 @@ export class Shard {
     const run: PassRun = {
       type,
       floor,
+      from,
       hi,
       rows: page.rows,
       budget: type.limits.deliveriesPerPass,
@@ -226,6 +229,14 @@ export class Shard {
     const args = JSON.parse(sub.args) as Record<string, unknown>;
     let place = ShardStore.position(sub, run.floor);
     let [cursor, pinned] = [sub.cursor, sub.pinned];
+    // Due or stored only while the page was read (a retry made due, a replay subscribed): the page
+    // starts after its place, so moving it to `hi` would skip what it has not had. The next pass, at
+    // once, reads from its place; until then it holds the floor where it is.
+    if (place < run.from) {
+      if (!pinned) run.after.set(sub.id, place);
+      run.more = true;
+      return;
+    }
     // Only a subscription that reads the floor holds it back; a pinned one keeps its own cursor.
     const track = () => (pinned ? run.after.delete(sub.id) : run.after.set(sub.id, place));
     track();

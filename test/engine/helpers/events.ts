@@ -98,9 +98,14 @@ export const SHARDS = 8;
 export const shardObject = (name: string, principal: string) =>
   namespace().get(namespace().idFromName(`${name}#${shardOf(principal, SHARDS)}`));
 
-/** Makes a principal's waiting retries of a type due now and runs its shard's alarm (as its backoff would, later). */
+/**
+ * Makes a principal's waiting retries of a type due now and runs its shard's alarm (as its backoff
+ * would, later). The pass that made the attempt is let end first: a receiver can hold its answer
+ * while that pass still waits to record it (and the backoff), which would undo the retry made due.
+ */
 export async function retryNow(name: string, principal: string): Promise<void> {
   const stub = shardObject(name, principal);
+  await passEnded(name, principal);
   await runInDurableObject(stub, async (_o, state) => {
     state.storage.sql.exec("UPDATE sub SET next_at = 0");
     await state.storage.setAlarm(Date.now() + 60_000);

@@ -11,6 +11,7 @@ import { shardOf } from "../../../src/engine/events/placement";
 import {
   call,
   freshSecret,
+  passEnded,
   receiver,
   retryNow,
   SHARDS,
@@ -212,5 +213,43 @@ describe("a type's subscriptions over shards", () => {
     await retryNow("test_event", principals[4]!);
     await until(() => expect(busy.deliveries).toHaveLength(2));
     expect(busy.deliveries.map((d) => d.json.data.text)).toEqual(["fails once", "fails once"]);
+  });
+
+  it("still sends a retry that fell due while a pass read the log, though the floor had moved past it", async () => {
+    // Two principals whose subscriptions share one shard: one whose delivery waits for its retry, one
+    // whose occurrences move the shard's floor on past it.
+    const shard = shardOf("late-0", SHARDS);
+    const [waiting, moving] = Array.from({ length: 200 }, (_, i) => `late-${i}`).filter((p) => shardOf(p, SHARDS) === shard);
+    const late = receiver();
+    const other = receiver();
+    await subscribe(late, waiting!, "late-retry");
+    await subscribe(other, moving!, "late-other");
+    late.script = [503];
+    await emitTest("late-retry", "sent again");
+    await until(() => expect(late.deliveries).toHaveLength(1));
+    await emitTest("late-other", "moves the floor");
+    await until(() => expect(other.deliveries).toHaveLength(1));
+    await passEnded("test_event", waiting!);
+    // The next pass reads the log from the floor, past the waiting one's place; the retry falls due
+    // while that read is on its way (as the platform can run anything between the two).
+    const stub = shardObject("test_event", waiting!);
+    await runInDurableObject(stub, (instance, state) => {
+      const shardRole = (instance as unknown as { shardRole: { typeLog: () => { read: (...a: unknown[]) => Promise<unknown> } } })
+        .shardRole;
+      const typeLog = shardRole.typeLog;
+      shardRole.typeLog = () => ({
+        read: async (...a: unknown[]) => {
+          const page = await typeLog().read(...a);
+          state.storage.sql.exec("UPDATE sub SET next_at = 0 WHERE principal = ?", waiting!);
+          shardRole.typeLog = typeLog;
+          return page;
+        },
+      });
+    });
+    await emitTest("late-other", "a pass");
+    await until(() => expect(other.deliveries).toHaveLength(2));
+    // That pass leaves it where it was, and the next one sends it the occurrence it failed.
+    await until(() => expect(late.deliveries).toHaveLength(2));
+    expect(late.deliveries.map((d) => d.json.data.text)).toEqual(["sent again", "sent again"]);
   });
 });
