@@ -19,7 +19,6 @@ import type { Admitted } from "./admitted";
 import { closeRound, openRound, requestDigest, type Binding, type RoundInput } from "./input-state";
 import { json, rpcError } from "./responses";
 import { SseStream } from "./sse";
-import { Cancellation } from "./cancellation";
 import { missingSecret } from "./seal";
 import { failedStatus, refusedStatus } from "./status";
 import type { serveModernTaskMethod, startModernTask } from "./tasks";
@@ -107,8 +106,9 @@ async function serveHeld(run: Run, open: () => Promise<Response>): Promise<Reply
 
 /** Every other method: answered as JSON, or as SSE once the handler emits a notification first. */
 async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope: Envelope, deps: LaneDeps): Promise<Response> {
+  const abort = new AbortController();
   // A client that goes away cancels its request (2026-07-28), whether it was waiting for JSON or reading SSE.
-  const abort = new Cancellation(request);
+  request.signal?.addEventListener("abort", () => abort.abort());
   const out = new LazyStream(
     () => {
       const sse = new SseStream(() => abort.abort());
@@ -116,11 +116,11 @@ async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope:
       return sse;
     },
     (sse, message) => sse.send(message),
-    abort,
+    abort.signal,
   );
   const trace = readTrace(msg.params?._meta, request.headers.get("traceparent"));
   // A client that accepts only JSON is sent no notifications: its answer stays JSON (http/quirks.ts).
-  const work = respond(msg, envelope, { ...deps, trace }, abort, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
+  const work = respond(msg, envelope, { ...deps, trace }, abort.signal, deps.quirks?.includes("accept-json") ? () => {} : out.emit);
   const first = await out.settle(work);
   if (first?.stream) return first.stream;
   if (first?.scopes) return deps.scopeChallenge(msg.id, first.scopes);
@@ -128,7 +128,7 @@ async function serveThroughCore(request: Request, msg: JsonRpcRequest, envelope:
   const sse = out.stream!;
   deps.waitUntil(
     work.then((reply) => {
-      if (!abort.aborted) sse.send(reply.body);
+      if (!abort.signal.aborted) sse.send(reply.body);
       sse.close();
     }),
   );
@@ -158,7 +158,7 @@ function coreOptionsOf(
   msg: JsonRpcRequest,
   envelope: Envelope,
   deps: LaneDeps & { trace: TraceContext },
-  abort: Cancellation,
+  signal: AbortSignal,
   emit: (m: object) => void,
 ) {
   const { reg, config, env, caller, trace } = deps;
@@ -167,8 +167,7 @@ function coreOptionsOf(
     logLevel: MODERN.logLevel(envelope.logLevel),
     revision: MODERN,
     reg,
-    // Made when a handler first reads ctx.signal (cancellation.ts).
-    signal: () => abort.signal,
+    signal,
     emit,
     notify: deps.notify,
     env,
@@ -188,11 +187,11 @@ async function respond(
   msg: JsonRpcRequest,
   envelope: Envelope,
   deps: LaneDeps & { trace: TraceContext },
-  abort: Cancellation,
+  signal: AbortSignal,
   emit: (m: object) => void,
 ): Promise<Reply> {
   try {
-    const run: Run = { msg, params: msg.params ?? {}, envelope, deps, core: coreOptionsOf(msg, envelope, deps, abort, emit) };
+    const run: Run = { msg, params: msg.params ?? {}, envelope, deps, core: coreOptionsOf(msg, envelope, deps, signal, emit) };
     const held = heldStream(msg, envelope, deps);
     if (held) return await serveHeld(run, held);
     if (MODERN.taskMethods.has(msg.method)) return await serveTaskMethod(run);

@@ -35,8 +35,7 @@ export interface ExecuteOptions {
   /** Answers the client gave to earlier input requests, and the handler's own state from then. */
   answers: Readonly<Record<string, unknown>>;
   state: Json | undefined;
-  /** ctx.signal; a function makes it when a handler first reads it (http/cancellation.ts). */
-  signal: AbortSignal | (() => AbortSignal);
+  signal: AbortSignal;
   emit(message: JsonRpcNotification): void;
   notify: Notifier;
   env: unknown;
@@ -171,9 +170,7 @@ function handlerContext(o: ExecuteOptions): HandlerContext {
     protocolVersion: o.protocolVersion,
     clientCapabilities: o.clientCapabilities,
     clientInfo: o.clientInfo,
-    get signal() {
-      return typeof o.signal === "function" ? o.signal() : o.signal;
-    },
+    signal: o.signal,
     progress(progress, total, message) {
       // Progress must increase, and only a request that asked for it (progressToken) gets it.
       if (o.progressToken === undefined || !(progress > lastProgress)) return;

@@ -13,7 +13,7 @@ export class LazyStream<S> {
     private readonly open: () => S,
     private readonly write: (stream: S, message: object) => void,
     /** After an abort nothing more is written for the request. */
-    private readonly signal: { readonly aborted: boolean },
+    private readonly signal: AbortSignal,
     /** A stream the request already has (a 2025 call run again once its input arrives). */
     public stream?: S,
   ) {}

@@ -4,7 +4,10 @@
 // app's size when the budget was set (48.1 KiB, with the operation model, the one Caller, middleware as
 // plain functions on one path for every operation, hosted clients' quirks served in every app, the
 // hub-stream bridge, and the hooks of events, per-user state, mounts, surfaces, result budgets and
-// discovery) and about 0.4 KiB to grow. The one-tool app has a budget of its own (test/engine/e2e/ext-cost.mjs).
+// discovery) and about 0.4 KiB to grow. Raised to 48.75 KiB at 48.60: the task runtime this app serves
+// grew 0.27 KiB writing 7 rows and 2 alarms a task instead of 20 and 3 (objects/task.ts, task-store.ts),
+// the start-up work moved out of import 0.08 KiB (worker.ts), spans with only set attributes 0.04 KiB
+// (bench/RESULTS.md and docs/cost.md have what each buys). The one-tool app has a budget of its own (test/engine/e2e/ext-cost.mjs).
 // docs/performance.md says where the bytes go; `node scripts/bundle-map.mjs` measures it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -13,7 +16,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { atExit, run } from "../../../scripts/lib/procs.mjs";
 
-export const GZIP_BUDGET_BYTES = 48.5 * 1024;
+export const GZIP_BUDGET_BYTES = 48.75 * 1024;
 
 /** @returns {Promise<{ok: boolean, raw: number, gzip: number, files: string[], message: string}>} */
 export async function bundleCheck({ config = "test/engine/app/wrangler.toml", budget = GZIP_BUDGET_BYTES } = {}) {
