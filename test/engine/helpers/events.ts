@@ -130,6 +130,25 @@ export const passEnded = (name: string, principal: string) =>
   });
 
 /**
+ * Waits until nothing of a type is running or due within a few seconds: its own object's alarm (the
+ * emit's wake of the shards) has run, and each shard's pass has ended with no next pass due soon. A
+ * test file whose last emit still has passes in flight when it ends would have them cut off by the
+ * test environment's teardown (an unhandled rejection that fails the run).
+ */
+export async function typeQuiet(name: string): Promise<void> {
+  const settled = async (stub: DurableObjectStub) =>
+    until(async () => {
+      const alarm = await runInDurableObject(stub, async (instance, state) => {
+        await (instance as unknown as { passing?: Promise<void> }).passing;
+        return state.storage.getAlarm();
+      });
+      expect(alarm === null || alarm > Date.now() + 5_000).toBe(true);
+    });
+  await settled(typeObject(name));
+  for (let k = 0; k < SHARDS; k++) await settled(namespace().get(namespace().idFromName(`${name}#${k}`)));
+}
+
+/**
  * The barrier before a "nothing was delivered" assertion: `witness` (a live subscription of the same
  * principal to the same type, so on the same shard, matching the same occurrence) has had its delivery,
  * and the pass that sent it has ended. Any other subscription that pass could have reached was reached.
