@@ -28,10 +28,14 @@ import {
 import { createMcpWorker, defineApp, defineTool } from "../../../src/mcp";
 import { eventsWorker } from "../app/events-worker";
 import { scripted } from "../helpers/client";
-import { receiver, stubReceivers, until, witnessed, type Received } from "../helpers/events";
+import { receiver, stubReceivers, typeQuiet, until, witnessed, type Received } from "../helpers/events";
 
 beforeAll(stubReceivers);
-afterAll(() => vi.restoreAllMocks());
+afterAll(async () => {
+  // Passes an emit woke end before the file does (the teardown would cut them off).
+  await typeQuiet("test_event");
+  vi.restoreAllMocks();
+});
 
 const eventsFetch: Fetch = async (input, init) => {
   const ctx = createExecutionContext();
