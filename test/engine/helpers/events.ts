@@ -95,8 +95,12 @@ export const typeObject = (name: string) => namespace().get(namespace().idFromNa
 /** The test app's shards per type (the default). */
 export const SHARDS = 8;
 /** The shard that holds a principal's webhook subscriptions to a type. */
-export const shardObject = (name: string, principal: string) =>
-  namespace().get(namespace().idFromName(`${name}#${shardOf(principal, SHARDS)}`));
+export const shardObject = (name: string, principal: string) => shardNumber(name, shardOf(principal, SHARDS));
+/** A type's shard `k` (0 to SHARDS - 1). */
+const shardNumber = (name: string, k: number) => namespace().get(namespace().idFromName(`${name}#${k}`));
+
+/** The pass an events object is running, if any (a shard's; the type's own object has none). */
+const passOf = (instance: unknown) => (instance as { passing?: Promise<void> }).passing;
 
 /**
  * Makes a principal's waiting retries of a type due now and runs its shard's alarm (as its backoff
@@ -126,7 +130,7 @@ export { until };
  */
 export const passEnded = (name: string, principal: string) =>
   runInDurableObject(shardObject(name, principal), async (instance) => {
-    await (instance as unknown as { passing: Promise<void> }).passing;
+    await passOf(instance);
   });
 
 /**
@@ -139,13 +143,13 @@ export async function typeQuiet(name: string): Promise<void> {
   const settled = async (stub: DurableObjectStub) =>
     until(async () => {
       const alarm = await runInDurableObject(stub, async (instance, state) => {
-        await (instance as unknown as { passing?: Promise<void> }).passing;
+        await passOf(instance);
         return state.storage.getAlarm();
       });
       expect(alarm === null || alarm > Date.now() + 5_000).toBe(true);
     });
   await settled(typeObject(name));
-  for (let k = 0; k < SHARDS; k++) await settled(namespace().get(namespace().idFromName(`${name}#${k}`)));
+  for (let k = 0; k < SHARDS; k++) await settled(shardNumber(name, k));
 }
 
 /**
