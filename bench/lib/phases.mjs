@@ -58,7 +58,7 @@ async function buildAll(tmpDir, onProgress) {
  * `wrangler check startup` (median of `startupRuns`), and a 50 µs profile of the start-up
  * (median of `profileRuns`); for the engine, where its start-up time goes. Returns the builds too
  * (`built[key]`: { min, raw, upload }), so later phases serve and profile them without building again,
- * and the peers' one tool on the engine (`sameTool`: { min, gzip, startCpu, startCpuAll }): the app the start-up
+ * and the peers' one tool on the engine (`sameTool`: { min, gzip, startCpu, startCpuAll, callCpu, callCpuAll }): the app the start-up
  * row measures against the bare Worker.
  * @param {Record<string, any>} options
  * @param {(line: string) => void} [onProgress]
@@ -67,7 +67,7 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
   const stat = {};
   const built = await buildAll(tmpDir, onProgress);
   const same = await build(path.join(ROOT, SAME_TOOL), path.join(tmpDir, "same-tool", "min"));
-  /** @type {{ min: number, gzip: number, startCpu?: number, startCpuAll?: number[] }} */
+  /** @type {{ min: number, gzip: number, startCpu?: number, startCpuAll?: number[], callCpu?: number, callCpuAll?: number[] }} */
   const sameTool = { min: same.raw, gzip: same.gzip };
   onProgress(`  the peers' one tool on the engine: minified ${same.raw} B, gzip ${same.gzip} B`);
   let engineProfile;
@@ -132,19 +132,40 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
   const cpuKeys = ["sameTool", "engine", "floor"];
   const cpuDirs = { sameTool: same, engine: built.engine.min, floor: built.floor.min };
   const cpuAll = { sameTool: [], engine: [], floor: [] };
-  onProgress(`start-up CPU: ${cpuRounds} interleaved rounds of ${cpuKeys.join(", ")} (${isolates} isolates each)`);
+  // The same isolates' first request served by each bundle (the bare Worker answers its fixed body):
+  // the import and a first 2026-07-28 tools/call, where V8 compiles the request path.
+  const callAll = { sameTool: [], engine: [], floor: [] };
+  const request = firstCallRequest();
+  onProgress(
+    `start-up CPU: ${cpuRounds} interleaved rounds of ${cpuKeys.join(", ")} (${isolates} isolates each), import alone and with a first tools/call`,
+  );
   for (let round = 0; round < cpuRounds; round++) {
     for (let k = 0; k < cpuKeys.length; k++) {
       const key = cpuKeys[(round + k) % cpuKeys.length];
       const compat = compatibilityOf(key === "sameTool" ? SAME_TOOL : SERVERS[key].config);
       const r = await startupCpu(cpuDirs[key].dir, cpuDirs[key].main, { ...compat, isolates });
       cpuAll[key].push(Number(r.full.toFixed(2)));
+      const c = await startupCpu(cpuDirs[key].dir, cpuDirs[key].main, { ...compat, isolates, request });
+      callAll[key].push(Number(c.full.toFixed(2)));
     }
   }
-  for (const key of ["engine", "floor"]) Object.assign(stat[key], { startCpuAll: cpuAll[key], startCpu: median(cpuAll[key]) });
-  Object.assign(sameTool, { startCpuAll: cpuAll.sameTool, startCpu: median(cpuAll.sameTool) });
+  const cpuOf = (key) => ({
+    startCpuAll: cpuAll[key],
+    startCpu: median(cpuAll[key]),
+    callCpuAll: callAll[key],
+    callCpu: median(callAll[key]),
+  });
+  for (const key of ["engine", "floor"]) Object.assign(stat[key], cpuOf(key));
+  Object.assign(sameTool, cpuOf("sameTool"));
   onProgress(`  start-up CPU per isolate: ${cpuKeys.map((k) => `${k} ${cpuAll[k].join(", ")} ms`).join("; ")}`);
+  onProgress(`  with a first tools/call: ${cpuKeys.map((k) => `${k} ${callAll[k].join(", ")} ms`).join("; ")}`);
   return { stat, engineProfile, built, sameTool };
+}
+
+/** The first request the start-up rows serve on a fresh isolate: a 2026-07-28 convert_temperature call on /mcp. */
+export function firstCallRequest() {
+  const { headers, body } = modernRequest("tools/call", convertArgs(0));
+  return { path: "/mcp", headers, body };
 }
 
 /** A checked 2026-07-28 convert_temperature call on `client`, number i. */

@@ -42,6 +42,18 @@ function sizeSection({ stat, sameTool, versions, meta }) {
   const same = sameTool
     ? `\n\nThe peers serve one tool each, convert_temperature; the same tool served by the engine (bench/same-tool, built the same way) is ${fmt.kib(sameTool.min)} minified, ${fmt.kib(sameTool.gzip)} gzip: ${PEERS.map((p) => `${x(sameTool.gzip, stat[p].gzip)} ${p}'s gzip (minified ${x(sameTool.min, stat[p].min)})`).join(", ")}.`
     : "";
+  // CPU time per fresh isolate (bench/lib/startup-cpu.mjs): the import alone, then the import and a
+  // first 2026-07-28 tools/call served by the bundle, where V8 compiles the request path's functions.
+  const cpuLine = (name, s) =>
+    `${name} ${s.startCpu.toFixed(2)} ms (${s.startCpuAll.join(", ")}), with the call ${s.callCpu.toFixed(2)} ms (${s.callCpuAll.join(", ")})`;
+  const cpu =
+    sameTool?.callCpu !== undefined && e.callCpu !== undefined && stat.floor?.callCpu !== undefined
+      ? `\n\nCPU of a fresh isolate (median of interleaved rounds, every round in brackets; 40 isolates a reading): its import, and its import with a first 2026-07-28 tools/call served (the bare Worker answers its fixed body): ${[
+          cpuLine("the one-tool app", sameTool),
+          cpuLine("this template", e),
+          cpuLine("the bare Worker", stat.floor),
+        ].join("; ")}.`
+      : "";
   const label = (k) => (k === "engine" ? "**this template**" : `${SERVERS[k].name}${versions[k] ? ` ${versions[k]}` : ""}`);
   const versus = (peer) => [
     `this / ${peer}`,
@@ -82,7 +94,7 @@ ${table(
 Every \`check startup\` run, in interleaved rounds: ${Object.entries(stat)
     .map(([k, v]) => `${k} ${v.checkAll.join(", ")}`)
     .join("; ")} (ms).
-\`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.${same}`;
+\`wrangler check startup\` Active = all sampled time between Profiler.start and the end of the first request (import of the main module) except "(idle)": it includes native "(program)" time (module compile/instantiate, the request dispatch) and is sampled at V8's default ~1 ms, so a 0.2 KiB Worker reads anywhere from 0 to 30+ ms. The 50 µs column counts only samples inside the Worker's own JavaScript.${same}${cpu}`;
 }
 
 function throughputSection({ rows, versions, meta }) {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { threadsCpuMs, workerdChildren } from "./procstat.mjs";
 import { loadMiniflare } from "./startup.mjs";
 
-async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags = [], isolates }) {
+async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags = [], isolates, request }) {
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
   const before = new Set(workerdChildren());
@@ -29,7 +29,9 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
     const spent = [0, 0];
     for (const [i, stub] of stubs.entries()) {
       const start = cpu();
-      const res = await stub.fetch("https://example.com/");
+      const res = await (request
+        ? stub.fetch(`https://example.com${request.path}`, { method: "POST", headers: request.headers, body: request.body })
+        : stub.fetch("https://example.com/"));
       const text = await res.text();
       spent[i % 2] += cpu() - start;
       if (text !== "ok") throw new Error(`start-up import failed: ${res.status} ${text.slice(0, 300)}`);
@@ -40,22 +42,31 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
   }
 }
 
-const harness = (main) =>
-  `export default { async fetch() { ${main ? `await import(${JSON.stringify(`./${main}`)});` : ""} return new Response("ok"); } };`;
+// With `call`, the isolate's first request goes on to the bundle's own fetch, as a fresh isolate's
+// first request does in production: V8 compiles each function on its first call, so the request
+// path's code is compiled there and not at the import. Its answer is read whole, and must be a 200.
+const harness = (main, call) =>
+  !main
+    ? `export default { async fetch() { return new Response("ok"); } };`
+    : call
+      ? `export default { async fetch(request, env, ctx) { const m = await import(${JSON.stringify(`./${main}`)}); const res = await m.default.fetch(request, env, ctx); const text = await res.text(); return new Response(res.status === 200 ? "ok" : \`\${res.status} \${text}\`); } };`
+      : `export default { async fetch() { await import(${JSON.stringify(`./${main}`)}); return new Response("ok"); } };`;
 
 /**
  * CPU ms one isolate spends importing `main` from a built output dir, net of the same harness
- * importing nothing. `isolates` Workers per measurement.
+ * importing nothing. `isolates` Workers per measurement. With `request` ({ path, headers, body }, a
+ * POST), each isolate's first request also serves it through the bundle's default fetch: the import
+ * and a first request, what a fresh isolate costs before its first answer.
  * @param {string} outdir
  * @param {string} main
- * @param {{ compatibilityDate?: string, compatibilityFlags?: string[], isolates?: number }} [options]
+ * @param {{ compatibilityDate?: string, compatibilityFlags?: string[], isolates?: number, request?: { path: string, headers: Record<string, string>, body: string } }} [options]
  */
-export async function startupCpu(outdir, main, { compatibilityDate, compatibilityFlags, isolates = 40 } = {}) {
+export async function startupCpu(outdir, main, { compatibilityDate, compatibilityFlags, isolates = 40, request } = {}) {
   const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f));
   const withBundle = () => ({
     modulesRoot: outdir,
     modules: [
-      { type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(main) },
+      { type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(main, Boolean(request)) },
       ...files.map((f) => ({ type: "ESModule", path: path.join(outdir, f), contents: readFileSync(path.join(outdir, f), "utf8") })),
     ],
   });
@@ -63,6 +74,6 @@ export async function startupCpu(outdir, main, { compatibilityDate, compatibilit
     modulesRoot: outdir,
     modules: [{ type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(null) }],
   });
-  const { full, base } = await cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags, isolates });
+  const { full, base } = await cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags, isolates, request });
   return { ms: full - base, full, base };
 }

@@ -93,9 +93,12 @@ export function checkApp(app: AppDefinition<any>): string[] {
   if (app.surface !== undefined) problems.push(...surfaceProblems(app.surface, toolNames));
 
   // Whatever else the registry refuses (task options, x-mcp-header annotations, a non-object root).
+  // A tool's schemas are made when first read (registry.ts compileTool): read here.
   if (problems.length === 0) {
     try {
-      problems.push(...budgetProblems(app, compileApp(app)));
+      const reg = compileApp(app);
+      for (const { wire, headerParams } of reg.tools.values()) void [wire.inputSchema, wire.outputSchema, headerParams];
+      problems.push(...budgetProblems(app, reg));
     } catch (err) {
       problems.push(messageOf(err));
     }

@@ -1,6 +1,7 @@
 /**
- * valibot → JSON Schema, once on the first request, so `tools/list` never runs user
- * code and costs nothing per request.
+ * valibot → JSON Schema, once per tool when it is first listed (or first called, for a tool whose
+ * arguments may be mirrored in headers), so `tools/list` never runs user code and costs nothing per
+ * request, and a fresh isolate's first `tools/call` compiles no converter it does not need.
  */
 import type * as v from "valibot";
 import { isHeaderToken, isHeaderType } from "./rules";
@@ -37,4 +38,17 @@ export function mcpHeaderParams(schema: JsonSchemaObject): Map<string, { header:
     out.set(name, { header, type });
   }
   return out;
+}
+
+/**
+ * Whether a valibot schema may put `x-mcp-header` in its JSON Schema: only a metadata action's keys
+ * can (to-json-schema.ts copies them), and a metadata object is data reachable from the schema
+ * (entries, pipes, wrapped and option schemas), so a schema in which no object has that key has no
+ * header arguments, and its call needs no conversion. Functions are not followed: a lazy schema's
+ * getter is converted to a `$ref`, whose annotations never sit on a top-level property.
+ */
+export function mayDeclareHeaders(schema: unknown, seen = new Set<unknown>()): boolean {
+  if (typeof schema !== "object" || schema === null || seen.has(schema)) return false;
+  seen.add(schema);
+  return Object.hasOwn(schema, "x-mcp-header") || Object.values(schema).some((s) => mayDeclareHeaders(s, seen));
 }

@@ -16,7 +16,7 @@ import type {
 } from "./app";
 import type { Auth } from "./auth";
 import type { HandlerContext } from "./context";
-import { checkRawObjectSchema, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
+import { checkRawObjectSchema, mayDeclareHeaders, mcpHeaderParams, objectJsonSchema, type JsonSchemaObject } from "./json-schema";
 import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from "./event-names";
 import { chainOf, type Chain } from "./middleware";
 import { TASKS_EXTENSION, taskOptionsOf, type TaskOptions } from "./tasks";
@@ -182,20 +182,44 @@ export function wireOf(def: object, omit: string[]): Record<string, unknown> {
   return out;
 }
 
+/**
+ * A tool's served form. Its JSON Schemas are made when first read (a listing serializes them), not
+ * here: V8 compiles a function on its first call, and the converter is the largest part of the code
+ * a fresh isolate's first `tools/call` would otherwise compile (about a seventh). A call reads the
+ * argument schema only when an argument may be mirrored in a header (`mayDeclareHeaders`).
+ * `npm run check:app` and `npm test` read every schema, so one the registry refuses is still named
+ * before deploy.
+ */
 export function compileTool(def: ToolDefinition<any, any, any>): CompiledTool {
   if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
-  const inputSchema: JsonSchemaObject = def.inputSchema
-    ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
-    : def.input
-      ? objectJsonSchema(def.input, `tool ${def.name} input`)
-      : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
-        { type: "object", properties: {}, additionalProperties: false };
-  const wire = wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes", "maxResultChars"]);
-  wire.inputSchema = inputSchema;
-  if (def.outputSchema) wire.outputSchema = checkRawObjectSchema(def.outputSchema, `tool ${def.name}`);
-  else if (def.output) wire.outputSchema = objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`);
-  const task = taskOptionsOf(def);
-  return { def, wire, headerParams: mcpHeaderParams(inputSchema), task };
+  let input: JsonSchemaObject | undefined;
+  let output: JsonSchemaObject | undefined;
+  let headerParams: CompiledTool["headerParams"] | undefined;
+  const wire = {
+    ...wireOf(def, ["input", "output", "inputSchema", "outputSchema", "task", "view", "scopes", "maxResultChars"]),
+    get inputSchema() {
+      return (input ??= def.inputSchema
+        ? checkRawObjectSchema(def.inputSchema, `tool ${def.name}`)
+        : def.input
+          ? objectJsonSchema(def.input, `tool ${def.name} input`)
+          : // Closed: a tool without arguments takes none, and clients' strict modes need it said.
+            { type: "object", properties: {}, additionalProperties: false });
+    },
+    // Undefined without an output: JSON leaves the key out.
+    get outputSchema() {
+      return (output ??= def.outputSchema
+        ? checkRawObjectSchema(def.outputSchema, `tool ${def.name}`)
+        : def.output && objectJsonSchema(def.output as v.GenericSchema, `tool ${def.name} output`));
+    },
+  };
+  return {
+    def,
+    wire,
+    get headerParams() {
+      return (headerParams ??= def.inputSchema || mayDeclareHeaders(def.input) ? mcpHeaderParams(wire.inputSchema) : new Map());
+    },
+    task: taskOptionsOf(def),
+  };
 }
 
 /** The tool a tools/call names, if the app has it (a name that is no string finds none: the keys are strings). */

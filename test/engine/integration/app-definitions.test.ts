@@ -352,3 +352,51 @@ describe("a prompt that throws ToolError", () => {
     await expect(testClient(app).getPrompt("p")).rejects.toMatchObject({ code: -32602, message: "no such thing" });
   });
 });
+
+describe("a tool's JSON Schemas, made when it is first listed or its header arguments first checked", () => {
+  const region = defineTool({
+    name: "where",
+    input: v.object({ region: v.pipe(v.string(), v.metadata({ "x-mcp-header": "Region" })), note: v.optional(v.string()) }),
+    handler: ({ region: r }) => `region=${r}`,
+  });
+
+  /** A fresh Worker's first request: a 2026 tools/call of `where`, with `headers` added. */
+  async function firstCall(headers: Record<string, string>) {
+    const worker = createMcpWorker(defineApp({ info, tools: [region] }));
+    const { message, headers: base } = buildModernRequest("tools/call", { name: "where", arguments: { region: "eu" } }, { id: 1, headers });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers: base, body: JSON.stringify(message) }),
+      env as never,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    return { status: res.status, body: (await res.json()) as { result?: { content: { text: string }[] }; error?: { message: string } } };
+  }
+
+  it("checks a header argument on a Worker's first request, a tools/call before any tools/list", async () => {
+    const missing = await firstCall({});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error?.message).toContain("Missing Mcp-Param-Region header for argument region");
+    const wrong = await firstCall({ "Mcp-Param-Region": "us" });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error?.message).toContain("Mcp-Param-Region header does not match the argument region");
+    const right = await firstCall({ "Mcp-Param-Region": "eu" });
+    expect(right.status).toBe(200);
+    expect(right.body.result?.content[0]?.text).toBe("region=eu");
+  });
+
+  it("the app check still names a root that is no object and a header named twice, which only making the schemas finds", () => {
+    const root = defineTool({ name: "root", input: v.string() as never, handler: ok });
+    expect(checkApp(defineApp({ info, tools: [root] })).join("\n")).toContain("tool root input: the schema root must be an object schema");
+    const twice = defineTool({
+      name: "twice",
+      input: v.object({
+        a: v.pipe(v.string(), v.metadata({ "x-mcp-header": "Region" })),
+        b: v.pipe(v.string(), v.metadata({ "x-mcp-header": "region" })),
+      }),
+      handler: ok,
+    });
+    expect(checkApp(defineApp({ info, tools: [twice] })).join("\n")).toContain('x-mcp-header "region" is used twice');
+  });
+});

@@ -188,3 +188,40 @@ describe("valibot → JSON Schema, as @valibot/to-json-schema gives it (draft 20
     expect(warnings.length).toBeGreaterThan(15);
   });
 });
+
+describe("mayDeclareHeaders: whether a call must make the argument schema to find its header arguments", () => {
+  // Typed loosely: the action sits in pipes of several types.
+  const header = (name: string) => v.metadata({ "x-mcp-header": name }) as never;
+  const shapes: [string, v.ObjectSchema<any, any>][] = [
+    ["a piped property", v.object({ r: v.pipe(v.string(), header("R")) })],
+    ["an optional one", v.object({ r: v.optional(v.pipe(v.string(), header("R"))) })],
+    ["an integer with a default", v.object({ r: v.optional(v.pipe(v.number(), v.integer(), header("R")), 1) })],
+    ["a pipe in a pipe", v.object({ r: v.pipe(v.pipe(v.boolean(), v.description("d")), header("R")) })],
+    ["annotated after the schema's own pipe", v.object({ r: v.pipe(v.optional(v.string()), header("R")) })],
+    ["among plain properties", v.object({ a: v.string(), b: v.array(v.object({ c: v.string() })), r: v.pipe(v.string(), header("R")) })],
+  ];
+  const plain: [string, v.ObjectSchema<any, any>][] = [
+    ["plain properties", v.object({ a: v.string(), b: v.optional(v.number()) })],
+    ["metadata without the key", v.object({ a: v.pipe(v.string(), v.metadata({ title: "A", "x-other": 1 })) })],
+    ["a recursive schema", v.object({ tree: v.lazy(() => v.object({ kids: v.array(v.string()) })) })],
+  ];
+
+  it.each(shapes)("finds %s, whose JSON Schema has a header argument", async (_, schema) => {
+    const { mayDeclareHeaders, mcpHeaderParams, objectJsonSchema } = await import("../../../src/engine/mcp/json-schema");
+    expect(mcpHeaderParams(objectJsonSchema(schema, "t")).size).toBe(1);
+    expect(mayDeclareHeaders(schema)).toBe(true);
+  });
+
+  it.each(plain)("passes over %s, which has none", async (_, schema) => {
+    const { mayDeclareHeaders, mcpHeaderParams, objectJsonSchema } = await import("../../../src/engine/mcp/json-schema");
+    expect(mcpHeaderParams(objectJsonSchema(schema, "t")).size).toBe(0);
+    expect(mayDeclareHeaders(schema)).toBe(false);
+  });
+
+  it("ends on a schema that holds itself", async () => {
+    const { mayDeclareHeaders } = await import("../../../src/engine/mcp/json-schema");
+    const loop: Record<string, unknown> = { type: "object", entries: {} };
+    (loop.entries as Record<string, unknown>).self = loop;
+    expect(mayDeclareHeaders(loop)).toBe(false);
+  });
+});
