@@ -1,7 +1,7 @@
 // Bench-only: what any webhook fan-out from one Durable Object costs under `wrangler dev` on this
 // machine: `n` POSTs of one small JSON body to one receiver, 25 in flight as a shard sends them, no
-// signature, log line or span of its own; with `row`, each answer also updates one SQLite row, as a
-// delivery that must not be sent twice does (its own storage commit). bench/lib/events.mjs measures
+// signature, log line or span of its own; with `row`, each answer also updates one SQLite row in its
+// own storage commit (a shard writes the answers of one turn together). bench/lib/events.mjs measures
 // the workerd CPU per POST and the time to the last arrival, beside the engine's rows.
 import { DurableObject } from "cloudflare:workers";
 

@@ -91,7 +91,8 @@ async function settledCounts(origin, t0, delivered) {
  * (bench/floor-webhook), under its own `wrangler dev` with the trace collector on as the fixture has
  * it. What the machine costs a delivery, whatever the engine does: workerd CPU per POST, and the
  * time from the call to the last arrival; then the same with one row written after each answer (a
- * storage commit each, as a delivery that is never repeated once acknowledged needs).
+ * storage commit each: the most an acknowledgement can cost; a shard writes the answers of one turn
+ * of its event loop in one commit).
  */
 async function floorDrill(n, receiver) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), "mcp-bench-floor-webhook-"));
@@ -261,7 +262,7 @@ export function eventsSection({ runs, floor }) {
   const f = floor
     ? [
         "",
-        `The floor beside them (bench/floor-webhook, its own \`wrangler dev\` with the trace collector on): ${floor.n.toLocaleString("en-US")} plain POSTs of a small body from one Durable Object to the same receiver, 25 in flight, with no signature, log line or span: ${floor.cpuMsPerPost?.toFixed(2)} ms of workerd CPU a POST, the last arriving after ${floor.lastMs} ms (p50 ${floor.p50} / p99 ${floor.p99} ms); the same with one SQLite row written after each answer (its own storage commit, as a delivery that is never sent again once acknowledged needs): ${floor.withRow.cpuMsPerPost?.toFixed(2)} ms a POST, p99 ${floor.withRow.p99} ms. That much of each row is this machine's \`wrangler dev\`, whatever the engine does.`,
+        `The floor beside them (bench/floor-webhook, its own \`wrangler dev\` with the trace collector on): ${floor.n.toLocaleString("en-US")} plain POSTs of a small body from one Durable Object to the same receiver, 25 in flight, with no signature, log line or span: ${floor.cpuMsPerPost?.toFixed(2)} ms of workerd CPU a POST, the last arriving after ${floor.lastMs} ms (p50 ${floor.p50} / p99 ${floor.p99} ms); the same with one SQLite row written after each answer (its own storage commit each, the most an acknowledgement can cost; a shard writes the answers of one turn of its event loop in one commit): ${floor.withRow.cpuMsPerPost?.toFixed(2)} ms a POST, p99 ${floor.withRow.p99} ms. That much of each row is this machine's \`wrangler dev\`, whatever the engine does.`,
       ]
     : [];
   return [...head, ...rows, ...bill, ...f].join("\n");

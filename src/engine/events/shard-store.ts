@@ -154,10 +154,14 @@ export class ShardStore {
     return cursor.rowsWritten > 0;
   }
 
-  /** Subscriptions whose grant has passed: delivery stops when the TTL passes. */
+  /**
+   * Subscriptions whose grant has passed: delivery stops when the TTL passes. Every pass sweeps, and
+   * mostly nothing has expired: a DELETE that finds nothing still opens a write transaction, so each
+   * is run only when a read finds a row to delete.
+   */
   sweep(now: number): void {
-    this.sql.exec("DELETE FROM sub WHERE expires_at <= ?", now);
-    this.sql.exec("DELETE FROM verified WHERE until <= ?", now);
+    if (this.one("SELECT 1 AS x FROM sub WHERE expires_at <= ? LIMIT 1", now)) this.sql.exec("DELETE FROM sub WHERE expires_at <= ?", now);
+    if (this.one("SELECT 1 AS x FROM verified WHERE until <= ? LIMIT 1", now)) this.sql.exec("DELETE FROM verified WHERE until <= ?", now);
   }
 
   floor(): number {

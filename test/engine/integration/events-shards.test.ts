@@ -108,6 +108,9 @@ describe("a type's subscriptions over shards", () => {
     hook.script = [200, 503];
     await emitTest("restart-all", "across a restart", 3);
     await until(() => expect(seqs(hook)).toEqual([1, 2]));
+    // An answer's row is written at the next turn of the shard's event loop, before the pass ends: the
+    // restart comes after that (one before the write sends the delivery again, docs/events.md).
+    await passEnded("test_event", "restarts");
     await evictDurableObject(typeObject("test_event"));
     await evictDurableObject(shardObject("test_event", "restarts"));
     await retryNow("test_event", "restarts");
@@ -117,6 +120,32 @@ describe("a type's subscriptions over shards", () => {
     await emitTest("restart-all", "barrier");
     await until(() => expect(hook.deliveries.at(-1)!.json.data.text).toBe("barrier"));
     expect(seqs(hook)).toEqual([1, 2, 2, 3, 1]);
+  });
+
+  it("writes a pass's answers in the order they came: one acknowledged, then the next failed, waits for the retry of the second", async () => {
+    const hook = receiver();
+    await subscribe(hook, "answers-in-order", "ack-then-fail");
+    hook.script = [200, 503];
+    await emitTest("ack-then-fail", "two", 2);
+    await until(() => expect(seqs(hook)).toEqual([1, 2]));
+    await passEnded("test_event", "answers-in-order");
+    // The failure's write came after the acknowledgement's: the row waits for the retry, pinned at the first.
+    const [row] = (await sqlIn(
+      "test_event",
+      "answers-in-order",
+      "SELECT pinned, attempts, next_at FROM sub WHERE principal = ?",
+      "answers-in-order",
+    )) as {
+      pinned: number;
+      attempts: number;
+      next_at: number;
+    }[];
+    expect(row).toMatchObject({ pinned: 1, attempts: 1 });
+    expect(row!.next_at).toBeGreaterThan(Date.now());
+    await retryNow("test_event", "answers-in-order");
+    await emitTest("ack-then-fail", "barrier");
+    await until(() => expect(hook.deliveries.at(-1)!.json.data.text).toBe("barrier"));
+    expect(seqs(hook)).toEqual([1, 2, 2, 1]);
   });
 
   it("resumes a shard whose alarm is pending after a restart: the emit's wake is stored with the emit", async () => {
