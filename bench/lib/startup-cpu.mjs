@@ -10,15 +10,20 @@ import path from "node:path";
 import { threadsCpuMs, workerdChildren } from "./procstat.mjs";
 import { loadMiniflare } from "./startup.mjs";
 
-async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags = [], isolates, request }) {
+/**
+ * Loads `kinds` (module sets) into `isolates` Workers each of one workerd, interleaved, sends each
+ * Worker its first request (`request` for the kinds that serve it) and returns the CPU ms a Worker of
+ * each kind spent on it.
+ */
+async function cpuPerKind(kinds, { compatibilityDate, compatibilityFlags = [], isolates, request }) {
   const { Miniflare, convertV4MiniflareOptions } = loadMiniflare();
   const options = (o) => (convertV4MiniflareOptions ? convertV4MiniflareOptions(o) : o);
   const before = new Set(workerdChildren());
-  const workers = Array.from({ length: 2 * isolates }, (_, i) => ({
+  const workers = Array.from({ length: kinds.length * isolates }, (_, i) => ({
     name: `w${i}`,
     compatibilityDate,
     compatibilityFlags,
-    ...(i % 2 ? empty() : withBundle()),
+    ...kinds[i % kinds.length].modules(),
   }));
   const mf = new Miniflare(options({ workers, handleStructuredLogs: () => {} }));
   try {
@@ -26,17 +31,18 @@ async function cpuPerImport(withBundle, empty, { compatibilityDate, compatibilit
     const pids = workerdChildren().filter((p) => !before.has(p));
     const cpu = () => threadsCpuMs(pids);
     const stubs = await Promise.all(workers.map((w) => mf.getWorker(w.name)));
-    const spent = [0, 0];
+    const spent = kinds.map(() => 0);
     for (const [i, stub] of stubs.entries()) {
+      const kind = kinds[i % kinds.length];
       const start = cpu();
-      const res = await (request
+      const res = await (kind.call
         ? stub.fetch(`https://example.com${request.path}`, { method: "POST", headers: request.headers, body: request.body })
         : stub.fetch("https://example.com/"));
       const text = await res.text();
-      spent[i % 2] += cpu() - start;
-      if (text !== "ok") throw new Error(`start-up import failed: ${res.status} ${text.slice(0, 300)}`);
+      spent[i % kinds.length] += cpu() - start;
+      if (text !== "ok") throw new Error(`start-up ${kind.call ? "first call" : "import"} failed: ${res.status} ${text.slice(0, 300)}`);
     }
-    return { full: spent[0] / isolates, base: spent[1] / isolates };
+    return spent.map((ms) => ms / isolates);
   } finally {
     await mf.dispose();
   }
@@ -53,27 +59,35 @@ const harness = (main, call) =>
       : `export default { async fetch() { await import(${JSON.stringify(`./${main}`)}); return new Response("ok"); } };`;
 
 /**
- * CPU ms one isolate spends importing `main` from a built output dir, net of the same harness
- * importing nothing. `isolates` Workers per measurement. With `request` ({ path, headers, body }, a
- * POST), each isolate's first request also serves it through the bundle's default fetch: the import
- * and a first request, what a fresh isolate costs before its first answer.
+ * CPU ms one isolate spends importing `main` from a built output dir (`full`), and that net of the
+ * same harness importing nothing (`ms`). `isolates` Workers per measurement. With `request`
+ * ({ path, headers, body }, a POST), as many isolates again serve it as their first request through
+ * the bundle's default fetch, in the same workerd: `call`, the import and a first request, what a
+ * fresh isolate costs before its first answer.
  * @param {string} outdir
  * @param {string} main
  * @param {{ compatibilityDate?: string, compatibilityFlags?: string[], isolates?: number, request?: { path: string, headers: Record<string, string>, body: string } }} [options]
+ * @returns {Promise<{ ms: number, full: number, base: number, call?: number }>}
  */
 export async function startupCpu(outdir, main, { compatibilityDate, compatibilityFlags, isolates = 40, request } = {}) {
   const files = readdirSync(outdir, { recursive: true, encoding: "utf8" }).filter((f) => /\.m?js$/.test(f));
-  const withBundle = () => ({
+  const harnessed = (contents) => ({
     modulesRoot: outdir,
     modules: [
-      { type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(main, Boolean(request)) },
+      { type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents },
       ...files.map((f) => ({ type: "ESModule", path: path.join(outdir, f), contents: readFileSync(path.join(outdir, f), "utf8") })),
     ],
   });
-  const empty = () => ({
-    modulesRoot: outdir,
-    modules: [{ type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(null) }],
-  });
-  const { full, base } = await cpuPerImport(withBundle, empty, { compatibilityDate, compatibilityFlags, isolates, request });
-  return { ms: full - base, full, base };
+  const kinds = [
+    { modules: () => harnessed(harness(main, false)) },
+    {
+      modules: () => ({
+        modulesRoot: outdir,
+        modules: [{ type: "ESModule", path: path.join(outdir, "__startup-harness.mjs"), contents: harness(null) }],
+      }),
+    },
+    ...(request ? [{ call: true, modules: () => harnessed(harness(main, true)) }] : []),
+  ];
+  const [full, base, call] = await cpuPerKind(kinds, { compatibilityDate, compatibilityFlags, isolates, request });
+  return { ms: full - base, full, base, ...(request ? { call } : {}) };
 }
