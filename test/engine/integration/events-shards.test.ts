@@ -44,6 +44,23 @@ const emitTest = (topic: string, text: string, count = 1) =>
 /** The seq of each delivery a receiver got, in arrival order. */
 const seqs = (hook: Receiver) => hook.deliveries.map((d) => d.json.data.seq as number);
 
+/**
+ * A receiver subscribed as `principal` on `topic` that acknowledges the first occurrence and fails
+ * the second, after an emit of `count` occurrences and the end of the pass that sent those two. An
+ * answer's row is written at the next turn of the shard's event loop, before the pass ends, so a
+ * restart after this comes after both writes (one before a write sends that delivery again,
+ * docs/events.md).
+ */
+async function ackedThenFailed(principal: string, topic: string, count: number) {
+  const hook = receiver();
+  await subscribe(hook, principal, topic);
+  hook.script = [200, 503];
+  await emitTest(topic, "acknowledged then failed", count);
+  await until(() => expect(seqs(hook)).toEqual([1, 2]));
+  await passEnded("test_event", principal);
+  return hook;
+}
+
 describe("a type's subscriptions over shards", () => {
   it("spreads one type's subscriptions over several shards, none on the type's object, and one emit reaches each once", async () => {
     const principals = Array.from({ length: 12 }, (_, i) => `spread-${i}`);
@@ -102,15 +119,8 @@ describe("a type's subscriptions over shards", () => {
   });
 
   it("loses none and repeats none acknowledged when every object restarts between the emit and the last delivery", async () => {
-    const hook = receiver();
-    await subscribe(hook, "restarts", "restart-all");
     // The first occurrence is acknowledged, the second fails: the restart comes between them.
-    hook.script = [200, 503];
-    await emitTest("restart-all", "across a restart", 3);
-    await until(() => expect(seqs(hook)).toEqual([1, 2]));
-    // An answer's row is written at the next turn of the shard's event loop, before the pass ends: the
-    // restart comes after that (one before the write sends the delivery again, docs/events.md).
-    await passEnded("test_event", "restarts");
+    const hook = await ackedThenFailed("restarts", "restart-all", 3);
     await evictDurableObject(typeObject("test_event"));
     await evictDurableObject(shardObject("test_event", "restarts"));
     await retryNow("test_event", "restarts");
@@ -123,12 +133,7 @@ describe("a type's subscriptions over shards", () => {
   });
 
   it("writes a pass's answers in the order they came: one acknowledged, then the next failed, waits for the retry of the second", async () => {
-    const hook = receiver();
-    await subscribe(hook, "answers-in-order", "ack-then-fail");
-    hook.script = [200, 503];
-    await emitTest("ack-then-fail", "two", 2);
-    await until(() => expect(seqs(hook)).toEqual([1, 2]));
-    await passEnded("test_event", "answers-in-order");
+    const hook = await ackedThenFailed("answers-in-order", "ack-then-fail", 2);
     // The failure's write came after the acknowledgement's: the row waits for the retry, pinned at the first.
     const [row] = (await sqlIn(
       "test_event",
