@@ -132,8 +132,9 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
   const cpuKeys = ["sameTool", "engine", "floor"];
   const cpuDirs = { sameTool: same, engine: built.engine.min, floor: built.floor.min };
   const cpuAll = { sameTool: [], engine: [], floor: [] };
-  // The same isolates' first request served by each bundle (the bare Worker answers its fixed body):
-  // the import and a first 2026-07-28 tools/call, where V8 compiles the request path.
+  // Beside each reading, as many fresh isolates (in a workerd of their own: startup-cpu.mjs) whose
+  // first request each bundle serves, the bare Worker with its fixed body: the import and a first
+  // 2026-07-28 tools/call, where V8 compiles the request path.
   const callAll = { sameTool: [], engine: [], floor: [] };
   const request = firstCallRequest();
   onProgress(
