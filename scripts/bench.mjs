@@ -3,7 +3,7 @@
 // official SDK v2 `createMcpHandler` and Cloudflare `agents`' `createMcpHandler`, built from
 // their published packages under bench/peers/<name>/): bundle size, start-up CPU (also beside
 // earlier commits, and what the opt-in extensions cost an app), requests/s and latency on both lanes under `wrangler dev` and straight from
-// workerd, memory per session and listen stream, Last-Event-ID replays, notification fan-out,
+// workerd, each lane's CPU beside its floor in short interleaved rounds, memory per session and listen stream, Last-Event-ID replays, notification fan-out,
 // tasks (create → completed, beside the same drill on a bare Durable Object per task; tasks/get
 // beside tools/call), 2025 session churn (what abandoned
 // sessions leave and cost), and the targets
@@ -26,8 +26,11 @@
 //                                   # CPU; bench/lib/tool-search.mjs); --write replaces its section
 //   npm run bench -- --ab <ref>     # the engine test app at commit <ref> beside the working tree,
 //                                   # served by workerd directly: the 2025 and 2026 tools/call and
-//                                   # their floors in interleaved rounds, CPU per round, a Markdown
-//                                   # table of µs and per-round ratios (bench/lib/ab.mjs; 3–5 minutes)
+//                                   # their floors in 41 short interleaved rounds, CPU per round, a
+//                                   # Markdown table of µs and per-round ratios (bench/lib/ab.mjs;
+//                                   # about 2 minutes)
+//   npm run bench -- --lanes        # the full run's lanes phase alone: this tree's 2026 and 2025
+//                                   # calls beside their floors, its spans beside TRACING=off
 //   npm run bench -- --events       # MCP Events webhooks alone (bench/lib/events.mjs); the same
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -52,7 +55,7 @@ import { phaseClock } from "../bench/lib/clock.mjs";
 import { startDevServers } from "../bench/lib/dev-servers.mjs";
 import { ROOT } from "./lib/procs.mjs";
 import { checkBenchSetup } from "../bench/lib/setup-check.mjs";
-import { abPhase, abSection } from "../bench/lib/ab.mjs";
+import { abPhase, abSection, lanesPhase, lanesSection } from "../bench/lib/ab.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -63,6 +66,7 @@ const { values: opt } = parseArgs({
     "tool-search": { type: "boolean", default: false },
     events: { type: "boolean", default: false },
     ab: { type: "string" },
+    lanes: { type: "boolean", default: false },
     write: { type: "boolean", default: false },
     requests: { type: "string" }, // per throughput row
     concurrency: { type: "string", default: "64" },
@@ -132,14 +136,29 @@ if (opt.setup) {
   process.exit(r.ok ? 0 : 1);
 }
 
+// The lanes against their floors in many short interleaved rounds (bench/lib/ab.mjs): --ab, and the
+// full run's phase that the lanes' and the spans' targets read.
+const laneSettings = { rounds: quick ? 5 : 25, perRound: quick ? 100 : 250, concurrency: 32, warmup: quick ? 50 : 200, sessions: 32 };
+
 if (opt.ab) {
   const tmp = tempDir("mcp-bench-ab-");
-  const abSettings = { rounds: quick ? 3 : 7, perRound: quick ? 200 : 400, concurrency: 32, warmup: quick ? 50 : 200, sessions: 32 };
+  const abSettings = { ...laneSettings, rounds: quick ? 9 : 41, perRound: quick ? 150 : 300 };
   const ab = await abPhase({ tmpDir: tmp.dir, ref: opt.ab, ...abSettings }, progress).finally(tmp.remove);
   const meta = { date: new Date().toISOString().slice(0, 16).replace("T", " "), loadAtStart, loadAtEnd: loadavg(), ...abSettings };
   console.log(abSection(ab, meta));
   for (const e of ab.errors) console.error(`  ✗ ${e}`);
   process.exit(ab.errors.length ? 1 : 0);
+}
+
+if (opt.lanes) {
+  const tmp = tempDir("mcp-bench-lanes-");
+  const lanes = await lanesPhase({ tmpDir: tmp.dir, ...laneSettings }, progress).finally(tmp.remove);
+  const date = new Date().toISOString().slice(0, 16).replace("T", " ");
+  console.log(
+    `${lanesSection(lanes)}\n\nMeasured by \`npm run bench -- --lanes\` on ${date} UTC (load average ${loadAtStart} at the start, ${loadavg()} at the end).`,
+  );
+  for (const e of lanes.errors) console.error(`  ✗ ${e}`);
+  process.exit(lanes.errors.length ? 1 : 0);
 }
 
 if (opt.churn) {
@@ -221,9 +240,15 @@ const extensions = await clock.time("extension cost", () => {
   progress("what the extensions cost an app (interleaved)");
   return extensionCostPhase({ tmpDir: tmp.dir, rounds: quick ? 2 : 7, cpuRounds: quick ? 1 : 3, isolates: quick ? 15 : 30 }, progress);
 });
+// The phases served by workerd directly come before the wrangler dev servers start: idle, those
+// still take CPU beside the measured workerd.
+const direct = await clock.time("throughput (workerd direct)", () => directThroughput({ tmpDir: tmp.dir, built, ...settings }, progress));
+const lanes = await clock.time("the lanes beside their floors", async () => {
+  const t = tempDir("mcp-bench-lanes-");
+  return lanesPhase({ tmpDir: t.dir, ...laneSettings }, progress).finally(t.remove);
+});
 const dev = await clock.time("wrangler dev servers, side by side", () => startDevServers(settings.fanout, progress));
 const rows = await clock.time("throughput (wrangler dev)", () => throughput({ ...settings, servers: dev.throughput }, progress));
-const direct = await clock.time("throughput (workerd direct)", () => directThroughput({ tmpDir: tmp.dir, built, ...settings }, progress));
 const memory = await clock.time("memory per connection", () =>
   memoryPerConnection({ tmpDir: tmp.dir, built, count: settings.memoryCount, settleMs: settings.memorySettleMs }, progress),
 );
@@ -252,6 +277,7 @@ const errors = [
   ...churn.errors,
   ...cost.errors,
   ...events.errors,
+  ...lanes.errors,
 ];
 const meta = {
   ...settings,
@@ -276,6 +302,7 @@ const data = {
   extensions,
   rows,
   direct,
+  lanes,
   memory,
   replay: replayed,
   fanout: fannedOut,
@@ -286,7 +313,10 @@ const data = {
   errors,
 };
 // The cost section goes before the targets, as --cost --write places it.
-const md = benchReport(data).replace("\n## Targets", `\n${costSection(cost)}\n\n${eventsSection(events)}\n\n## Targets`);
+const md = benchReport(data).replace(
+  "\n## Targets",
+  `\n${lanesSection(lanes)}\n\n${costSection(cost)}\n\n${eventsSection(events)}\n\n## Targets`,
+);
 
 console.log(md);
 const results = path.join(ROOT, "bench", "results");

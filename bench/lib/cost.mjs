@@ -25,7 +25,7 @@ import { pidsCpuMs } from "./procstat.mjs";
 import { PRICES, PRICES_AS_OF } from "./prices.mjs";
 import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
-import { startDirect } from "./direct.mjs";
+import { AT_DEFAULTS, startDirect } from "./direct.mjs";
 import { ROOT } from "../../scripts/lib/procs.mjs";
 
 const TASKS = { capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } };
@@ -163,7 +163,9 @@ async function countPerOp(ops, n, onProgress) {
 
 /** workerd CPU per operation (µs), served by Miniflare straight from workerd, in interleaved rounds. */
 async function cpuPerOp(ops, { tmpDir, rounds, perRound, warmup }, onProgress) {
-  const unlimited = { ratelimits: {}, assets: undefined, vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } };
+  // At the template's defaults (direct.mjs AT_DEFAULTS: no MCP_METRICS dataset among them), with
+  // room for the tasks row's many tasks.
+  const unlimited = { ...AT_DEFAULTS, vars: { MAX_TASKS_IN_FLIGHT: "1000", MAX_TASKS_RETAINED: "100000" } };
   // The 2026 call on servers of its own, with spans and without, alike but for TRACING: the engine
   // that serves the sessions, the tasks and the open listen streams costs more per call (here about
   // a third more), which would be booked to the spans. Twice: untraced (no trace collector, as a

@@ -12,7 +12,7 @@ import { convertOn, interleavedRows, throughputOps } from "./phases.mjs";
 import { runLoad } from "./runner.mjs";
 import { SERVERS } from "./servers.mjs";
 import { pidsCpuMs } from "./procstat.mjs";
-import { startDirect } from "./direct.mjs";
+import { AT_DEFAULTS, startDirect } from "./direct.mjs";
 
 export const FLOOR_DO = "bench/floor-do/wrangler.toml";
 export const FLOOR_LOG = "bench/floor-log/wrangler.toml";
@@ -40,7 +40,9 @@ export async function directThroughput(
     // more than the engine's own code), where on Cloudflare the platform routes. Two more engines
     // show what is left out: both simulations (the engine as its wrangler.toml declares it), and the
     // per-request log line (LOG_REQUESTS=off).
-    const unlimited = { ratelimits: {}, assets: undefined };
+    // Its Analytics Engine dataset is unbound as well: the template's wrangler.toml leaves MCP_METRICS
+    // out, and the floors write no point (direct.mjs AT_DEFAULTS).
+    const unlimited = AT_DEFAULTS;
     const configs = {
       floor: [SERVERS.floor.config, {}, built.floor?.min],
       floorDo: [FLOOR_DO],

@@ -10,6 +10,15 @@ import { ROOT } from "../../scripts/lib/procs.mjs";
 import { workerdChildren } from "./procstat.mjs";
 import { build, loadMiniflare } from "./startup.mjs";
 
+/**
+ * The engine as the template's defaults serve it. Rate limits and Static Assets unbound, as the
+ * direct phase serves it (Miniflare simulates both inside the measured workerd, where on Cloudflare
+ * the platform runs them). No Analytics Engine dataset: the template's wrangler.toml leaves
+ * MCP_METRICS commented out and the floors write the log line alone, while the engine test app
+ * binds it for its tests (a point a call, about 4% of this call's CPU here).
+ */
+export const AT_DEFAULTS = { ratelimits: {}, assets: undefined, analyticsEngineDatasets: {} };
+
 function wranglerApi() {
   return createRequire(path.join(ROOT, "package.json"))("wrangler");
 }
