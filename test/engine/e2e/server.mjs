@@ -29,7 +29,24 @@ export function freePort() {
  *   picks up the first one's Durable Objects; pass the same MCP_STATE_SECRET in vars too.
  * @returns {Promise<{url: string, origin: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs = 60_000, vars = {}, logLevel = "info", persistTo } = {}) {
+export async function startWrangler(opts = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(opts);
+    if (started !== PORT_TAKEN) return started;
+    if (attempt === 3) throw new Error(`wrangler dev (${opts.config ?? "wrangler.toml"}): its port was taken by another listener 3 times`);
+  }
+}
+
+/**
+ * What startOnce returns when another listener answered on the port it chose: freePort's port is free
+ * only until it returns, and Miniflare binds its loopback server (Node, a port the kernel picks) while
+ * wrangler starts. That server answers a request without its secret with a bare 403 "Forbidden", which
+ * once made a CI run's spans step talk to it instead of the Worker.
+ */
+const PORT_TAKEN = Symbol("port taken");
+
+/** @param {Parameters<typeof startWrangler>[0]} opts */
+async function startOnce({ config = "wrangler.toml", readyTimeoutMs = 60_000, vars = {}, logLevel = "info", persistTo } = {}) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const persist = persistTo ?? mkdtempSync(path.join(os.tmpdir(), "mcp-e2e-state-"));
   const removePersist = () => persistTo === undefined && rmSync(persist, { recursive: true, force: true });
@@ -73,12 +90,18 @@ export async function startWrangler({ config = "wrangler.toml", readyTimeoutMs =
   const deadline = Date.now() + readyTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;
+    let res;
     try {
-      await fetch(origin + "/", { signal: AbortSignal.timeout(2000) }); // any HTTP answer = ready
-      return { url: `${origin}/mcp`, origin, log: () => log, stop };
+      res = await fetch(origin + "/", { signal: AbortSignal.timeout(2000) }); // any HTTP answer = ready
     } catch {
       await sleep(250);
+      continue;
     }
+    if (res.status === 403 && (await res.text()) === "Forbidden") {
+      await stop();
+      return PORT_TAKEN;
+    }
+    return { url: `${origin}/mcp`, origin, log: () => log, stop };
   }
   await stop();
   const why = child.exitCode !== null ? `exited with code ${child.exitCode}` : `not ready after ${readyTimeoutMs} ms`;
