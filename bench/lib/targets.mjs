@@ -1,6 +1,7 @@
 // Why: what the template promises against the floor and the peers, in one place. The report
 // prints each goal as met or not; change a budget here and the report follows.
 import { fmt } from "./format.mjs";
+import { median } from "./runner.mjs";
 
 /** Tool search on a large API (bench/tool-search.mjs, issue 49). */
 export const TOOL_SEARCH = {
@@ -71,9 +72,7 @@ const notRun = (text, why = "not run") => ({ met: undefined, text: `${text}: ${w
  * rounds of one run).
  */
 function pairedRatio(a, b) {
-  const ratios = a.map((v, i) => v / b[i]).sort((p, q) => p - q);
-  const mid = ratios.length >> 1;
-  return ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+  return median(a.map((v, i) => v / b[i]));
 }
 
 const pairedText = (a, b) =>
@@ -82,10 +81,8 @@ const pairedText = (a, b) =>
 /** Row x's CPU over row y's in the lanes phase (bench/lib/ab.mjs lanesPhase): the median of its rounds' ratios. */
 const lanesRatio = (lanes, x, y) => pairedRatio(lanes.us[x], lanes.us[y]);
 
-const lanesText = (lanes, x, y) => {
-  const mid = (v) => [...v].sort((p, q) => p - q)[v.length >> 1];
-  return `${lanesRatio(lanes, x, y).toFixed(2)}× (median of ${lanes.us[x].length} interleaved rounds' ratios; ${Math.round(mid(lanes.us[x]))} µs against ${Math.round(mid(lanes.us[y]))} µs, medians)`;
-};
+const lanesText = (lanes, x, y) =>
+  `${lanesRatio(lanes, x, y).toFixed(2)}× (median of ${lanes.us[x].length} interleaved rounds' ratios; ${Math.round(median(lanes.us[x]))} µs against ${Math.round(median(lanes.us[y]))} µs, medians)`;
 
 export function checkTargets(data) {
   const { stat, rows, direct, tasks, meta } = data;
