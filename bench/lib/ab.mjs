@@ -12,7 +12,7 @@
 import path from "node:path";
 import { ROOT } from "../../scripts/lib/procs.mjs";
 import { AT_DEFAULTS, startDirect } from "./direct.mjs";
-import { FLOOR_DO, FLOOR_LOG, FLOOR_READ, FLOOR_SPAN } from "./direct-phase.mjs";
+import { FLOOR_DO, FLOOR_LOG, FLOOR_SPAN } from "./direct-phase.mjs";
 import { Client } from "./http.mjs";
 import { LegacySession, checkConvert, convertArgs, modernRequest } from "./mcp.mjs";
 import { convertOn } from "./phases.mjs";
@@ -49,12 +49,10 @@ function rowsOf(clients, sessions, sides, spans) {
   // in the same process, is booked to the spans; on Cloudflare the platform records them), with
   // spans and with TRACING=off.
   // Beside them, what recording one such span costs with no engine code around it: the same-log
-  // floor, traced, without a span of its own and with the engine's one (bench/floor-span). And the
-  // same-log floor that reads the body it answers (bench/floor-read), which costs workerd less than
-  // leaving it unread: the 2026 call's ratio to it is the engine's own part.
+  // floor, traced, without a span of its own and with the engine's one (bench/floor-span).
   if (spans) {
     for (const key of ["traced", "tracedOff"]) rows[key] = { server: key, op: convertOn(clients[key]) };
-    for (const key of ["floorTraced", "floorSpan", "floorRead"]) rows[key] = floor(key);
+    for (const key of ["floorTraced", "floorSpan"]) rows[key] = floor(key);
   }
   return rows;
 }
@@ -63,7 +61,7 @@ function rowsOf(clients, sessions, sides, spans) {
  * Returns { a, b (labels), us: { row: [µs of server CPU per request, one per round] }, errors }. A is
  * the engine test app at commit `ref`, B the working tree's; without `ref`, B alone. `spans` adds the
  * traced pair (rows "traced" and "tracedOff", the working tree's) and the traced floor without and
- * with the engine's one span ("floorTraced", "floorSpan"), and the floor reading the body ("floorRead").
+ * with the engine's one span ("floorTraced", "floorSpan").
  * @param {{ tmpDir: string, ref?: string, spans?: boolean, rounds: number, perRound: number, concurrency: number, warmup: number, sessions: number }} options
  * @param {(line: string) => void} [onProgress]
  */
@@ -101,7 +99,6 @@ export async function abPhase(
       await serve("tracedOff", configs.b, { ...traced, vars: { TRACING: "off" } }, prebuilt.b);
       await serve("floorTraced", path.join(ROOT, FLOOR_LOG), { unsafeObservability: true });
       await serve("floorSpan", path.join(ROOT, FLOOR_SPAN), { unsafeObservability: true });
-      await serve("floorRead", path.join(ROOT, FLOOR_READ), {});
     }
     const sessions = {};
     for (const s of sides)
@@ -181,28 +178,8 @@ export function lanesSection({ us, rounds, perRound }) {
     "| row | µs, median | ratio |",
     "| --- | ---: | --- |",
     row("2026-07-28 `tools/call`", "b.modern", "floorLog", "the same-log Worker"),
-    ...(us.floorRead
-      ? [
-          row(
-            "2026-07-28 `tools/call`, against a floor that reads its body",
-            "b.modern",
-            "floorRead",
-            "the same-log Worker reading the JSON body",
-          ),
-        ]
-      : []),
     row("2025-11-25 `tools/call`", "b.legacy", "floorDo", "the Worker → Durable Object floor"),
     row("same-log Worker floor (bench/floor-log)", "floorLog"),
-    ...(us.floorRead
-      ? [
-          row(
-            "same-log Worker floor reading the JSON body (bench/floor-read)",
-            "floorRead",
-            "floorLog",
-            "the same-log Worker, which leaves it unread",
-          ),
-        ]
-      : []),
     row("Worker → Durable Object floor (bench/floor-do)", "floorDo"),
     row("2026-07-28 `tools/call`, spans recorded by the local trace collector", "traced", "tracedOff", "the same with `TRACING=off`"),
     row("the same with `TRACING=off`, also traced", "tracedOff"),

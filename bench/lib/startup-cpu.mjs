@@ -69,7 +69,7 @@ const harness = (main, call) =>
       : `export default { async fetch() { await import(${JSON.stringify(`./${main}`)}); return new Response("ok"); } };`;
 
 /** How many calls after its first each fresh isolate serves for the `next` figure. */
-export const LATER_CALLS = 10;
+export const LATER_CALLS = 5;
 
 /**
  * CPU ms one isolate spends importing `main` from a built output dir (`full`), and that net of the
