@@ -173,7 +173,7 @@ export function lanesSection({ us, rounds, perRound }) {
   return [
     "## The lanes beside their floors (workerd direct, short interleaved rounds)",
     "",
-    `Server CPU per request, the engine test app at the template's defaults (no rate limit or Static Assets simulated, no Analytics Engine dataset bound) and the floors, each served by workerd directly, in ${rounds} interleaved rounds of ${perRound} requests in rotating order; a ratio is the median over rounds of the ratio within a round, the figures the targets table reads. Two alike builds read 0.99–1.03× of each other this way (\`npm run bench -- --ab HEAD\`, three runs); a ratio between two different Workers moves more from run to run (the 2026 call against its floor: 1.11–1.27× in thirteen readings of one tree on 2026-12-07), so a target within a few percent of its figure is met in some runs and not in others.`,
+    `Server CPU per request, the engine test app at the template's defaults (no rate limit or Static Assets simulated, no Analytics Engine dataset bound) and the floors, each served by workerd directly, in ${rounds} interleaved rounds of ${perRound} requests in rotating order; a ratio is the median over rounds of the ratio within a round, the figures the targets table reads. Two alike builds read 0.99–1.03× of each other this way (\`npm run bench -- --ab HEAD\`, three runs); a ratio between two different Workers moves more from run to run (the 2026 call against its floor: 1.05–1.27× in twenty-one readings of one tree on 2026-12-07), so a target within a few percent of its figure is met in some runs and not in others.`,
     "",
     "| row | µs, median | ratio |",
     "| --- | ---: | --- |",
