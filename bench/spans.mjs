@@ -1,6 +1,8 @@
 // Why: the bench's "spans ≤ 1.03× TRACING=off" row read 1.08× in one full run and 1.01× in
 // another. This measures only that comparison, with as many interleaved rounds as asked, and beside
 // it two servers that differ in nothing (both TRACING=off): their ratio is the noise of the run.
+// Beside them, the same-log floor traced with and without the one span the engine makes
+// (bench/floor-span): what recording that span costs the runtime and the collector alone.
 // Each round runs every server's batch of 2026-07-28 `tools/call` in a rotating order and reads the
 // workerd CPU of each (bench/lib/procstat.mjs), so a ratio per round and its spread are printed, not
 // only a median. Servers are the engine test app served straight from workerd (bench/lib/direct.mjs),
@@ -13,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "./lib/http.mjs";
-import { startDirect } from "./lib/direct.mjs";
+import { AT_DEFAULTS, startDirect } from "./lib/direct.mjs";
 import { modernRequest } from "./lib/mcp.mjs";
 import { convertOn } from "./lib/phases.mjs";
 import { pidsCpuMs } from "./lib/procstat.mjs";
@@ -34,7 +36,7 @@ const loadavg = () =>
     .join(" ");
 const at = loadavg();
 
-const base = { ratelimits: {}, assets: undefined };
+const base = AT_DEFAULTS;
 const off = { ...base, vars: { TRACING: "off" } };
 const rows = {
   untracedOn: base,
@@ -50,9 +52,9 @@ const clients = {};
 // The bare Worker writing one log line like the 2026 call's (bench/floor-log): the "same-log floor".
 const floorReq = modernRequest("tools/call", { name: "convert_temperature", arguments: { value: 1, from: "celsius" } });
 const opOf = (key) =>
-  key === "floorLog"
+  key.startsWith("floor")
     ? async () => {
-        const r = await clients.floorLog.request("POST", floorReq.headers, floorReq.body);
+        const r = await clients[key].request("POST", floorReq.headers, floorReq.body);
         if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
       }
     : convertOn(clients[key]);
@@ -61,9 +63,19 @@ try {
     servers[key] = await startDirect(SERVERS.engine.config, tmp.dir, overrides, built);
     clients[key] = new Client(servers[key].url, { connections: 16, timeoutMs: 60_000 });
   }
-  servers.floorLog = await startDirect("bench/floor-log/wrangler.toml", path.join(tmp.dir, "floor-log"));
-  clients.floorLog = new Client(servers.floorLog.url, { connections: 16, timeoutMs: 60_000 });
-  rows.floorLog = {};
+  // The floors: the same-log floor untraced, and traced without and with the engine's one span.
+  /** @type {Record<string, [string, Record<string, unknown>]>} */
+  const floors = {
+    floorLog: ["bench/floor-log/wrangler.toml", {}],
+    floorLogTraced: ["bench/floor-log/wrangler.toml", { unsafeObservability: true }],
+    floorSpanTraced: ["bench/floor-span/wrangler.toml", { unsafeObservability: true }],
+    floorRead: ["bench/floor-read/wrangler.toml", {}],
+  };
+  for (const [key, [config, overrides]] of Object.entries(floors)) {
+    servers[key] = await startDirect(config, path.join(tmp.dir, key), overrides);
+    clients[key] = new Client(servers[key].url, { connections: 16, timeoutMs: 60_000 });
+    rows[key] = overrides;
+  }
   for (const key of Object.keys(rows)) await runLoad({ name: "warm-up", total: 200, concurrency: 8, maxMs: 30_000, op: opOf(key) });
   console.error(
     `▶ spans: ${rounds} interleaved rounds of ${perRound} calls on each of ${Object.keys(rows).join(", ")}; load average ${at}`,
@@ -91,8 +103,13 @@ try {
   console.log("|---|---:|---:|---:|---|");
   console.log(line("traced: spans on / TRACING=off", "tracedOn", "tracedOff"));
   console.log(line("traced: TRACING=off / TRACING=off (two alike: the noise)", "tracedOff2", "tracedOff"));
+  console.log(
+    line("traced floor: the engine's one span / no span (the runtime's and collector's part)", "floorSpanTraced", "floorLogTraced"),
+  );
   console.log(line("untraced: spans on / TRACING=off", "untracedOn", "untracedOff"));
   console.log(line("untraced 2026 call / the bare Worker with the same log line", "untracedOn", "floorLog"));
+  console.log(line("untraced 2026 call / that floor reading the JSON body", "untracedOn", "floorRead"));
+  console.log(line("that floor reading the JSON body / the same-log floor", "floorRead", "floorLog"));
   console.log(
     `\nMeasured by \`node bench/spans.mjs --rounds ${rounds} --per-round ${perRound}\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average at the start ${at}, at the end ${loadavg()}.`,
   );

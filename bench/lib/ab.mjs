@@ -12,7 +12,7 @@
 import path from "node:path";
 import { ROOT } from "../../scripts/lib/procs.mjs";
 import { AT_DEFAULTS, startDirect } from "./direct.mjs";
-import { FLOOR_DO, FLOOR_LOG } from "./direct-phase.mjs";
+import { FLOOR_DO, FLOOR_LOG, FLOOR_SPAN } from "./direct-phase.mjs";
 import { Client } from "./http.mjs";
 import { LegacySession, checkConvert, convertArgs, modernRequest } from "./mcp.mjs";
 import { convertOn } from "./phases.mjs";
@@ -48,14 +48,20 @@ function rowsOf(clients, sessions, sides, spans) {
   // The same call on two more servers, each span recorded by the local trace collector (whose CPU,
   // in the same process, is booked to the spans; on Cloudflare the platform records them), with
   // spans and with TRACING=off.
-  if (spans) for (const key of ["traced", "tracedOff"]) rows[key] = { server: key, op: convertOn(clients[key]) };
+  // Beside them, what recording one such span costs with no engine code around it: the same-log
+  // floor, traced, without a span of its own and with the engine's one (bench/floor-span).
+  if (spans) {
+    for (const key of ["traced", "tracedOff"]) rows[key] = { server: key, op: convertOn(clients[key]) };
+    for (const key of ["floorTraced", "floorSpan"]) rows[key] = floor(key);
+  }
   return rows;
 }
 
 /**
  * Returns { a, b (labels), us: { row: [µs of server CPU per request, one per round] }, errors }. A is
  * the engine test app at commit `ref`, B the working tree's; without `ref`, B alone. `spans` adds the
- * traced pair (rows "traced" and "tracedOff", the working tree's).
+ * traced pair (rows "traced" and "tracedOff", the working tree's) and the traced floor without and
+ * with the engine's one span ("floorTraced", "floorSpan").
  * @param {{ tmpDir: string, ref?: string, spans?: boolean, rounds: number, perRound: number, concurrency: number, warmup: number, sessions: number }} options
  * @param {(line: string) => void} [onProgress]
  */
@@ -91,6 +97,8 @@ export async function abPhase(
       const traced = { ...AT_DEFAULTS, unsafeObservability: true };
       await serve("traced", configs.b, traced, prebuilt.b);
       await serve("tracedOff", configs.b, { ...traced, vars: { TRACING: "off" } }, prebuilt.b);
+      await serve("floorTraced", path.join(ROOT, FLOOR_LOG), { unsafeObservability: true });
+      await serve("floorSpan", path.join(ROOT, FLOOR_SPAN), { unsafeObservability: true });
     }
     const sessions = {};
     for (const s of sides)
@@ -165,7 +173,7 @@ export function lanesSection({ us, rounds, perRound }) {
   return [
     "## The lanes beside their floors (workerd direct, short interleaved rounds)",
     "",
-    `Server CPU per request, the engine test app at the template's defaults (no rate limit or Static Assets simulated, no Analytics Engine dataset bound) and the floors, each served by workerd directly, in ${rounds} interleaved rounds of ${perRound} requests in rotating order; a ratio is the median over rounds of the ratio within a round, the figures the targets table reads. Two alike builds read 0.99–1.03× of each other this way (\`npm run bench -- --ab HEAD\`, three runs); a ratio between two different Workers moves more from run to run (the 2026 call against its floor: 1.11–1.27× in thirteen readings of one tree on 2026-12-07), so a target within a few percent of its figure is met in some runs and not in others.`,
+    `Server CPU per request, the engine test app at the template's defaults (no rate limit or Static Assets simulated, no Analytics Engine dataset bound) and the floors, each served by workerd directly, in ${rounds} interleaved rounds of ${perRound} requests in rotating order; a ratio is the median over rounds of the ratio within a round, the figures the targets table reads. Two alike builds read 0.99–1.03× of each other this way (\`npm run bench -- --ab HEAD\`, three runs); a ratio between two different Workers moves more from run to run (the 2026 call against its floor: 1.05–1.27× in twenty-one readings of one tree on 2026-12-07), so a target within a few percent of its figure is met in some runs and not in others.`,
     "",
     "| row | µs, median | ratio |",
     "| --- | ---: | --- |",
@@ -175,5 +183,16 @@ export function lanesSection({ us, rounds, perRound }) {
     row("Worker → Durable Object floor (bench/floor-do)", "floorDo"),
     row("2026-07-28 `tools/call`, spans recorded by the local trace collector", "traced", "tracedOff", "the same with `TRACING=off`"),
     row("the same with `TRACING=off`, also traced", "tracedOff"),
+    ...(us.floorSpan
+      ? [
+          row(
+            "same-log Worker floor with the engine's one span (bench/floor-span), traced",
+            "floorSpan",
+            "floorTraced",
+            "the same floor traced, without it",
+          ),
+          row("same-log Worker floor, traced", "floorTraced"),
+        ]
+      : []),
   ].join("\n");
 }

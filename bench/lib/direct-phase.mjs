@@ -17,6 +17,8 @@ import { AT_DEFAULTS, startDirect } from "./direct.mjs";
 export const FLOOR_DO = "bench/floor-do/wrangler.toml";
 export const FLOOR_LOG = "bench/floor-log/wrangler.toml";
 export const FLOOR_DO_LOG = "bench/floor-do-log/wrangler.toml";
+/** The same-log floor with the one span the engine makes for a traced 2026 call (the lanes phase's spans yardstick). */
+export const FLOOR_SPAN = "bench/floor-span/wrangler.toml";
 
 /**
  * `built[key]` (optional): the size phase's builds of SERVERS[key] (phases.mjs), served as they are

@@ -15,7 +15,7 @@ import { cpuMs, wranglerProcesses } from "./procstat.mjs";
 import { median, mergeRuns, runLoad } from "./runner.mjs";
 import { FLOOR_PLATFORM, REPLAY_FIXTURE, SAME_TOOL, SERVERS, compatibilityOf } from "./servers.mjs";
 import { build, buildUploadBundle, checkStartup, interleavedProfiles, moduleMapper, summarize } from "./startup.mjs";
-import { startupCpu } from "./startup-cpu.mjs";
+import { LATER_CALLS, startupCpu } from "./startup-cpu.mjs";
 
 /** Means of per-run Maps (module or function → ms), largest first. */
 function meanOf(sums, field) {
@@ -136,6 +136,9 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
   // first request each bundle serves, the bare Worker with its fixed body: the import and a first
   // 2026-07-28 tools/call, where V8 compiles the request path.
   const callAll = { sameTool: [], engine: [], floor: [] };
+  // And each of those isolates' next calls (startup-cpu.mjs LATER_CALLS): CPU per call before V8 has
+  // optimized the request path.
+  const nextAll = { sameTool: [], engine: [], floor: [] };
   const request = firstCallRequest();
   onProgress(
     `start-up CPU: ${cpuRounds} interleaved rounds of ${cpuKeys.join(", ")} (${isolates} isolates each), import alone and with a first tools/call`,
@@ -147,6 +150,7 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
       const r = await startupCpu(cpuDirs[key].dir, cpuDirs[key].main, { ...compat, isolates, request });
       cpuAll[key].push(Number(r.full.toFixed(2)));
       callAll[key].push(Number(r.call.toFixed(2)));
+      nextAll[key].push(Number(r.next.toFixed(2)));
     }
   }
   const cpuOf = (key) => ({
@@ -154,11 +158,14 @@ export async function sizeAndStartup({ tmpDir, startupRuns, profileRuns, cpuRoun
     startCpu: median(cpuAll[key]),
     callCpuAll: callAll[key],
     callCpu: median(callAll[key]),
+    nextCpuAll: nextAll[key],
+    nextCpu: median(nextAll[key]),
   });
   for (const key of ["engine", "floor"]) Object.assign(stat[key], cpuOf(key));
   Object.assign(sameTool, cpuOf("sameTool"));
   onProgress(`  start-up CPU per isolate: ${cpuKeys.map((k) => `${k} ${cpuAll[k].join(", ")} ms`).join("; ")}`);
   onProgress(`  with a first tools/call: ${cpuKeys.map((k) => `${k} ${callAll[k].join(", ")} ms`).join("; ")}`);
+  onProgress(`  each of the next ${LATER_CALLS} calls: ${cpuKeys.map((k) => `${k} ${nextAll[k].join(", ")} ms`).join("; ")}`);
   return { stat, engineProfile, built, sameTool };
 }
 

@@ -3,6 +3,7 @@
 // it reads and the other way round.
 import { fmt } from "./format.mjs";
 import { percentile } from "./runner.mjs";
+import { LATER_CALLS } from "./startup-cpu.mjs";
 import { PEERS, SERVERS } from "./servers.mjs";
 import { checkTargets } from "./targets.mjs";
 
@@ -45,10 +46,10 @@ function sizeSection({ stat, sameTool, versions, meta }) {
   // CPU time per fresh isolate (bench/lib/startup-cpu.mjs): the import alone, then the import and a
   // first 2026-07-28 tools/call served by the bundle, where V8 compiles the request path's functions.
   const cpuLine = (name, s) =>
-    `${name} ${s.startCpu.toFixed(2)} ms (${s.startCpuAll.join(", ")}), with the call ${s.callCpu.toFixed(2)} ms (${s.callCpuAll.join(", ")})`;
+    `${name} ${s.startCpu.toFixed(2)} ms (${s.startCpuAll.join(", ")}), with the call ${s.callCpu.toFixed(2)} ms (${s.callCpuAll.join(", ")})${s.nextCpu === undefined ? "" : `, then ${s.nextCpu.toFixed(2)} ms (${s.nextCpuAll.join(", ")}) for each of its next ${LATER_CALLS} calls`}`;
   const cpu =
     sameTool?.callCpu !== undefined && e.callCpu !== undefined && stat.floor?.callCpu !== undefined
-      ? `\n\nCPU of a fresh isolate (median of interleaved rounds, every round in brackets; 40 isolates a reading): its import, and its import with a first 2026-07-28 tools/call served (the bare Worker answers its fixed body): ${[
+      ? `\n\nCPU of a fresh isolate (median of interleaved rounds, every round in brackets; 40 isolates a reading): its import, its import with a first 2026-07-28 tools/call served (the bare Worker answers its fixed body), and its next calls (before V8 has optimized the code they run): ${[
           cpuLine("the one-tool app", sameTool),
           cpuLine("this template", e),
           cpuLine("the bare Worker", stat.floor),

@@ -78,6 +78,16 @@ function pairedRatio(a, b) {
 const pairedText = (a, b) =>
   `${pairedRatio(a, b).toFixed(2)}× (median of the rounds' ratios: ${a.map((v, i) => (v / b[i]).toFixed(2)).join(", ")})`;
 
+/**
+ * What the same span costs with no engine around it, read in the same rounds: the same-log floor
+ * making the engine's one span, over that floor traced without it (bench/floor-span). A lanes run
+ * from before that pair was measured has neither row.
+ */
+const spanFloorText = (lanes) =>
+  lanes.us.floorSpan && lanes.us.floorTraced
+    ? `; the same-log floor making the same one span reads ${lanesRatio(lanes, "floorSpan", "floorTraced").toFixed(2)}× itself without it (${Math.round(median(lanes.us.floorSpan))} µs against ${Math.round(median(lanes.us.floorTraced))} µs): the runtime's and the collector's part`
+    : "";
+
 /** Row x's CPU over row y's in the lanes phase (bench/lib/ab.mjs lanesPhase): the median of its rounds' ratios. */
 const lanesRatio = (lanes, x, y) => pairedRatio(lanes.us[x], lanes.us[y]);
 
@@ -233,7 +243,7 @@ export function checkTargets(data) {
     lanes
       ? {
           met: lanesRatio(lanes, "traced", "tracedOff") <= BUDGETS.spansCpu,
-          text: `${spansCpu}: ${lanesText(lanes, "traced", "tracedOff")}, each span recorded by the local trace collector`,
+          text: `${spansCpu}: ${lanesText(lanes, "traced", "tracedOff")}, each span recorded by the local trace collector${spanFloorText(lanes)}`,
         }
       : sp
         ? {
