@@ -8,7 +8,9 @@
 // only a median. Servers are the engine test app served straight from workerd (bench/lib/direct.mjs),
 // without rate limits or assets, as in the cost phase; "traced" records every span with the local
 // trace collector in the same process, "untraced" has no collector (a request sampled out). The
-// 2026 call against its same-log floor (bench/floor-log, the bench's "floorCpu" row) is read too.
+// 2026 call against its same-log floor (bench/floor-log, the bench's "floorCpu" row) is read too,
+// and against that floor reading the JSON body it answers (bench/floor-read), which costs workerd
+// less than leaving the body unread.
 //
 //   node bench/spans.mjs [--rounds 12] [--per-round 300]
 import os from "node:os";
@@ -16,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "./lib/http.mjs";
 import { AT_DEFAULTS, startDirect } from "./lib/direct.mjs";
+import { FLOOR_LOG, FLOOR_READ, FLOOR_SPAN } from "./lib/direct-phase.mjs";
 import { modernRequest } from "./lib/mcp.mjs";
 import { convertOn } from "./lib/phases.mjs";
 import { pidsCpuMs } from "./lib/procstat.mjs";
@@ -63,13 +66,14 @@ try {
     servers[key] = await startDirect(SERVERS.engine.config, tmp.dir, overrides, built);
     clients[key] = new Client(servers[key].url, { connections: 16, timeoutMs: 60_000 });
   }
-  // The floors: the same-log floor untraced, and traced without and with the engine's one span.
+  // The floors: the same-log floor untraced, traced without and with the engine's one span, and
+  // untraced reading the body.
   /** @type {Record<string, [string, Record<string, unknown>]>} */
   const floors = {
-    floorLog: ["bench/floor-log/wrangler.toml", {}],
-    floorLogTraced: ["bench/floor-log/wrangler.toml", { unsafeObservability: true }],
-    floorSpanTraced: ["bench/floor-span/wrangler.toml", { unsafeObservability: true }],
-    floorRead: ["bench/floor-read/wrangler.toml", {}],
+    floorLog: [FLOOR_LOG, {}],
+    floorLogTraced: [FLOOR_LOG, { unsafeObservability: true }],
+    floorSpanTraced: [FLOOR_SPAN, { unsafeObservability: true }],
+    floorRead: [FLOOR_READ, {}],
   };
   for (const [key, [config, overrides]] of Object.entries(floors)) {
     servers[key] = await startDirect(config, path.join(tmp.dir, key), overrides);

@@ -19,6 +19,8 @@ export const FLOOR_LOG = "bench/floor-log/wrangler.toml";
 export const FLOOR_DO_LOG = "bench/floor-do-log/wrangler.toml";
 /** The same-log floor with the one span the engine makes for a traced 2026 call (the lanes phase's spans yardstick). */
 export const FLOOR_SPAN = "bench/floor-span/wrangler.toml";
+/** The same-log floor that reads the JSON body it answers (bench/spans.mjs measures it). */
+export const FLOOR_READ = "bench/floor-read/wrangler.toml";
 
 /**
  * `built[key]` (optional): the size phase's builds of SERVERS[key] (phases.mjs), served as they are
