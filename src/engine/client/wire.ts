@@ -72,8 +72,17 @@ export async function post(
   } catch (err) {
     if (signal?.aborted) throw signal.reason ?? err;
     if (err instanceof McpClientError) throw err;
-    throw new McpClientError(`Could not reach ${url}: ${(err as Error)?.message ?? err}`);
+    throw new McpClientError(`Could not reach ${url}: ${reason(err)}`);
   }
+}
+
+/** Why a fetch threw. Node's says only "fetch failed" and keeps the socket's own reason (a connection the
+ * server closed, refused, reset) in `cause`, which is the part that tells a user what to fix. */
+function reason(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  const cause = (err as { cause?: { message?: string; code?: string } })?.cause;
+  if (!cause?.message || cause.message === message) return message;
+  return `${message} (${cause.message}${cause.code ? `, ${cause.code}` : ""})`;
 }
 
 /** Reads a failed HTTP answer into an error: the JSON-RPC error when there is one, the status otherwise. */

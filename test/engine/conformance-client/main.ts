@@ -15,6 +15,18 @@ if (!scenario || !/^https?:/.test(url)) {
   console.error(`usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance-client <server-url> (unknown scenario "${name}")`);
   process.exit(1);
 }
+// The suite runs every scenario of a requirement set at once, each its own process, so on a small machine a
+// client can be off the CPU for seconds. Past a scenario server's keep-alive (Node's 5 s) its next POST can go
+// out on the socket the server just closed and fail ("other side closed", ECONNRESET; a POST is rightly not
+// resent): 1 run in 4 with four busy loops beside it, 0 in 4 with this.
+// One connection per request keeps a scheduling stall from failing a scenario; the protocol is unchanged.
+const platformFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+  headers.set("Connection", "close");
+  return platformFetch(input, { ...init, headers });
+};
+
 // The suite names the revision it tests; the client speaks exactly that one (auto selection is tested against the engine).
 const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION as Protocol | undefined;
 try {

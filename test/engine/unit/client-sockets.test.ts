@@ -72,6 +72,29 @@ describe("client on real sockets", () => {
     }
   });
 
+  it("a connection closed before any answer fails the call once, naming the socket's reason; the POST is not resent", async () => {
+    let calls = 0;
+    const url = await serve((_req, res, body) => {
+      const m = JSON.parse(body) as { id: number; method: string };
+      if (m.method !== "tools/call")
+        return reply(res, m.id, {
+          resultType: "complete",
+          supportedVersions: [MODERN],
+          capabilities: { tools: {} },
+          ttlMs: 0,
+          cacheScope: "public",
+        });
+      calls++;
+      res.socket?.destroy();
+    });
+    const client = await McpClient.connect(url, { protocol: MODERN });
+    const err = await client.callTool("anything", {}).catch((e: unknown) => e);
+    // Node's fetch says only "fetch failed"; the part a user can act on is the socket's reason in `cause`.
+    expect(String(err)).toMatch(/Could not reach .*: fetch failed \(other side closed, UND_ERR_SOCKET\)/);
+    // The server may have acted on a POST it never answered, so the client does not send it again.
+    expect(calls).toBe(1);
+  });
+
   it("a 307 to another origin is not followed: the body and the app's headers stay with the server they were meant for", async () => {
     const elsewhere: { headers: IncomingMessage["headers"]; body: string }[] = [];
     const other = await serve((req, res, body) => {

@@ -8,7 +8,7 @@ declare module "node:http" {
     on(event: "end", listener: () => void): this;
   }
   export interface ServerResponse {
-    socket: { resetAndDestroy(): void } | null;
+    socket: { resetAndDestroy(): void; destroy(): void } | null;
     writeHead(status: number, headers?: Record<string, string>): this;
     write(chunk: string): boolean;
     end(chunk?: string): this;
