@@ -82,7 +82,8 @@ function reason(err: unknown): string {
   const message = (err as Error)?.message ?? String(err);
   const cause = (err as { cause?: { message?: string; code?: string } })?.cause;
   if (!cause?.message || cause.message === message) return message;
-  return `${message} (${cause.message}${cause.code ? `, ${cause.code}` : ""})`;
+  const code = cause.code && !cause.message.includes(cause.code) ? `, ${cause.code}` : "";
+  return `${message} (${cause.message}${code})`;
 }
 
 /** Reads a failed HTTP answer into an error: the JSON-RPC error when there is one, the status otherwise. */

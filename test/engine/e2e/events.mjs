@@ -183,10 +183,14 @@ export async function runEventsE2e() {
           assert(seen.filter((x) => x === "delivered:200").length >= 4, `delivered spans: ${seen}`);
           const retry = attempts.find((s) => s.attributes?.["mcp.event.outcome"] === "retry");
           assert(retry?.attributes?.["mcp.event.subscription.id"] === sub?.id, `subscription id ${JSON.stringify(retry)}`);
-          assert(
-            attempts.every((s) => !JSON.stringify(s.attributes).includes("e2e") && !JSON.stringify(s.attributes).includes("127.0.0.1")),
-            "a delivery span carries a payload value or the URL",
-          );
+          // The payload's values and the topic are "e2e", as a word: the subscription id is 32 hex digits
+          // (a digest of the receiver's URL, whose port changes each run) and holds "e2e" once in some 140
+          // runs, so a bare substring test failed on a clean span.
+          const leaks = (s) => {
+            const text = JSON.stringify(s.attributes ?? {});
+            return /\be2e\b/.test(text) || text.includes(receiver.url) || text.includes("127.0.0.1");
+          };
+          assert(!attempts.some(leaks), `a delivery span carries a payload value or the URL: ${JSON.stringify(attempts.find(leaks))}`);
         },
         20_000,
       );
