@@ -98,6 +98,7 @@ describe("the policy seam (2026-07-28 over /mcp)", () => {
 
 describe("toolRateLimit on the Rate Limiting binding (3 a minute here)", () => {
   it("over the limit a call is an isError result with the retry time, per principal and tool; not an HTTP 429", async () => {
+    await inOneLimiterWindow();
     const alice = `user-${crypto.randomUUID()}`;
     const bob = `user-${crypto.randomUUID()}`;
     for (let i = 0; i < 3; i++)
