@@ -4,6 +4,7 @@
 // scopes in one 403, the full token gets the result, on 2026-07-28 and in one 2025-11-25 session that
 // steps up; a request without a token is served as before. runConformance() runs it on its server.
 import { fileURLToPath } from "node:url";
+import { inOneLimiterWindow } from "../helpers/limiter-window.ts";
 import { buildModernRequest, initializeHeaders, initializeMessage, legacyHeaders, requestMessage } from "../wire/index.ts";
 import { assert, assertEqual, createChecks } from "./checks.mjs";
 import { startWrangler } from "./server.mjs";
@@ -183,10 +184,7 @@ export async function runScopedApp() {
       );
     });
     await check("2025-11-25: over the per-tool limit a call is a tool result with isError and the retry time, not a 429", async () => {
-      // The Rate Limiting binding's windows are aligned to the minute: spend the budget and meet the limit
-      // within one (test/engine/helpers/limiter-window.ts says why).
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+      await inOneLimiterWindow();
       for (let i = 0; i < 3; i++)
         assert(!(await inSession("reader", "tools/call", { name: "search", arguments: { q: `q${i}` } })).body.result.isError, `call ${i}`);
       const limited = await inSession("reader", "tools/call", { name: "search", arguments: { q: "q4" } });
